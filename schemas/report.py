@@ -1,0 +1,41 @@
+"""The per-document report."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class RouteSummary(BaseModel):
+    """What a route did: ``status`` (ran / replayed / skipped / failed) and why."""
+
+    status: str
+    reason: str = ""
+    questions: int = 0
+    parts: int = 0
+
+
+class Report(BaseModel):
+    """Counts for one document (``report.json``); ``seconds`` is wall time of the run."""
+
+    source: str
+    solutions: str | None = None
+    set_name: str
+    questions: int = 0
+    parts: int = 0
+    fields: int = 0
+    agreed: int = 0
+    single_route: int = 0
+    adjudicated: int = 0
+    flagged: int = 0
+    flags_by_kind: dict[str, int] = Field(default_factory=dict)
+    not_verbatim: int = 0
+    uncovered: int = 0
+    katex_warnings: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    route_a: RouteSummary
+    route_b: RouteSummary
+    comparison: dict[str, int] | None = None
+    warnings: list[str] = Field(default_factory=list)

@@ -1,0 +1,105 @@
+"""The set as both routes read it: questions, parts and their fields.
+
+Route A's reply and route B's filter output share this shape: a JSON list of
+``{title, main_text, parts: [{content, options, answer, worked_solution}]}``.
+Field keys are 1-based: ``q2.title``, ``q2.main_text``, ``q2.p1.content``,
+``q2.p1.answer``, ``q2.p1.worked_solution``, ``q5.p3.options[2]``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+PART_FIELDS = ("content", "answer", "worked_solution")
+"""The text fields of a part, in the order the platform shows them."""
+
+
+class Part(BaseModel):
+    """One part of a question.
+
+    ``content`` is the part's own text (empty for a question with no sub-questions),
+    ``options`` the multiple-choice options in sheet order (not repeated in ``content``),
+    ``answer`` the final answer and ``worked_solution`` the worked solution, all markdown
+    with maths as ``$…$`` / ``$$…$$``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = ""
+    options: list[str] = Field(default_factory=list)
+    answer: str = ""
+    worked_solution: str = ""
+
+    def is_empty(self) -> bool:
+        """True when the part has no text in any field."""
+        return not (self.content.strip() or self.answer.strip() or self.worked_solution.strip() or self.options)
+
+
+class Question(BaseModel):
+    """One question: a title, a main text and its parts (markdown)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = ""
+    main_text: str = ""
+    parts: list[Part] = Field(default_factory=list)
+
+    def normalised_parts(self) -> list[Part]:
+        """The parts, where a question with one empty part has none.
+
+        A question with no parts and a question with one empty part are the same set
+        on the platform (issue 2, tier 1).
+        """
+        if len(self.parts) == 1 and self.parts[0].is_empty():
+            return []
+        return list(self.parts)
+
+
+class SheetSet(RootModel[list[Question]]):
+    """A whole reading of a sheet: the list of its questions, in order."""
+
+    def __iter__(self) -> Iterator[Question]:  # type: ignore[override]
+        return iter(self.root)
+
+    def __len__(self) -> int:
+        return len(self.root)
+
+    def __getitem__(self, i: int) -> Question:
+        return self.root[i]
+
+    def n_parts(self) -> int:
+        """Number of parts over all questions (a question with no parts counts as one part)."""
+        return sum(max(1, len(q.normalised_parts())) for q in self.root)
+
+
+def field_key(q: int, name: str, p: int | None = None, option: int | None = None) -> str:
+    """The 1-based key of a field: ``q2.main_text``, ``q2.p1.answer``, ``q5.p3.options[2]``.
+
+    ``q``, ``p`` and ``option`` are 0-based indices; the key is 1-based.
+    """
+    key = f"q{q + 1}"
+    if p is not None:
+        key += f".p{p + 1}"
+    key += f".{name}"
+    if option is not None:
+        key += f"[{option + 1}]"
+    return key
+
+
+def iter_fields(questions: SheetSet | list[Question]) -> Iterator[tuple[str, str]]:
+    """Every field of a reading as ``(key, text)``, titles included, in document order.
+
+    Options are yielded one per option (``q5.p3.options[2]``).
+    """
+    items = questions.root if isinstance(questions, SheetSet) else questions
+    for qi, q in enumerate(items):
+        yield field_key(qi, "title"), q.title
+        yield field_key(qi, "main_text"), q.main_text
+        for pi, part in enumerate(q.normalised_parts()):
+            yield field_key(qi, "content", pi), part.content
+            for oi, option in enumerate(part.options):
+                yield field_key(qi, "options", pi, oi), option
+            yield field_key(qi, "answer", pi), part.answer
+            yield field_key(qi, "worked_solution", pi), part.worked_solution

@@ -1,0 +1,100 @@
+"""The one place pandoc is invoked.
+
+pandoc comes from the ``pypandoc-binary`` wheel (never a system pandoc). Every run gets
+a scrubbed environment (no API keys can reach pandoc or a filter it runs), optional
+time and memory limits, and its stderr captured so that ``--verbose`` warnings can be
+reported.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+READ_FORMAT = "commonmark_x-smart"
+"""How both routes read markdown: commonmark_x without ``smart``, so straight quotes and
+``--`` stay as written and re-rendering a block with :data:`WRITE_FORMAT` quotes it."""
+
+WRITE_FORMAT = "commonmark_x-smart"
+"""How markdown is written: curly quotes and dashes are kept as characters, not turned
+into ASCII (pandoc manual, "Extension: smart")."""
+
+
+@lru_cache(maxsize=1)
+def pandoc_path() -> str:
+    """Path of the pandoc binary shipped in the pypandoc-binary wheel.
+
+    Raises RuntimeError when the wheel is not installed.
+    """
+    import pypandoc
+
+    path = pypandoc.get_pandoc_path()
+    if not path or not Path(path).exists():
+        raise RuntimeError("pandoc not found: install the project with `uv sync` (pypandoc-binary)")
+    return str(path)
+
+
+@dataclass
+class PandocRun:
+    """The outcome of one pandoc run: exit status, stdout (bytes) and stderr (text)."""
+
+    returncode: int
+    stdout: bytes
+    stderr: str
+    timed_out: bool = False
+
+
+def clean_env(home: str | None = None) -> dict[str, str]:
+    """A minimal environment for pandoc: PATH, locale and a HOME; nothing else (no keys)."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+    env["HOME"] = home or os.environ.get("TMPDIR", "/tmp")
+    return env
+
+
+def run_pandoc(
+    args: list[str],
+    *,
+    stdin: bytes | None = None,
+    cwd: str | os.PathLike | None = None,
+    timeout: float | None = 60.0,
+    memory_bytes: int | None = None,
+) -> PandocRun:
+    """Run pandoc with ``args``; never raises for a non-zero exit (the caller decides).
+
+    ``timeout`` is in seconds (the process group is killed past it, ``timed_out`` set);
+    ``memory_bytes`` caps the address space (RLIMIT_AS) of the process.
+    """
+
+    def limits() -> None:
+        os.setsid()
+        if memory_bytes:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    proc = subprocess.Popen(
+        [pandoc_path(), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=clean_env(str(cwd) if cwd else None),
+        preexec_fn=limits,
+    )
+    try:
+        out, err = proc.communicate(input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        return PandocRun(proc.returncode if proc.returncode is not None else -9, out, err.decode("utf-8", "replace"), True)
+    return PandocRun(proc.returncode, out, err.decode("utf-8", "replace"))
