@@ -48,3 +48,10 @@ class Markdown(BaseModel):
     text: str
     images: list[ImageLink] = Field(default_factory=list)
     warnings: list[ConversionWarning] = Field(default_factory=list)
+
+
+class Converted(BaseModel):
+    """The markdown stage's outcome: the markdown, or the one-line error (``file: problem``)."""
+
+    markdown: Markdown | None = None
+    error: str | None = None

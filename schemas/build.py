@@ -1,0 +1,46 @@
+"""The set as written by in2lambda, and the KaTeX check of its maths."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from schemas.sheet import SheetSet
+
+
+class KatexWarning(BaseModel):
+    """A maths span KaTeX could not render.
+
+    ``field`` is the field key (``q2.p1.worked_solution``; empty when the caller gave
+    none), ``tex`` the TeX between the delimiters as written, ``message`` KaTeX's
+    error (e.g. ``Undefined control sequence: \\foo at position 1: \\foo x``).
+    """
+
+    field: str = ""
+    tex: str
+    message: str
+
+
+class BuildResult(BaseModel):
+    """What :func:`tasks.build.write_set` wrote.
+
+    - ``zip_path``: the set's zip (``<out_dir>/<name>.zip``), absolute;
+    - ``set_dir``: the set's folder (``<out_dir>/<name>/``, holding ``set_<name>.json``,
+      ``question_NNN_<title>.json`` and ``media/``), absolute;
+    - ``questions``, ``parts``: counts (a question with no parts counts as one part, as
+      in2lambda writes one empty part for it);
+    - ``media``: the file names written into ``media/``, in the order first linked;
+    - ``missing_images``: image links (as written) that had no file, left as written;
+    - ``katex_warnings``: the maths spans KaTeX could not render;
+    - ``written``: the set exactly as written (default titles, image links naming the
+      media files, display maths as ``$$`` blocks), multiple-choice ``options`` kept
+      although they are not written into any field yet.
+    """
+
+    zip_path: str
+    set_dir: str
+    questions: int
+    parts: int
+    media: list[str] = Field(default_factory=list)
+    missing_images: list[str] = Field(default_factory=list)
+    katex_warnings: list[KatexWarning] = Field(default_factory=list)
+    written: SheetSet

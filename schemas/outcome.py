@@ -1,0 +1,23 @@
+"""What a document run hands back to its caller (the CLI, the folder flow)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from schemas.report import Report
+
+
+class DocumentOutcome(BaseModel):
+    """The result of one document run.
+
+    ``error`` is the one-line reason when the run could not build a set (bad input); then
+    ``report`` is ``None`` and nothing was written. ``out`` is the output folder; ``files``
+    the entries written into it.
+    """
+
+    source: str
+    out: str
+    error: str | None = None
+    report: Report | None = None
+    files: list[str] = Field(default_factory=list)
+    task_states: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,89 @@
+"""Tier 2: one small call per document adjudicates the disputed fields.
+
+The call sees only the disputed fields, each with both versions and the source lines
+around them, and answers per field ``A``, ``B``, ``same``, ``source`` (with the exact
+passage) or ``person`` (:class:`schemas.routes.AdjudicationReply`). How a verdict is
+applied lives in :mod:`tasks.tiers`: a passage that is not verbatim becomes a flag, so the
+call can never put its own words into the set.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from schemas.llm import LLMRequest
+from schemas.routes import Adjudication, AdjudicationReply, Usage
+from tasks import prompts
+from tasks.fold import fold_whitespace
+from tasks.cache import stage
+from tasks.llm import Backend, NoReply, SavedReplies
+
+STAGE = "adjudication"
+
+
+def _context(text: str, sources: list[str], lines: int = 3) -> str:
+    """The source lines around the first line of ``text`` found in a source (or "")."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    needle = fold_whitespace(first)[:60]
+    if not needle:
+        return ""
+    for src in sources:
+        src_lines = src.splitlines()
+        for i, ln in enumerate(src_lines):
+            if needle.casefold() in fold_whitespace(ln).casefold():
+                lo, hi = max(0, i - lines), min(len(src_lines), i + lines + 1)
+                return "\n".join(src_lines[lo:hi])
+    return ""
+
+
+def build_request(disputes: list[tuple[str, str, str]], sources: list[str]) -> LLMRequest:
+    """The adjudication request for ``disputes`` = ``[(field, a, b)]``."""
+    version, system = prompts.load("adjudicate")
+    items = [
+        {"field": f, "A": a, "B": b, "source_around": _context(a, sources) or _context(b, sources)}
+        for f, a, b in disputes
+    ]
+    return LLMRequest(stage=STAGE, prompt_version=version, system=system, user=json.dumps(items, ensure_ascii=False, indent=1), max_tokens=8000)
+
+
+def parse_reply(text: str) -> list[Adjudication]:
+    """The verdicts of a reply: ``{"verdicts": [...]}`` or a bare list of verdicts.
+
+    Raises ``ValueError`` with a one-line reason when it does not validate.
+    """
+    try:
+        data = json.loads(text)
+        if isinstance(data, list):
+            data = {"verdicts": data}
+        return AdjudicationReply.model_validate(data).verdicts
+    except (json.JSONDecodeError, ValidationError) as e:
+        raise ValueError(f"adjudication reply does not validate: {str(e).splitlines()[0]}") from None
+
+
+def adjudicate(backend: Backend, request: LLMRequest) -> tuple[list[Adjudication] | None, str, Usage, str]:
+    """Ask ``backend`` for verdicts: ``(verdicts or None, status, usage, raw reply)``.
+
+    ``None`` verdicts (status ``skipped: …`` or ``failed: …``) leave every dispute flagged
+    "not adjudicated".
+    """
+    try:
+        reply = backend.complete(request)
+    except NoReply as e:
+        return None, f"skipped: {e}", Usage(), ""
+    try:
+        return parse_reply(reply.text), "replayed" if reply.replayed else "ran", reply.usage, reply.text
+    except ValueError as e:
+        return None, f"failed: {e}", reply.usage, reply.text
+
+
+@stage("adjudicate")
+def adjudicate_task(
+    disputes: list[tuple[str, str, str]], sources: list[str], saved_reply: str | None
+) -> tuple[list[Adjudication] | None, str, Usage, str]:
+    """Tier 2 as a cached task; with no disputes no call is made (status ``none disputed``)."""
+    if not disputes:
+        return [], "none disputed", Usage(), ""
+    backend = SavedReplies({STAGE: saved_reply} if saved_reply is not None else {})
+    return adjudicate(backend, build_request(disputes, sources))

@@ -1,0 +1,84 @@
+"""Cache keys built from content, never from a path string.
+
+Prefect hashes a ``Path`` argument by its name, which returns stale results after the
+file changes. Every cached task here takes content (text, bytes, models) and is keyed by
+:func:`content_key`: the task's name, a digest of this project's code (``tasks/``,
+``filters/``, ``schemas/``: any edit invalidates every cache) and the arguments.
+A ``Path`` argument is refused, so a path can never become a cache key by mistake.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path, PurePath
+from typing import Any
+
+from pydantic import BaseModel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """sha256 over the project's stage code, filters and schemas (computed once)."""
+    h = hashlib.sha256()
+    for folder in ("tasks", "filters", "schemas"):
+        for p in sorted((ROOT / folder).rglob("*")):
+            if p.is_file() and p.suffix in {".py", ".lua", ".md"}:
+                h.update(str(p.relative_to(ROOT)).encode())
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, PurePath):
+        raise TypeError("a path is not content: pass the file's bytes or text to a cached task")
+    if isinstance(value, BaseModel):
+        return {"__model__": type(value).__name__, "v": json.loads(value.model_dump_json())}
+    if isinstance(value, bytes):
+        return {"__bytes__": hashlib.sha256(value).hexdigest()}
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"cannot build a content cache key from {type(value).__name__}")
+
+
+def key_for(task_name: str, parameters: dict[str, Any]) -> str:
+    """The content key of a task call: sha256 of name, code digest and canonical arguments."""
+    payload = json.dumps([task_name, code_digest(), _canonical(parameters)], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def content_key(context: Any, parameters: dict[str, Any]) -> str:
+    """Prefect ``cache_key_fn``: :func:`key_for` the running task's name and arguments."""
+    return key_for(context.task.name, parameters)
+
+
+def content_key_except(*ignored: str):
+    """A ``cache_key_fn`` like :func:`content_key` that leaves the named arguments out of the key.
+
+    For arguments that locate things (a folder to run pandoc in, where images sit) while
+    their content is passed, and keyed, separately.
+    """
+
+    def key(context: Any, parameters: dict[str, Any]) -> str:
+        return key_for(context.task.name, {k: v for k, v in parameters.items() if k not in ignored})
+
+    return key
+
+
+def stage(name: str, *, ignore: tuple[str, ...] = (), **kwargs: Any):
+    """A Prefect ``@task`` for a stage: cached by content, result persisted, no expiry."""
+    from prefect import task
+
+    return task(
+        name=name,
+        cache_key_fn=content_key_except(*ignore) if ignore else content_key,
+        persist_result=True,
+        **kwargs,
+    )

@@ -1,0 +1,117 @@
+"""Reading what the user named: the sheet, its solutions, a filter, saved replies, an export.
+
+Everything a run needs from disk is read here, once, into memory, so that the cached
+stages after it are keyed by content. Each problem is an :class:`tasks.errors.InputError`
+naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from schemas.export import ExportedSet
+from tasks.errors import InputError
+
+
+class Inputs(BaseModel):
+    """The files of one document run, read into memory.
+
+    ``source_bytes``/``solutions_bytes``: the documents; ``filter_source``: a Lua filter
+    given with ``--filter`` (or saved as ``filter.lua`` among the replies); ``replies``:
+    saved reply texts by stage (``route-a``, ``adjudication``); ``export``: the export read.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    source: Path
+    source_bytes: bytes
+    solutions: Path | None = None
+    solutions_bytes: bytes | None = None
+    solutions_note: str = ""
+    filter_path: Path | None = None
+    filter_source: str | None = None
+    replies_dir: Path | None = None
+    replies: dict[str, str] = {}
+    export_path: Path | None = None
+    export: ExportedSet | None = None
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    if not path.exists():
+        raise InputError(str(path), f"no such {what}")
+    if path.is_dir():
+        raise InputError(str(path), f"is a folder, not a {what}")
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
+
+
+def _read_text(path: Path, what: str) -> str:
+    data = _read_bytes(path, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(str(path), f"{what} is not UTF-8 text") from None
+
+
+def read_inputs(
+    source: str,
+    solutions: str | None = None,
+    filter: str | None = None,
+    replies: str | None = None,
+    export: str | None = None,
+) -> Inputs:
+    """Read every input of a document run; raises :class:`InputError` on the first problem.
+
+    Solutions: ``solutions`` when given, else the file beside ``source`` found by
+    :func:`tasks.pairing.find_solutions`; none found is not an error (the run goes on with
+    empty answers and says so in ``solutions_note``).
+    """
+    from tasks.compare import read_export
+    from tasks.pairing import find_solutions
+
+    src = Path(source)
+    inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"))
+    if solutions:
+        sol = Path(solutions)
+        inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
+    else:
+        found = find_solutions(src)
+        if found is not None:
+            inputs.solutions, inputs.solutions_bytes = found, _read_bytes(found, "solutions document")
+        else:
+            inputs.solutions_note = "no solutions document found beside the sheet: answers left empty"
+    if filter:
+        inputs.filter_path = Path(filter)
+        inputs.filter_source = _read_text(inputs.filter_path, "Lua filter")
+    if replies:
+        rd = Path(replies)
+        if not rd.is_dir():
+            raise InputError(str(rd), "no such folder of saved replies")
+        inputs.replies_dir = rd
+        for stage in ("route-a", "adjudication"):
+            p = rd / f"{stage}.json"
+            if p.is_file():
+                inputs.replies[stage] = _read_text(p, "saved reply")
+        saved_filter = rd / "filter.lua"
+        if inputs.filter_source is None and saved_filter.is_file():
+            inputs.filter_path = saved_filter
+            inputs.filter_source = _read_text(saved_filter, "Lua filter")
+    if export:
+        inputs.export_path = Path(export)
+        inputs.export = read_export(inputs.export_path)
+    return inputs
+
+
+def file_digest(path: str | None) -> str | None:
+    """sha256 of a file's bytes, or ``None`` when there is no file (for image cache keys)."""
+    if not path:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None

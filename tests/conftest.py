@@ -1,0 +1,58 @@
+"""Test set-up: Prefect's environment is fixed before Prefect is imported.
+
+Analytics and telemetry off, a ``PREFECT_HOME`` inside this session's temporary folder
+(results and the test database never touch the user's), the task-run recorder off, and
+one Prefect server for the whole session (the ``prefect_server`` fixture), not one per
+test. Flow heartbeats are turned off in code (:func:`flows.runtime.no_heartbeats`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+_HOME = tempfile.mkdtemp(prefix="sheet2lambda-tests-")
+os.environ.update(
+    {
+        "PREFECT_HOME": _HOME,
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_CLOUD_ENABLE_ORCHESTRATION_TELEMETRY": "false",
+        "PREFECT_TELEMETRY_ENABLE_RESOURCE_METRICS": "false",
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_LOGGING_TO_API_ENABLED": "false",
+        "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+    }
+)
+os.environ.pop("PREFECT_API_URL", None)
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def corpus(*parts: str) -> Path:
+    """A path in ``../shared/corpus``; skips the test (with the reason) when it is absent."""
+    p = CORPUS.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"../shared/corpus/{'/'.join(parts)} is absent (CI always has it)")
+    return p
+
+
+@pytest.fixture(scope="session")
+def prefect_server():
+    """One Prefect server (SQLite in PREFECT_HOME) for the whole test session."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    from flows.runtime import no_heartbeats
+
+    with prefect_test_harness(server_startup_timeout=60), no_heartbeats():
+        yield
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_HOME, ignore_errors=True)

@@ -1,0 +1,98 @@
+from schemas.markdown import ConversionWarning
+from schemas.routes import Adjudication
+from schemas.sheet import Part, Question, SheetSet
+from tasks.tiers import disputes, settle, settle_document, stray_minus_flags
+
+SRC = "A cart rolls down a hill.\n\n(a) Find its speed $v$.\n\n(b) Find its energy $E$.\n"
+SOL = "(a) $v = \\sqrt{2gh}$\n\n(b) $E = mgh$\n"
+
+
+def reading(content_b="Find its energy $E$.", answer_a="$v = \\sqrt{2gh}$"):
+    return SheetSet([Question(title="Cart", main_text="A cart rolls down a hill.", parts=[
+        Part(content="Find its speed $v$.", answer=answer_a),
+        Part(content=content_b, answer="$E = mgh$"),
+    ])])
+
+
+def tiers(result):
+    return {f.field: f.tier for f in result.fields}
+
+
+def test_agreement_after_folding_is_tier_1():
+    a = reading(answer_a="$v = \\sqrt{2gh}$")
+    b = reading(answer_a="$v=\\sqrt{2gh}$")
+    result = settle(a, b, [SRC, SOL])
+    assert tiers(result)["q1.p1.answer"] == "agreed"
+    assert result.flags == []
+
+
+def test_a_field_only_one_route_filled_is_single_route():
+    a = reading(answer_a="")
+    b = reading()
+    result = settle(a, b, [SRC, SOL])
+    assert tiers(result)["q1.p1.answer"] == "single"
+    assert result.questions[0].parts[0].answer == "$v = \\sqrt{2gh}$"
+
+
+def test_a_dispute_with_no_verdict_is_flagged_not_adjudicated():
+    a, b = reading(), reading(content_b="Find its energy $E$")
+    assert [d[0] for d in disputes(a, b)] == ["q1.p2.content"]
+    result = settle(a, b, [SRC, SOL])
+    assert [(f.field, f.kind) for f in result.flags] == [("q1.p2.content", "disputed")]
+    assert "not adjudicated" in result.flags[0].reason
+
+
+def test_verdicts_take_a_b_or_a_verbatim_passage():
+    a, b = reading(), reading(content_b="Find its energy $E$")
+    take_b = settle(a, b, [SRC, SOL], [Adjudication(field="q1.p2.content", verdict="B")])
+    assert take_b.questions[0].parts[1].content == "Find its energy $E$"
+    assert tiers(take_b)["q1.p2.content"] == "adjudicated" and take_b.flags == []
+    passage = settle(a, b, [SRC, SOL], [Adjudication(field="q1.p2.content", verdict="source", passage="its energy $E$.")])
+    assert passage.questions[0].parts[1].content == "its energy $E$."
+    assert passage.flags == []
+
+
+def test_a_passage_in_the_adjudicators_own_words_becomes_a_flag():
+    a, b = reading(), reading(content_b="Find its energy $E$")
+    result = settle(a, b, [SRC, SOL], [Adjudication(field="q1.p2.content", verdict="source", passage="Compute the energy.")])
+    assert [(f.field, f.kind) for f in result.flags] == [("q1.p2.content", "not_verbatim")]
+    assert "Compute the energy." not in result.questions.model_dump_json()
+
+
+def test_a_part_only_one_route_found_is_structural():
+    a = reading()
+    b = SheetSet([Question(title="Cart", main_text="A cart rolls down a hill.", parts=[reading().root[0].parts[0]])])
+    result = settle(a, b, [SRC, SOL])
+    assert ("q1.p2", "structural") in [(f.field, f.kind) for f in result.flags]
+    assert len(result.questions[0].parts) == 2
+
+
+def test_no_parts_and_one_empty_part_are_the_same():
+    a = SheetSet([Question(main_text="A cart rolls down a hill.", parts=[])])
+    b = SheetSet([Question(main_text="A cart rolls down a hill.", parts=[Part()])])
+    assert settle(a, b, [SRC]).flags == []
+
+
+def test_single_route_text_that_is_not_a_quote_is_flagged():
+    a = SheetSet([Question(main_text="A cart rolls quickly down a hill.")])
+    result = settle(a, None, [SRC])
+    assert [(f.field, f.kind) for f in result.flags] == [("q1.main_text", "not_verbatim")]
+
+
+def test_stray_minus_in_mathpix_display_maths():
+    q = SheetSet([Question(parts=[Part(worked_solution="From mass:\n\n$$\n-a=b+c-\n$$\n\nthen\n-\n\n$$\nx\n$$")])])
+    flags = stray_minus_flags(q)
+    assert [f.field for f in flags] == ["q1.p1.worked_solution"]
+    assert "ends with a minus" in flags[0].reason and "only a minus" in flags[0].reason
+    clean = SheetSet([Question(parts=[Part(worked_solution="$$\na=b-c\n$$")])])
+    assert stray_minus_flags(clean) == []
+
+
+def test_conversion_loss_is_flagged_and_stray_minus_only_for_mathpix():
+    a = SheetSet([Question(main_text="A cart rolls down a hill.", parts=[Part(answer="$$\nE = mgh -\n$$")])])
+    warn = ConversionWarning(kind="SkippedContent", text="\\begin{parts}", message="Skipped '\\begin{parts}'")
+    plain = settle_document(a, None, SRC + "\n$$\nE = mgh -\n$$\n", None, None, {"source": [warn]}, mathpix=False)
+    kinds = [f.kind for f in plain.flags]
+    assert kinds.count("conversion_loss") == 1 and "stray_minus" not in kinds
+    mathpix = settle_document(a, None, SRC + "\n$$\nE = mgh -\n$$\n", None, None, {}, mathpix=True)
+    assert "stray_minus" in [f.kind for f in mathpix.flags]

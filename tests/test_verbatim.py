@@ -1,0 +1,27 @@
+from schemas.sheet import Part, Question, SheetSet
+from tasks.verbatim import not_verbatim, paragraphs
+
+SHEET = "## 1 Ramp\n\nA block sits on a ramp\ninclined at $30^\\circ$.\n\n(a) Find the friction.\n"
+ANSWERS = "(a) The friction is $mg\\sin\\theta$.\n"
+
+
+def test_paragraphs_split_at_blank_lines():
+    assert paragraphs("one\ntwo\n\n  \nthree") == ["one\ntwo", "three"]
+
+
+def test_quoted_fields_pass_with_whitespace_folded():
+    reading = SheetSet([Question(title="Anything", main_text="A block sits on a ramp inclined at $30^\\circ$.",
+                                 parts=[Part(content="Find the friction.", answer="The friction is $mg\\sin\\theta$.")])])
+    assert not_verbatim(reading, [SHEET, ANSWERS]) == {}
+
+
+def test_a_written_word_fails_and_names_the_field_and_paragraph():
+    reading = SheetSet([Question(main_text="A block sits on a ramp\n\nA written sentence.",
+                                 parts=[Part(content="Find the friction force.")])])
+    failures = not_verbatim(reading, [SHEET])
+    assert set(failures) == {"q1.main_text", "q1.p1.content"}
+    assert failures["q1.main_text"] == ["A written sentence."]
+
+
+def test_titles_are_not_checked():
+    assert not_verbatim(SheetSet([Question(title="Question 1")]), [SHEET]) == {}
