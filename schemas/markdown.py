@@ -51,7 +51,12 @@ class Markdown(BaseModel):
 
 
 class Converted(BaseModel):
-    """The markdown stage's outcome: the markdown, or the one-line error (``file: problem``)."""
+    """The markdown stage's outcome: the markdown, or the one-line error (``file: problem``).
+
+    ``media`` holds the images a docx carried, by file name in the media folder, so that a
+    cached run can put them back without converting again.
+    """
 
     markdown: Markdown | None = None
     error: str | None = None
+    media: dict[str, bytes] = Field(default_factory=dict)

@@ -1,0 +1,165 @@
+--[[
+tidy.lua: the filter stage 1 (tasks/markdown.py) runs while pandoc reads a .tex or
+.docx document, before the markdown is written. It removes only markup the platform
+cannot render and never adds or rewrites a word of the sheet:
+
+- underline (LaTeX \underline / \uline, docx underline) and small caps (\textsc)
+  become their plain content, and so does every span: `[text]{.underline}`, `{.mark}`
+  (\hl), `{style="color: red"}` and the empty `[]{#label}` anchors \label leaves;
+- images lose their size attributes ({width=… height=…}); the placeholder alt text
+  "image" the LaTeX reader invents for \includegraphics is cleared;
+- a figure becomes a paragraph holding its image(s), followed by its caption when the
+  caption says something the alt text does not (commonmark_x has no figure syntax, so
+  pandoc would otherwise write an HTML <figure> block);
+- headings lose their identifiers and classes ({#id .unnumbered}); links lose
+  their attributes ({reference-type="ref" …});
+- maths spanning several lines: a continuation line that could start a markdown block
+  (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
+  four spaces so that it stays inside the paragraph, and blank lines inside maths are
+  removed (they would end the paragraph). TeX ignores this whitespace;
+- docx images in pandoc's media bag are renamed to the first 16 hex digits of the
+  sha1 of their bytes, so that images from two documents extracted into one folder
+  can never overwrite each other.
+
+Metadata key `sheet2lambda-reader` (set with -M by the caller) names the reader
+("latex", "docx"); it is removed from the document.
+]]
+
+local reader = ""
+
+local function Unwrap(el)
+  return el.content
+end
+
+local function Span(el)
+  return el.content
+end
+
+local function Image(el)
+  el.attributes.width = nil
+  el.attributes.height = nil
+  if reader == "latex" and pandoc.utils.stringify(el.caption) == "image" then
+    el.caption = {}
+  end
+  return el
+end
+
+local function Header(el)
+  el.attr = pandoc.Attr()
+  return el
+end
+
+local function Link(el)
+  el.attr = pandoc.Attr()
+  return el
+end
+
+-- A line that, at the start of a paragraph continuation line, could open a block in
+-- commonmark_x: bullet or ordered list item, ATX heading, block quote, code fence,
+-- setext underline or thematic break, HTML block, pipe table, fenced div.
+local function risky(line)
+  local s = line:gsub("^%s+", "")
+  if s == "" then return false end
+  if s:match("^[-+*]%s") or s:match("^[-+*]$") then return true end
+  if s:match("^%d+[.)]%s") or s:match("^%d+[.)]$") then return true end
+  if s:match("^#") or s:match("^>") or s:match("^<") or s:match("^|") then return true end
+  if s:match("^```") or s:match("^~~~") or s:match("^:::") then return true end
+  if s:match("^=+%s*$") or s:match("^[-*_][-*_%s]*$") then return true end
+  return false
+end
+
+local function Math(el)
+  if not el.text:find("\n", 1, true) then return nil end
+  local lines = {}
+  local first = true
+  for line in (el.text .. "\n"):gmatch("(.-)\n") do
+    if first then
+      table.insert(lines, line)
+      first = false
+    elseif not line:match("^%s*$") then
+      if risky(line) then line = "    " .. line:gsub("^%s+", "") end
+      table.insert(lines, line)
+    end
+  end
+  el.text = table.concat(lines, "\n")
+  return el
+end
+
+local function Figure(el)
+  local images = {}
+  local alts = {}
+  el.content:walk({
+    Image = function(img)
+      table.insert(images, img)
+      table.insert(alts, pandoc.utils.stringify(img.caption))
+    end,
+  })
+  local blocks = pandoc.Blocks({})
+  if #images > 0 then
+    local inlines = pandoc.Inlines({})
+    for i, img in ipairs(images) do
+      if i > 1 then inlines:insert(pandoc.Space()) end
+      inlines:insert(img)
+    end
+    blocks:insert(pandoc.Para(inlines))
+    -- Anything else the figure holds besides its images (text, tables) is kept too.
+    local rest = el.content:walk({ Image = function() return {} end })
+    if pandoc.utils.stringify(rest):match("%S") then
+      blocks:extend(rest)
+    end
+  else
+    blocks:extend(el.content)
+  end
+  local caption = pandoc.utils.stringify(el.caption.long or {})
+  local same = false
+  for _, alt in ipairs(alts) do
+    if alt == caption then same = true end
+  end
+  if caption:match("%S") and not same then
+    blocks:extend(el.caption.long)
+  end
+  return blocks
+end
+
+local function rename_media()
+  local map = {}
+  for _, item in ipairs(pandoc.mediabag.list()) do
+    local mime, contents = pandoc.mediabag.lookup(item.path)
+    if contents then
+      local ext = item.path:match("(%.[%w]+)$") or ""
+      local name = pandoc.utils.sha1(contents):sub(1, 16) .. ext:lower()
+      map[item.path] = name
+    end
+  end
+  for old, new in pairs(map) do
+    local mime, contents = pandoc.mediabag.lookup(old)
+    pandoc.mediabag.delete(old)
+    pandoc.mediabag.insert(new, mime, contents)
+  end
+  return map
+end
+
+function Pandoc(doc)
+  local key = doc.meta["sheet2lambda-reader"]
+  if key then
+    reader = pandoc.utils.stringify(key)
+    doc.meta["sheet2lambda-reader"] = nil
+  end
+  local map = rename_media()
+  doc = doc:walk({
+    Underline = Unwrap,
+    SmallCaps = Unwrap,
+    Span = Span,
+    Math = Math,
+    Header = Header,
+    Link = Link,
+  })
+  doc = doc:walk({
+    Image = function(el)
+      if map[el.src] then el.src = map[el.src] end
+      return Image(el)
+    end,
+  })
+  doc = doc:walk({ Figure = Figure })
+  return doc
+end

@@ -1,0 +1,141 @@
+"""Stage 2: tasks/pairing.py (a sheet and its solutions document, paired by name)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tasks.pairing import find_solutions, is_solutions_name
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
+
+
+def touch(folder: Path, *names: str) -> None:
+    for name in names:
+        (folder / name).write_text("x")
+
+
+# --- the corpus ------------------------------------------------------------------
+
+
+@needs_corpus
+def test_ci_tex_pairs_dash_solutions_and_leaves_solutions_2_alone():
+    folder = CORPUS / "ci-tex"
+    assert find_solutions(folder / "sheet-2.tex") == folder / "sheet-2-solutions.tex"
+    assert find_solutions(folder / "sheet-1.tex") is None
+    assert find_solutions(folder / "sheet-3.tex") is None
+    assert find_solutions(folder / "solutions-2.tex") is None
+    assert find_solutions(folder / "sheet-2-solutions.tex") is None
+    assert is_solutions_name(folder / "solutions-2.tex")
+    assert is_solutions_name(folder / "sheet-2-solutions.tex")
+    assert not is_solutions_name(folder / "sheet-2.tex")
+
+
+@needs_corpus
+def test_me2_and_fixtures_pairs():
+    me2 = CORPUS / "me2"
+    assert find_solutions(me2 / "questions.md") == me2 / "questions_solutions.md"
+    fixtures = CORPUS / "fixtures"
+    assert find_solutions(fixtures / "paired.md") == fixtures / "paired_solutions.md"
+    assert find_solutions(fixtures / "questions-only.md") is None
+    assert find_solutions(fixtures / "lone_solutions.md") is None
+    assert is_solutions_name(fixtures / "lone_solutions.md")
+    assert is_solutions_name(fixtures / "marked_solutions.md")
+    assert not is_solutions_name(fixtures / "questions-only.md")
+
+
+@needs_corpus
+def test_no_corpus_file_is_paired_with_itself_or_across_suffixes():
+    for path in CORPUS.rglob("*"):
+        if path.is_file():
+            found = find_solutions(path)
+            if found is not None:
+                assert found != path and found.suffix == path.suffix and found.parent == path.parent
+                assert is_solutions_name(found)
+
+
+# --- spellings ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sheet, solutions",
+    [
+        ("sheet-2.tex", "sheet-2-solutions.tex"),
+        ("questions.md", "questions_solutions.md"),
+        ("Sheet1.docx", "Sheet1Solutions.docx"),
+        ("Sheet1.docx", "sheet1 solutions.docx"),
+        ("Week 3.md", "Week 3 Solutions.md"),
+        ("hw2.tex", "HW2_SOLUTIONS.tex"),
+        ("hw2.tex", "hw2solutions.tex"),
+        ("notes.MD", "notes-solutions.md"),
+    ],
+)
+def test_each_spelling_pairs(tmp_path, sheet, solutions):
+    touch(tmp_path, sheet, solutions, "unrelated.md", "other_solutions" + Path(sheet).suffix)
+    assert find_solutions(tmp_path / sheet) == tmp_path / solutions
+
+
+@pytest.mark.parametrize(
+    "sheet, other",
+    [
+        ("sheet.md", "sheet_solutions.tex"),  # another suffix
+        ("sheet.md", "sheet_solution.md"),  # singular
+        ("sheet.md", "sheet_answers.md"),
+        ("sheet.md", "solutions_sheet.md"),  # suffix, not prefix
+        ("sheet.md", "mysheet_solutions.md"),  # another stem
+        ("sheet.md", "sheet_2_solutions.md"),
+    ],
+)
+def test_near_misses_do_not_pair(tmp_path, sheet, other):
+    touch(tmp_path, sheet, other)
+    assert find_solutions(tmp_path / sheet) is None
+
+
+def test_preference_when_several_spellings_exist(tmp_path):
+    touch(tmp_path, "a.md", "aSolutions.md", "a-solutions.md", "a_solutions.md")
+    assert find_solutions(tmp_path / "a.md") == tmp_path / "a_solutions.md"
+    (tmp_path / "a_solutions.md").unlink()
+    assert find_solutions(tmp_path / "a.md") == tmp_path / "a-solutions.md"
+
+
+def test_a_folder_is_not_a_solutions_document(tmp_path):
+    touch(tmp_path, "a.md")
+    (tmp_path / "a_solutions.md").mkdir()
+    assert find_solutions(tmp_path / "a.md") is None
+
+
+def test_never_pairs_a_file_with_itself(tmp_path):
+    touch(tmp_path, "a.md")
+    os.symlink(tmp_path / "a.md", tmp_path / "a_solutions.md")
+    assert find_solutions(tmp_path / "a.md") is None
+    touch(tmp_path, "b_solutions.md")
+    assert find_solutions(tmp_path / "b_solutions.md") is None
+
+
+def test_missing_folder_gives_none(tmp_path):
+    assert find_solutions(tmp_path / "nowhere" / "a.md") is None
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("sheet_solutions.md", True),
+        ("sheet-Solutions.tex", True),
+        ("Sheet1 SOLUTIONS.docx", True),
+        ("Sheet1Solutions.docx", True),
+        ("sheet1solutions.docx", True),
+        ("solutions.md", True),
+        ("Solutions-week2.tex", True),
+        ("solutions_2.md", True),
+        ("sheet.md", False),
+        ("resolutions.md", False),
+        ("Resolutions.md", False),
+        ("sheet_solution.md", False),
+        ("my-solutions-draft.md", False),
+    ],
+)
+def test_is_solutions_name(name, expected):
+    assert is_solutions_name(Path(name)) is expected
