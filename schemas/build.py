@@ -32,8 +32,9 @@ class BuildResult(BaseModel):
     - ``missing_images``: image links (as written) that had no file, left as written;
     - ``katex_warnings``: the maths spans KaTeX could not render;
     - ``written``: the set exactly as written (default titles, image links naming the
-      media files, display maths as ``$$`` blocks), multiple-choice ``options`` kept
-      although they are not written into any field yet.
+      media files, display maths as ``$$`` blocks, parts as ``normalised_parts``: a
+      question with none has ``[]`` here and one empty part in its file),
+      multiple-choice ``options`` kept although they are not written into any field yet.
     """
 
     zip_path: str

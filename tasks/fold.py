@@ -29,8 +29,11 @@ _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '
 def _fold_math(tex: str) -> str:
     tex = _SPACING.sub("", tex)
     tex = _SPACE_CMDS.sub(" ", tex)
-    # Empty groups such as ``\mathrm{}`` render nothing.
-    tex = re.sub(r"\\(?:mathrm|text|mathit|mathbf)\{\s*\}", "", tex)
+    # Empty groups such as ``\mathrm{}`` render nothing, nor does an empty sub/superscript;
+    # a single character needs no braces (``_{0}`` is ``_0``).
+    tex = re.sub(r"\\(?:mathrm|text|mathit|mathbf)\{\s*\}", "{}", tex)
+    tex = re.sub(r"[_^]\s*\{\s*\}", "", tex)
+    tex = re.sub(r"([_^])\s*\{\s*([A-Za-z0-9])\s*\}", r"\1\2", tex)
     # Keep a space only where it ends a control word before a letter (``\alpha x``).
     tex = re.sub(r"(\\[A-Za-z]+)\s+(?=[A-Za-z])", "\\1\x00", tex)
     tex = re.sub(r"\s+", "", tex)

@@ -31,3 +31,9 @@ def test_curly_quotes_fold_only_for_the_export_comparison():
 
 def test_fold_whitespace():
     assert fold_whitespace("  a\n\n b\tc ") == "a b c"
+
+
+def test_empty_groups_and_single_character_braces_fold():
+    assert fold(r"$\vec{\chi}_\mathrm{}(t)$") == fold(r"$\vec{\chi}(t)$")
+    assert fold(r"$n_{0}$ and $x^{2}$") == fold(r"$n_0$ and $x^2$")
+    assert fold(r"$x^{23}$") != fold(r"$x^23$")

@@ -1,0 +1,337 @@
+"""Stage 9: write the set with in2lambda, the platform's own set writer.
+
+This is the one module that imports in2lambda (1.1.0); its quirks live here:
+
+- ``import in2lambda`` installs rich's traceback handler as ``sys.excepthook`` (it
+  prints local variables, which can hold keys) and runs ``beartype_this_package()``,
+  whose decoration of in2lambda's ``master_content`` property warns
+  (``BeartypeClawDecorWarning``). :func:`_in2lambda` restores the hook and silences the
+  warnings of the import only.
+- ``Set.to_json(dir)`` deletes ``dir`` first (``shutil.rmtree``): :func:`write_set`
+  lets it write into a fresh temporary folder and moves the complete result into place
+  only when everything succeeded, and never replaces an existing set.
+- ``Question.master_content`` appends on every assignment and ``Question.add_part_text``
+  / ``add_solution`` keep ``_last_part`` bookkeeping: parts are built as ``Part``
+  objects directly and the main text is given once, to the constructor.
+- in2lambda copies ``Question.images`` into ``media/`` under their own names (two
+  images with one name overwrite each other) and rewrites no link: images are staged
+  under unique names first and the links rewritten here.
+- in2lambda's ``katex_convert`` rewriter changes meaning and is never used; maths is
+  checked (never changed) by :mod:`tasks.katex`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import warnings
+from functools import lru_cache
+from pathlib import Path
+from types import SimpleNamespace
+
+from schemas.build import BuildResult, KatexWarning
+from schemas.sheet import Part, Question, SheetSet, iter_fields
+from tasks.cache import stage
+from tasks.errors import InputError
+from tasks.katex import check_maths, find_maths
+
+IMAGE_LINK = re.compile(
+    r"!\[(?P<alt>(?:[^\]\\\n]|\\.)*)\]"
+    r"\(\s*(?P<target><[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+    r"(?P<attrs>\{[^}\n]*\})?"
+)
+"""A markdown image link ``![alt](target "title"){attrs}``; ``target`` as written
+(``<…>`` included when the link uses it), ``attrs`` pandoc's attribute block if any."""
+
+_CONTAINER = re.compile(r"((?:[ \t]*>[ \t]?)*)([ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)")
+_LAID_OUT = re.compile(r"[ \t]*\n[\s\S]*\n[ \t]*")
+_UNSAFE_NAME = re.compile(r"[^\w\-.]")
+
+
+@lru_cache(maxsize=1)
+def _in2lambda() -> SimpleNamespace:
+    """in2lambda's ``Set``, ``Question`` and ``Part``, imported without its side effects.
+
+    ``sys.excepthook`` is restored after the import and beartype's decoration warnings
+    (and deprecation warnings of in2lambda's dependencies) are silenced during it.
+    """
+    from beartype.roar import BeartypeWarning
+
+    hook = sys.excepthook
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BeartypeWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import in2lambda  # noqa: F401
+            import in2lambda.json_convert.json_convert  # noqa: F401  (imported lazily by to_json)
+            from in2lambda.api.part import Part as I2LPart
+            from in2lambda.api.question import Question as I2LQuestion
+            from in2lambda.api.set import Set as I2LSet
+    finally:
+        sys.excepthook = hook
+    return SimpleNamespace(Set=I2LSet, Question=I2LQuestion, Part=I2LPart)
+
+
+def default_title(title: str, index: int) -> str:
+    """The title in2lambda writes: ``title``, or ``Question N`` (``index`` 0-based) when empty.
+
+    Source: in2lambda 1.1.0 ``json_convert.converter``.
+    """
+    return title if title != "" else f"Question {index + 1}"
+
+
+def default_titles(questions: SheetSet) -> SheetSet:
+    """A copy of ``questions`` with every empty title replaced as in2lambda writes it."""
+    return SheetSet(
+        [q.model_copy(update={"title": default_title(q.title, i)}) for i, q in enumerate(questions)]
+    )
+
+
+def display_blocks(text: str) -> str:
+    """``text`` with every ``$$…$$`` written as a block of its own; layout only.
+
+    The platform renders ``$$…$$`` inside running text as inline maths. Each display
+    maths becomes a ``$$`` line, the TeX, a ``$$`` line, on lines of its own, with a
+    blank line wherever it splits a paragraph (inside a list item the lines keep the
+    item's indentation). A block already laid out so
+    (``$$`` ending its line and the closing ``$$`` starting one) keeps its TeX byte for
+    byte; the TeX of a span moved onto its own line loses only surrounding whitespace.
+    Words and TeX are unchanged (``tasks.fold.fold`` of the result equals that of the
+    input); ``$…$``, ``\\(…\\)``, ``\\[…\\]``, maths in code, and ``$$`` in a table row,
+    heading or block quote are left as written. Idempotent.
+    """
+    spans = [s for s in find_maths(text) if s.delim == "$$" and s.tex.strip()]
+    if not spans:
+        return text
+    acc = ""
+    pos = 0
+    for s in spans:
+        acc += text[pos : s.start]
+        line_start = acc.rfind("\n") + 1
+        head = acc[line_start:]
+        quote, lead = _CONTAINER.match(head).groups()  # type: ignore[union-attr]
+        if quote or head.lstrip().startswith(("|", "#")):
+            acc += text[s.start : s.end]
+            pos = s.end
+            continue
+        indent = " " * len(lead.expandtabs(4))
+        if head.strip() == "" or head == lead:
+            # The span starts its line: split the paragraph above it, unless the line
+            # opens the text, follows a blank line, or opens a list item.
+            if line_start > 0 and not lead.strip():
+                prev = acc[acc.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+                if prev.strip() != "":
+                    acc = acc[:line_start] + "\n" + head
+        else:
+            acc = acc.rstrip(" \t") + "\n\n" + indent
+        if _LAID_OUT.fullmatch(s.tex):
+            acc += text[s.start : s.end]
+        else:
+            acc += "$$\n" + indent + s.tex.strip() + "\n" + indent + "$$"
+        k = s.end
+        while k < len(text) and text[k] in " \t":
+            k += 1
+        if k < len(text):
+            if text[k] == "\n":
+                nl = text.find("\n", k + 1)
+                nxt = text[k + 1 : nl if nl >= 0 else len(text)]
+                if nxt.strip() != "":
+                    acc += "\n"
+            else:
+                acc += "\n\n" + indent
+        pos = k
+    return acc + text[pos:]
+
+
+def _link_key(target: str) -> str:
+    return target[1:-1] if target.startswith("<") and target.endswith(">") else target
+
+
+def _fields(q: Question) -> list[str]:
+    texts = [q.main_text]
+    for p in q.parts:
+        texts += [p.content, *p.options, p.answer, p.worked_solution]
+    return texts
+
+
+def _check_name(name: str, out_dir: Path) -> None:
+    if (
+        not name
+        or name != name.strip()
+        or name in (".", "..")
+        or name.startswith(".")
+        or any(c in name for c in "/\\\x00")
+    ):
+        raise InputError(str(out_dir), f"not a valid set name: {name!r} (no slashes, no leading dot)")
+
+
+def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, str | None]) -> BuildResult:
+    """Write ``questions`` as a Lambda Feedback set with in2lambda.
+
+    Writes ``<out_dir>/<name>/`` (``set_<name>.json``, ``question_NNN_<title>.json``,
+    ``media/``) and ``<out_dir>/<name>.zip``, the layout of the platform's exports
+    (in2lambda 1.1.0 ``Set.to_json``). ``out_dir`` is created if missing.
+
+    - Titles: an empty title is written as ``Question N`` (in2lambda's rule).
+    - Parts: ``content``, ``answer`` (in2lambda's ``answer`` → ``answerContent``) and
+      ``worked_solution`` (→ ``workedSolution.content``); a question with no parts (or
+      one empty part) gets one empty part. Multiple-choice ``options`` are not written
+      into any field; they stay in ``BuildResult.written``.
+    - Images: ``images`` maps each image link as written in the markdown to the file
+      found for it (or ``None``). Each found file is copied once into ``media/`` under
+      its own name made safe (``[^\\w.-]`` → ``_``), with ``_2``, ``_3``, … added on a
+      clash, and every link to it in every field is rewritten to name that file bare
+      (``![alt](figure.png)``, alt, title and ``{attrs}`` kept). A link with no file is
+      left as written and listed in ``missing_images`` (a warning, never a failure).
+    - Display maths is laid out by :func:`display_blocks`.
+    - Every maths span of every field is checked with :func:`tasks.katex.check_maths`.
+
+    in2lambda writes into a fresh temporary folder inside ``out_dir``; the folder and
+    zip are moved into place only when both were written, so a failure leaves nothing
+    half-written and nothing of the user's is deleted.
+
+    Returns a :class:`schemas.build.BuildResult`. Raises ``InputError`` naming
+    ``out_dir`` for a set name that is not a plain file name (empty, a slash, a leading
+    dot or space), and naming the path when ``<out_dir>/<name>`` or
+    ``<out_dir>/<name>.zip`` already exists (never overwritten); ``OSError`` when
+    writing fails.
+    """
+    out_dir = Path(out_dir)
+    _check_name(name, out_dir)
+    dest_dir = out_dir / name
+    dest_zip = out_dir / f"{name}.zip"
+    for dest in (dest_dir, dest_zip):
+        if dest.exists() or dest.is_symlink():
+            raise InputError(str(dest), "already exists; not overwriting it (choose another output folder)")
+
+    # Which file each link names, and the unique media name of each file.
+    media_of_file: dict[str, str] = {}
+    media_names: set[str] = set()
+    link_media: dict[str, str] = {}
+    missing: list[str] = []
+    for q in questions:
+        for text in _fields(q):
+            for m in IMAGE_LINK.finditer(text):
+                link = m.group("target")
+                if link in link_media or link in missing:
+                    continue
+                found = images.get(link, images.get(_link_key(link)))
+                if not found or not Path(found).is_file():
+                    missing.append(link)
+                    continue
+                source = str(Path(found).resolve())
+                if source not in media_of_file:
+                    stem, suffix = os.path.splitext(_UNSAFE_NAME.sub("_", Path(source).name))
+                    candidate, n = stem + suffix, 1
+                    while candidate.lower() in media_names:
+                        n += 1
+                        candidate = f"{stem}_{n}{suffix}"
+                    media_names.add(candidate.lower())
+                    media_of_file[source] = candidate
+                link_media[link] = media_of_file[source]
+
+    def relink(text: str) -> str:
+        def one(m: re.Match) -> str:
+            new = link_media.get(m.group("target"))
+            if new is None:
+                return m.group(0)
+            a, b = m.start("target") - m.start(), m.end("target") - m.start()
+            return m.group(0)[:a] + new + m.group(0)[b:]
+
+        return display_blocks(IMAGE_LINK.sub(one, text))
+
+    written_questions: list[Question] = []
+    for i, q in enumerate(questions):
+        written_questions.append(
+            Question(
+                title=default_title(q.title, i),
+                main_text=relink(q.main_text),
+                parts=[
+                    Part(
+                        content=relink(p.content),
+                        options=[relink(o) for o in p.options],
+                        answer=relink(p.answer),
+                        worked_solution=relink(p.worked_solution),
+                    )
+                    for p in q.normalised_parts()
+                ],
+            )
+        )
+    written = SheetSet(written_questions)
+
+    katex: list[KatexWarning] = []
+    for key, text in iter_fields(written):
+        katex += check_maths(text, key)
+
+    lib = _in2lambda()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=out_dir))
+    try:
+        staged = tmp / "media"
+        staged.mkdir()
+        for source, media_name in media_of_file.items():
+            shutil.copyfile(source, staged / media_name)
+        attached: set[str] = set()
+        staged_names = set(media_of_file.values())
+        i2l_set = lib.Set()
+        i2l_set.set_name(name)
+        for q in written:
+            own: list[str] = []
+            for text in _fields(q):
+                for m in IMAGE_LINK.finditer(text):
+                    media_name = m.group("target")
+                    if media_name in staged_names and media_name not in attached:
+                        attached.add(media_name)
+                        own.append(str(staged / media_name))
+            parts = [
+                lib.Part(content=p.content, answer=p.answer, worked_solution=p.worked_solution) for p in q.parts
+            ] or [lib.Part()]
+            i2l_set.questions.append(lib.Question(title=q.title, parts=parts, images=own, master_content=q.main_text))
+        built = tmp / "out"
+        i2l_set.to_json(str(built))
+        if not (built / name / f"set_{name}.json").is_file() or not (built / f"{name}.zip").is_file():
+            raise OSError(f"in2lambda did not write {name}/set_{name}.json and {name}.zip")
+        for dest in (dest_dir, dest_zip):
+            if dest.exists() or dest.is_symlink():
+                raise InputError(str(dest), "already exists; not overwriting it (choose another output folder)")
+        os.rename(built / name, dest_dir)
+        try:
+            os.rename(built / f"{name}.zip", dest_zip)
+        except BaseException:
+            shutil.rmtree(dest_dir, ignore_errors=True)  # ours: moved in a moment ago
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    return BuildResult(
+        zip_path=str(dest_zip.resolve()),
+        set_dir=str(dest_dir.resolve()),
+        questions=len(written),
+        parts=written.n_parts(),
+        media=list(media_of_file.values()),
+        missing_images=missing,
+        katex_warnings=katex,
+        written=written,
+    )
+
+
+@stage("build", ignore=("images",))
+def build_task(
+    questions: SheetSet, name: str, images: dict[str, str | None], image_digests: dict[str, str | None]
+) -> tuple[BuildResult, dict[str, bytes], SheetSet]:
+    """:func:`write_set` as a cached task, keyed by the set, its name and the images' bytes
+    (``image_digests``; the paths in ``images`` only locate them).
+
+    Returns ``(result, files, written)``: ``files`` maps each written path, relative to the
+    output folder (``<name>.zip``, ``<name>/question_000_….json``, …), to its bytes, so the
+    flow can put them in place on a cache hit too.
+    """
+    with tempfile.TemporaryDirectory(prefix="sheet2lambda-build-") as tmp:
+        result = write_set(questions, name, Path(tmp), images)
+        files = {
+            str(p.relative_to(tmp)): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()
+        }
+    return result, files, result.written

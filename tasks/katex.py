@@ -1,0 +1,250 @@
+"""The KaTeX check: does every maths span of a field render on the platform?
+
+Lambda Feedback renders maths with KaTeX; a span KaTeX cannot parse shows as red
+source on the platform. :func:`check_maths` renders every span with pykatex (KaTeX
+0.16.22 run in QuickJS) and reports the ones that fail. It never changes a text
+(in2lambda's own ``katex_convert`` rewriter changes meaning and is never used).
+
+pykatex is alpha; its quirks are wrapped here and only here:
+
+- the display option is KaTeX's ``displayMode`` (pykatex's README says ``displayMath``,
+  which it rejects with ``TypeError``); booleans must be ``bool``, not ``int``;
+- a KaTeX parse error is raised as ``pykatex.ParseError`` even with the default
+  ``throwOnError``; a JavaScript stack overflow (very deep nesting) also arrives as
+  ``ParseError("size exceeded")``;
+- with KaTeX's default ``strict="warn"`` it prints LaTeX-compatibility warnings on
+  stdout; we pass ``strict="ignore"`` (the platform renders those spans all the same);
+- a string with a NUL or a lone surrogate raises ``ValueError`` / ``UnicodeEncodeError``
+  before KaTeX sees it; both are reported as warnings, never raised;
+- rendering time grows quadratically with the length of the TeX (20,000 characters
+  take seconds), so longer spans are reported as not checked;
+- one QuickJS context is shared, so calls are serialised with a lock, and results are
+  cached per TeX string.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from schemas.build import KatexWarning
+
+MAX_TEX_CHARS = 20_000
+"""Spans longer than this are not rendered (reported as a warning instead)."""
+
+_LOCK = threading.Lock()
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HTML_RAW = re.compile(r" {0,3}<(script|pre|style|textarea)(?=[\s>]|$)", re.I)
+_HTML_BLOCK = re.compile(
+    r" {0,3}</?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd"
+    r"|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset"
+    r"|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol"
+    r"|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr"
+    r"|track|ul)(?=[ \t>]|/>|\n|$)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class MathSpan:
+    """One maths span of a markdown text.
+
+    ``start``/``end`` are character offsets of the whole span in the text, delimiters
+    included (``text[start:end]``); ``tex`` is what lies between the delimiters;
+    ``delim`` is ``$``, ``$$``, ``\\(`` or ``\\[``; ``display`` is true for ``$$`` and
+    ``\\[``.
+    """
+
+    start: int
+    end: int
+    tex: str
+    delim: Literal["$", "$$", "\\(", "\\["]
+
+    @property
+    def display(self) -> bool:
+        return self.delim in ("$$", "\\[")
+
+
+def _blank_line_between(text: str, a: int, b: int) -> bool:
+    return re.search(r"\n[ \t]*\n", text[a:b]) is not None
+
+
+def _dollar_end(text: str, i: int) -> int | None:
+    """Index of the first ``$`` at brace depth 0 from ``i``, or None (commonmark-hs
+    ``pDollarsMath``): a backslash escapes the next character, ``{``/``}`` nest, an
+    unmatched ``}`` means no maths, and no maths crosses a blank line."""
+    n = len(text)
+    j = i
+    depth = 0
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "\n" and re.match(r"\n[ \t]*\n", text[j:]):
+            return None
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "$" and depth == 0:
+            return j
+        j += 1
+    return None
+
+
+def _close_backslash(text: str, i: int, closer: str) -> int | None:
+    n = len(text)
+    j = i
+    while j < n:
+        if text.startswith(closer, j):
+            return j
+        if text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == "\n" and re.match(r"\n[ \t]*\n", text[j:]):
+            return None
+        j += 1
+    return None
+
+
+def find_maths(text: str) -> list[MathSpan]:
+    """Every maths span of a markdown text, in order.
+
+    Follows the rules of the reader both routes use (pandoc's ``commonmark_x``, whose
+    ``tex_math_dollars`` is commonmark-hs ``Commonmark.Extensions.Math``): maths runs
+    from ``$$`` or ``$`` to the first ``$`` outside braces; ``$$…$$`` is display maths
+    (the closer must be ``$$``); ``$…$`` is inline maths when the opening ``$`` has no
+    whitespace right after it and the closing one no space right before it; braces must
+    balance (a stray ``}`` means no maths); a ``$`` that opens nothing is text and the
+    next ``$`` may open maths. ``\\(…\\)`` and ``\\[…\\]`` are found too. A
+    backslash-escaped ``\\$`` is not maths, nor is anything in a code span, a fenced
+    code block, an HTML comment or a raw HTML block (CommonMark spec 4.6, kinds 1, 2
+    and 6); no span crosses a blank line.
+    Returns a list of :class:`MathSpan`; never raises.
+    """
+    spans: list[MathSpan] = []
+    n = len(text)
+    i = 0
+    at_line_start = True
+    while i < n:
+        if at_line_start:
+            at_line_start = False
+            m = _FENCE.match(text, i)
+            if m:
+                fence = m.group(1)
+                close = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$", re.M)
+                eol = text.find("\n", i)
+                if eol < 0:
+                    break
+                c = close.search(text, eol + 1)
+                if not c:
+                    break  # an unclosed fence runs to the end
+                i = c.end()
+                continue
+            # Raw HTML blocks (CommonMark spec 4.6, kinds 1 and 6): no markdown inside.
+            m = _HTML_RAW.match(text, i)
+            if m:
+                end = re.compile(r"</" + m.group(1) + r">", re.I).search(text, m.end())
+                i = end.end() if end else n
+                continue
+            if _HTML_BLOCK.match(text, i):
+                end = re.compile(r"\n[ \t]*\n").search(text, i)
+                i = end.start() if end else n
+                continue
+        c = text[i]
+        if text.startswith("<!--", i):
+            end = text.find("-->", i + 4)
+            i = end + 3 if end >= 0 else n
+            continue
+        if c == "\n":
+            at_line_start = True
+            i += 1
+            continue
+        if c == "`":
+            run = re.match(r"`+", text[i:]).group(0)
+            k = len(run)
+            closing = re.compile(r"(?<!`)`{" + str(k) + r"}(?!`)")
+            m = closing.search(text, i + k)
+            if m and not _blank_line_between(text, i, m.start()):
+                i = m.end()
+            else:
+                i += k
+            continue
+        if c == "\\":
+            if text.startswith("\\(", i) or text.startswith("\\[", i):
+                opener = text[i : i + 2]
+                closer = "\\)" if opener == "\\(" else "\\]"
+                j = _close_backslash(text, i + 2, closer)
+                if j is not None:
+                    spans.append(MathSpan(i, j + 2, text[i + 2 : j], opener))  # type: ignore[arg-type]
+                    i = j + 2
+                    continue
+            i += 2
+            continue
+        if c == "$":
+            if text.startswith("$$", i):
+                j = _dollar_end(text, i + 2)
+                if j is not None and text.startswith("$$", j):
+                    spans.append(MathSpan(i, j + 2, text[i + 2 : j], "$$"))
+                    i = j + 2
+                    continue
+            elif i + 1 < n and not text[i + 1].isspace():
+                j = _dollar_end(text, i + 1)
+                if j is not None and not text[j - 1] == " ":
+                    spans.append(MathSpan(i, j + 1, text[i + 1 : j], "$"))
+                    i = j + 1
+                    continue
+            i += 1  # not maths: this ``$`` is text, the next one may open maths
+            continue
+        i += 1
+    return spans
+
+
+def _clean(message: str) -> str:
+    # KaTeX underlines the offending characters with U+0332 COMBINING LOW LINE.
+    message = message.replace("\u0332", "")
+    return message.removeprefix("KaTeX parse error: ").strip()
+
+
+@lru_cache(maxsize=4096)
+def katex_error(tex: str, display: bool = False) -> str | None:
+    """KaTeX's error for one TeX string, or ``None`` when it renders.
+
+    ``display`` selects KaTeX's ``displayMode``. Never raises: pykatex's exceptions
+    (``ParseError``, ``ValueError`` for a NUL, ``UnicodeEncodeError`` for a lone
+    surrogate, anything else it may raise) become the returned message. Cached per
+    ``(tex, display)``.
+    """
+    if len(tex) > MAX_TEX_CHARS:
+        return f"not checked: {len(tex)} characters (the KaTeX check stops at {MAX_TEX_CHARS})"
+    import pykatex
+
+    try:
+        with _LOCK:
+            pykatex.renderToString(tex, displayMode=bool(display), throwOnError=True, strict="ignore")
+    except pykatex.ParseError as e:
+        return _clean(str(e)) or "KaTeX parse error"
+    except Exception as e:  # pykatex is alpha: report whatever it raises, never fail a run
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def check_maths(text: str, field: str = "") -> list[KatexWarning]:
+    """Render every maths span of ``text`` with KaTeX; one warning per span that fails.
+
+    ``field`` is the field key put into each warning. Spans are found by
+    :func:`find_maths`; ``$$…$$`` and ``\\[…\\]`` render in display mode. Returns the
+    warnings in text order (empty when all render); never raises.
+    """
+    warnings: list[KatexWarning] = []
+    for span in find_maths(text or ""):
+        message = katex_error(span.tex, span.display)
+        if message is not None:
+            warnings.append(KatexWarning(field=field, tex=span.tex, message=message))
+    return warnings

@@ -1,0 +1,145 @@
+"""The KaTeX check: finding maths spans as pandoc's reader does, and rendering them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schemas.sheet import SheetSet, iter_fields
+from tasks import katex
+from tasks.katex import check_maths, find_maths
+from tasks.pandoc import READ_FORMAT, run_pandoc
+from tests.conftest import corpus
+
+
+def spans(text: str) -> list[tuple[str, str]]:
+    return [(s.delim, s.tex) for s in find_maths(text)]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("the speed $v$ of the cart", [("$", "v")]),
+        ("energy $$E = mc^2$$ holds", [("$$", "E = mc^2")]),
+        ("first\n$$\n\\int_0^1 f\n$$\nafter", [("$$", "\n\\int_0^1 f\n")]),
+        (r"a ticket costs \$5 and a meal \$6", []),
+        ("prices $5 and $10 today", []),  # the closing $ follows a space
+        ("code `$x$` is not maths, $y$ is", [("$", "y")]),
+        ("```\n$inside$ a fence\n```\nthen $z$", [("$", "z")]),
+        ("<!-- $hidden$ --> shown $w$", [("$", "w")]),
+        ("<div>\n$raw$\n</div>\n\n$kept$", [("$", "kept")]),
+        (r"$a\$b$", [("$", r"a\$b")]),
+        (r"\\$x$", [("$", "x")]),  # an escaped backslash, then maths
+        ("$a\n\nb$", []),  # maths never crosses a blank line
+        ("$ x$", []),
+        (r"$\mathbf{B$ in components", []),  # braces must balance
+        ("$\\text{a $b$ c}$", [("$", "\\text{a $b$ c}")]),
+        (r"inline \(x+1\) and display \[y^2\]", [("\\(", "x+1"), ("\\[", "y^2")]),
+    ],
+)
+def test_maths_spans_are_found(text, expected):
+    assert spans(text) == expected
+
+
+def test_display_flag_follows_the_delimiter():
+    found = find_maths(r"$a$ $$b$$ \(c\) \[d\]")
+    assert [s.display for s in found] == [False, True, False, True]
+
+
+def test_span_offsets_cover_the_delimiters():
+    text = "see $$x$$ and $y$"
+    assert [text[s.start : s.end] for s in find_maths(text)] == ["$$x$$", "$y$"]
+
+
+def test_a_tex_error_and_an_unknown_macro_are_reported_a_valid_formula_is_not():
+    warnings = check_maths(r"bad $\frac{1}$, unknown $\notamacro x$, good $\frac{1}{2}$", "q3.p2.answer")
+    assert [w.tex for w in warnings] == [r"\frac{1}", r"\notamacro x"]
+    assert all(w.field == "q3.p2.answer" for w in warnings)
+    assert "Unexpected end of input" in warnings[0].message
+    assert "Undefined control sequence" in warnings[1].message and "\\notamacro" in warnings[1].message
+    assert "\u0332" not in warnings[1].message  # KaTeX's underline marks are removed
+    assert check_maths(r"$$\begin{aligned} a &= b \\ c &= d \end{aligned}$$") == []
+
+
+def test_display_mode_is_passed_to_katex():
+    # \tag is only allowed in display maths.
+    assert check_maths(r"$$x \tag{1}$$") == []
+    assert [w.tex for w in check_maths(r"$x \tag{1}$")] == [r"x \tag{1}"]
+
+
+def test_an_unbalanced_brace_is_a_tex_error_where_it_is_maths():
+    # Inside $…$ an unbalanced brace means no maths (pandoc shows the text as written);
+    # inside \(…\) the span is maths and KaTeX reports the missing brace.
+    assert check_maths(r"$\frac{1}{$") == []
+    [warning] = check_maths(r"\(\frac{1}{\)")
+    assert warning.tex == r"\frac{1}{" and "expected '}'" in warning.message
+
+
+def test_backslash_delimiters_are_checked_too():
+    assert [w.tex for w in check_maths(r"\(x^\) and \[\undefinedthing\]")] == ["x^", r"\undefinedthing"]
+
+
+def test_what_pykatex_raises_outside_katex_is_a_warning_not_a_crash():
+    # pykatex refuses a NUL (ValueError) and a lone surrogate (UnicodeEncodeError).
+    messages = [w.message for w in check_maths("$a\x00b$ and $c\ud800$")]
+    assert len(messages) == 2
+    assert messages[0].startswith("ValueError") and messages[1].startswith("UnicodeEncodeError")
+
+
+def test_strict_mode_warnings_are_not_printed(capfd):
+    # KaTeX's default strict="warn" prints a console warning for unicode text in maths.
+    assert check_maths("$\u00e9t\u00e9 = 1$") == []
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_an_over_long_span_is_reported_as_not_checked(monkeypatch):
+    monkeypatch.setattr(katex, "MAX_TEX_CHARS", 10)
+    katex.katex_error.cache_clear()
+    [warning] = check_maths("$" + "x+" * 10 + "y$")
+    assert warning.message.startswith("not checked: 21 characters")
+    katex.katex_error.cache_clear()
+
+
+def test_results_are_cached_per_tex_string():
+    katex.katex_error.cache_clear()
+    check_maths(r"$\alpha$ $\alpha$ $$\alpha$$")
+    info = katex.katex_error.cache_info()
+    assert (info.hits, info.misses) == (1, 2)
+
+
+def _pandoc_maths(text: str) -> list[tuple[bool, str]]:
+    run = run_pandoc(["-f", READ_FORMAT, "-t", "json"], stdin=text.encode())
+    assert run.returncode == 0, run.stderr
+    found: list[tuple[bool, str]] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("t") == "Math":
+                found.append((node["c"][0]["t"] == "DisplayMath", node["c"][1]))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(json.loads(run.stdout))
+    return found
+
+
+def test_spans_agree_with_pandoc_on_the_me2_markdown_and_reply():
+    """Every $/$$ span found in the ME2 documents and route A reply is one pandoc finds."""
+    texts = [corpus("me2", "questions.md").read_text(), corpus("me2", "questions_solutions.md").read_text()]
+    reply = SheetSet.model_validate_json(corpus("me2", "replies", "route-a.json").read_text())
+    texts += [text for _, text in iter_fields(reply) if "$" in text][:20]
+    for text in texts:
+        mine = [(s.display, s.tex) for s in find_maths(text) if s.delim in ("$", "$$")]
+        assert mine == _pandoc_maths(text)
+
+
+def test_every_maths_span_of_the_me2_reply_renders():
+    reply = SheetSet.model_validate_json(corpus("me2", "replies", "route-a.json").read_text())
+    found = [s for _, text in iter_fields(reply) for s in find_maths(text)]
+    assert len(found) > 100
+    assert [w for key, text in iter_fields(reply) for w in check_maths(text, key)] == []
