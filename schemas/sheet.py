@@ -58,10 +58,11 @@ class Question(BaseModel):
 
 
 class SheetSet(RootModel[list[Question]]):
-    """A whole reading of a sheet: the list of its questions, in order."""
+    """A whole reading of a sheet: the list of its questions, in order (``.root``).
 
-    def __iter__(self) -> Iterator[Question]:  # type: ignore[override]
-        return iter(self.root)
+    ``len()`` and indexing reach the questions; iterate over ``.root`` (pydantic's own
+    ``__iter__`` is kept, as Prefect walks models through it when resolving task inputs).
+    """
 
     def __len__(self) -> int:
         return len(self.root)

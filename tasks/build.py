@@ -86,7 +86,7 @@ def default_title(title: str, index: int) -> str:
 def default_titles(questions: SheetSet) -> SheetSet:
     """A copy of ``questions`` with every empty title replaced as in2lambda writes it."""
     return SheetSet(
-        [q.model_copy(update={"title": default_title(q.title, i)}) for i, q in enumerate(questions)]
+        [q.model_copy(update={"title": default_title(q.title, i)}) for i, q in enumerate(questions.root)]
     )
 
 
@@ -212,7 +212,7 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
     media_names: set[str] = set()
     link_media: dict[str, str] = {}
     missing: list[str] = []
-    for q in questions:
+    for q in questions.root:
         for text in _fields(q):
             for m in IMAGE_LINK.finditer(text):
                 link = m.group("target")
@@ -244,7 +244,7 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
         return display_blocks(IMAGE_LINK.sub(one, text))
 
     written_questions: list[Question] = []
-    for i, q in enumerate(questions):
+    for i, q in enumerate(questions.root):
         written_questions.append(
             Question(
                 title=default_title(q.title, i),
@@ -278,7 +278,7 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
         staged_names = set(media_of_file.values())
         i2l_set = lib.Set()
         i2l_set.set_name(name)
-        for q in written:
+        for q in written.root:
             own: list[str] = []
             for text in _fields(q):
                 for m in IMAGE_LINK.finditer(text):

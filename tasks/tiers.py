@@ -189,7 +189,7 @@ def stray_minus_flags(questions: SheetSet) -> list[Flag]:
     text) beside a display maths. Apply only to Mathpix-converted markdown.
     """
     flags: list[Flag] = []
-    for qi, q in enumerate(questions):
+    for qi, q in enumerate(questions.root):
         fields = [(field_key(qi, "main_text"), q.main_text)]
         for pi, p in enumerate(q.parts):
             fields += [(field_key(qi, name, pi), getattr(p, name)) for name in ("content", "answer", "worked_solution")]

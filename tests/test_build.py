@@ -221,7 +221,7 @@ def test_layout_is_idempotent_on_the_me2_reply():
     from tests.conftest import corpus
 
     reply = SheetSet.model_validate_json(corpus("me2", "replies", "route-a.json").read_text())
-    texts = [t for q in reply for t in [q.main_text] + [p.worked_solution for p in q.parts] + [p.content for p in q.parts]]
+    texts = [t for q in reply.root for t in [q.main_text] + [p.worked_solution for p in q.parts] + [p.content for p in q.parts]]
     changed = 0
     for text in texts:
         once = display_blocks(text)
@@ -233,4 +233,4 @@ def test_layout_is_idempotent_on_the_me2_reply():
 
 def test_default_titles_follow_in2lambda():
     titled = default_titles(SheetSet([Question(title=""), Question(title="Named"), Question()]))
-    assert [q.title for q in titled] == ["Question 1", "Named", "Question 3"]
+    assert [q.title for q in titled.root] == ["Question 1", "Named", "Question 3"]

@@ -34,15 +34,15 @@ def write_export(folder: Path, name: str, questions: list[dict]) -> Path:
 def test_the_me2_export_is_read_in_order_with_its_options():
     export = read_export(corpus("me2", "export", "set_Introduction"))
     assert export.name == "Introduction"
-    assert [q.title for q in export.questions] == [
+    assert [q.title for q in export.questions.root] == [
         "Hydraulic scale",
         "Friction on a plate",
         "Towing a submarine",
         "Molecules, particles, and continuum",
         "Frames of reference",
     ]
-    assert [len(q.parts) for q in export.questions] == [2, 2, 2, 3, 3]
-    with_options = [(qi, pi) for qi, q in enumerate(export.questions) for pi, p in enumerate(q.parts) if p.options]
+    assert [len(q.parts) for q in export.questions.root] == [2, 2, 2, 3, 3]
+    with_options = [(qi, pi) for qi, q in enumerate(export.questions.root) for pi, p in enumerate(q.parts) if p.options]
     assert with_options == [(3, 2), (4, 0), (4, 1), (4, 2)]
     assert export.questions[4].parts[1].options[4] == "$\\vec{x}=\\vec{\\chi}_{\\mathrm{P}}$."
     assert export.questions[0].parts[0].answer.startswith("$$\nm = \\boxed{0.106")
@@ -85,7 +85,7 @@ def test_questions_and_parts_follow_order_number_and_solution_children_are_appen
         {"orderNumber": 0, "title": "First", "masterContent": "comes first"},
     ]
     export = read_export(write_export(tmp_path / "set_Order", "Order", questions))
-    assert [q.title for q in export.questions] == ["First", "Second"]
+    assert [q.title for q in export.questions.root] == ["First", "Second"]
     assert export.questions[0].parts == []
     a, b = export.questions[1].parts
     assert (a.content, b.content, b.answer) == ("part a", "part b", "")
@@ -113,7 +113,7 @@ def test_read_export_errors_name_the_path(tmp_path):
         "Wrong",
         [{"title": ["a", "list"], "parts": [{"content": "kept", "workedSolution": "not an object", "responseAreas": [{"response": 3}]}]}],
     )
-    [question] = read_export(wrong).questions  # a wrong type reads as empty, never crashes
+    [question] = read_export(wrong).questions.root  # a wrong type reads as empty, never crashes
     assert question.title == "" and question.parts == [Part(content="kept")]
 
 
@@ -235,7 +235,7 @@ def test_round_trip_of_the_me2_reply_keeps_every_written_field(tmp_path):
     back = read_export(Path(result.zip_path))
     # Options are not written yet (the answer boxes come later): everything else is.
     without_options = SheetSet(
-        [q.model_copy(update={"parts": [p.model_copy(update={"options": []}) for p in q.parts]}) for q in result.written]
+        [q.model_copy(update={"parts": [p.model_copy(update={"options": []}) for p in q.parts]}) for q in result.written.root]
     )
     assert back.questions == without_options
     # The written set differs from the reply in layout only.

@@ -33,7 +33,7 @@ def test_a_reply_of_the_wrong_shape_fails_with_the_reason():
 def test_the_recorded_me2_reply_validates():
     text = corpus("me2", "replies", "route-a.json").read_text()
     reading = parse_reply(text)
-    assert len(reading) == 5 and [len(q.parts) for q in reading] == [2, 2, 2, 3, 3]
+    assert len(reading) == 5 and [len(q.parts) for q in reading.root] == [2, 2, 2, 3, 3]
 
 
 def test_adjudication_reply_shapes():

@@ -1,0 +1,148 @@
+"""Running one route B filter, untrusted Lua, in the sandbox.
+
+A route B filter is a pandoc Lua filter a model wrote. pandoc's ``--sandbox`` flag does
+not restrict Lua filters, so the filter never runs as a filter itself: the trusted runner
+``filters/sandbox.lua`` reads its source as text and loads it into a restricted
+environment (no os, io, require, load, debug, pandoc.pipe, pandoc.system, ...; see the
+runner's header for the whole list), bounded in time and memory. The filter protocol:
+the filter gets the markdown read as :data:`tasks.pandoc.READ_FORMAT` with metadata
+``in2lambda_role`` = ``questions`` or ``solutions`` and returns a document whose only
+block is a CodeBlock (or RawBlock) holding the JSON list of questions
+(:class:`schemas.sheet.SheetSet`).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from schemas.sheet import SheetSet
+from tasks.errors import FilterError
+from tasks.pandoc import READ_FORMAT, run_pandoc
+
+FILTERS_DIR = Path(__file__).resolve().parents[1] / "filters"
+RUNNER = FILTERS_DIR / "sandbox.lua"
+"""The trusted runner (a pandoc Lua filter) that applies the untrusted one."""
+
+MARK = "SANDBOX-REASON: "
+"""How the runner marks its one-line reason on stderr."""
+
+GRACE_SECONDS = 3.0
+"""Extra wall time the process gets past the filter's time limit, so that the runner's
+own clock (which stops the filter with a clean reason) fires before the kill."""
+
+
+def _seconds(x: float) -> str:
+    return f"{x:g}"
+
+
+def _runner_reason(stderr: str) -> str | None:
+    for line in stderr.splitlines():
+        if line.startswith(MARK):
+            return line[len(MARK):].strip()
+    return None
+
+
+def _summary(err: ValidationError) -> str:
+    errors = err.errors()
+    first = errors[0]
+    loc = ".".join(str(x) for x in first.get("loc", ())) or "(top)"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{loc}: {first.get('msg', 'invalid')}{more}"
+
+
+def parse_output(ast_json: str) -> SheetSet:
+    """The questions a filter returned, from pandoc's JSON of the filtered document.
+
+    ``ast_json`` is pandoc's ``-t json`` output. Raises :class:`FilterError` with
+    "filter output is not a JSON list: ..." when the document is not one CodeBlock or
+    RawBlock holding a JSON list, or "filter output does not validate: ..." when the
+    list does not fit :class:`SheetSet`.
+    """
+    try:
+        doc = json.loads(ast_json)
+        blocks = doc["blocks"]
+    except (ValueError, KeyError, TypeError):
+        raise FilterError("filter output is not a JSON list: pandoc wrote no document")
+    if len(blocks) != 1 or blocks[0].get("t") not in ("CodeBlock", "RawBlock"):
+        kinds = ", ".join(b.get("t", "?") for b in blocks[:4]) or "nothing"
+        raise FilterError(
+            f"filter output is not a JSON list: the document holds {len(blocks)} block(s) "
+            f"({kinds}), not one code block"
+        )
+    text = blocks[0]["c"][1]
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        head = " ".join(text.split())[:60]
+        raise FilterError(f"filter output is not a JSON list: {err.msg} at {err.pos} in {head!r}")
+    if not isinstance(data, list):
+        raise FilterError(f"filter output is not a JSON list: got a JSON {type(data).__name__}")
+    try:
+        return SheetSet.model_validate(data)
+    except ValidationError as err:
+        raise FilterError(f"filter output does not validate: {_summary(err)}")
+
+
+def run_filter(
+    filter_source: str,
+    markdown: str,
+    role: Literal["questions", "solutions"],
+    *,
+    timeout: float = 20.0,
+    memory_bytes: int = 1 << 30,
+    name: str = "filter",
+) -> SheetSet:
+    """Run the untrusted Lua filter ``filter_source`` over ``markdown`` in the sandbox.
+
+    ``role`` is passed as the metadata ``in2lambda_role``; ``timeout`` is the filter's
+    time limit in seconds (the process gets a few seconds' grace before it is killed);
+    ``memory_bytes`` caps the process's address space (the Lua heap is stopped at half
+    of it); ``name`` is the chunk name in the filter's error messages.
+
+    Returns the questions the filter emitted. Raises :class:`FilterError` with a one-line
+    reason: "filter breaks a sandbox rule: os is not available", "filter error: <lua
+    message>", "filter ran past the 20 s time limit", "filter ran out of memory",
+    "filter output is not a JSON list: ..." or "filter output does not validate: ...".
+    The run happens in a fresh scratch directory that is removed afterwards, whatever
+    the outcome; nothing is written anywhere else.
+    """
+    if role not in ("questions", "solutions"):
+        raise ValueError(f"role must be 'questions' or 'solutions', not {role!r}")
+    with tempfile.TemporaryDirectory(prefix="sheet2lambda-filter-") as scratch:
+        work = Path(scratch)
+        (work / "input.md").write_text(markdown, encoding="utf-8")
+        (work / "filter.lua").write_text(filter_source, encoding="utf-8")
+        args = [
+            "-f", READ_FORMAT,
+            "-t", "json",
+            "--sandbox",
+            "--lua-filter", str(RUNNER),
+            "-M", f"in2lambda_role={role}",
+            "-M", "in2lambda_filter=filter.lua",
+            "-M", f"in2lambda_filter_name={name}",
+            "-M", f"in2lambda_time_limit={_seconds(timeout)}",
+            "-M", f"in2lambda_memory_limit={int(memory_bytes)}",
+            "input.md",
+            "-o", "out.json",
+        ]
+        run = run_pandoc(args, cwd=work, timeout=timeout + GRACE_SECONDS, memory_bytes=memory_bytes)
+        reason = _runner_reason(run.stderr)
+        if reason:
+            raise FilterError(reason)
+        if run.timed_out:
+            raise FilterError(f"filter ran past the {_seconds(timeout)} s time limit")
+        if run.returncode != 0:
+            low = run.stderr.lower()
+            if "memory" in low or "heap" in low or run.returncode in (-11, -6, 251):
+                raise FilterError("filter ran out of memory")
+            last = next((x for x in reversed(run.stderr.splitlines()) if x.strip()), "")
+            raise FilterError(f"filter error: pandoc stopped ({run.returncode}): {last.strip()[:200]}")
+        out = work / "out.json"
+        if not out.exists():
+            raise FilterError("filter output is not a JSON list: pandoc wrote no document")
+        return parse_output(out.read_text(encoding="utf-8"))
