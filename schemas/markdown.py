@@ -51,7 +51,7 @@ class Markdown(BaseModel):
 
 
 class Converted(BaseModel):
-    """The markdown stage's outcome: the markdown, or the one-line error (``file: problem``).
+    """The markdown stage's outcome: the markdown, or what is wrong with the file (``error``).
 
     ``media`` holds the images a docx carried, by file name in the media folder, so that a
     cached run can put them back without converting again.

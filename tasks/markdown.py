@@ -704,14 +704,14 @@ def _raw_tex_warnings(ast: dict) -> list[ConversionWarning]:
 def markdown_task(name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None) -> Converted:
     """:func:`to_markdown` as a cached task, keyed by the file's name and bytes.
 
-    Bad input is returned as ``Converted(error=...)`` (one line) rather than raised, so the
-    run ends with that line and no traceback. A docx's extracted images are returned in
+    Bad input is returned as ``Converted(error=problem)`` rather than raised, so the run
+    ends with one line naming the file as the user gave it, and no traceback. A docx's extracted images are returned in
     ``media`` (restore them with :func:`restore_media` on a cache hit).
     """
     try:
         md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir)
     except InputError as e:
-        return Converted(error=str(e))
+        return Converted(error=e.problem)
     media: dict[str, bytes] = {}
     if media_dir and Path(media_dir).is_dir():
         wanted = {Path(i.link).name for i in md.images}

@@ -11,6 +11,8 @@ cannot render and never adds or rewrites a word of the sheet:
 - a figure becomes a paragraph holding its image(s), followed by its caption when the
   caption says something the alt text does not (commonmark_x has no figure syntax, so
   pandoc would otherwise write an HTML <figure> block);
+- layout-only environments (center, flushleft, flushright, minipage) lose their
+  `::: {.center}` fences and keep their content;
 - headings lose their identifiers and classes ({#id .unnumbered}); links lose
   their attributes ({reference-type="ref" …});
 - maths spanning several lines: a continuation line that could start a markdown block
@@ -42,6 +44,17 @@ local function Image(el)
     el.caption = {}
   end
   return el
+end
+
+-- Layout-only environments (\begin{center}, flushleft, flushright, minipage) become
+-- fenced divs (`::: {.center}`), which the platform shows as text: keep their content.
+local LAYOUT = { center = true, centering = true, flushleft = true, flushright = true, minipage = true }
+
+local function Div(el)
+  for _, class in ipairs(el.classes) do
+    if LAYOUT[class] then return el.content end
+  end
+  return nil
 end
 
 local function Header(el)
@@ -150,6 +163,7 @@ function Pandoc(doc)
     Underline = Unwrap,
     SmallCaps = Unwrap,
     Span = Span,
+    Div = Div,
     Math = Math,
     Header = Header,
     Link = Link,

@@ -5,7 +5,8 @@ latex.lua: a library route B filter for markdown that pandoc wrote from a LaTeX 
 Questions are read in one of these layouts (they may mix):
   * a top-level numbered list, one item per question (`\begin{enumerate}\item ...`):
     the item's text before its nested list is the main text, the nested list's items
-    are the parts, text after the nested list joins the last part;
+    are the parts, text after the nested list joins the last part; a bullet list ending
+    a part, one short paragraph per item, is that part's multiple-choice options;
   * paragraphs, each question one or more paragraphs followed by a numbered list of its
     parts; a paragraph after a list of parts starts the next question;
   * explicit markers: a heading naming a question (`Question 3`, `Problem 2. Title`,
@@ -65,9 +66,29 @@ local function add_text(q, text)
   end
 end
 
+-- A bullet list that ends a part, each item one short paragraph, is a multiple-choice
+-- part's options (LaTeX: an itemize after the part's question).
+local function trailing_options(item)
+  local last = item[#item]
+  if #item < 2 or not last or last.t ~= 'BulletList' then return nil end
+  local options = {}
+  for _, choice in ipairs(last.content) do
+    if #choice ~= 1 or (choice[1].t ~= 'Plain' and choice[1].t ~= 'Para') then return nil end
+    options[#options + 1] = trim(sheet.text_of(choice[1]))
+  end
+  return options
+end
+
 local function parts_from(q, list)
   for _, item in ipairs(list.content) do
-    table.insert(q.parts, { texts = { sheet.text(item) } })
+    local options = trailing_options(item)
+    if options then
+      local body = {}
+      for k = 1, #item - 1 do body[k] = item[k] end
+      table.insert(q.parts, { texts = { sheet.text(body) }, options = options })
+    else
+      table.insert(q.parts, { texts = { sheet.text(item) } })
+    end
   end
 end
 
@@ -238,7 +259,7 @@ function Pandoc(doc)
   local sols = after and parse_solutions(after) or {}
   for i, q in ipairs(parse_questions(before)) do
     local parts = {}
-    for j, p in ipairs(q.parts) do parts[j] = { content = joined(p.texts) } end
+    for j, p in ipairs(q.parts) do parts[j] = { content = joined(p.texts), options = p.options } end
     local s = sols[i]
     if s then
       for j, sp in ipairs(s.parts) do

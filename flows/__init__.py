@@ -1,0 +1,1 @@
+"""Prefect flows: wiring only (submit tasks, pass futures)."""

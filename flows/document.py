@@ -1,0 +1,314 @@
+"""The document flow: one sheet (and its solutions) → a Lambda Feedback set, flags and a report.
+
+    python -m flows.document SOURCE [--solutions FILE] [--filter FILE.lua] [--replies DIR]
+                             [--export PATH] [--out DIR] [--name NAME]
+
+Wiring only. The stages are tasks of ``tasks/``, submitted with futures so that route A
+and route B run concurrently and join at the verbatim and tier tasks:
+
+    markdown(questions) ─┬─ route A ─ verbatim A ─┐
+    markdown(solutions) ─┴─ route B ─ verbatim B ─┴─ disputes ─ adjudicate ─ tiers ─ build ─ compare
+
+Every task is cached by content (:mod:`tasks.cache`): a second run on unchanged input is
+all cache hits. Outputs are written into a scratch folder and moved into ``--out`` only
+when complete.
+"""
+
+from __future__ import annotations
+
+import flows.runtime as runtime
+
+runtime.quiet_environment()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from prefect import flow  # noqa: E402
+from prefect.states import Completed, Failed  # noqa: E402
+
+from schemas.outcome import DocumentOutcome  # noqa: E402
+from schemas.report import RouteSummary  # noqa: E402
+from schemas.routes import RouteResult, Usage  # noqa: E402
+from tasks.adjudicate import adjudicate_task  # noqa: E402
+from tasks.build import build_task  # noqa: E402
+from tasks.compare import compare_task  # noqa: E402
+from tasks.errors import InputError  # noqa: E402
+from tasks.inputs import file_digest, read_inputs  # noqa: E402
+from tasks.markdown import markdown_task, mathpix_style, resolve_images, restore_media  # noqa: E402
+from tasks.report import count_report, summary_lines  # noqa: E402
+from tasks.route_a import route_a_task  # noqa: E402
+from tasks.route_b import route_b_task  # noqa: E402
+from tasks.tiers import disputes_task, settle_task  # noqa: E402
+from tasks.verbatim import verbatim_task  # noqa: E402
+
+
+def _say(stage: str, text: str, future=None) -> None:
+    cached = " [cached]" if future is not None and future.state.name == "Cached" else ""
+    print(f"{stage:<11}{text}{cached}", flush=True)
+
+
+def _route_summary(r: RouteResult) -> RouteSummary:
+    q = r.questions
+    return RouteSummary(
+        status=r.status,
+        reason=r.reason,
+        questions=len(q) if q is not None else 0,
+        parts=q.n_parts() if q is not None else 0,
+    )
+
+
+def _route_line(r: RouteResult, not_verbatim: dict) -> str:
+    if r.questions is None:
+        return f"{r.status}: {r.reason}"
+    extra = f", {r.detail['filter']}" if r.detail.get("filter") else ""
+    return (
+        f"{r.status}{extra}: {len(r.questions)} questions, {r.questions.n_parts()} parts, "
+        f"{len(not_verbatim)} fields not verbatim"
+    )
+
+
+def default_out(source: str) -> Path:
+    """``out/<stem>/`` under the working folder."""
+    return Path("out") / Path(source).stem
+
+
+def publish(staging: Path, out: Path) -> list[str]:
+    """Move every entry of ``staging`` into ``out``, replacing same-named entries only.
+
+    Nothing else in ``out`` is touched, so a run never deletes anything of the user's.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for entry in sorted(staging.iterdir()):
+        target = out / entry.name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+        shutil.move(str(entry), str(target))
+        written.append(entry.name)
+    return written
+
+
+@flow(name="document", log_prints=False, validate_parameters=False)
+def document_flow(
+    source: str,
+    solutions: str | None = None,
+    filter: str | None = None,
+    replies: str | None = None,
+    export: str | None = None,
+    out: str | None = None,
+    name: str | None = None,
+):
+    """Convert one sheet into a set under ``out`` (default ``out/<stem>/``).
+
+    Returns a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose
+    message is the one-line error (``file: problem``) with nothing written.
+    """
+    t0 = time.monotonic()
+    out_dir = Path(out) if out else default_out(source)
+    try:
+        inputs = read_inputs(source, solutions, filter, replies, export)
+    except InputError as e:
+        return Failed(message=str(e), data=DocumentOutcome(source=source, out=str(out_dir), error=str(e)))
+    set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
+    run_dir = Path(tempfile.mkdtemp(prefix=".sheet2lambda-", dir=_staging_parent(out_dir)))
+    try:
+        return _run(inputs, set_name, out_dir, run_dir, t0)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _staging_parent(out_dir: Path) -> Path:
+    parent = out_dir.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    return parent
+
+
+def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
+    staging = run_dir / "out"
+    staging.mkdir()
+    media = run_dir / "media"
+    # 1. Markdown (both documents at once).
+    md_q_f = markdown_task.submit(
+        inputs.source.name, inputs.source_bytes, "questions", str(inputs.source.resolve().parent), str(media)
+    )
+    md_s_f = None
+    if inputs.solutions_bytes is not None:
+        md_s_f = markdown_task.submit(
+            inputs.solutions.name, inputs.solutions_bytes, "solutions", str(inputs.solutions.resolve().parent), str(media)
+        )
+    conv_q = md_q_f.result()
+    conv_s = md_s_f.result() if md_s_f is not None else None
+    for conv, path in ((conv_q, inputs.source), (conv_s, inputs.solutions)):
+        if conv is not None and conv.error:
+            line = f"{path}: {conv.error}"
+            return Failed(message=line, data=DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=line))
+        if conv is not None:
+            restore_media(conv, str(media))
+    md_q = resolve_images(conv_q.markdown, str(inputs.source.resolve().parent), str(media))
+    md_s = resolve_images(conv_s.markdown, str(inputs.solutions.resolve().parent), str(media)) if conv_s else None
+    missing = [i.link for m in (md_q, md_s) if m for i in m.images if i.path is None]
+    _say(
+        "markdown",
+        f"{md_q.name}: {md_q.text.count(chr(10)) + 1} lines, {len(md_q.images)} images ({len(missing)} missing), "
+        f"{len(md_q.warnings)} conversion warnings; solutions: "
+        + (f"{md_s.name}, {len(md_s.warnings)} conversion warnings" if md_s else "none"),
+        md_q_f,
+    )
+    if inputs.solutions_note:
+        _say("solutions", inputs.solutions_note)
+    q_text, s_text = md_q.text, (md_s.text if md_s else None)
+    sources = [q_text] + ([s_text] if s_text else [])
+
+    # 2. Route A and route B, concurrently; each joins its own verbatim check.
+    a_f = route_a_task.submit(q_text, s_text, inputs.replies.get("route-a"))
+    b_f = route_b_task.submit(q_text, s_text, inputs.filter_source)
+    va_f = verbatim_task.submit(a_f, sources)
+    vb_f = verbatim_task.submit(b_f, sources)
+    a, b = a_f.result(), b_f.result()
+    va, vb = va_f.result(), vb_f.result()
+    _say("route A", _route_line(a, va), a_f)
+    _say("route B", _route_line(b, vb), b_f)
+
+    # 3. Tier 2 on the disputed fields, then tiers 1–3.
+    disputes_f = disputes_task.submit(a.questions, b.questions)
+    adj_f = adjudicate_task.submit(disputes_f, sources, inputs.replies.get("adjudication"))
+    verdicts, adj_status, adj_usage, adj_raw = adj_f.result()
+    _say("adjudicate", f"{len(disputes_f.result())} disputed fields: {adj_status}", adj_f)
+    warnings = {"source": md_q.warnings}
+    if md_s is not None:
+        warnings["solutions"] = md_s.warnings
+    mathpix = mathpix_style(q_text) or bool(s_text and mathpix_style(s_text))
+    settled_f = settle_task.submit(a.questions, b.questions, q_text, s_text, verdicts, warnings, mathpix)
+    settled = settled_f.result()
+    _say("tiers", f"{len(settled.fields)} fields settled, {len(settled.flags)} flags", settled_f)
+
+    # 4. The set, written with in2lambda; then the comparison with the export.
+    images = {i.link: i.path for m in (md_q, md_s) if m for i in m.images}
+    digests = {link: file_digest(path) for link, path in images.items()}
+    build_f = build_task.submit(settled.questions, set_name, images, digests)
+    built, files, written_set = build_f.result()
+    for rel, data in files.items():
+        target = staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    _say("build", f"{set_name}.zip: {built.questions} questions, {built.parts} parts, "
+         f"{len(built.katex_warnings)} KaTeX warnings", build_f)
+    comparison = None
+    if inputs.export is not None:
+        cmp_f = compare_task.submit(written_set, inputs.export)
+        comparison = cmp_f.result()
+        _say("compare", f"{comparison.fields_compared} fields: {comparison.equal} equal, {comparison.notation} "
+             f"notation-only, {comparison.content} content differences", cmp_f)
+
+    # 5. Report and outputs.
+    usage = a.usage + b.usage + adj_usage
+    report_warnings = [f"image not found: {link}" for link in missing]
+    if inputs.solutions_note:
+        report_warnings.append(inputs.solutions_note)
+    report = count_report(
+        fields=settled.fields,
+        flags=settled.flags,
+        base=dict(
+            source=str(inputs.source),
+            solutions=str(inputs.solutions) if inputs.solutions else None,
+            set_name=set_name,
+            questions=built.questions,
+            parts=built.parts,
+            katex_warnings=len(built.katex_warnings),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=usage.cost_usd,
+            seconds=round(time.monotonic() - t0, 3),
+            comparison=(
+                comparison.model_dump(include={"fields_compared", "equal", "notation", "content"})
+                if comparison is not None else None
+            ),
+            warnings=report_warnings,
+        ),
+        route_a=_route_summary(a),
+        route_b=_route_summary(b),
+    )
+    (staging / "source.md").write_text(q_text, encoding="utf-8")
+    if s_text is not None:
+        (staging / "solutions.md").write_text(s_text, encoding="utf-8")
+    rep = staging / "replies"
+    rep.mkdir()
+    if a.raw:
+        (rep / "route-a.json").write_text(a.raw, encoding="utf-8")
+    if adj_raw:
+        (rep / "adjudication.json").write_text(adj_raw, encoding="utf-8")
+    if b.detail.get("filter_source"):
+        (rep / "filter.lua").write_text(b.detail["filter_source"], encoding="utf-8")
+    if b.raw:
+        (rep / "route-b.json").write_text(b.raw, encoding="utf-8")
+    (staging / "flags.json").write_text(
+        json.dumps([f.model_dump() for f in settled.flags], indent=1, ensure_ascii=False), encoding="utf-8"
+    )
+    (staging / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    if comparison is not None:
+        (staging / "comparison.json").write_text(comparison.model_dump_json(indent=1), encoding="utf-8")
+    if built.katex_warnings:
+        (staging / "katex.json").write_text(
+            json.dumps([w.model_dump() for w in built.katex_warnings], indent=1, ensure_ascii=False), encoding="utf-8"
+        )
+    written = publish(staging, out_dir)
+    futures = {
+        "markdown": md_q_f, "route A": a_f, "route B": b_f, "verbatim A": va_f, "verbatim B": vb_f,
+        "disputes": disputes_f, "adjudicate": adj_f, "tiers": settled_f, "build": build_f,
+    }
+    if md_s_f is not None:
+        futures["markdown (solutions)"] = md_s_f
+    if comparison is not None:
+        futures["compare"] = cmp_f
+    for line in summary_lines(report):
+        print(line)
+    print(f"out        {out_dir}/ ({', '.join(written)})")
+    outcome = DocumentOutcome(
+        source=str(inputs.source),
+        out=str(out_dir),
+        report=report,
+        files=written,
+        task_states={k: f.state.name for k, f in futures.items()},
+    )
+    return Completed(data=outcome)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m flows.document",
+        description="Convert one problem sheet (and its solutions) into a Lambda Feedback set.",
+    )
+    p.add_argument("source", help="the sheet: .md, .tex or .docx")
+    p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name)")
+    p.add_argument("--filter", help="a route B Lua filter (default: the best of filters/library/)")
+    p.add_argument("--replies", help="a folder of saved replies (route-a.json, adjudication.json, filter.lua)")
+    p.add_argument("--export", help="the platform's export of this set (a set_* folder or its zip) to compare with")
+    p.add_argument("--out", help="output folder (default: out/<stem>/)")
+    p.add_argument("--name", help="the set's name (default: the export's name, else the sheet's stem)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry: returns the exit status (0 built, 1 bad input)."""
+    args = parse_args(argv)
+    with runtime.no_heartbeats():
+        state = document_flow(
+            args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
+            return_state=True,
+        )
+    outcome = state.result(raise_on_failure=False) if state.is_completed() else None
+    if not state.is_completed():
+        print(state.message or "the run failed", file=sys.stderr)
+        return 1
+    return 0 if isinstance(outcome, DocumentOutcome) and outcome.error is None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Prefect's settings for this project, in one place.
+
+Import this module before Prefect: :func:`quiet_environment` sets defaults for a run
+(analytics and telemetry off) without overriding what the user set, and
+:func:`no_heartbeats` turns the flow-run heartbeat thread off (joining it costs about a
+second per flow run; sheet2lambda's runs are short and local).
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Iterator
+
+DEFAULTS = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_CLOUD_ENABLE_ORCHESTRATION_TELEMETRY": "false",
+    "PREFECT_TELEMETRY_ENABLE_RESOURCE_METRICS": "false",
+    "DO_NOT_TRACK": "1",
+    # Results must persist for a second run to be all cache hits.
+    "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+    # The command line prints its own line per stage; Prefect's own log is one setting away.
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    # The temporary server's first start migrates its database: give it time on a slow disk.
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+}
+
+
+def quiet_environment(extra: dict[str, str] | None = None) -> None:
+    """Set Prefect defaults in ``os.environ`` unless already set (call before importing prefect)."""
+    for k, v in {**DEFAULTS, **(extra or {})}.items():
+        os.environ.setdefault(k, v)
+
+
+@contextmanager
+def no_heartbeats() -> Iterator[None]:
+    """Run flows inside this context with flow-run heartbeats off."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield

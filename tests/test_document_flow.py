@@ -1,0 +1,160 @@
+"""The document flow end to end, on the example sheet and on ../shared/corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from flows.document import document_flow, main
+from schemas.outcome import DocumentOutcome
+from tests.conftest import ROOT, corpus
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+EXAMPLE = ROOT / "examples" / "inclined-plane.tex"
+
+
+def run(source, out, **kw) -> DocumentOutcome:
+    state = document_flow(str(source), out=str(out), return_state=True, **kw)
+    outcome = state.result(raise_on_failure=False)
+    if isinstance(outcome, DocumentOutcome):
+        return outcome
+    return state.data if isinstance(state.data, DocumentOutcome) else DocumentOutcome(source=str(source), out=str(out), error=state.message)
+
+
+def flags(out: Path) -> list[dict]:
+    return json.loads((out / "flags.json").read_text())
+
+
+def test_the_example_builds_offline(tmp_path):
+    out = tmp_path / "example"
+    outcome = run(EXAMPLE, out)
+    assert outcome.error is None
+    report = outcome.report
+    assert report.route_a.status == "skipped" and report.route_b.status == "ran"
+    assert (report.questions, report.parts) == (2, 5)
+    assert report.solutions.endswith("inclined-plane-solutions.tex")
+    assert (out / "inclined-plane.zip").is_file()
+    names = zipfile.ZipFile(out / "inclined-plane.zip").namelist()
+    assert "set_inclined-plane.json" in names and any(n.startswith("media/") for n in names)
+    q1 = json.loads((out / "inclined-plane" / "question_000_Question_1.json").read_text())
+    # The display equation pandoc wrote inside the paragraph is a block of its own.
+    assert "\n$$\n\\mu_s \\geq \\tan\\theta .\n$$" in q1["parts"][1]["content"]
+    # The figure is copied into the set's media and the link names the copied file.
+    assert "![](ramp.png)" in q1["masterContent"] and (out / "inclined-plane" / "media" / "ramp.png").is_file()
+    # The multiple-choice options are not in the part's content.
+    assert "The weight of the block." not in q1["parts"][2]["content"]
+    assert report.not_verbatim == 0
+    for name in ("flags.json", "report.json", "source.md", "solutions.md", "replies"):
+        assert (out / name).exists(), name
+
+
+def test_a_second_run_is_all_cache_hits(tmp_path):
+    first = run(EXAMPLE, tmp_path / "one")
+    second = run(EXAMPLE, tmp_path / "two")
+    assert first.error is None and second.error is None
+    assert set(second.task_states.values()) == {"Cached"}, second.task_states
+    assert (tmp_path / "two" / "inclined-plane.zip").read_bytes() == (tmp_path / "one" / "inclined-plane.zip").read_bytes()
+
+
+def test_a_changed_file_is_not_a_cache_hit(tmp_path):
+    sheet = tmp_path / "sheet.md"
+    sheet.write_text("## Question 1\n\nA first text.\n")
+    run(sheet, tmp_path / "a")
+    sheet.write_text("## Question 1\n\nA second text.\n")
+    outcome = run(sheet, tmp_path / "b")
+    assert outcome.task_states["markdown"] != "Cached"
+    assert "A second text." in (tmp_path / "b" / "source.md").read_text()
+
+
+def test_me2_with_the_recorded_reply_and_the_export(tmp_path):
+    me2 = corpus("me2")
+    out = tmp_path / "me2"
+    outcome = run(me2 / "questions.md", out, replies=str(me2 / "replies"), export=str(me2 / "export" / "set_Introduction"))
+    assert outcome.error is None
+    r = outcome.report
+    assert r.solutions.endswith("questions_solutions.md")
+    assert (r.questions, r.parts) == (5, 12)
+    assert r.route_a.status == "replayed" and r.route_b.status == "ran"
+    assert (r.route_a.questions, r.route_a.parts) == (5, 12)
+    assert (out / "Introduction.zip").is_file() and (out / "Introduction" / "set_Introduction.json").is_file()
+    assert r.comparison is not None and r.comparison["fields_compared"] > 0
+    missing = [w for w in r.warnings if w.startswith("image not found")]
+    assert len(missing) == 3
+    kinds = {f["kind"] for f in flags(out)}
+    assert "stray_minus" in kinds and "not_verbatim" not in kinds
+    assert json.loads((out / "replies" / "route-a.json").read_text()) == json.loads((me2 / "replies" / "route-a.json").read_text())
+
+
+def test_ci_sheet_filter_and_export(tmp_path):
+    ci = corpus("ci-sheet")
+    out = tmp_path / "ci"
+    outcome = run(ci / "sheet.md", out, filter=str(ci / "filter.lua"), export=str(ci / "export" / "set_Sheet"))
+    assert outcome.error is None
+    assert outcome.report.comparison["content"] == 0
+    assert outcome.report.set_name == "Sheet"
+    assert json.loads((out / "replies" / "route-b.json").read_text()) == json.loads((ci / "filter-output.json").read_text())
+
+
+def test_an_exam_class_sheet_is_flagged_not_silently_shorter(tmp_path):
+    sheet = ROOT / "tests" / "fixtures" / "markdown" / "exam_sheet.tex"
+    outcome = run(sheet, tmp_path / "exam")
+    assert outcome.error is None
+    assert outcome.report.flags_by_kind.get("conversion_loss", 0) >= 1
+
+
+BAD = {
+    "unsupported suffix": ("sheet.rtf", b"{\\rtf1 hello}", "unsupported"),
+    "empty file": ("sheet.md", b"", "empty"),
+    "undecodable text": ("sheet.md", b"\xff\xfe\x00bad", "UTF-8"),
+    "pandoc cannot read": ("sheet.tex", b"\\begin{document}\n\\begin{enumerate}\n\\item x\n\\end{itemize}\n", ""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_is_one_line_and_exit_1(case, tmp_path, capsys):
+    name, data, words = BAD[case]
+    src = tmp_path / name
+    src.write_bytes(data)
+    out = tmp_path / "out"
+    assert main([str(src), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(str(src)), err
+    assert words.lower() in err[0].lower()
+    assert not out.exists()
+
+
+def test_missing_replies_folder_and_unreadable_export(tmp_path, capsys):
+    sheet = tmp_path / "s.md"
+    sheet.write_text("## Question 1\n\nText.\n")
+    out = tmp_path / "out"
+    assert main([str(sheet), "--replies", str(tmp_path / "nowhere"), "--out", str(out)]) == 1
+    assert "nowhere" in capsys.readouterr().err
+    bad_zip = tmp_path / "set_X.zip"
+    bad_zip.write_bytes(b"not a zip")
+    assert main([str(sheet), "--export", str(bad_zip), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(bad_zip) in err[0]
+    assert not out.exists()
+
+
+def test_the_command_line_prints_one_line_on_bad_input(tmp_path):
+    """The whole CLI in a subprocess (against the session's server): stderr is one line."""
+    from prefect.settings import PREFECT_API_URL
+
+    src = tmp_path / "sheet.pdf"
+    src.write_bytes(b"%PDF-1.4")
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    proc = subprocess.run(
+        [sys.executable, "-m", "flows.document", str(src), "--out", str(tmp_path / "out")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "Mathpix" in proc.stderr
+    assert not (tmp_path / "out").exists()
