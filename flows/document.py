@@ -236,6 +236,8 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
         route_b=_route_summary(b),
     )
     (staging / "source.md").write_text(q_text, encoding="utf-8")
+    if media.is_dir() and any(media.iterdir()):
+        shutil.copytree(media, staging / "media")  # a docx's images, linked from source.md
     if s_text is not None:
         (staging / "solutions.md").write_text(s_text, encoding="utf-8")
     rep = staging / "replies"

@@ -18,14 +18,16 @@ pykatex is alpha; its quirks are wrapped here and only here:
   before KaTeX sees it; both are reported as warnings, never raised;
 - rendering time grows quadratically with the length of the TeX (20,000 characters
   take seconds), so longer spans are reported as not checked;
-- one QuickJS context is shared, so calls are serialised with a lock, and results are
-  cached per TeX string.
+- one QuickJS context is shared and it checks its stack against the thread that first
+  used it: called from another thread (Prefect runs tasks in worker threads) it fails
+  with "size exceeded" or worse. Every call therefore runs on one dedicated thread
+  (which also serialises them), and results are cached per TeX string.
 """
 
 from __future__ import annotations
 
 import re
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -35,7 +37,8 @@ from schemas.build import KatexWarning
 MAX_TEX_CHARS = 20_000
 """Spans longer than this are not rendered (reported as a warning instead)."""
 
-_LOCK = threading.Lock()
+_KATEX_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="katex")
+"""The one thread every pykatex call runs on (see the module docstring)."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HTML_RAW = re.compile(r" {0,3}<(script|pre|style|textarea)(?=[\s>]|$)", re.I)
 _HTML_BLOCK = re.compile(
@@ -223,11 +226,14 @@ def katex_error(tex: str, display: bool = False) -> str | None:
     """
     if len(tex) > MAX_TEX_CHARS:
         return f"not checked: {len(tex)} characters (the KaTeX check stops at {MAX_TEX_CHARS})"
+    return _KATEX_THREAD.submit(_render, tex, bool(display)).result()
+
+
+def _render(tex: str, display: bool) -> str | None:
     import pykatex
 
     try:
-        with _LOCK:
-            pykatex.renderToString(tex, displayMode=bool(display), throwOnError=True, strict="ignore")
+        pykatex.renderToString(tex, displayMode=display, throwOnError=True, strict="ignore")
     except pykatex.ParseError as e:
         return _clean(str(e)) or "KaTeX parse error"
     except Exception as e:  # pykatex is alpha: report whatever it raises, never fail a run

@@ -143,3 +143,17 @@ def test_every_maths_span_of_the_me2_reply_renders():
     found = [s for _, text in iter_fields(reply) for s in find_maths(text)]
     assert len(found) > 100
     assert [w for key, text in iter_fields(reply) for w in check_maths(text, key)] == []
+
+
+def test_katex_checks_from_many_threads_agree_with_the_first():
+    """Prefect runs tasks in worker threads; pykatex fails off its first thread unless wrapped."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tasks.katex import check_maths
+
+    check_maths("$x^2$ and $\\frac{a}{b}$")
+    texts = [f"$\\sqrt{{{i}}} + y_{{{i}}}$ and $$\\int_0^{i} t\\,dt$$" for i in range(40)]
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(check_maths, texts))
+    assert results == [[] for _ in texts]
+    assert check_maths("$\\notamacro x$")[0].message.startswith("Undefined control sequence")
