@@ -8,7 +8,8 @@ comparison also uses :func:`fold_quotes`. The folds (issue 2, tier 1):
 - ``~``, ``\\,``, ``\\;``, ``\\:``, ``\\ ``, ``\\space``, ``\\!`` and whitespace inside maths
   (TeX ignores spaces in maths, except to end a control word);
 - ``\\mathrm{~m}`` and ``\\mathrm{m}`` (a consequence of the rule above);
-- separator lines (``---``, ``***``, ``___``) and blank lines;
+- separator lines (``---``, ``***``, ``___``), spacer paragraphs holding only a space
+  entity (``&#x20;``, ``&nbsp;``) and blank lines;
 - image links compared by file name only (``![x](media/a.png){width=30%}`` → ``![](a.png)``);
 - ``\\(…\\)`` and ``$…$`` alike, ``\\[…\\]`` and ``$$…$$`` alike;
 - runs of whitespace outside maths become one space.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)(\{[^}]*\})?")
-_SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,})\s*$", re.M)
+_SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|&#x20;|&#32;|&nbsp;|&#160;)\s*$", re.M)
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 _SPACING = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])")
 _SPACE_CMDS = re.compile(r"\\(?:space|quad|qquad)(?![A-Za-z])|\\[,;:! ]|~")

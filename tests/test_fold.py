@@ -37,3 +37,7 @@ def test_empty_groups_and_single_character_braces_fold():
     assert fold(r"$\vec{\chi}_\mathrm{}(t)$") == fold(r"$\vec{\chi}(t)$")
     assert fold(r"$n_{0}$ and $x^{2}$") == fold(r"$n_0$ and $x^2$")
     assert fold(r"$x^{23}$") != fold(r"$x^23$")
+
+
+def test_spacer_paragraphs_fold_away():
+    assert fold("Find $n$.\n\n&#x20;\n\n(Note the units.)") == fold("Find $n$.\n\n(Note the units.)")
