@@ -12,20 +12,28 @@ class LLMRequest(BaseModel):
 
     ``stage`` names the reply file under ``replies/`` (``route-a`` → ``route-a.json``);
     ``prompt_version`` is part of the cache key, so editing a prompt file re-runs the
-    call; ``system`` and ``user`` are the prompt texts; ``max_tokens`` the output limit.
+    call; ``system`` (long, repeated across calls: cached by providers that can) and
+    ``user`` are the prompt texts; ``max_tokens`` the output limit in tokens.
+    ``json_schema`` (an object schema) asks the provider for structured output where it
+    has it (Anthropic: a forced tool; OpenAI-compatible: ``response_format``), named
+    ``schema_name``; ``None`` asks for plain text (a Lua filter).
     """
 
     stage: str
     prompt_version: str
     system: str
     user: str
-    max_tokens: int = 32000
+    max_tokens: int = 16000
+    json_schema: dict | None = None
+    schema_name: str = "reply"
 
 
 class LLMReply(BaseModel):
     """A model's reply: the text, the backend and model that produced it, and its usage.
 
-    ``replayed`` is true when the reply came from a saved file rather than a live call.
+    ``replayed`` is true when the reply came from a saved file rather than a live call;
+    ``stop_reason`` is the provider's (``end_turn``, ``max_tokens``, ``stop``, ``length``…);
+    ``attempts`` counts the HTTP/CLI attempts made (retries included).
     """
 
     text: str
@@ -33,3 +41,5 @@ class LLMReply(BaseModel):
     model: str = ""
     replayed: bool = False
     usage: Usage = Field(default_factory=Usage)
+    stop_reason: str = ""
+    attempts: int = 1

@@ -8,13 +8,26 @@ one file each, implementing :class:`Backend`.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Callable, Protocol, TypeVar
 
 from schemas.llm import LLMReply, LLMRequest
 
 
 class NoReply(Exception):
     """The backend has no reply for this request (e.g. no saved reply); the stage is skipped."""
+
+
+class BackendError(Exception):
+    """A live call failed for good (after its retries), or its reply was cut off.
+
+    ``backend`` names the backend, ``reason`` is one line (status and provider message);
+    neither ever holds a key.
+    """
+
+    def __init__(self, backend: str, reason: str):
+        self.backend = backend
+        self.reason = reason
+        super().__init__(f"{backend}: {reason}")
 
 
 class Backend(Protocol):
@@ -57,3 +70,50 @@ class NoBackend:
 
     def complete(self, request: LLMRequest) -> LLMReply:
         raise NoReply("no model backend configured (offline run)")
+
+
+class ReplyInvalid(Exception):
+    """A reply did not validate, even when asked again with the error.
+
+    ``reason`` is the last validation error (one line); ``replies`` are the replies had
+    (their usage still counts).
+    """
+
+    def __init__(self, backend: str, reason: str, replies: list[LLMReply]):
+        self.backend = backend
+        self.reason = reason
+        self.replies = replies
+        super().__init__(f"{backend}: reply does not validate: {reason}")
+
+
+T = TypeVar("T")
+
+
+def ask(backend: Backend, request: LLMRequest, parse: Callable[[str], T]) -> tuple[T, list[LLMReply]]:
+    """Ask ``backend`` and validate the reply with ``parse`` (raises ``ValueError`` when invalid).
+
+    A reply that does not validate is asked again once, with the validation error added
+    to the user text; a second failure raises :class:`ReplyInvalid`. Returns the parsed
+    value and every reply had (to sum usage and save the last). A replayed (saved) reply
+    is never asked again. :class:`NoReply` and :class:`BackendError` pass through.
+    """
+    first = backend.complete(request)
+    try:
+        return parse(first.text), [first]
+    except ValueError as e:
+        if first.replayed:
+            raise ReplyInvalid(backend.name, str(e), [first]) from None
+        error = str(e)
+    again = request.model_copy(
+        update={
+            "user": request.user
+            + "\n\nYour previous reply did not validate:\n"
+            + error
+            + "\nReply again with the whole answer, corrected, and nothing else."
+        }
+    )
+    second = backend.complete(again)
+    try:
+        return parse(second.text), [first, second]
+    except ValueError as e:
+        raise ReplyInvalid(backend.name, str(e), [first, second]) from None
