@@ -31,6 +31,7 @@ from pathlib import Path  # noqa: E402
 from prefect import flow  # noqa: E402
 from prefect.states import Completed, Failed  # noqa: E402
 
+from schemas.llm import BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RouteSummary  # noqa: E402
 from schemas.routes import RouteResult, Usage  # noqa: E402
@@ -39,6 +40,7 @@ from tasks.build import build_task  # noqa: E402
 from tasks.compare import compare_task  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.inputs import file_digest, read_inputs  # noqa: E402
+from tasks.llm.select import BackendMissing, describe, select_backend  # noqa: E402
 from tasks.markdown import markdown_task, mathpix_style, resolve_images, restore_media  # noqa: E402
 from tasks.report import count_report, summary_lines  # noqa: E402
 from tasks.route_a import route_a_task  # noqa: E402
@@ -59,6 +61,10 @@ def _route_summary(r: RouteResult) -> RouteSummary:
         reason=r.reason,
         questions=len(q) if q is not None else 0,
         parts=q.n_parts() if q is not None else 0,
+        backend=r.detail.get("backend", ""),
+        model=r.detail.get("model", ""),
+        calls=int(r.detail.get("calls", "0") or 0),
+        filter=r.detail.get("filter", ""),
     )
 
 
@@ -104,22 +110,41 @@ def document_flow(
     export: str | None = None,
     out: str | None = None,
     name: str | None = None,
+    backend: str = "auto",
+    model: str | None = None,
+    offline: bool = False,
+    tries: int = 3,
 ):
     """Convert one sheet into a set under ``out`` (default ``out/<stem>/``).
 
-    Returns a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose
-    message is the one-line error (``file: problem``) with nothing written.
+    ``backend``/``model`` choose the live model backend (``auto``: from the environment);
+    ``offline`` allows no live call at all (saved replies only); ``tries`` bounds the
+    filter writer's calls. Returns a Completed state holding a :class:`DocumentOutcome`,
+    or a Failed state whose message is the one-line error (``file: problem``) with
+    nothing written.
     """
     t0 = time.monotonic()
     out_dir = Path(out) if out else default_out(source)
+
+    def failed(line: str):
+        return Failed(message=line, data=DocumentOutcome(source=source, out=str(out_dir), error=line))
+
     try:
         inputs = read_inputs(source, solutions, filter, replies, export)
     except InputError as e:
-        return Failed(message=str(e), data=DocumentOutcome(source=source, out=str(out_dir), error=str(e)))
+        return failed(str(e))
+    try:
+        live = None if offline else select_backend(backend, model)
+    except (BackendMissing, ValueError) as e:
+        return failed(str(e))
+    if live is None and not offline and backend == "auto" and "route-a" not in inputs.replies:
+        return failed(NO_BACKEND)
+    spec = BackendSpec(name=live.name, model=getattr(live, "model", "") or "") if live is not None else None
+    _say("backend", "offline (saved replies only)" if offline else describe(live))
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
     run_dir = Path(tempfile.mkdtemp(prefix=".sheet2lambda-", dir=_staging_parent(out_dir)))
     try:
-        return _run(inputs, set_name, out_dir, run_dir, t0)
+        return _run(inputs, set_name, out_dir, run_dir, t0, spec, offline, tries)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
@@ -130,7 +155,14 @@ def _staging_parent(out_dir: Path) -> Path:
     return parent
 
 
-def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
+NO_BACKEND = (
+    "no model backend for route A: set ANTHROPIC_API_KEY, OPENROUTER_API_KEY or OPENAI_BASE_URL "
+    "(in the environment or a .env file), install Claude Code (claude), give saved replies with "
+    "--replies, or pass --backend none for an offline run"
+)
+
+
+def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, offline: bool, tries: int):
     staging = run_dir / "out"
     staging.mkdir()
     media = run_dir / "media"
@@ -167,8 +199,8 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
     sources = [q_text] + ([s_text] if s_text else [])
 
     # 2. Route A and route B, concurrently; each joins its own verbatim check.
-    a_f = route_a_task.submit(q_text, s_text, inputs.replies.get("route-a"))
-    b_f = route_b_task.submit(q_text, s_text, inputs.filter_source)
+    a_f = route_a_task.submit(q_text, s_text, inputs.replies.get("route-a"), spec, offline)
+    b_f = route_b_task.submit(q_text, s_text, inputs.filter_source, spec, tries)
     va_f = verbatim_task.submit(a_f, sources)
     vb_f = verbatim_task.submit(b_f, sources)
     a, b = a_f.result(), b_f.result()
@@ -178,7 +210,7 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
 
     # 3. Tier 2 on the disputed fields, then tiers 1–3.
     disputes_f = disputes_task.submit(a.questions, b.questions)
-    adj_f = adjudicate_task.submit(disputes_f, sources, inputs.replies.get("adjudication"))
+    adj_f = adjudicate_task.submit(disputes_f, sources, inputs.replies.get("adjudication"), spec, offline)
     verdicts, adj_status, adj_usage, adj_raw = adj_f.result()
     _say("adjudicate", f"{len(disputes_f.result())} disputed fields: {adj_status}", adj_f)
     warnings = {"source": md_q.warnings}
@@ -231,6 +263,8 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
                 if comparison is not None else None
             ),
             warnings=report_warnings,
+            adjudication=adj_status,
+            backend="offline" if offline else (f"{spec.name}, model {spec.model}" if spec else "none"),
         ),
         route_a=_route_summary(a),
         route_b=_route_summary(b),
@@ -279,6 +313,12 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float):
         files=written,
         task_states={k: f.state.name for k, f in futures.items()},
     )
+    refused = [
+        f"{stage}: {why}" for stage, why in (("route A", a.reason), ("adjudication", adj_status))
+        if "offline: no saved reply" in why
+    ]
+    if refused:
+        outcome.error = "offline run refused live calls: " + "; ".join(refused)
     return Completed(data=outcome)
 
 
@@ -294,6 +334,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--export", help="the platform's export of this set (a set_* folder or its zip) to compare with")
     p.add_argument("--out", help="output folder (default: out/<stem>/)")
     p.add_argument("--name", help="the set's name (default: the export's name, else the sheet's stem)")
+    p.add_argument(
+        "--backend",
+        default="auto",
+        choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"],
+        help="which model serves live calls (default auto: from the environment); none: offline, library filter",
+    )
+    p.add_argument("--model", help="the model (default: LLM_MODEL, else a current Claude Sonnet)")
+    p.add_argument("--offline", action="store_true", help="make no live call: saved replies only; a missing one is an error")
+    p.add_argument("--tries", type=int, default=3, help="calls the filter writer may make (default 3)")
     return p.parse_args(argv)
 
 
@@ -303,13 +352,17 @@ def main(argv: list[str] | None = None) -> int:
     with runtime.no_heartbeats():
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
+            args.backend, args.model, args.offline, args.tries,
             return_state=True,
         )
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None
     if not state.is_completed():
         print(state.message or "the run failed", file=sys.stderr)
         return 1
-    return 0 if isinstance(outcome, DocumentOutcome) and outcome.error is None else 1
+    if isinstance(outcome, DocumentOutcome) and outcome.error:
+        print(outcome.error, file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -43,3 +43,14 @@ class LLMReply(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     stop_reason: str = ""
     attempts: int = 1
+
+
+class BackendSpec(BaseModel):
+    """Which live backend serves a stage: its name and model, never a key.
+
+    Passed to cached tasks (so the backend and model are part of the cache key) and
+    turned into a backend inside the task (:func:`tasks.llm.backend_for`).
+    """
+
+    name: str
+    model: str = ""

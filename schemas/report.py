@@ -6,12 +6,17 @@ from pydantic import BaseModel, Field
 
 
 class RouteSummary(BaseModel):
-    """What a route did: ``status`` (ran / replayed / skipped / failed) and why."""
+    """What a route did: ``status`` (ran / replayed / skipped / failed) and why; the
+    backend and model that answered, the live calls made, and for route B the filter."""
 
     status: str
     reason: str = ""
     questions: int = 0
     parts: int = 0
+    backend: str = ""
+    model: str = ""
+    calls: int = 0
+    filter: str = ""
 
 
 class Report(BaseModel):
@@ -37,5 +42,7 @@ class Report(BaseModel):
     seconds: float = 0.0
     route_a: RouteSummary
     route_b: RouteSummary
+    adjudication: str = ""
+    backend: str = ""
     comparison: dict[str, int] | None = None
     warnings: list[str] = Field(default_factory=list)

@@ -13,12 +13,12 @@ import json
 
 from pydantic import ValidationError
 
-from schemas.llm import LLMRequest
+from schemas.llm import BackendSpec, LLMRequest
 from schemas.routes import Adjudication, AdjudicationReply, Usage
 from tasks import prompts
 from tasks.fold import fold_whitespace
 from tasks.cache import stage
-from tasks.llm import Backend, NoReply, SavedReplies
+from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
 
 STAGE = "adjudication"
 
@@ -45,7 +45,15 @@ def build_request(disputes: list[tuple[str, str, str]], sources: list[str]) -> L
         {"field": f, "A": a, "B": b, "source_around": _context(a, sources) or _context(b, sources)}
         for f, a, b in disputes
     ]
-    return LLMRequest(stage=STAGE, prompt_version=version, system=system, user=json.dumps(items, ensure_ascii=False, indent=1), max_tokens=8000)
+    return LLMRequest(
+        stage=STAGE,
+        prompt_version=version,
+        system=system,
+        user=json.dumps(items, ensure_ascii=False, indent=1),
+        max_tokens=8000,
+        json_schema=AdjudicationReply.model_json_schema(),
+        schema_name="submit_verdicts",
+    )
 
 
 def parse_reply(text: str) -> list[Adjudication]:
@@ -65,25 +73,31 @@ def parse_reply(text: str) -> list[Adjudication]:
 def adjudicate(backend: Backend, request: LLMRequest) -> tuple[list[Adjudication] | None, str, Usage, str]:
     """Ask ``backend`` for verdicts: ``(verdicts or None, status, usage, raw reply)``.
 
-    ``None`` verdicts (status ``skipped: …`` or ``failed: …``) leave every dispute flagged
-    "not adjudicated".
+    A reply that does not validate is asked again once with the error. ``None`` verdicts
+    (status ``skipped: …`` or ``failed: …``) leave every dispute flagged "not adjudicated".
     """
     try:
-        reply = backend.complete(request)
+        verdicts, replies = ask(backend, request, parse_reply)
     except NoReply as e:
         return None, f"skipped: {e}", Usage(), ""
-    try:
-        return parse_reply(reply.text), "replayed" if reply.replayed else "ran", reply.usage, reply.text
-    except ValueError as e:
-        return None, f"failed: {e}", reply.usage, reply.text
+    except ReplyInvalid as e:
+        return None, f"failed: {e.reason}", sum((r.usage for r in e.replies), Usage()), e.replies[-1].text
+    except BackendError as e:
+        return None, f"failed: {e}", Usage(), ""
+    last = replies[-1]
+    return verdicts, "replayed" if last.replayed else "ran", sum((r.usage for r in replies), Usage()), last.text
 
 
 @stage("adjudicate")
 def adjudicate_task(
-    disputes: list[tuple[str, str, str]], sources: list[str], saved_reply: str | None
+    disputes: list[tuple[str, str, str]],
+    sources: list[str],
+    saved_reply: str | None,
+    backend: BackendSpec | None,
+    offline: bool,
 ) -> tuple[list[Adjudication] | None, str, Usage, str]:
     """Tier 2 as a cached task; with no disputes no call is made (status ``none disputed``)."""
     if not disputes:
         return [], "none disputed", Usage(), ""
-    backend = SavedReplies({STAGE: saved_reply} if saved_reply is not None else {})
-    return adjudicate(backend, build_request(disputes, sources))
+    saved = {STAGE: saved_reply} if saved_reply is not None else {}
+    return adjudicate(backend_for(backend, saved, offline=offline), build_request(disputes, sources))

@@ -7,16 +7,33 @@ through a :class:`tasks.llm.Backend`, so the live backends slot in unchanged.
 
 from __future__ import annotations
 
+import json
+
 from pydantic import ValidationError
 
-from schemas.llm import LLMRequest
-from schemas.routes import RouteResult
+from schemas.llm import BackendSpec, LLMRequest
+from schemas.routes import RouteResult, Usage
 from schemas.sheet import SheetSet
 from tasks import prompts
 from tasks.cache import stage
-from tasks.llm import Backend, NoReply, SavedReplies
+from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
 
 STAGE = "route-a"
+
+OUTPUT_LIMIT = 16000
+"""Route A's output limit in tokens. The longest sheet of ../shared/corpus (mcm-hw2, 42 KB
+of LaTeX, 13 KB as markdown) needs well under half of it; a reply cut off at the limit is
+asked again by the backend with the model's maximum (see tasks/llm)."""
+
+def _reply_schema() -> dict:
+    inner = SheetSet.model_json_schema()
+    defs = inner.pop("$defs", {})  # ``#/$defs/...`` references resolve from the root
+    return {"type": "object", "properties": {"questions": inner}, "required": ["questions"], "$defs": defs}
+
+
+REPLY_SCHEMA = _reply_schema()
+"""Structured output: providers take an object at the top, so the list of questions is
+wrapped as ``{"questions": [...]}``; :func:`parse_reply` accepts both forms."""
 
 
 def build_request(questions_md: str, solutions_md: str | None) -> LLMRequest:
@@ -25,14 +42,28 @@ def build_request(questions_md: str, solutions_md: str | None) -> LLMRequest:
     user = "# The sheet (markdown)\n\n" + questions_md
     if solutions_md:
         user += "\n\n# The solutions document (markdown)\n\n" + solutions_md
-    return LLMRequest(stage=STAGE, prompt_version=version, system=system, user=user)
+    return LLMRequest(
+        stage=STAGE,
+        prompt_version=version,
+        system=system,
+        user=user,
+        max_tokens=OUTPUT_LIMIT,
+        json_schema=REPLY_SCHEMA,
+        schema_name="submit_set",
+    )
 
 
 def parse_reply(text: str) -> SheetSet:
     """The reply text as a set; raises ``ValueError`` with a one-line reason when it is not
     a JSON list of questions of the right shape."""
     try:
-        return SheetSet.model_validate_json(text)
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"reply is not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    if isinstance(data, dict) and set(data) == {"questions"}:
+        data = data["questions"]
+    try:
+        return SheetSet.model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(x) for x in first.get("loc", ()))
@@ -40,34 +71,39 @@ def parse_reply(text: str) -> SheetSet:
 
 
 def run_route_a(backend: Backend, request: LLMRequest) -> RouteResult:
-    """Ask ``backend`` for route A's reading.
+    """Ask ``backend`` for route A's reading, validated against :class:`SheetSet`.
 
     Returns a :class:`RouteResult`: ``replayed`` or ``ran`` with the reading, ``skipped``
-    when the backend has no reply, ``failed`` (with the reason) when the reply does not
-    validate.
+    when there is no reply to be had (no saved reply, no backend), ``failed`` (with the
+    reason) when the reply does not validate even when asked again, or the call failed.
+    Usage sums every reply had.
     """
     try:
-        reply = backend.complete(request)
+        questions, replies = ask(backend, request, parse_reply)
     except NoReply as e:
         return RouteResult(route="A", status="skipped", reason=str(e))
-    status = "replayed" if reply.replayed else "ran"
-    try:
-        questions = parse_reply(reply.text)
-    except ValueError as e:
-        return RouteResult(route="A", status="failed", reason=str(e), raw=reply.text, usage=reply.usage)
+    except ReplyInvalid as e:
+        usage = sum((r.usage for r in e.replies), Usage())
+        return RouteResult(route="A", status="failed", reason=f"reply does not validate: {e.reason}",
+                           raw=e.replies[-1].text, usage=usage)
+    except BackendError as e:
+        return RouteResult(route="A", status="failed", reason=str(e))
+    last = replies[-1]
     return RouteResult(
         route="A",
-        status=status,
+        status="replayed" if last.replayed else "ran",
         questions=questions,
-        raw=reply.text,
-        usage=reply.usage,
-        detail={"backend": reply.backend, "model": reply.model},
+        raw=last.text,
+        usage=sum((r.usage for r in replies), Usage()),
+        detail={"backend": last.backend, "model": last.model, "calls": str(0 if last.replayed else len(replies))},
     )
 
 
 @stage("route A")
-def route_a_task(questions_md: str, solutions_md: str | None, saved_reply: str | None) -> RouteResult:
-    """Route A as a cached task: keyed by the two markdown texts, the prompt version and the
-    saved reply's text."""
-    backend = SavedReplies({STAGE: saved_reply} if saved_reply is not None else {})
-    return run_route_a(backend, build_request(questions_md, solutions_md))
+def route_a_task(
+    questions_md: str, solutions_md: str | None, saved_reply: str | None, backend: BackendSpec | None, offline: bool
+) -> RouteResult:
+    """Route A as a cached task: keyed by the two markdown texts, the prompt version, the
+    saved reply's text and the backend and model (never a key)."""
+    saved = {STAGE: saved_reply} if saved_reply is not None else {}
+    return run_route_a(backend_for(backend, saved, offline=offline), build_request(questions_md, solutions_md))

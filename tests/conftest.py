@@ -28,6 +28,10 @@ os.environ.update(
     }
 )
 os.environ.pop("PREFECT_API_URL", None)
+# No test may reach a real model: the live backends are tested against fake servers.
+for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL",
+              "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_MODEL"):
+    os.environ.pop(_name, None)
 
 import pytest  # noqa: E402
 

@@ -21,6 +21,7 @@ EXAMPLE = ROOT / "examples" / "inclined-plane.tex"
 
 
 def run(source, out, **kw) -> DocumentOutcome:
+    kw.setdefault("backend", "none")
     state = document_flow(str(source), out=str(out), return_state=True, **kw)
     outcome = state.result(raise_on_failure=False)
     if isinstance(outcome, DocumentOutcome):
@@ -123,7 +124,7 @@ def test_bad_input_is_one_line_and_exit_1(case, tmp_path, capsys):
     src = tmp_path / name
     src.write_bytes(data)
     out = tmp_path / "out"
-    assert main([str(src), "--out", str(out)]) == 1
+    assert main([str(src), "--out", str(out), "--backend", "none"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(str(src)), err
     assert words.lower() in err[0].lower()
@@ -134,11 +135,11 @@ def test_missing_replies_folder_and_unreadable_export(tmp_path, capsys):
     sheet = tmp_path / "s.md"
     sheet.write_text("## Question 1\n\nText.\n")
     out = tmp_path / "out"
-    assert main([str(sheet), "--replies", str(tmp_path / "nowhere"), "--out", str(out)]) == 1
+    assert main([str(sheet), "--replies", str(tmp_path / "nowhere"), "--out", str(out), "--backend", "none"]) == 1
     assert "nowhere" in capsys.readouterr().err
     bad_zip = tmp_path / "set_X.zip"
     bad_zip.write_bytes(b"not a zip")
-    assert main([str(sheet), "--export", str(bad_zip), "--out", str(out)]) == 1
+    assert main([str(sheet), "--export", str(bad_zip), "--out", str(out), "--backend", "none"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(bad_zip) in err[0]
     assert not out.exists()
@@ -152,7 +153,7 @@ def test_the_command_line_prints_one_line_on_bad_input(tmp_path):
     src.write_bytes(b"%PDF-1.4")
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
     proc = subprocess.run(
-        [sys.executable, "-m", "flows.document", str(src), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "flows.document", str(src), "--out", str(tmp_path / "out"), "--backend", "none"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 1

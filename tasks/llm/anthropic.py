@@ -1,0 +1,231 @@
+"""The Anthropic Messages API backend, through the ``anthropic`` SDK.
+
+One call: ``POST {ANTHROPIC_BASE_URL or https://api.anthropic.com}/v1/messages`` with the
+system prompt as one text block marked ``cache_control: {"type": "ephemeral"}`` (prompt
+caching: later calls with the same system prefix read it from the cache), the user text
+as the one user message, and ``max_tokens``.
+
+Structured output, when ``request.json_schema`` is set, in one of two ways (``structured``):
+
+- ``"format"`` (default): ``output_config.format = {"type": "json_schema", "schema": ...}``
+  (the API's structured outputs; the schema passed through ``anthropic.transform_schema``,
+  which the API requires), the reply is the text block. Current models (Claude Sonnet 5.5,
+  Opus 5.5) reject a forced tool with HTTP 400, so this is the default.
+- ``"tool"``: a forced tool, ``tools=[{name: schema_name, input_schema: schema}]`` and
+  ``tool_choice={"type": "tool", "name": schema_name}``; the reply text is
+  ``json.dumps(tool_use.input)``. For older models and gateways without structured outputs.
+
+Retries are the SDK's own (``max_retries`` = attempts − 1): it retries 408, 409, 429, every
+5xx (529 overloaded included) and connection errors and timeouts, waiting what
+``retry-after-ms`` / ``retry-after`` say, else an exponential backoff from 0.5 s (see
+``anthropic/_base_client.py``: ``_should_retry``, ``_calculate_retry_timeout``). After the
+last attempt the error is raised as :class:`BackendError` naming the status and the API's
+error type and message, e.g. ``HTTP 529 overloaded_error: Overloaded (4 attempts)``.
+
+A reply cut off at the output limit (``stop_reason == "max_tokens"``) is never parsed: it
+is asked again once, streamed (the SDK refuses long non-streaming calls), with the model's
+maximum output from the price table, and if that is cut off too, :class:`BackendError`
+says ``reply cut off at the output limit of N tokens``.
+
+The key (``ANTHROPIC_API_KEY``, environment or ``.env``) is read inside :meth:`complete`
+and handed straight to the SDK client, which lives only for the call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+from schemas.llm import LLMReply, LLMRequest
+from schemas.routes import Usage
+from tasks.llm import BackendError
+from tasks.llm import limits
+from tasks.llm.pricing import max_output, usage
+from tasks.llm.secrets import redact, secret, setting
+
+if TYPE_CHECKING:
+    import anthropic
+
+Structured = Literal["format", "tool"]
+
+
+class _AttemptCounter:
+    """SDK middleware: counts HTTP attempts (it runs once per attempt, retries included)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, request, call_next):
+        self.n += 1
+        return call_next(request)
+
+
+def _api_key() -> str:
+    key = secret("ANTHROPIC_API_KEY")
+    if not key:
+        raise BackendError("anthropic", "ANTHROPIC_API_KEY is not set (environment or .env)")
+    return key
+
+
+def _status_reason(e: anthropic.APIStatusError) -> str:
+    etype = e.type or (e.body.get("type") if isinstance(e.body, dict) else None) or "error"
+    text = e.api_message or (e.body if isinstance(e.body, str) else "") or e.message
+    status = f"HTTP {e.status_code}" if e.status_code != 200 else "stream error"
+    return f"{status} {etype}: {' '.join(str(text).split())[:300]}"
+
+
+class AnthropicBackend:
+    """The Anthropic API. ``model``: the model id to ask for (the reply names the model used).
+
+    ``attempts`` (default ``SHEET2LAMBDA_LLM_ATTEMPTS``, 4) bounds the HTTP attempts of one
+    call; ``timeout`` (default ``SHEET2LAMBDA_LLM_TIMEOUT``, 600 s) bounds each attempt;
+    ``structured`` chooses how a JSON schema is enforced (module docstring); ``effort``
+    (``low``…``max``, default the model's) is sent as ``output_config.effort``.
+    Holds no key.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        attempts: int | None = None,
+        timeout: float | None = None,
+        structured: Structured = "format",
+        effort: str | None = None,
+    ):
+        if structured not in ("format", "tool"):
+            raise ValueError(f"structured must be 'format' or 'tool', not {structured!r}")
+        self.model = model
+        self.attempts = attempts if attempts is not None else limits.attempts()
+        self.timeout = timeout if timeout is not None else limits.timeout()
+        self.structured: Structured = structured
+        self.effort = effort
+
+    def describe(self) -> str:
+        """One line for the run header: backend, model, where (never a key)."""
+        base = setting("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        return f"anthropic ({base}), model {self.model}"
+
+    def params(self, request: LLMRequest, max_tokens: int | None = None) -> dict[str, Any]:
+        """The ``messages.create`` arguments for ``request`` (no key in them)."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens or request.max_tokens,
+            "system": [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": request.user}],
+        }
+        output_config: dict[str, Any] = {}
+        if self.effort:
+            output_config["effort"] = self.effort
+        if request.json_schema is not None:
+            if self.structured == "tool":
+                params["tools"] = [{
+                    "name": request.schema_name,
+                    "description": "Give the whole answer as this tool's input.",
+                    "input_schema": request.json_schema,
+                }]
+                params["tool_choice"] = {"type": "tool", "name": request.schema_name}
+            else:
+                from anthropic import transform_schema
+
+                output_config["format"] = {"type": "json_schema", "schema": transform_schema(request.json_schema)}
+        if output_config:
+            params["output_config"] = output_config
+        return params
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        """Ask the API; returns the reply (text, model used, usage with cost, stop reason,
+        HTTP attempts).
+
+        Raises :class:`BackendError` when the key is missing, the call fails after its
+        retries (status and error type named), the model refuses, or the reply is cut
+        off even at the raised output limit. Holds one of the backend's in-flight places.
+        """
+        with limits.in_flight(self.name):
+            return self._complete(request)
+
+    def _complete(self, request: LLMRequest) -> LLMReply:
+        outcome = self._exchange(request)
+        if isinstance(outcome, str):
+            # Raised here, after the client and any SDK exception (holding the request and
+            # its headers) are gone: nothing is chained to the error, and no frame of its
+            # traceback holds the client.
+            raise BackendError(self.name, outcome)
+        return outcome
+
+    def _exchange(self, request: LLMRequest) -> LLMReply | str:
+        """The reply, or the one-line reason (already redacted) the call failed."""
+        import anthropic  # imported when first used: the SDK takes seconds to import
+
+        counter = _AttemptCounter()
+        with anthropic.Anthropic(
+            api_key=_api_key(),
+            base_url=setting("ANTHROPIC_BASE_URL"),
+            max_retries=max(0, self.attempts - 1),
+            timeout=self.timeout,
+            middleware=[counter],
+        ) as client:
+            message = self._call(client, self.params(request), counter, stream=False)
+            if isinstance(message, str):
+                return message
+            spent = self._usage(message)
+            if message.stop_reason == "max_tokens":
+                raised = max_output(message.model or self.model) or 2 * request.max_tokens
+                if raised <= request.max_tokens:
+                    return f"reply cut off at the output limit of {request.max_tokens} tokens"
+                message = self._call(client, self.params(request, raised), counter, stream=True)
+                if isinstance(message, str):
+                    return message
+                spent = spent + self._usage(message)
+                if message.stop_reason == "max_tokens":
+                    return f"reply cut off at the output limit of {raised} tokens"
+        if message.stop_reason == "refusal":
+            return "the model refused to answer (stop_reason refusal)"
+        if message.stop_reason == "model_context_window_exceeded":
+            return "the prompt and reply exceed the model's context window"
+        return LLMReply(
+            text=self._text(message, request),
+            backend=self.name,
+            model=message.model or self.model,
+            usage=spent,
+            stop_reason=message.stop_reason or "",
+            attempts=counter.n,
+        )
+
+    def _call(self, client: anthropic.Anthropic, params: dict, counter: _AttemptCounter, stream: bool):
+        """The API's message, or the one-line reason (redacted) the call failed for good."""
+        import anthropic
+
+        try:
+            if stream:
+                with client.messages.stream(**params) as s:
+                    return s.get_final_message()
+            return client.messages.create(**params)
+        except anthropic.APIStatusError as e:
+            reason = redact(_status_reason(e))
+        except anthropic.APITimeoutError:
+            reason = f"no reply within {self.timeout:g} s"
+        except anthropic.APIConnectionError as e:
+            cause = e.__cause__
+            reason = redact(f"connection failed: {type(cause).__name__ if cause else 'error'} {cause or e.message}")
+        except (anthropic.AnthropicError, ValueError) as e:
+            reason = redact(f"{type(e).__name__}: {e}")
+        return reason + f" ({counter.n} attempt{'s' if counter.n != 1 else ''})"
+
+    def _usage(self, message) -> Usage:
+        u = message.usage
+        return usage(
+            message.model or self.model,
+            input_tokens=u.input_tokens or 0,
+            output_tokens=u.output_tokens or 0,
+            cache_read_tokens=getattr(u, "cache_read_input_tokens", 0) or 0,
+            cache_write_tokens=getattr(u, "cache_creation_input_tokens", 0) or 0,
+        )
+
+    def _text(self, message, request: LLMRequest) -> str:
+        if request.json_schema is not None and self.structured == "tool":
+            for block in message.content:
+                if block.type == "tool_use" and block.name == request.schema_name:
+                    return json.dumps(block.input, ensure_ascii=False)
+        return "".join(block.text for block in message.content if block.type == "text")

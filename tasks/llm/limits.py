@@ -1,0 +1,70 @@
+"""Limits on model calls: at most N in flight per backend (process-wide), attempts, timeout.
+
+A folder run submits many documents at once; each backend's ``complete`` holds
+:func:`in_flight` around its call so that no more than ``SHEET2LAMBDA_MAX_IN_FLIGHT``
+(default 4) calls of one backend are open at the same time, whichever Prefect worker
+thread makes them. Calls beyond the limit wait their turn.
+
+:func:`attempts` (``SHEET2LAMBDA_LLM_ATTEMPTS``, default 4) bounds the HTTP attempts of one
+call, retries included, and :func:`timeout` (``SHEET2LAMBDA_LLM_TIMEOUT``, default 600 s)
+the wait for one reply. Every setting is read from the environment, then ``.env``.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+from tasks.llm.secrets import float_setting, int_setting
+
+DEFAULT_MAX_IN_FLIGHT = 4
+
+_lock = threading.Lock()
+_semaphores: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+
+
+def max_in_flight() -> int:
+    """The limit N: ``SHEET2LAMBDA_MAX_IN_FLIGHT`` (environment or ``.env``), default 4, at least 1.
+
+    Raises ``ValueError`` when the setting is not a whole number.
+    """
+    return int_setting("SHEET2LAMBDA_MAX_IN_FLIGHT", DEFAULT_MAX_IN_FLIGHT)
+
+
+def semaphore(backend: str) -> threading.BoundedSemaphore:
+    """The process-wide semaphore of ``backend`` (one per backend name and limit)."""
+    n = max_in_flight()
+    with _lock:
+        sem = _semaphores.get((backend, n))
+        if sem is None:
+            sem = _semaphores[(backend, n)] = threading.BoundedSemaphore(n)
+        return sem
+
+
+@contextmanager
+def in_flight(backend: str) -> Iterator[None]:
+    """Hold one of ``backend``'s N places for the duration of the block (waits for a free one)."""
+    sem = semaphore(backend)
+    with sem:
+        yield
+
+
+DEFAULT_ATTEMPTS = 4
+DEFAULT_TIMEOUT = 600.0
+
+
+def attempts() -> int:
+    """HTTP attempts per call, retries included: ``SHEET2LAMBDA_LLM_ATTEMPTS``, default 4, at least 1.
+
+    Raises ``ValueError`` when the setting is not a whole number.
+    """
+    return int_setting("SHEET2LAMBDA_LLM_ATTEMPTS", DEFAULT_ATTEMPTS)
+
+
+def timeout() -> float:
+    """Seconds one attempt may wait for its reply: ``SHEET2LAMBDA_LLM_TIMEOUT``, default 600.
+
+    Raises ``ValueError`` when the setting is not a positive number.
+    """
+    return float_setting("SHEET2LAMBDA_LLM_TIMEOUT", DEFAULT_TIMEOUT)

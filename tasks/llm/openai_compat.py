@@ -1,0 +1,289 @@
+"""OpenRouter and any OpenAI-compatible server (vLLM, llama.cpp server, Ollama), over ``requests``.
+
+One call: ``POST {base}/chat/completions`` with ``messages`` (the system prompt, then the
+user text), ``max_tokens`` and, when ``request.json_schema`` is set, ``response_format:
+{"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}`` (the OpenAI
+structured-output request, which OpenRouter, vLLM, llama.cpp server and Ollama accept).
+
+- :class:`OpenRouterBackend`: base ``OPENROUTER_BASE_URL`` or ``https://openrouter.ai/api/v1``,
+  key ``OPENROUTER_API_KEY`` (required) as ``Authorization: Bearer``. For an Anthropic
+  model the system prompt carries ``cache_control`` (OpenRouter passes prompt caching on).
+  The cost is OpenRouter's own usage accounting (``usage.cost``, in credits = US dollars)
+  when given, else the price table.
+- :class:`OpenAIBackend`: base ``OPENAI_BASE_URL`` (e.g. ``http://localhost:8000/v1`` for
+  vLLM, ``http://localhost:11434/v1`` for Ollama), key ``OPENAI_API_KEY`` optional.
+
+Retries: a ``requests.Session`` with ``urllib3.util.Retry`` (status 429, 500, 502, 503, 504,
+529; ``Retry-After`` honoured, at most 300 s; connection errors, read timeouts and resets
+retried; POST allowed; exponential backoff with jitter), ``attempts`` in all. A reply cut
+off (``finish_reason == "length"``) is asked again once with the model's maximum output
+(price table) or twice the limit, then :class:`BackendError`. An error body
+``{"error": {"message", "type"/"code"}}`` gives the one-line reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError
+from urllib3.util import Retry
+
+from schemas.llm import LLMReply, LLMRequest
+from schemas.routes import Usage
+from tasks.llm import BackendError
+from tasks.llm import limits
+from tasks.llm.pricing import max_output, usage
+from tasks.llm.secrets import redact, secret, setting
+
+RETRY_STATUSES = (429, 500, 502, 503, 504, 529)
+CONNECT_TIMEOUT = 10.0
+RETRY_AFTER_MAX = 300
+
+
+def _one_line(text: Any, limit: int = 300) -> str:
+    return " ".join(str(text).split())[:limit]
+
+
+def error_reason(resp: requests.Response) -> str:
+    """``HTTP <status> <type or code>: <message>`` from an OpenAI-style error body (or the raw body)."""
+    try:
+        data = resp.json()
+    except ValueError:
+        data = None
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        kind = err.get("type") or err.get("code") or "error"
+        return f"HTTP {resp.status_code} {kind}: {_one_line(err.get('message', ''))}"
+    if isinstance(err, str):
+        return f"HTTP {resp.status_code}: {_one_line(err)}"
+    return f"HTTP {resp.status_code} {resp.reason or ''}: {_one_line(resp.text, 200)}".rstrip(": ")
+
+
+class OpenAICompatBackend:
+    """A chat completions server. Subclasses set ``name`` and where the base URL and key come from.
+
+    ``model``: the model id sent; ``attempts`` (default ``SHEET2LAMBDA_LLM_ATTEMPTS``, 4)
+    bounds the HTTP attempts of one call; ``timeout`` (default ``SHEET2LAMBDA_LLM_TIMEOUT``,
+    600 s) bounds the wait for each reply. Holds no key.
+    """
+
+    name = "openai"
+    base_variable = "OPENAI_BASE_URL"
+    default_base: str | None = None
+    key_variable = "OPENAI_API_KEY"
+    key_required = False
+
+    def __init__(self, model: str, attempts: int | None = None, timeout: float | None = None):
+        self.model = model
+        self.attempts = attempts if attempts is not None else limits.attempts()
+        self.timeout = timeout if timeout is not None else limits.timeout()
+
+    def base_url(self) -> str:
+        """The API base (``…/v1``), without a trailing slash; :class:`BackendError` when unset."""
+        base = setting(self.base_variable) or self.default_base
+        if not base:
+            raise BackendError(self.name, f"{self.base_variable} is not set (environment or .env)")
+        return base.rstrip("/")
+
+    def describe(self) -> str:
+        """One line for the run header: backend, server, model (never a key)."""
+        try:
+            base = self.base_url()
+        except BackendError:
+            base = f"{self.base_variable} unset"
+        return f"{self.name} ({base}), model {self.model}"
+
+    def body(self, request: LLMRequest, max_tokens: int | None = None) -> dict[str, Any]:
+        """The JSON body of the chat completions request (no key in it)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.user},
+            ],
+            "max_tokens": max_tokens or request.max_tokens,
+        }
+        if request.json_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": False},
+            }
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        key = secret(self.key_variable)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        elif self.key_required:
+            raise BackendError(self.name, f"{self.key_variable} is not set (environment or .env)")
+        return headers
+
+    def _session(self) -> requests.Session:
+        retries = max(0, self.attempts - 1)
+        retry = Retry(
+            total=retries,
+            connect=retries,
+            read=retries,
+            status=retries,
+            other=retries,
+            status_forcelist=RETRY_STATUSES,
+            allowed_methods=None,
+            respect_retry_after_header=True,
+            retry_after_max=RETRY_AFTER_MAX,
+            backoff_factor=0.5,
+            backoff_max=30,
+            backoff_jitter=0.25,
+            raise_on_status=False,
+        )
+        session = requests.Session()
+        adapter = HTTPAdapter(max_retries=retry)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        """Ask the server; returns the reply (text, model used, usage with cost, finish
+        reason, HTTP attempts).
+
+        Raises :class:`BackendError` when the base URL or a required key is missing, the
+        call fails after its retries (status and provider message named), the reply has
+        no text (a refusal, a content filter), or it is cut off even at the raised limit.
+        Holds one of the backend's in-flight places.
+        """
+        with limits.in_flight(self.name):
+            return self._complete(request)
+
+    def _complete(self, request: LLMRequest) -> LLMReply:
+        outcome = self._exchange(request)
+        if isinstance(outcome, str):
+            # Raised here, after the responses and any requests exception (holding the
+            # request and its headers) are gone: nothing is chained to the error.
+            raise BackendError(self.name, outcome)
+        return outcome
+
+    def _exchange(self, request: LLMRequest) -> LLMReply | str:
+        """The reply, or the one-line reason (already redacted) the call failed."""
+        url = self.base_url() + "/chat/completions"
+        with self._session() as session:
+            got = self._post(session, url, self.body(request))
+            if isinstance(got, str):
+                return got
+            data, attempts = got
+            spent = self._usage(data)
+            choice = self._choice(data)
+            if choice.get("finish_reason") == "length":
+                raised = max_output(data.get("model") or self.model) or 2 * request.max_tokens
+                if raised <= request.max_tokens:
+                    return f"reply cut off at the output limit of {request.max_tokens} tokens"
+                got = self._post(session, url, self.body(request, raised))
+                if isinstance(got, str):
+                    return got
+                data, more = got
+                attempts += more
+                spent = spent + self._usage(data)
+                choice = self._choice(data)
+                if choice.get("finish_reason") == "length":
+                    return f"reply cut off at the output limit of {raised} tokens"
+        message = choice.get("message") or {}
+        text = message.get("content")
+        if isinstance(text, list):  # content parts
+            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+        if not text:
+            why = message.get("refusal") or f"finish_reason {choice.get('finish_reason')!r}"
+            return redact(f"reply has no text: {_one_line(why)}")
+        return LLMReply(
+            text=text,
+            backend=self.name,
+            model=data.get("model") or self.model,
+            usage=spent,
+            stop_reason=choice.get("finish_reason") or "",
+            attempts=attempts,
+        )
+
+    def _post(self, session: requests.Session, url: str, body: dict) -> tuple[dict, int] | str:
+        """``(reply JSON, HTTP attempts)``, or the one-line reason (redacted) it failed for good."""
+        try:
+            resp = session.post(url, json=body, headers=self._headers(), timeout=(CONNECT_TIMEOUT, self.timeout))
+        except requests.exceptions.ConnectTimeout:
+            return f"could not connect within {CONNECT_TIMEOUT:g} s ({self.attempts} attempts)"
+        except requests.exceptions.ConnectionError as e:
+            inner = e.args[0] if e.args else e
+            cause = inner.reason if isinstance(inner, MaxRetryError) else inner
+            if "ReadTimeout" in type(cause).__name__:
+                return f"no reply within {self.timeout:g} s ({self.attempts} attempts)"
+            return redact(f"connection failed: {type(cause).__name__} {_one_line(cause, 200)}") + f" ({self.attempts} attempts)"
+        except requests.exceptions.Timeout:
+            return f"no reply within {self.timeout:g} s ({self.attempts} attempts)"
+        except requests.exceptions.RequestException as e:
+            return redact(f"{type(e).__name__}: {_one_line(e, 200)}") + f" ({self.attempts} attempts)"
+        history = getattr(getattr(resp.raw, "retries", None), "history", ()) or ()
+        attempts = len(history) + 1
+        plural = "s" if attempts != 1 else ""
+        if resp.status_code >= 400:
+            return redact(error_reason(resp)) + f" ({attempts} attempt{plural})"
+        try:
+            data = resp.json()
+        except ValueError:
+            return f"HTTP {resp.status_code}: the reply is not JSON"
+        if isinstance(data, dict) and data.get("error"):
+            err = data["error"]
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            return redact(f"HTTP {resp.status_code} error in the reply: {_one_line(msg)}")
+        if not isinstance(data, dict) or not data.get("choices"):
+            return f"HTTP {resp.status_code}: the reply has no choices"
+        return data, attempts
+
+    @staticmethod
+    def _choice(data: dict) -> dict:
+        return data["choices"][0] or {}
+
+    def _usage(self, data: dict) -> Usage:
+        u = data.get("usage") or {}
+        prompt = int(u.get("prompt_tokens") or 0)
+        cached = int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        written = int((u.get("prompt_tokens_details") or {}).get("cache_write_tokens") or 0)
+        provider_cost = u.get("cost")
+        return usage(
+            data.get("model") or self.model,
+            input_tokens=max(0, prompt - cached - written),
+            output_tokens=int(u.get("completion_tokens") or 0),
+            cache_read_tokens=cached,
+            cache_write_tokens=written,
+            provider_cost=float(provider_cost) if isinstance(provider_cost, (int, float)) else None,
+        )
+
+
+class OpenAIBackend(OpenAICompatBackend):
+    """Any OpenAI-compatible server at ``OPENAI_BASE_URL`` (vLLM, llama.cpp server, Ollama…);
+    ``OPENAI_API_KEY`` is sent when set."""
+
+    name = "openai"
+    base_variable = "OPENAI_BASE_URL"
+    default_base = None
+    key_variable = "OPENAI_API_KEY"
+    key_required = False
+
+
+class OpenRouterBackend(OpenAICompatBackend):
+    """OpenRouter (``OPENROUTER_API_KEY`` required; ``OPENROUTER_BASE_URL`` optional)."""
+
+    name = "openrouter"
+    base_variable = "OPENROUTER_BASE_URL"
+    default_base = "https://openrouter.ai/api/v1"
+    key_variable = "OPENROUTER_API_KEY"
+    key_required = True
+
+    def body(self, request: LLMRequest, max_tokens: int | None = None) -> dict[str, Any]:
+        body = super().body(request, max_tokens)
+        if "claude" in self.model.lower():
+            body["messages"][0] = {
+                "role": "system",
+                "content": [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}],
+            }
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        return {**super()._headers(), "X-Title": "sheet2lambda"}

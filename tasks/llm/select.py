@@ -1,0 +1,110 @@
+"""Which backend serves the live calls: ``--backend auto|anthropic|openrouter|openai|claude-code|none``.
+
+Variables are read from the environment, then from a ``.env`` found from the working
+directory upwards; an empty value counts as unset (:mod:`tasks.llm.secrets`).
+
+``auto`` takes the first that is configured:
+
+============  ===========================================  ==============================
+backend       needs                                        model default
+============  ===========================================  ==============================
+anthropic     ``ANTHROPIC_API_KEY``                        ``claude-sonnet-5-5``
+openrouter    ``OPENROUTER_API_KEY``                       ``anthropic/claude-sonnet-5.5``
+openai        ``OPENAI_BASE_URL`` and a model              (none: the server's own names)
+claude-code   a ``claude`` executable on PATH              ``claude-sonnet-5-5``
+============  ===========================================  ==============================
+
+and none when nothing is (``None``: the offline run). ``--model`` / ``LLM_MODEL`` choose
+the model. Further settings: ``ANTHROPIC_BASE_URL``, ``OPENROUTER_BASE_URL``,
+``OPENAI_API_KEY`` (optional), ``SHEET2LAMBDA_LLM_ATTEMPTS`` (default 4),
+``SHEET2LAMBDA_LLM_TIMEOUT`` (seconds, default 600), ``SHEET2LAMBDA_MAX_IN_FLIGHT``
+(default 4), ``SHEET2LAMBDA_ANTHROPIC_STRUCTURED`` (``format`` or ``tool``),
+``SHEET2LAMBDA_EFFORT`` (Anthropic ``output_config.effort``), ``SHEET2LAMBDA_PRICES``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from tasks.llm import Backend
+from tasks.llm.anthropic import AnthropicBackend
+from tasks.llm.claude_code import ClaudeCodeBackend
+from tasks.llm.openai_compat import OpenAIBackend, OpenRouterBackend
+from tasks.llm.secrets import secret, setting
+
+CHOICES = ("auto", "anthropic", "openrouter", "openai", "claude-code", "none")
+
+#: The default model: a current Claude Sonnet (Anthropic API and Claude Code ids).
+DEFAULT_MODEL = "claude-sonnet-5-5"
+#: The same model as OpenRouter names it.
+DEFAULT_OPENROUTER_MODEL = "anthropic/claude-sonnet-5.5"
+
+
+class BackendMissing(Exception):
+    """An explicitly chosen backend is not configured; the message names what to set.
+
+    ``backend`` is the choice, ``needs`` the variables (or the executable) missing.
+    """
+
+    def __init__(self, backend: str, needs: list[str]):
+        self.backend = backend
+        self.needs = needs
+        super().__init__(
+            f"--backend {backend} needs {' and '.join(needs)} "
+            "(set in the environment or in a .env file in this folder or above)"
+        )
+
+
+def select_backend(choice: str = "auto", model: str | None = None) -> Backend | None:
+    """The backend for ``choice`` with ``model`` (else ``LLM_MODEL``, else the default).
+
+    Returns ``None`` for ``none``, and for ``auto`` when nothing is configured (the
+    offline run). Raises :class:`BackendMissing` when an explicit choice lacks its
+    variables (``openai`` also needs a model: it has no default), ``ValueError`` for an
+    unknown choice or a malformed numeric setting.
+    """
+    choice = (choice or "auto").strip().lower()
+    if choice not in CHOICES:
+        raise ValueError(f"--backend must be one of {', '.join(CHOICES)}, not {choice!r}")
+    if choice == "none":
+        return None
+    if choice == "auto":
+        if secret("ANTHROPIC_API_KEY"):
+            choice = "anthropic"
+        elif secret("OPENROUTER_API_KEY"):
+            choice = "openrouter"
+        elif setting("OPENAI_BASE_URL"):
+            choice = "openai"
+        elif shutil.which("claude"):
+            choice = "claude-code"
+        else:
+            return None
+    chosen = model or setting("LLM_MODEL")
+    if choice == "anthropic":
+        if not secret("ANTHROPIC_API_KEY"):
+            raise BackendMissing(choice, ["ANTHROPIC_API_KEY"])
+        structured = setting("SHEET2LAMBDA_ANTHROPIC_STRUCTURED", "format")
+        return AnthropicBackend(chosen or DEFAULT_MODEL, structured=structured, effort=setting("SHEET2LAMBDA_EFFORT"))
+    if choice == "openrouter":
+        if not secret("OPENROUTER_API_KEY"):
+            raise BackendMissing(choice, ["OPENROUTER_API_KEY"])
+        return OpenRouterBackend(chosen or DEFAULT_OPENROUTER_MODEL)
+    if choice == "openai":
+        needs = [v for v, ok in (("OPENAI_BASE_URL", setting("OPENAI_BASE_URL")), ("LLM_MODEL (or --model)", chosen)) if not ok]
+        if needs:
+            raise BackendMissing(choice, needs)
+        return OpenAIBackend(chosen)
+    if not shutil.which("claude"):
+        raise BackendMissing(choice, ["a claude executable on PATH"])
+    return ClaudeCodeBackend(chosen or DEFAULT_MODEL)
+
+
+def describe(backend: Backend | None) -> str:
+    """One line for the run header: the backend and model (never a key), or the offline run."""
+    if backend is None:
+        return "none (offline: route A skipped, library filter)"
+    text = getattr(backend, "describe", None)
+    if callable(text):
+        return text()
+    model = getattr(backend, "model", "")
+    return f"{backend.name}" + (f", model {model}" if model else "")

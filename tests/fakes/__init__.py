@@ -1,0 +1,1 @@
+"""Fake servers and a fake `claude` executable for the live-backend tests."""
