@@ -4,6 +4,8 @@ Each run appends ``{"argv", "stdin", "env"}`` to ``$FAKE_CLAUDE_DIR/calls.jsonl`
 answers with the next entry of ``$FAKE_CLAUDE_DIR/script.json`` (the last entry repeats):
 ``{"stdout": object or text, "exit": int, "stderr": text, "sleep": seconds}``. An object
 ``stdout`` is printed as JSON, as ``claude -p --output-format json`` prints its result.
+Entries with a ``match`` text answer instead any call whose arguments or stdin contain it
+(for concurrent calls, whose order is not fixed).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ def main() -> int:
         log.write(json.dumps({"argv": sys.argv[1:], "stdin": stdin, "env": {k: os.environ.get(k) for k in ENV_SEEN}}) + "\n")
     with open(os.path.join(folder, "script.json"), encoding="utf-8") as f:
         script = json.load(f)
-    step = script[min(n, len(script) - 1)]
+    seen = " ".join(sys.argv[1:]) + "\n" + stdin
+    matching = [e for e in script if e.get("match") and e["match"] in seen]
+    ordered = [e for e in script if not e.get("match")]
+    step = matching[0] if matching else ordered[min(n, len(ordered) - 1)]
     if step.get("sleep"):
         time.sleep(step["sleep"])
     out = step.get("stdout", "")

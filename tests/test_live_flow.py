@@ -1,0 +1,275 @@
+"""The document flow with live calls, against fake servers that speak each backend's wire
+protocol (no real model is reachable here). What the fakes answer is stated in this file:
+route A answers with the real recorded ME2 reply (``../shared``) or, for the example, with a
+reply this test builds; the filter writer answers with a filter of ``filters/library/``;
+adjudication answers ``B`` for every field it is sent. None of it is a live model result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from flows.document import document_flow, main
+from schemas.outcome import DocumentOutcome
+from tasks.markdown import to_markdown
+from tasks.route_b import library_filters, run_route_b
+from tests.conftest import ROOT, corpus
+from tests.fakes import anthropic_api, claude_cli, openai_api
+from tests.fakes.server import Recorded
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+EXAMPLE = ROOT / "examples" / "inclined-plane.tex"
+SOLUTIONS = ROOT / "examples" / "inclined-plane-solutions.tex"
+CANARY = "sk-ant-canary-0c4f7d1e9b2a46c3a8f5e6d7c8b9a0f1"
+
+# Token counts each fake reports per kind of call: (input, output).
+TOKENS = {"route-a": (5000, 4000), "filter": (3000, 800), "adjudication": (400, 60)}
+
+
+def kind(text: str) -> str:
+    """Which stage a request is, from its prompt."""
+    if "You turn a lecturer's problem sheet" in text:
+        return "route-a"
+    if "Two independent readings" in text:
+        return "adjudication"
+    if "pandoc Lua filter" in text:
+        return "filter"
+    raise AssertionError("a request of no known stage")
+
+
+def verdicts_for(text: str) -> str:
+    fields = re.findall(r'\\?"field\\?": \\?"([^"\\]+)', text)
+    return json.dumps({"verdicts": [{"field": f, "verdict": "B", "reason": "B is the sheet's text"} for f in fields]})
+
+
+def example_reply() -> str:
+    """Route A's scripted reply for the example: the latex library filter's reading with
+    question 2's main text cut short (still a quote), so that one field is disputed."""
+    q = to_markdown(EXAMPLE.name, EXAMPLE.read_bytes(), "questions", base_dir=str(EXAMPLE.parent), media_dir=None)
+    s = to_markdown(SOLUTIONS.name, SOLUTIONS.read_bytes(), "solutions", base_dir=str(SOLUTIONS.parent), media_dir=None)
+    reading = run_route_b(library_filters()["latex"], q.text, s.text)
+    q2 = reading.root[1]
+    q2.main_text = q2.main_text.split(" in $t")[0]
+    return json.dumps({"questions": json.loads(reading.model_dump_json())})
+
+
+class Sheet:
+    def __init__(self, source: Path, route_a: str, filter_name: str, extra: dict | None = None):
+        self.source, self.route_a, self.filter = source, route_a, library_filters()[filter_name]
+        self.extra = extra or {}
+
+    def answer(self, stage: str, request_text: str) -> str:
+        if stage == "route-a":
+            return self.route_a
+        if stage == "filter":
+            return self.filter
+        return verdicts_for(request_text)
+
+
+def example() -> Sheet:
+    return Sheet(EXAMPLE, example_reply(), "latex")
+
+
+def me2() -> Sheet:
+    d = corpus("me2")
+    reply = json.loads((d / "replies" / "route-a.json").read_text())
+    return Sheet(d / "questions.md", json.dumps({"questions": reply}), "mathpix",
+                 {"replies": None, "export": str(d / "export" / "set_Introduction")})
+
+
+# --- one fake per backend, answering by stage ------------------------------------------
+
+
+def anthropic_fake(sheet: Sheet):
+    def answer(rec: Recorded):
+        text = json.dumps(rec.body)
+        stage = kind(text)
+        tin, tout = TOKENS[stage]
+        return anthropic_api.Step(kind="message", body=anthropic_api.message(
+            text=sheet.answer(stage, text), input_tokens=tin, output_tokens=tout, model="claude-sonnet-5-5-20260928"))
+    return anthropic_api.FakeAnthropic(default=answer)
+
+
+def openai_fake(sheet: Sheet, model: str, cost: float | None):
+    def answer(rec: Recorded):
+        text = json.dumps(rec.body)
+        stage = kind(text)
+        tin, tout = TOKENS[stage]
+        return openai_api.ok(openai_api.completion(sheet.answer(stage, text), model=model,
+                                                   prompt_tokens=tin, completion_tokens=tout, cost=cost))
+    return openai_api.FakeOpenAI(default=answer)
+
+
+def configure(backend: str, sheet: Sheet, monkeypatch, tmp_path):
+    """Start the fake for ``backend`` and set the variables a user would set."""
+    if backend == "anthropic":
+        fake = anthropic_fake(sheet).start()
+        monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        return fake, "claude-sonnet-5-5"
+    if backend == "openrouter":
+        fake = openai_fake(sheet, "anthropic/claude-sonnet-5.5", cost=0.01).start()
+        monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-v1-" + "c" * 40)
+        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base)
+        return fake, "anthropic/claude-sonnet-5.5"
+    if backend == "openai":
+        fake = openai_fake(sheet, "local-model", cost=None).start()
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
+        return fake, "local-model"
+    if backend == "claude-code":
+        script = []
+        verdict = json.dumps({"verdicts": [{"field": "q2.main_text", "verdict": "B", "reason": "B is whole"}]})
+        for stage, marker in (("route-a", "You turn a lecturer"), ("filter", "pandoc Lua filter"),
+                              ("adjudication", "Two independent readings")):
+            tin, tout = TOKENS[stage]
+            text = verdict if stage == "adjudication" else sheet.answer(stage, "")
+            script.append({"match": marker, "stdout": claude_cli.result(
+                text, input_tokens=tin, output_tokens=tout, cache_read=0, cache_write=0, cost=0.02)})
+        fake = claude_cli.FakeClaude(tmp_path / "claude", script).install(monkeypatch)
+        return fake, "claude-sonnet-5-5"
+    raise AssertionError(backend)
+
+
+def run(sheet: Sheet, backend: str, model: str, out: Path, **kw) -> DocumentOutcome:
+    kw = {"export": sheet.extra.get("export"), **kw}
+    state = document_flow(str(sheet.source), out=str(out), backend=backend, model=model, return_state=True, **kw)
+    outcome = state.result(raise_on_failure=False)
+    assert isinstance(outcome, DocumentOutcome), state.message
+    return outcome
+
+
+def calls(fake) -> int:
+    return len(fake.calls) if isinstance(fake, claude_cli.FakeClaude) else len(fake.requests)
+
+
+@pytest.mark.parametrize("backend", ["anthropic", "openrouter", "openai", "claude-code"])
+def test_the_example_runs_live_through_every_backend(backend, monkeypatch, tmp_path):
+    sheet = example()
+    fake, model = configure(backend, sheet, monkeypatch, tmp_path)
+    try:
+        outcome = run(sheet, backend, model, tmp_path / "out")
+    finally:
+        if hasattr(fake, "stop"):
+            fake.stop()
+    assert outcome.error is None
+    r = outcome.report
+    assert r.route_a.status == "ran" and r.route_a.backend == backend
+    assert r.route_b.status == "ran" and r.route_b.filter.startswith("written filter")
+    assert r.adjudication == "ran" and r.adjudicated == 1
+    assert r.flags_by_kind.get("disputed", 0) == 0
+    expected = [TOKENS["route-a"], TOKENS["filter"], TOKENS["adjudication"]]
+    if backend == "claude-code":  # Claude Code's result also counts a small helper model's tokens
+        expected = [(i + 120, o + 8) for i, o in expected]
+    assert (r.input_tokens, r.output_tokens) == (sum(t[0] for t in expected), sum(t[1] for t in expected))
+    if backend == "openai":
+        assert r.cost_usd == 0.0  # a local model has no price
+    elif backend == "openrouter":
+        assert r.cost_usd == pytest.approx(0.01 * len(expected))  # the provider's own cost
+    elif backend == "claude-code":
+        assert r.cost_usd == pytest.approx(0.02 * len(expected))
+    else:
+        # Sonnet 5.5 at $2 / $10 per million input / output tokens (tasks/llm/prices.toml).
+        assert r.cost_usd == pytest.approx(sum(i * 2.0 + o * 10.0 for i, o in expected) / 1e6)
+    assert calls(fake) == len(expected)
+    saved = tmp_path / "out" / "replies"
+    assert (saved / "route-a.json").is_file() and (saved / "filter.lua").read_text() == sheet.filter
+
+
+def test_me2_runs_live_and_a_second_run_makes_no_call(monkeypatch, tmp_path):
+    sheet = me2()
+    fake, model = configure("anthropic", sheet, monkeypatch, tmp_path)
+    try:
+        first = run(sheet, "anthropic", model, tmp_path / "one")
+        n = len(fake.requests)
+        second = run(sheet, "anthropic", model, tmp_path / "two")
+        assert len(fake.requests) == n == 3  # route A, the filter, one adjudication
+    finally:
+        fake.stop()
+    r = first.report
+    assert (r.questions, r.parts) == (5, 12)
+    assert r.route_a.status == "ran" and r.route_b.filter.startswith("written filter")
+    assert r.adjudicated == 1 and r.flags_by_kind.get("disputed", 0) == 0
+    assert set(second.task_states.values()) == {"Cached"}
+    assert second.report.questions == 5
+
+
+def test_replay_of_saved_replies_offline_makes_no_call(monkeypatch, tmp_path):
+    sheet = example()
+    fake, model = configure("anthropic", sheet, monkeypatch, tmp_path)
+    try:
+        live = run(sheet, "anthropic", model, tmp_path / "live", name="replayed")
+    finally:
+        fake.stop()
+    saved = tmp_path / "live" / "replies"
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    # A new sheet name and a fresh output: the saved replies are replayed, nothing is asked.
+    replay = run(sheet, "auto", None, tmp_path / "replay", replies=str(saved), offline=True, name="replayed")
+    assert replay.error is None
+    assert replay.report.route_a.status == "replayed" and replay.report.adjudication == "replayed"
+    assert replay.report.route_b.filter == "given filter"
+    zips = [(tmp_path / d / "replayed.zip") for d in ("live", "replay")]
+    assert json.loads(json.dumps(live.report.model_dump(include={"questions", "parts", "adjudicated"}))) == \
+        replay.report.model_dump(include={"questions", "parts", "adjudicated"})
+    assert all(z.is_file() for z in zips)
+
+
+def test_offline_refuses_a_live_call_naming_the_missing_reply(tmp_path, capsys):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    sheet = tmp_path / "s.md"
+    sheet.write_text("## Question 1\n\nA ball falls.\n")
+    assert main([str(sheet), "--replies", str(replies), "--offline", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "offline" in err and "route-a.json" in err
+
+
+def test_no_backend_names_the_variables_to_set(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no claude executable either
+    sheet = tmp_path / "s.md"
+    sheet.write_text("## Question 1\n\nA ball falls.\n")
+    assert main([str(sheet), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ANTHROPIC_API_KEY" in err[0] and "--backend none" in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_key_never_reaches_a_file_or_the_output(monkeypatch, tmp_path, capfd):
+    """The whole flow with a canary key: it is in no file the run or Prefect wrote, and in
+    nothing printed. Faults are included (a 529 then success), so error paths are covered."""
+    import os
+
+    from prefect.settings import PREFECT_HOME, PREFECT_SERVER_DATABASE_CONNECTION_URL
+
+    sheet = example()
+    fake = anthropic_fake(sheet)
+    fake.script = [anthropic_api.error(529, "Overloaded")]
+    fake.start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("SHEET2LAMBDA_LLM_ATTEMPTS", "2")
+    try:
+        # A model id of its own, so that no earlier test's cached results stand in for the calls.
+        outcome = run(sheet, "anthropic", "claude-sonnet-5-5-20260929", tmp_path / "out", name="canary")
+    finally:
+        fake.stop()
+    assert outcome.error is None and outcome.report.route_a.status == "ran"
+    assert any(r.headers.get("authorization", "").endswith(CANARY) or r.headers.get("x-api-key") == CANARY
+               for r in fake.requests), "the fake must have seen the key, or this test proves nothing"
+    printed = capfd.readouterr()
+    assert CANARY not in printed.out and CANARY not in printed.err
+    db = PREFECT_SERVER_DATABASE_CONNECTION_URL.value() or ""
+    roots = [tmp_path / "out", Path(PREFECT_HOME.value())]
+    if db.startswith("sqlite"):
+        roots.append(Path(db.split("///", 1)[1]).parent)
+    searched = 0
+    for root in roots:
+        for dirpath, _, files in os.walk(root):
+            for name in files:
+                searched += 1
+                assert CANARY.encode() not in (Path(dirpath) / name).read_bytes(), Path(dirpath) / name
+    assert searched > 10
