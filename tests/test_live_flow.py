@@ -123,7 +123,10 @@ def configure(backend: str, sheet: Sheet, monkeypatch, tmp_path):
         return fake, "local-model"
     if backend == "claude-code":
         script = []
-        verdict = json.dumps({"verdicts": [{"field": "q2.main_text", "verdict": "B", "reason": "B is whole"}]})
+        # The fake claude cannot read the request: it answers for the disputed field of the
+        # example (q2.main_text) and of ME2 (q4.p1.answer); a verdict on another field is ignored.
+        verdict = json.dumps({"verdicts": [{"field": f, "verdict": "B", "reason": "B is the sheet's text"}
+                                           for f in ("q2.main_text", "q4.p1.answer")]})
         for stage, marker in (("route-a", "You turn a lecturer"), ("filter", "pandoc Lua filter"),
                               ("adjudication", "Two independent readings")):
             tin, tout = TOKENS[stage]
@@ -180,17 +183,20 @@ def test_the_example_runs_live_through_every_backend(backend, monkeypatch, tmp_p
     assert (saved / "route-a.json").is_file() and (saved / "filter.lua").read_text() == sheet.filter
 
 
-def test_me2_runs_live_and_a_second_run_makes_no_call(monkeypatch, tmp_path):
+@pytest.mark.parametrize("backend", ["anthropic", "openrouter", "openai", "claude-code"])
+def test_me2_runs_live_and_a_second_run_makes_no_call(backend, monkeypatch, tmp_path):
     sheet = me2()
-    fake, model = configure("anthropic", sheet, monkeypatch, tmp_path)
+    fake, model = configure(backend, sheet, monkeypatch, tmp_path)
     try:
-        first = run(sheet, "anthropic", model, tmp_path / "one")
-        n = len(fake.requests)
-        second = run(sheet, "anthropic", model, tmp_path / "two")
-        assert len(fake.requests) == n == 3  # route A, the filter, one adjudication
+        first = run(sheet, backend, model, tmp_path / "one")
+        n = calls(fake)
+        second = run(sheet, backend, model, tmp_path / "two")
+        assert calls(fake) == n == 3  # route A, the filter, one adjudication; none the second time
     finally:
-        fake.stop()
+        if hasattr(fake, "stop"):
+            fake.stop()
     r = first.report
+    assert r.input_tokens >= sum(t[0] for t in TOKENS.values())
     assert (r.questions, r.parts) == (5, 12)
     assert r.route_a.status == "ran" and r.route_b.filter.startswith("written filter")
     assert r.adjudicated == 1 and r.flags_by_kind.get("disputed", 0) == 0
