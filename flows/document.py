@@ -142,9 +142,37 @@ def document_flow(
     spec = BackendSpec(name=live.name, model=getattr(live, "model", "") or "") if live is not None else None
     _say("backend", "offline (saved replies only)" if offline else describe(live))
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
+    outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, t0=t0)
+    if outcome.report is None:
+        return Failed(message=outcome.error, data=outcome)
+    return Completed(data=outcome)
+
+
+def run_document(
+    inputs,
+    set_name: str,
+    out_dir: Path,
+    spec: BackendSpec | None,
+    offline: bool,
+    tries: int = 3,
+    *,
+    verbose: bool = True,
+    t0: float | None = None,
+) -> DocumentOutcome:
+    """The document DAG: submit every stage of one sheet and publish its outputs.
+
+    Call it inside a flow run (the document flow, or the folder flow for each of its
+    sheets, from as many threads as it likes): it wires futures, it is not a subflow.
+    ``inputs`` are what :func:`tasks.inputs.read_inputs` read; ``spec`` the live backend
+    (``None``: saved replies only). Returns the outcome; ``report`` is ``None`` (and
+    ``error`` the one line) when the sheet could not be read, with nothing written.
+    ``verbose`` prints a line per stage and the summary.
+    """
+    t0 = time.monotonic() if t0 is None else t0
+    say = _say if verbose else (lambda *a, **k: None)
     run_dir = Path(tempfile.mkdtemp(prefix=".sheet2lambda-", dir=_staging_parent(out_dir)))
     try:
-        return _run(inputs, set_name, out_dir, run_dir, t0, spec, offline, tries)
+        return _dag(inputs, set_name, out_dir, run_dir, t0, spec, offline, tries, say, verbose)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
@@ -162,7 +190,7 @@ NO_BACKEND = (
 )
 
 
-def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, offline: bool, tries: int):
+def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offline: bool, tries: int, say, verbose):
     staging = run_dir / "out"
     staging.mkdir()
     media = run_dir / "media"
@@ -180,13 +208,13 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, o
     for conv, path in ((conv_q, inputs.source), (conv_s, inputs.solutions)):
         if conv is not None and conv.error:
             line = f"{path}: {conv.error}"
-            return Failed(message=line, data=DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=line))
+            return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=line)
         if conv is not None:
             restore_media(conv, str(media))
     md_q = resolve_images(conv_q.markdown, str(inputs.source.resolve().parent), str(media))
     md_s = resolve_images(conv_s.markdown, str(inputs.solutions.resolve().parent), str(media)) if conv_s else None
     missing = [i.link for m in (md_q, md_s) if m for i in m.images if i.path is None]
-    _say(
+    say(
         "markdown",
         f"{md_q.name}: {md_q.text.count(chr(10)) + 1} lines, {len(md_q.images)} images ({len(missing)} missing), "
         f"{len(md_q.warnings)} conversion warnings; solutions: "
@@ -194,7 +222,7 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, o
         md_q_f,
     )
     if inputs.solutions_note:
-        _say("solutions", inputs.solutions_note)
+        say("solutions", inputs.solutions_note)
     q_text, s_text = md_q.text, (md_s.text if md_s else None)
     sources = [q_text] + ([s_text] if s_text else [])
 
@@ -205,21 +233,21 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, o
     vb_f = verbatim_task.submit(b_f, sources)
     a, b = a_f.result(), b_f.result()
     va, vb = va_f.result(), vb_f.result()
-    _say("route A", _route_line(a, va), a_f)
-    _say("route B", _route_line(b, vb), b_f)
+    say("route A", _route_line(a, va), a_f)
+    say("route B", _route_line(b, vb), b_f)
 
     # 3. Tier 2 on the disputed fields, then tiers 1–3.
     disputes_f = disputes_task.submit(a.questions, b.questions)
     adj_f = adjudicate_task.submit(disputes_f, sources, inputs.replies.get("adjudication"), spec, offline)
     verdicts, adj_status, adj_usage, adj_raw = adj_f.result()
-    _say("adjudicate", f"{len(disputes_f.result())} disputed fields: {adj_status}", adj_f)
+    say("adjudicate", f"{len(disputes_f.result())} disputed fields: {adj_status}", adj_f)
     warnings = {"source": md_q.warnings}
     if md_s is not None:
         warnings["solutions"] = md_s.warnings
     mathpix = mathpix_style(q_text) or bool(s_text and mathpix_style(s_text))
     settled_f = settle_task.submit(a.questions, b.questions, q_text, s_text, verdicts, warnings, mathpix)
     settled = settled_f.result()
-    _say("tiers", f"{len(settled.fields)} fields settled, {len(settled.flags)} flags", settled_f)
+    say("tiers", f"{len(settled.fields)} fields settled, {len(settled.flags)} flags", settled_f)
 
     # 4. The set, written with in2lambda; then the comparison with the export.
     images = {i.link: i.path for m in (md_q, md_s) if m for i in m.images}
@@ -230,13 +258,13 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, o
         target = staging / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    _say("build", f"{set_name}.zip: {built.questions} questions, {built.parts} parts, "
+    say("build", f"{set_name}.zip: {built.questions} questions, {built.parts} parts, "
          f"{len(built.katex_warnings)} KaTeX warnings", build_f)
     comparison = None
     if inputs.export is not None:
         cmp_f = compare_task.submit(written_set, inputs.export)
         comparison = cmp_f.result()
-        _say("compare", f"{comparison.fields_compared} fields: {comparison.equal} equal, {comparison.notation} "
+        say("compare", f"{comparison.fields_compared} fields: {comparison.equal} equal, {comparison.notation} "
              f"notation-only, {comparison.content} content differences", cmp_f)
 
     # 5. Report and outputs.
@@ -303,9 +331,10 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, o
         futures["markdown (solutions)"] = md_s_f
     if comparison is not None:
         futures["compare"] = cmp_f
-    for line in summary_lines(report):
-        print(line)
-    print(f"out        {out_dir}/ ({', '.join(written)})")
+    if verbose:
+        for line in summary_lines(report):
+            print(line)
+        print(f"out        {out_dir}/ ({', '.join(written)})")
     outcome = DocumentOutcome(
         source=str(inputs.source),
         out=str(out_dir),
@@ -319,7 +348,7 @@ def _run(inputs, set_name: str, out_dir: Path, run_dir: Path, t0: float, spec, o
     ]
     if refused:
         outcome.error = "offline run refused live calls: " + "; ".join(refused)
-    return Completed(data=outcome)
+    return outcome
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
