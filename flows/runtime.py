@@ -21,6 +21,10 @@ DEFAULTS = {
     "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
     # The command line prints its own line per stage; Prefect's own log is one setting away.
     "PREFECT_LOGGING_LEVEL": "WARNING",
+    # The temporary server's task-run recorder writes every task event to SQLite; under the
+    # bursts of a folder run it locks, and stopping the server mid-flush prints tracebacks.
+    # The flow and task states that the UI shows are still recorded by the client.
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
     # The temporary server's first start migrates its database: give it time on a slow disk.
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
 }

@@ -71,3 +71,62 @@ def is_solutions_name(path: Path) -> bool:
     """
     stem = Path(path).stem
     return bool(_SEPARATED.search(stem) or _BARE.search(stem) or stem.lower().startswith("solutions"))
+
+
+FORMAT_PREFERENCE = (".tex", ".docx", ".md", ".markdown", ".pdf")
+"""A sheet held in several formats is converted once, from the first of these it has."""
+
+
+class SheetPair:
+    """A sheet of a folder and its solutions document (``None`` when it has none).
+
+    ``lone`` marks a solutions document with no sheet beside it, converted on its own.
+    """
+
+    def __init__(self, source: Path, solutions: Path | None, lone: bool = False):
+        self.source, self.solutions, self.lone = source, solutions, lone
+
+    def __repr__(self) -> str:
+        return f"SheetPair({self.source.name!r}, {self.solutions.name if self.solutions else None!r})"
+
+
+def is_latex_sheet(path: Path) -> bool:
+    """A ``.tex`` file is a sheet only when it has ``\\begin{document}`` (not a preamble,
+    a macro file or a figure)."""
+    try:
+        return "\\begin{document}" in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def pair_folder(folder: Path, suffixes: tuple[str, ...] = FORMAT_PREFERENCE) -> list[SheetPair]:
+    """Every sheet of ``folder`` (not its subfolders) with its solutions, sorted by name.
+
+    ``suffixes`` are the formats to take (``.tex``, ``.md``…). A solutions document is
+    paired with its sheet by :func:`find_solutions`; one with no sheet beside it is a
+    sheet of its own (``lone``). A sheet held in two formats is taken once, in the order
+    of :data:`FORMAT_PREFERENCE`. A ``.tex`` without ``\\begin{document}`` is not a sheet.
+    """
+    wanted = {s.lower() if s.startswith(".") else "." + s.lower() for s in suffixes}
+    files = sorted(
+        p for p in folder.iterdir()
+        if p.is_file() and p.suffix.lower() in wanted and not p.name.startswith(".")
+        and (p.suffix.lower() != ".tex" or is_latex_sheet(p))
+    )
+    by_stem: dict[str, list[Path]] = {}
+    for p in files:
+        by_stem.setdefault(p.stem.lower(), []).append(p)
+    order = {s: i for i, s in enumerate(FORMAT_PREFERENCE)}
+    chosen = {stem: min(ps, key=lambda p: order.get(p.suffix.lower(), 99)) for stem, ps in by_stem.items()}
+    pairs, used = [], set()
+    for stem, p in sorted(chosen.items()):
+        if is_solutions_name(p):
+            continue
+        sol = find_solutions(p)
+        pairs.append(SheetPair(p, sol))
+        if sol is not None:
+            used.add(sol.resolve())
+    for stem, p in sorted(chosen.items()):
+        if is_solutions_name(p) and p.resolve() not in used:
+            pairs.append(SheetPair(p, None, lone=True))
+    return sorted(pairs, key=lambda sp: sp.source.name.lower())

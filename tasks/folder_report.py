@@ -1,0 +1,84 @@
+"""The folder and sweep reports, built with polars.
+
+One row per sheet (:class:`schemas.folder.SheetRow`), a totals row, written as CSV and
+Parquet and printed as a table; the flags of every sheet as markdown, both routes'
+versions side by side, for the Prefect UI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from schemas.folder import SheetRow
+
+SUM_COLUMNS = [
+    "questions", "parts", "fields", "agreed", "single_route", "adjudicated", "flagged", "not_verbatim",
+    "uncovered", "katex_warnings", "input_tokens", "output_tokens", "cost_usd", "seconds",
+    "compared", "equal", "notation", "content", "new_differences", "accepted_differences",
+]
+SHOWN = ["folder", "sheet", "outcome", "questions", "parts", "fields", "agreed", "single_route", "adjudicated",
+         "flagged", "not_verbatim", "uncovered", "content", "new_differences", "cost_usd", "seconds"]
+
+
+def frame(rows: list[SheetRow]) -> pl.DataFrame:
+    """The rows as a DataFrame with a stable schema (an empty folder gives no rows)."""
+    schema = {name: (pl.Float64 if name in ("cost_usd", "seconds") else pl.Int64 if name in SUM_COLUMNS else pl.Utf8)
+              for name in SheetRow.model_fields}
+    return pl.DataFrame([r.model_dump() for r in rows], schema=schema)
+
+
+def with_totals(df: pl.DataFrame, label: str = "total", by: str | None = None) -> pl.DataFrame:
+    """``df`` with a totals row (``source`` = ``label``) — or, with ``by``, one totals row
+    per value of that column and a grand total after them."""
+    def total(part: pl.DataFrame, name: str, folder: str = "") -> pl.DataFrame:
+        sums = part.select([pl.col(c).sum() for c in SUM_COLUMNS])
+        built = part.filter(pl.col("outcome") == "built").height
+        extra = pl.DataFrame({"folder": [folder], "source": [name], "outcome": [f"{built}/{part.height} built"]})
+        return pl.concat([extra, sums], how="horizontal")
+
+    pieces = [df]
+    if by is not None and df.height:
+        for (value,), part in df.group_by(by, maintain_order=True):
+            pieces.append(total(part, f"{label}: {value}", str(value)))
+    pieces.append(total(df, label))
+    return pl.concat(pieces, how="diagonal_relaxed")
+
+
+def write(df: pl.DataFrame, out: Path, stem: str = "report") -> list[Path]:
+    """``<stem>.csv`` and ``<stem>.parquet`` in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    csv, parquet = out / f"{stem}.csv", out / f"{stem}.parquet"
+    df.write_csv(csv)
+    df.write_parquet(parquet)
+    return [csv, parquet]
+
+
+def table(df: pl.DataFrame) -> str:
+    """The report as a printed table (the columns a person reads first)."""
+    shown = df.with_columns(pl.col("source").map_elements(lambda s: Path(s).name if "/" in s else s,
+                                                          return_dtype=pl.Utf8).alias("sheet"))
+    cols = [c for c in SHOWN if c in shown.columns]
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=220, tbl_hide_dataframe_shape=True,
+                   tbl_hide_column_data_types=True, fmt_str_lengths=40, float_precision=3):
+        return str(shown.select(cols))
+
+
+def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
+    """Every flag of every sheet as markdown: the field, the kind and reason, and the two
+    routes' texts side by side (a table row each)."""
+    lines = ["# Flags", ""]
+    for sheet, flags in flags_by_sheet.items():
+        lines += [f"## {sheet}", ""]
+        if not flags:
+            lines += ["No field needs a person.", ""]
+            continue
+        lines += ["| field | kind | reason | route A | route B |", "|---|---|---|---|---|"]
+        for f in flags:
+            cells = [f["field"], f["kind"], f["reason"], f.get("a") or "", f.get("b") or ""]
+            cells = [json.dumps(c)[1:-1].replace("|", "\\|")[:400] for c in cells]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
