@@ -39,7 +39,7 @@ from tasks.adjudicate import adjudicate_task  # noqa: E402
 from tasks.build import build_task  # noqa: E402
 from tasks.compare import compare_task  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
-from tasks.inputs import file_digest, read_inputs  # noqa: E402
+from tasks.inputs import file_digest, read_inputs, tex_context  # noqa: E402
 from tasks.llm.select import BackendMissing, describe, select_backend  # noqa: E402
 from tasks.markdown import markdown_task, mathpix_style, resolve_images, restore_media  # noqa: E402
 from tasks.report import count_report, summary_lines  # noqa: E402
@@ -83,21 +83,59 @@ def default_out(source: str) -> Path:
     return Path("out") / Path(source).stem
 
 
-def publish(staging: Path, out: Path) -> list[str]:
-    """Move every entry of ``staging`` into ``out``, replacing same-named entries only.
+MANIFEST = ".sheet2lambda-outputs.json"
+"""Lists the entries a run wrote into its output folder, so the next run may replace them."""
 
-    Nothing else in ``out`` is touched, so a run never deletes anything of the user's.
+
+def _ours(out: Path) -> set[str]:
+    try:
+        return set(json.loads((out / MANIFEST).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return set()
+
+
+def check_out(out: Path, names: set[str] | None = None) -> None:
+    """Refuse an output folder this run could damage: a file, or a folder holding an entry
+    of the same name as an output that an earlier run did not write (a user's own file).
+
+    ``names`` are the entries the run will write (default: the fixed ones). Raises
+    :class:`InputError` naming ``--out``.
+    """
+    if out.exists() and not out.is_dir():
+        raise InputError(str(out), "--out is a file, not a folder")
+    if not out.is_dir():
+        return
+    ours = _ours(out)
+    for name in sorted(names or OUTPUT_NAMES):
+        if (out / name).exists() and name not in ours:
+            raise InputError(str(out), f"--out already holds {name}, which sheet2lambda did not write: choose another --out")
+
+
+OUTPUT_NAMES = {"source.md", "solutions.md", "replies", "media", "flags.json", "report.json", "comparison.json",
+                "katex.json"}
+
+
+def publish(staging: Path, out: Path) -> list[str]:
+    """Move every entry of ``staging`` into ``out``.
+
+    Only entries an earlier run wrote (listed in ``out``'s manifest) are replaced, and those
+    of them this run did not write again are removed (no stale outputs); anything else in
+    ``out`` is the user's and is never touched (:func:`check_out` refuses a clash first).
     """
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for entry in sorted(staging.iterdir()):
-        target = out / entry.name
+    names = {e.name for e in staging.iterdir()}
+    check_out(out, names)
+    for old in sorted(_ours(out)):
+        target = out / old
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)
         elif target.exists() or target.is_symlink():
             target.unlink()
-        shutil.move(str(entry), str(target))
+    written = []
+    for entry in sorted(staging.iterdir()):
+        shutil.move(str(entry), str(out / entry.name))
         written.append(entry.name)
+    (out / MANIFEST).write_text(json.dumps(written), encoding="utf-8")
     return written
 
 
@@ -142,6 +180,11 @@ def document_flow(
     spec = BackendSpec(name=live.name, model=getattr(live, "model", "") or "") if live is not None else None
     _say("backend", "offline (saved replies only)" if offline else describe(live))
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
+    try:
+        check_set_name(set_name, "--name" if name else str(inputs.source))
+        check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"})
+    except InputError as e:
+        return failed(str(e))
     outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, t0=t0)
     if outcome.report is None:
         return Failed(message=outcome.error, data=outcome)
@@ -170,17 +213,18 @@ def run_document(
     """
     t0 = time.monotonic() if t0 is None else t0
     say = _say if verbose else (lambda *a, **k: None)
-    run_dir = Path(tempfile.mkdtemp(prefix=".sheet2lambda-", dir=_staging_parent(out_dir)))
+    run_dir = Path(tempfile.mkdtemp(prefix="sheet2lambda-run-"))
     try:
         return _dag(inputs, set_name, out_dir, run_dir, t0, spec, offline, tries, say, verbose)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _staging_parent(out_dir: Path) -> Path:
-    parent = out_dir.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    return parent
+def check_set_name(name: str, where: str) -> None:
+    """A set's name becomes a folder and a zip (``set_<name>.json`` inside): refuse one that
+    is empty, hidden, holds a path separator, or is too long for a file name."""
+    if not name.strip() or name.startswith(".") or "/" in name or "\\" in name or len(name.encode()) > 120:
+        raise InputError(where, f"{name!r} cannot be a set's name (a plain file name of at most 120 bytes)")
 
 
 NO_BACKEND = (
@@ -196,12 +240,14 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     media = run_dir / "media"
     # 1. Markdown (both documents at once).
     md_q_f = markdown_task.submit(
-        inputs.source.name, inputs.source_bytes, "questions", str(inputs.source.resolve().parent), str(media)
+        inputs.source.name, inputs.source_bytes, "questions", str(inputs.source.resolve().parent), str(media),
+        tex_context(inputs.source),
     )
     md_s_f = None
     if inputs.solutions_bytes is not None:
         md_s_f = markdown_task.submit(
-            inputs.solutions.name, inputs.solutions_bytes, "solutions", str(inputs.solutions.resolve().parent), str(media)
+            inputs.solutions.name, inputs.solutions_bytes, "solutions", str(inputs.solutions.resolve().parent), str(media),
+            tex_context(inputs.solutions),
         )
     conv_q = md_q_f.result()
     conv_s = md_s_f.result() if md_s_f is not None else None
@@ -247,7 +293,8 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     mathpix = mathpix_style(q_text) or bool(s_text and mathpix_style(s_text))
     settled_f = settle_task.submit(a.questions, b.questions, q_text, s_text, verdicts, warnings, mathpix)
     settled = settled_f.result()
-    say("tiers", f"{len(settled.fields)} fields settled, {len(settled.flags)} flags", settled_f)
+    filled = sum(1 for f in settled.fields if f.tier != "empty")
+    say("tiers", f"{filled} fields settled, {len(settled.flags)} flags", settled_f)
 
     # 4. The set, written with in2lambda; then the comparison with the export.
     images = {i.link: i.path for m in (md_q, md_s) if m for i in m.images}

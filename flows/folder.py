@@ -41,8 +41,11 @@ from tasks.route_b import choose_library_filter, library_filters, route_b_task  
 
 
 def find_export(folder: Path) -> Path | None:
-    """The folder's one ``set_*`` export (a folder or a zip), or ``None`` (none, or several)."""
-    found = [p for p in sorted(folder.iterdir()) if p.name.startswith("set_") and (p.is_dir() or p.suffix == ".zip")]
+    """The folder's one ``set_*`` export (a folder or its zip), in the folder or in its
+    ``export/`` subfolder, or ``None`` (none, or several)."""
+    places = [folder] + ([folder / "export"] if (folder / "export").is_dir() else [])
+    found = [p for d in places for p in sorted(d.iterdir())
+             if p.name.startswith("set_") and (p.is_dir() or p.suffix == ".zip")]
     dirs = [p for p in found if p.is_dir()]
     if len(found) == 1 or (len(dirs) == 1 and all(p.stem == dirs[0].name for p in found)):
         return dirs[0] if dirs else found[0]

@@ -19,8 +19,9 @@ DEFAULTS = {
     "DO_NOT_TRACK": "1",
     # Results must persist for a second run to be all cache hits.
     "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
-    # The command line prints its own line per stage; Prefect's own log is one setting away.
-    "PREFECT_LOGGING_LEVEL": "WARNING",
+    # The command line prints its own line per stage; Prefect's own log is one setting away
+    # (its shutdown warnings about event workers are noise on a short local run).
+    "PREFECT_LOGGING_LEVEL": "ERROR",
     # The temporary server's task-run recorder writes every task event to SQLite; under the
     # bursts of a folder run it locks, and stopping the server mid-flush prints tracebacks.
     # The flow and task states that the UI shows are still recorded by the client.

@@ -115,3 +115,24 @@ def file_digest(path: str | None) -> str | None:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+TEX_CONTEXT = (".tex", ".sty", ".cls", ".bib", ".bbl", ".def")
+
+
+def tex_context(path: Path, limit: int = 500) -> str | None:
+    """For a ``.tex`` sheet: a sha256 over the TeX files in its folder and below (files it
+    may ``\\input``), so that editing one invalidates the cached markdown; ``None`` for
+    other formats. At most ``limit`` files are read."""
+    if path.suffix.lower() != ".tex":
+        return None
+    h = hashlib.sha256()
+    folder = path.resolve().parent
+    for n, p in enumerate(sorted(q for q in folder.rglob("*") if q.suffix.lower() in TEX_CONTEXT and q.is_file())):
+        if n >= limit:
+            break
+        try:
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
+        except OSError:
+            continue
+    return h.hexdigest()

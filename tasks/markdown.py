@@ -171,7 +171,7 @@ def to_markdown(
     """
     suffix = Path(name).suffix.lower()
     if suffix == ".pdf":
-        raise InputError(name, "PDF needs Mathpix OCR, which comes in a later issue; convert it to markdown first")
+        raise InputError(name, "PDF is not supported yet (it needs Mathpix OCR): convert it to markdown first")
     if suffix not in SUPPORTED:
         got = f"'{suffix}'" if suffix else "no suffix"
         raise InputError(name, f"unsupported file type ({got}); supported: {', '.join(SUPPORTED)}")
@@ -701,8 +701,12 @@ def _raw_tex_warnings(ast: dict) -> list[ConversionWarning]:
 
 
 @stage("markdown", ignore=("base_dir", "media_dir"))
-def markdown_task(name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None) -> Converted:
-    """:func:`to_markdown` as a cached task, keyed by the file's name and bytes.
+def markdown_task(
+    name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None
+) -> Converted:
+    """:func:`to_markdown` as a cached task, keyed by the file's name and bytes and, for
+    LaTeX, ``context``: a digest of the TeX files beside it that ``\\input`` may read
+    (:func:`tasks.inputs.tex_context`).
 
     Bad input is returned as ``Converted(error=problem)`` rather than raised, so the run
     ends with one line naming the file as the user gave it, and no traceback. A docx's extracted images are returned in

@@ -77,6 +77,10 @@ FORMAT_PREFERENCE = (".tex", ".docx", ".md", ".markdown", ".pdf")
 """A sheet held in several formats is converted once, from the first of these it has."""
 
 
+NOT_SHEETS = ("README", "LICENSE", "LICENCE", "CHANGELOG", "CONTRIBUTING")
+"""A folder's own documentation is not a sheet."""
+
+
 class SheetPair:
     """A sheet of a folder and its solutions document (``None`` when it has none).
 
@@ -105,12 +109,14 @@ def pair_folder(folder: Path, suffixes: tuple[str, ...] = FORMAT_PREFERENCE) -> 
     ``suffixes`` are the formats to take (``.tex``, ``.md``…). A solutions document is
     paired with its sheet by :func:`find_solutions`; one with no sheet beside it is a
     sheet of its own (``lone``). A sheet held in two formats is taken once, in the order
-    of :data:`FORMAT_PREFERENCE`. A ``.tex`` without ``\\begin{document}`` is not a sheet.
+    of :data:`FORMAT_PREFERENCE`. A ``.tex`` without ``\\begin{document}`` is not a sheet,
+    nor is a README or LICENSE file.
     """
     wanted = {s.lower() if s.startswith(".") else "." + s.lower() for s in suffixes}
     files = sorted(
         p for p in folder.iterdir()
         if p.is_file() and p.suffix.lower() in wanted and not p.name.startswith(".")
+        and not p.stem.upper().startswith(NOT_SHEETS)
         and (p.suffix.lower() != ".tex" or is_latex_sheet(p))
     )
     by_stem: dict[str, list[Path]] = {}

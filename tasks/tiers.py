@@ -81,8 +81,10 @@ class _Settler:
         if verdict is None:
             reason = "routes disagree; not adjudicated" + ("" if self.adjudication_ran else " (no adjudication reply)")
             self.flag(key, "disputed", reason, a, b)
-            self.fields.append(FieldOutcome(field=key, tier="flagged", taken="A", a=a, b=b))
-            return a
+            # Until a person reads it, carry the text that is a quote of the sheet (A's if both are).
+            take_b = check_verbatim and not _quote_ok(a, self.folded) and _quote_ok(b, self.folded)
+            self.fields.append(FieldOutcome(field=key, tier="flagged", taken="B" if take_b else "A", a=a, b=b))
+            return b if take_b else a
         why = f" ({verdict.reason})" if verdict.reason else ""
         if verdict.verdict in ("A", "B", "same"):
             taken: Side = "B" if verdict.verdict == "B" else "A"
@@ -251,7 +253,10 @@ def settle_document(
         extra += conversion_loss_flags(role, ws)
     if mathpix:
         extra += stray_minus_flags(settled.questions)
-    if a is not None or b is not None:
+    if len(settled.questions) == 0:
+        extra.append(Flag(field="set", kind="structural",
+                          reason="neither route read any question from the sheet: the set is empty"))
+    else:
         extra += uncovered_flags(questions_md, settled.questions)
     return settled.model_copy(update={"flags": settled.flags + extra})
 

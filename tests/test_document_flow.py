@@ -159,3 +159,31 @@ def test_the_command_line_prints_one_line_on_bad_input(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and "Mathpix" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_changed_input_file_of_a_latex_sheet_is_not_a_cache_hit(tmp_path):
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\\begin{document}\n\\input{q1}\n\\end{document}\n")
+    (tmp_path / "q1.tex").write_text("A question about $y = 3$.\n")
+    run(tmp_path / "main.tex", tmp_path / "a")
+    (tmp_path / "q1.tex").write_text("A question about $y = 7$.\n")
+    run(tmp_path / "main.tex", tmp_path / "b")
+    assert "y = 7" in (tmp_path / "b" / "source.md").read_text()
+
+
+def test_out_never_replaces_what_the_user_keeps_there(tmp_path, capsys):
+    sheet = tmp_path / "week3" / "week3.md"
+    sheet.parent.mkdir()
+    sheet.write_text("## Question 1\n\nA ball falls.\n")
+    (sheet.parent / "notes.txt").write_text("mine")
+    # The set would be written as week3/ inside tmp_path, where the user's folder is.
+    assert main([str(sheet), "--out", str(tmp_path), "--backend", "none"]) == 1
+    assert "week3" in capsys.readouterr().err
+    assert (sheet.parent / "notes.txt").read_text() == "mine" and sheet.is_file()
+    # A run's own outputs are replaced by the next run, and stale ones removed.
+    out = tmp_path / "out"
+    assert main([str(EXAMPLE), "--out", str(out), "--backend", "none"]) == 0
+    assert (out / "solutions.md").is_file()
+    (out / "mine.txt").write_text("keep")
+    assert main([str(sheet), "--out", str(out), "--backend", "none"]) == 0
+    assert not (out / "solutions.md").exists() and not (out / "inclined-plane.zip").exists()
+    assert (out / "week3.zip").is_file() and (out / "mine.txt").read_text() == "keep"

@@ -96,3 +96,16 @@ def test_conversion_loss_is_flagged_and_stray_minus_only_for_mathpix():
     assert kinds.count("conversion_loss") == 1 and "stray_minus" not in kinds
     mathpix = settle_document(a, None, SRC + "\n$$\nE = mgh -\n$$\n", None, None, {}, mathpix=True)
     assert "stray_minus" in [f.kind for f in mathpix.flags]
+
+
+def test_an_unsettled_dispute_carries_the_text_that_is_a_quote():
+    a = SheetSet([Question(main_text="A cart rolls fast down a hill.")])
+    b = SheetSet([Question(main_text="A cart rolls down a hill.")])
+    result = settle(a, b, [SRC])
+    assert result.questions[0].main_text == "A cart rolls down a hill."
+    assert [f.kind for f in result.flags] == ["disputed"]
+
+
+def test_an_empty_set_is_a_structural_flag():
+    result = settle_document(None, SheetSet([]), SRC, None, None, {}, mathpix=False)
+    assert [(f.field, f.kind) for f in result.flags] == [("set", "structural")]
