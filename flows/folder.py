@@ -122,9 +122,11 @@ def run_folder(
     progress_id=None,
     counter: list[int] | None = None,
     total: int | None = None,
+    accepted_file: Path | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
-    report. Call inside a flow run (the folder flow, or the sweep)."""
+    report. Call inside a flow run (the folder flow, or the sweep). ``accepted_file`` is
+    the folder's ``accepted.txt`` (default: beside its saved filter, else in the folder)."""
     out.mkdir(parents=True, exist_ok=True)
     pairs = pair_folder(folder, suffixes)
     export = find_export(folder)
@@ -134,7 +136,8 @@ def run_folder(
     filter_source, filter_label, filter_saved = folder_filter(folder, pairs, filter_path, replies, spec, tries)
     if filter_source is not None:
         (out / "filter.lua").write_text(filter_source, encoding="utf-8")
-    accepted_file = (filter_saved.parent / "accepted.txt") if filter_saved else (folder / "accepted.txt")
+    if accepted_file is None:
+        accepted_file = (filter_saved.parent / "accepted.txt") if filter_saved else (folder / "accepted.txt")
     accepted = read_accepted(accepted_file)
     counter = counter if counter is not None else [0]
     total = total if total is not None else len(pairs)

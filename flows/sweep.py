@@ -90,9 +90,12 @@ def sweep_flow(
     backend: str = "auto",
     model: str | None = None,
     max_concurrency: int = 4,
+    accepted_root: str | None = None,
 ) -> list[FolderOutcome]:
     """Run every sheet folder under ``root`` (or only ``paths``) through the folder flow's
-    DAG; write ``report.csv``/``report.parquet`` (sheets, folder totals, grand total)."""
+    DAG; write ``report.csv``/``report.parquet`` (sheets, folder totals, grand total).
+    ``accepted_root`` holds ``<folder under root>/accepted.txt`` files kept outside the
+    corpus (the baseline's folder)."""
     base = Path(root)
     if not base.is_dir():
         raise InputError(root, "no such folder")
@@ -113,8 +116,10 @@ def sweep_flow(
     outcomes = []
     for f in folders:
         rel = f.resolve().relative_to(base.resolve()) if f.resolve().is_relative_to(base.resolve()) else Path(f.name)
+        kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
         outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
-                                   max_concurrency=max_concurrency, counter=counter, total=total))
+                                   max_concurrency=max_concurrency, counter=counter, total=total,
+                                   accepted_file=kept if kept is not None and kept.is_file() else None))
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
@@ -140,7 +145,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--backend", default="auto", choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"])
     p.add_argument("--model")
     p.add_argument("--max-concurrency", type=int, default=4)
-    p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline")
+    p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
+                   "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
     p.add_argument("--record-baseline", help="write this run's baseline to FILE")
     return p.parse_args(argv)
 
@@ -157,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.baseline}: cannot read the baseline ({e.__class__.__name__})", file=sys.stderr)
             return 1
     with runtime.no_heartbeats():
+        accepted_root = str(Path(args.baseline or args.record_baseline).parent) if (args.baseline or args.record_baseline) else None
         state = sweep_flow(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
-                           args.model, args.max_concurrency, return_state=True)
+                           args.model, args.max_concurrency, accepted_root, return_state=True)
     try:
         outcomes = state.result()
     except Exception as e:

@@ -167,9 +167,11 @@ def bench_folder(work: Path, backend: support.DelayedBackend, n: int, tries: int
     # A warm-up sheet: one-off costs of a process's first run (imports inside stages) are
     # not any sheet's.
     warm = support.make_copies(sheets[:1], 1, support.fresh_folder(work / "warm"), "warm")
-    backend.add(warm)
+    warm_folder = support.make_copies(sheets[:1], 1, support.fresh_folder(work / "warm-folder"), "warmf")
+    backend.add(warm + warm_folder)
     with captured(log, show):
         run_sheet_alone(warm[0], work / "out-warm", tries)
+        run_folder_flow(work / "warm-folder", work / "out-warm-folder", "delayed", tries, 4, None)
 
     result: dict = {"delay": backend.delay, "sheets": n, "tries": tries}
 
@@ -177,6 +179,8 @@ def bench_folder(work: Path, backend: support.DelayedBackend, n: int, tries: int
     seq = support.make_copies(sheets, n, support.fresh_folder(work / "seq"), "seq")
     backend.add(seq)
     alone = []
+    clock = support.StageClock()
+    undo = clock.install()
     for c in seq:
         mark = len(backend.calls)
         t = time.monotonic()
@@ -187,7 +191,9 @@ def bench_folder(work: Path, backend: support.DelayedBackend, n: int, tries: int
         built = bool(getattr(outcome, "report", None))
         alone.append({"sheet": c.source.name, "wall": wall, "calls": len(calls), "model_busy": busy(calls),
                       "built": built})
+    undo()
     result["alone"] = alone
+    result["alone_stages"] = dict(clock.seconds)
     result["sequential_s"] = sum(a["wall"] for a in alone)
     result["slowest"] = max(alone, key=lambda a: a["wall"])
 
@@ -262,15 +268,18 @@ def sweep_child(folder: Path, out: Path, filter_path: Path, warm_folder: Path | 
     from flows.runtime import no_heartbeats
 
     res = {"rss_after_import_mb": rss_mb()}
+    clock = support.StageClock()
     with no_heartbeats(), captured(out.parent / f"{out.name}.log", False):
         if warm_folder is not None:
             t = time.monotonic()
             run_folder_flow(warm_folder, out.parent / f"{out.name}-warm", "none", 1, 4, None, filter_path)
             res["warm_s"] = time.monotonic() - t
         res["rss_before_mb"] = rss_mb()
+        clock.install()
         t = time.monotonic()
         outcome = run_folder_flow(folder, out, "none", 1, 4, None, filter_path)
         res["wall"] = time.monotonic() - t
+    res["stages"] = dict(clock.seconds)
     res["rss_peak_mb"] = rss_mb()
     res["children_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     res["sheets"] = len(outcome.rows)
@@ -300,6 +309,10 @@ def spawn_sweep(work: Path, api_url: str, n: int, tag: str, filter_path: Path) -
 # --- the whole benchmark ------------------------------------------------------------------
 
 
+def stages_line(seconds: dict) -> str:
+    return ", ".join(f"{k} {v:.1f} s" for k, v in sorted(seconds.items(), key=lambda kv: -kv[1]))
+
+
 def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "n/a"
 
@@ -320,6 +333,7 @@ def report(server_start: float, costs: dict, folder: dict | None, sweep: dict | 
         for a in folder["alone"]:
             p(f"  {a['sheet']:<38} {a['wall']:6.2f} s  {a['calls']:3d}  {a['model_busy']:6.2f} s  "
               f"{a['wall'] - a['model_busy']:6.2f} s{'' if a['built'] else '  (not built)'}")
+        p(f"  time inside each stage, summed over the {n} sheets: " + stages_line(folder["alone_stages"]))
         slow = folder["slowest"]
         p(f"slowest sheet alone: {slow['sheet']} {slow['wall']:.2f} s; one after another: {folder['sequential_s']:.2f} s")
         for label in ("defaults", "wide"):
@@ -344,6 +358,7 @@ def report(server_start: float, costs: dict, folder: dict | None, sweep: dict | 
             p(f"{label:<30} {b:7.2f} s → flow/bare {ratio(sweep['wall'], b)} (target ≤ 1.25x); "
               f"overhead per sheet {1000 * (sweep['wall'] - b) / n:+.0f} ms")
         p(f"bare loop read {sweep['bare_questions']} questions")
+        p("flow: time inside each stage, summed over threads: " + stages_line(sweep["stages"]))
     if memory:
         p("\n== 4. Peak memory of the sweep (each size in its own subprocess; ru_maxrss)")
         p("sheets  after imports  before run  peak    growth in run  pandoc peak  wall")

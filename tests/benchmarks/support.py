@@ -298,3 +298,49 @@ def timeline(calls: list[Call], t0: float, delay: float) -> str:
             spans.append(f"{stage} {min(c.started for c in cs) - t0:.1f}–{max(c.ended for c in cs) - t0:.1f} s")
     return (f"{len(calls)} calls ({', '.join(f'{k} {v}' for k, v in sorted(by.items()))}); "
             f"{'; '.join(spans)}; at most {most} in flight; {waited:.1f} s waiting for a place")
+
+
+class StageClock:
+    """Seconds spent inside each stage's own code (the function a Prefect task wraps),
+    summed over threads, by task name; what is left of a run's time is the flow's own
+    (Prefect, threads, writing outputs, waiting).
+
+    :meth:`install` wraps the ``fn`` of every task the document and folder flows submit;
+    the returned function undoes it.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: Counter = Counter()
+        self.runs: Counter = Counter()
+        self._lock = threading.Lock()
+
+    def install(self):
+        import functools
+
+        import flows.document
+        import flows.folder
+        from prefect import Task
+
+        tasks = {id(v): v for m in (flows.document, flows.folder) for v in vars(m).values() if isinstance(v, Task)}
+        originals = {}
+        for t in tasks.values():
+            fn = t.fn
+            originals[id(t)] = fn
+
+            @functools.wraps(fn)
+            def timed(*args, _fn=fn, _name=t.name, **kwargs):
+                start = time.perf_counter()
+                try:
+                    return _fn(*args, **kwargs)
+                finally:
+                    with self._lock:
+                        self.seconds[_name] += time.perf_counter() - start
+                        self.runs[_name] += 1
+
+            t.fn = timed
+
+        def undo() -> None:
+            for t in tasks.values():
+                t.fn = originals[id(t)]
+
+        return undo

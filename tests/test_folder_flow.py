@@ -1,0 +1,114 @@
+"""The folder flow, the sweep and its gate (offline, on ../shared/corpus and sheets of our own)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import polars as pl
+import pytest
+
+from flows.folder import folder_flow
+from flows.sweep import baseline_of, gate, main as sweep_main
+from schemas.folder import SheetRow
+from tests.conftest import corpus
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+
+def test_a_folder_of_latex_sheets_with_one_filter_and_a_report(tmp_path):
+    outcome = folder_flow(str(corpus("ci-tex")), out=str(tmp_path / "out"), offline=True)
+    names = [r.source.rsplit("/", 1)[-1] for r in outcome.rows]
+    assert names == ["sheet-1.tex", "sheet-2.tex", "sheet-3.tex", "solutions-2.tex"]
+    assert all(r.outcome == "built" for r in outcome.rows)
+    sheet2 = outcome.rows[1]
+    assert sheet2.solutions.endswith("sheet-2-solutions.tex") and sheet2.questions > 0
+    assert outcome.filter.startswith("library filter")
+    out = tmp_path / "out"
+    assert (out / "filter.lua").is_file() and (out / "flags.md").is_file()
+    report = pl.read_parquet(out / "report.parquet")
+    assert report.height == 5 and report["source"][-1] == "total"
+    assert report["questions"][-1] == sum(r.questions for r in outcome.rows)
+    assert pl.read_csv(out / "report.csv").height == 5
+    for stem in ("sheet-1", "sheet-2", "sheet-3", "solutions-2"):
+        assert (out / stem / "report.json").is_file()
+
+
+def test_one_unreadable_sheet_never_stops_the_others(tmp_path):
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "week1.md").write_text("## Question 1\n\nA ball is dropped from $h$.\n\n(a) Find its speed.\n")
+    (folder / "week2.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
+    (folder / "week3.md").write_text("## Question 1\n\nA spring holds a mass $m$.\n")
+    outcome = folder_flow(str(folder), out=str(tmp_path / "out"), offline=True)
+    by_name = {r.source.rsplit("/", 1)[-1]: r for r in outcome.rows}
+    assert by_name["week2.md"].outcome == "failed" and "UTF-8" in by_name["week2.md"].reason
+    assert by_name["week1.md"].outcome == by_name["week3.md"].outcome == "built"
+
+
+def test_a_target_is_compared_with_its_export_automatically(tmp_path):
+    outcome = folder_flow(str(corpus("ci-sheet")), out=str(tmp_path / "out"), offline=True)
+    [row] = outcome.rows
+    assert row.compared and row.content == 0 and row.new_differences == 0
+    assert outcome.filter.startswith("saved filter")
+    assert (tmp_path / "out" / "sheet" / "Sheet.zip").is_file()  # written under the export's name
+
+
+def test_accepted_differences_are_separated_and_stale_ones_named(tmp_path):
+    accepted = tmp_path / "accepted.txt"
+    accepted.write_text("q1.p1.answer  # the author boxed it\nq9.title  # no longer occurs\n")
+    from flows.folder import run_folder
+    from prefect import flow
+
+    @flow
+    def one():
+        return run_folder(corpus("me2"), tmp_path / "out", offline=True, accepted_file=accepted)
+
+    outcome = one()
+    [row] = outcome.rows
+    assert row.accepted_differences == 1 and row.new_differences == row.content - 1
+    assert outcome.stale_accepted == ["q9.title"]
+
+
+def test_the_gate_fails_when_the_baseline_is_stricter_than_the_run(tmp_path, capsys):
+    root = tmp_path / "corpus"
+    (root / "a").mkdir(parents=True)
+    src = corpus("ci-sheet")
+    for name in ("sheet.md", "sheet_solutions.md", "filter.lua"):
+        shutil.copy(src / name, root / "a" / name)
+    recorded = tmp_path / "baseline.json"
+    assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o1"), "--record-baseline", str(recorded)]) == 0
+    base = json.loads(recorded.read_text())
+    assert base == {"a/sheet.md": {"built": True, "flagged": 0, "new_differences": 0}}
+    assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o2"), "--baseline", str(recorded)]) == 0
+    # A stricter baseline: the sheet once had fewer flags than it has now (-1), so the run is worse.
+    base["a/sheet.md"]["flagged"] = -1
+    stricter = tmp_path / "stricter.json"
+    stricter.write_text(json.dumps(base))
+    assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o3"), "--baseline", str(stricter)]) == 1
+    assert "a/sheet.md: 0 flagged fields, baseline -1" in capsys.readouterr().err
+
+
+def test_the_sweep_never_writes_into_the_corpus(tmp_path, capsys):
+    root = tmp_path / "corpus"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "s.md").write_text("## Question 1\n\nA ball.\n")
+    assert sweep_main([str(root), "--offline", "--out", str(root / "out")]) == 1
+    assert "never writes into the corpus" in capsys.readouterr().err
+    assert sorted(p.name for p in root.rglob("*")) == ["a", "s.md"]
+
+
+def test_gate_rules():
+    from pathlib import Path
+
+    root = Path("/c")
+    rows = [SheetRow(source="/c/f/s.md", outcome="failed"), SheetRow(source="/c/f/t.md", outcome="built", flagged=3,
+                                                                      new_differences=2)]
+    was = {"f/s.md": {"built": True, "flagged": 0, "new_differences": 0},
+           "f/t.md": {"built": True, "flagged": 3, "new_differences": 1},
+           "f/u.md": {"built": True, "flagged": 0, "new_differences": 0}}
+    worse = gate(rows, root, was)
+    assert worse == ["f/s.md: built in the baseline, not now",
+                     "f/t.md: 2 new content differences, baseline 1",
+                     "f/u.md: in the baseline but not in this run"]
+    assert gate(rows, root, baseline_of(rows, root)) == []
