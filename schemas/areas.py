@@ -1,0 +1,68 @@
+"""Answer boxes (issue 5): what a model proposes per part, what is kept, and the score
+against an export.
+
+An answer box is a Lambda Feedback *response area*; the platform's export stores each
+as ``response.responseInput.{responseType, answer}`` with ``preResponseText`` shown
+before the box.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BoxKind = Literal["NUMERIC_UNITS", "MATH_SINGLE_LINE", "MULTIPLE_CHOICE"]
+"""The three kinds of answer box proposed; the platform's ``responseType`` names."""
+
+KINDS: tuple[str, ...] = ("NUMERIC_UNITS", "MATH_SINGLE_LINE", "MULTIPLE_CHOICE")
+
+
+class Box(BaseModel):
+    """One answer box, in the form the platform marks against.
+
+    ``kind``: ``NUMERIC_UNITS`` (a number with units, ``answer`` like ``0.106 kg``),
+    ``MATH_SINGLE_LINE`` (a symbolic expression, ``answer`` like
+    ``(pi/6)*rho*U**2*R**2``) or ``MULTIPLE_CHOICE`` (``answer`` one boolean per option of
+    the part, in option order). ``label`` is the short text shown before the box
+    (``$m=$``), markdown, possibly empty.
+    """
+
+    kind: BoxKind
+    label: str = ""
+    answer: str | list[bool]
+
+
+class Proposal(BaseModel):
+    """The reply of one call for one part: its boxes in the order a student fills them
+    (an empty list for a part asking for a discussion, sketch or proof)."""
+
+    boxes: list[Box] = Field(default_factory=list)
+
+
+class PartBoxes(BaseModel):
+    """The outcome for one part: ``field`` its 1-based key (``q2.p1``), ``boxes`` the boxes
+    kept, ``refused`` one line per box (or reply) refused, with the reason."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str
+    boxes: list[Box] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)
+
+
+class Miss(BaseModel):
+    """One box that did not match: ``part`` (``q2.p1``), ``wanted`` the export's box and
+    ``made`` ours, each written ``KIND label answer`` (``-`` where there is none)."""
+
+    part: str
+    wanted: str
+    made: str
+
+
+class Score(BaseModel):
+    """Boxes scored against an export: ``matched`` of ``in_export`` boxes, and the misses."""
+
+    matched: int = 0
+    in_export: int = 0
+    misses: list[Miss] = Field(default_factory=list)

@@ -1,0 +1,351 @@
+"""Answer boxes (issue 5): the per-part request, the refusals, the in2lambda response
+areas, and the boxes of an export.
+
+One call per eligible part proposes its boxes (:class:`schemas.areas.Proposal`);
+:func:`check` keeps what the platform can mark and refuses the rest with a reason (the
+lead flags each refusal as ``kind: area``); :func:`to_in2lambda` turns a kept box into
+in2lambda 1.1.0's response area with its own default evaluation function.
+
+Numbers with units are read with pint, symbolic answers with sympy; both readers are
+shared with :mod:`tasks.score`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from schemas.areas import KINDS, Box, Proposal
+from schemas.llm import LLMRequest
+from schemas.sheet import Part
+from tasks import prompts
+from tasks.build import _in2lambda
+from tasks.compare import _QUESTION_FILE, _dict, _list, _members, _order
+from tasks.errors import InputError
+
+OUTPUT_LIMIT = 2000
+"""Output limit of one part's call in tokens; a part rarely has more than a few boxes."""
+
+REPLY_SCHEMA = Proposal.model_json_schema()
+"""Structured output of the call: ``{"boxes": [{kind, label, answer}]}``."""
+
+_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_EXPRESSION_CHARS = re.compile(r"[A-Za-z0-9_+\-*/^().,\s]*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_ANSWER = 500
+"""Longest answer text read, in characters."""
+
+
+# --- readers shared with tasks.score ---------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def units():
+    """The one pint ``UnitRegistry`` (pint's default definitions)."""
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def parse_quantity(text: str):
+    """``text`` (``0.106 kg``, ``30 kg/s``, ``2.65e25 m^(-3)``, ``12``) as a pint
+    ``Quantity``; a bare number is dimensionless.
+
+    Raises ``ValueError`` with a one-line reason when the text does not start with a
+    number, names a unit pint does not know (``kg/zz``), or is not a single real
+    quantity. Note pint's own reading of some words: ``kilos`` is kilo-seconds.
+    """
+    if not isinstance(text, str) or len(text) > MAX_ANSWER:
+        raise ValueError("not a text of at most 500 characters")
+    if not _NUMBER.match(text):
+        raise ValueError("no number")
+    try:
+        q = units().Quantity(text.strip())
+    except Exception as e:  # pint raises UndefinedUnitError, DimensionalityError, tokenizer errors…
+        reason = f"unknown unit {e}" if type(e).__name__ == "UndefinedUnitError" else f"not a quantity ({e})"
+        raise ValueError(reason) from None
+    if not hasattr(q, "magnitude") or not isinstance(q.magnitude, (int, float)) or q.magnitude != q.magnitude:
+        raise ValueError("not a single real quantity")
+    return q
+
+
+def parse_expression(text: str):
+    """``text`` (Python or caret powers: ``(pi/6)*rho*U**2*R^2``) as a sympy expression.
+
+    Every name not followed by ``(`` is a plain symbol (``rho``, ``E``, ``N``), except
+    ``pi``; a name followed by ``(`` is sympy's function of that name (``sqrt``, ``exp``)
+    or an undefined function. Juxtaposition multiplies (``2x``). Only letters, digits,
+    ``_ + - * / ^ ( ) . ,`` and spaces are read, as sympy's ``parse_expr`` evaluates
+    the text.
+
+    Raises ``ValueError`` with a one-line reason when it does not parse as one expression.
+    Source: sympy ``parse_expr`` with ``standard_transformations``,
+    ``implicit_multiplication`` and ``convert_xor``.
+    """
+    import sympy
+    from sympy.parsing.sympy_parser import (
+        convert_xor,
+        implicit_multiplication,
+        parse_expr,
+        standard_transformations,
+    )
+
+    if not isinstance(text, str) or len(text) > MAX_ANSWER:
+        raise ValueError("not a text of at most 500 characters")
+    if not text.strip():
+        raise ValueError("empty expression")
+    if not _EXPRESSION_CHARS.fullmatch(text) or "__" in text:
+        raise ValueError("characters an expression does not use")
+    local: dict[str, Any] = {}
+    for m in _NAME.finditer(text):
+        if not text[m.end() :].lstrip().startswith("("):
+            local[m.group()] = sympy.pi if m.group() == "pi" else sympy.Symbol(m.group())
+    try:
+        expr = parse_expr(
+            text,
+            local_dict=local,
+            transformations=standard_transformations + (implicit_multiplication, convert_xor),
+        )
+    except Exception as e:  # SyntaxError, TokenError, TypeError from a bad call…
+        raise ValueError(f"does not parse as an expression ({type(e).__name__})") from None
+    if not isinstance(expr, sympy.Expr):
+        raise ValueError("not a single expression")
+    return expr
+
+
+# --- the request ------------------------------------------------------------------------
+
+
+def stage_name(qi: int, pi: int) -> str:
+    """The stage (reply name) of part ``pi`` of question ``qi`` (0-based): ``areas-q2-p1``."""
+    return f"areas-q{qi + 1}-p{pi + 1}"
+
+
+def part_field(qi: int, pi: int) -> str:
+    """The 1-based key of part ``pi`` of question ``qi`` (0-based): ``q2.p1``."""
+    return f"q{qi + 1}.p{pi + 1}"
+
+
+def eligible(part: Part) -> bool:
+    """True when the part has something to answer: content, options or a final answer."""
+    return bool(part.content.strip() or part.options or part.answer.strip())
+
+
+def build_request(part: Part, qi: int, pi: int) -> LLMRequest:
+    """The request proposing the boxes of part ``pi`` of question ``qi`` (0-based).
+
+    System text: ``tasks/prompts/areas.md``; user text: the part's content, its options
+    numbered from 1, its final answer and its worked solution, each under a heading
+    (a field left empty is written ``(none)``). Structured output: :class:`Proposal`.
+    """
+    version, system = prompts.load("areas")
+    options = "\n".join(f"{i}. {o}" for i, o in enumerate(part.options, 1))
+
+    def section(title: str, text: str) -> str:
+        return f"# {title}\n\n{text.strip() or '(none)'}"
+
+    user = "\n\n".join(
+        [
+            section("Content", part.content),
+            section(f"Options ({len(part.options)})", options),
+            section("Final answer", part.answer),
+            section("Worked solution", part.worked_solution),
+        ]
+    )
+    return LLMRequest(
+        stage=stage_name(qi, pi),
+        prompt_version=version,
+        system=system,
+        user=user,
+        max_tokens=OUTPUT_LIMIT,
+        json_schema=REPLY_SCHEMA,
+        schema_name="submit_boxes",
+    )
+
+
+# --- the refusals ------------------------------------------------------------------------
+
+
+def _describe(n: int, raw: Any) -> str:
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    label = raw.get("label") if isinstance(raw, dict) else None
+    out = f"box {n}"
+    if isinstance(kind, str):
+        out += f" {kind}"
+    if isinstance(label, str) and label.strip():
+        out += f" {label.strip()}"
+    return out
+
+
+def _refusal(box: Box, part: Part) -> str | None:
+    if box.kind == "MULTIPLE_CHOICE":
+        if not isinstance(box.answer, list):
+            return "a multiple choice answer must be a list of booleans"
+        if len(box.answer) != len(part.options):
+            return f"{len(box.answer)} booleans for {len(part.options)} options"
+        if not any(box.answer):
+            return "no option is true"
+        return None
+    if not isinstance(box.answer, str):
+        return "the answer must be a text"
+    try:
+        if box.kind == "NUMERIC_UNITS":
+            parse_quantity(box.answer)
+        else:
+            parse_expression(box.answer)
+    except ValueError as e:
+        return f"{box.answer!r}: {e}"
+    return None
+
+
+def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[str]]:
+    """The boxes of ``proposal`` the platform can mark, and one refusal line per other box.
+
+    ``proposal`` is the reply as a model, its JSON object or its text. Refused (each with
+    a reason, the rest of the part kept): a kind that is not ``NUMERIC_UNITS``,
+    ``MATH_SINGLE_LINE`` or ``MULTIPLE_CHOICE``; a box that does not validate; a multiple
+    choice whose answer is not exactly one boolean per option of ``part`` or has no true;
+    a numeric answer with no number or an unknown unit (:func:`parse_quantity`); a
+    symbolic answer that does not parse as an expression (:func:`parse_expression`).
+    A reply that is not JSON or not ``{"boxes": [...]}`` is refused whole (no box kept,
+    one line). Never raises on the reply's content.
+    """
+    if isinstance(proposal, Proposal):
+        data: Any = proposal.model_dump()
+    elif isinstance(proposal, str):
+        try:
+            data = json.loads(proposal)
+        except json.JSONDecodeError as e:
+            return [], [f"reply: not JSON ({e.msg})"]
+    else:
+        data = proposal
+    if not isinstance(data, dict) or not isinstance(data.get("boxes"), list):
+        return [], ['reply: not an object {"boxes": [...]}']
+    kept: list[Box] = []
+    refused: list[str] = []
+    for n, raw in enumerate(data["boxes"], 1):
+        where = _describe(n, raw)
+        if isinstance(raw, dict) and raw.get("kind") not in KINDS:
+            refused.append(f"{where}: kind {raw.get('kind')!r} is not one of {', '.join(KINDS)}")
+            continue
+        try:
+            box = Box.model_validate(raw)
+        except ValidationError as e:
+            first = e.errors()[0]
+            refused.append(f"{where}: does not validate ({'.'.join(map(str, first['loc']))}: {first['msg']})")
+            continue
+        reason = _refusal(box, part)
+        if reason:
+            refused.append(f"{where}: {reason}")
+        else:
+            kept.append(box)
+    return kept, refused
+
+
+# --- in2lambda ----------------------------------------------------------------------------
+
+
+def _response_areas():
+    _in2lambda()  # imports in2lambda (and with it api.response_area) without its side effects
+    return importlib.import_module("in2lambda.api.response_area")
+
+
+def to_in2lambda(box: Box, options: list[str]):
+    """``box`` as in2lambda 1.1.0's response area, with the class's default evaluation
+    function and grade parameters: ``NumericUnits``, ``MathSingleLine`` or
+    ``MultipleChoice`` (``options`` the part's options; ``single`` when exactly one is
+    true). ``label`` becomes ``pre_text``.
+
+    Raises ``ValueError`` for a kind not of the three, or a multiple choice whose answer
+    is not one boolean per option (boxes from :func:`check` never do).
+    """
+    ra = _response_areas()
+    if box.kind == "NUMERIC_UNITS" and isinstance(box.answer, str):
+        return ra.NumericUnits(answer=box.answer, pre_text=box.label)
+    if box.kind == "MATH_SINGLE_LINE" and isinstance(box.answer, str):
+        return ra.MathSingleLine(answer=box.answer, pre_text=box.label)
+    if box.kind == "MULTIPLE_CHOICE" and isinstance(box.answer, list) and len(box.answer) == len(options):
+        return ra.MultipleChoice(
+            answer=list(box.answer), options=list(options), single=sum(box.answer) == 1, pre_text=box.label
+        )
+    raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
+
+
+# --- the export's boxes -----------------------------------------------------------------
+
+
+def read_export_areas(path: Path) -> tuple[dict[str, list[Box]], dict[str, list[float | None]]]:
+    """The answer boxes of an exported set (a ``set_*`` folder or its zip, as
+    :func:`tasks.compare.read_export` reads it) and their tolerances.
+
+    Returns ``(boxes, rtol)``, both keyed by part (``q2.p1``; questions and parts in
+    ``orderNumber`` order, boxes in ``orderNumber`` order): per box ``kind`` =
+    ``response.responseInput.responseType``, ``answer`` = its ``answer`` (a list for
+    multiple choice, else a text), ``label`` = ``preResponseText``; and per box
+    ``gradeParams.rtol`` (``None`` when absent). A box of a kind other than the three is
+    kept as read (built without validation) so that it counts in a score. Parts with no
+    box are left out.
+
+    Raises ``InputError`` as :func:`tasks.compare.read_export` does.
+    """
+    path = Path(path)
+    members = _members(path)
+    raw_questions = []
+    for name in sorted(members):
+        if not _QUESTION_FILE.match(name):
+            continue
+        try:
+            data = json.loads(members[name].decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise InputError(str(path), f"{name} is not JSON ({e})") from None
+        if not isinstance(data, dict):
+            raise InputError(str(path), f"{name} is not a JSON object")
+        raw_questions.append(data)
+    questions = [q for _, q in sorted(((_order(q, i), q) for i, q in enumerate(raw_questions)), key=lambda t: t[0])]
+    boxes: dict[str, list[Box]] = {}
+    tolerances: dict[str, list[float | None]] = {}
+    for qi, q in enumerate(questions):
+        parts = [p for p in _list(q.get("parts")) if isinstance(p, dict)]
+        parts = [p for _, p in sorted(((_order(p, i), p) for i, p in enumerate(parts)), key=lambda t: t[0])]
+        for pi, p in enumerate(parts):
+            areas = [a for a in _list(p.get("responseAreas")) if isinstance(a, dict)]
+            areas = [a for _, a in sorted(((_order(a, i), a) for i, a in enumerate(areas)), key=lambda t: t[0])]
+            part_boxes: list[Box] = []
+            part_rtol: list[float | None] = []
+            for a in areas:
+                response = _dict(_dict(a.get("response")).get("responseInput"))
+                kind = response.get("responseType")
+                answer = response.get("answer")
+                if not (isinstance(answer, str) or isinstance(answer, list)):
+                    answer = "" if answer is None else json.dumps(answer)
+                label = a.get("preResponseText") if isinstance(a.get("preResponseText"), str) else ""
+                try:
+                    box = Box(kind=kind, label=label, answer=answer)
+                except ValidationError:
+                    box = Box.model_construct(kind=str(kind), label=label, answer=answer)
+                rtol = _dict(a.get("gradeParams")).get("rtol")
+                part_boxes.append(box)
+                part_rtol.append(float(rtol) if isinstance(rtol, (int, float)) and not isinstance(rtol, bool) else None)
+            if part_boxes:
+                key = part_field(qi, pi)
+                boxes[key] = part_boxes
+                tolerances[key] = part_rtol
+    return boxes, tolerances
+
+
+def read_export_boxes(path: Path) -> dict[str, list[Box]]:
+    """The answer boxes of an exported set, keyed by part (``q2.p1``); see
+    :func:`read_export_areas`."""
+    return read_export_areas(path)[0]
+
+
+def read_export_rtol(path: Path) -> dict[str, list[float | None]]:
+    """Per part (``q2.p1``), each export box's ``gradeParams.rtol`` (``None`` if absent);
+    see :func:`read_export_areas`."""
+    return read_export_areas(path)[1]

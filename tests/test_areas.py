@@ -1,0 +1,218 @@
+"""Answer boxes: the request, the refusals, in2lambda's response areas, the export's boxes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from schemas.areas import Box, Proposal
+from schemas.sheet import Part
+from tasks.areas import (
+    build_request,
+    check,
+    eligible,
+    parse_expression,
+    parse_quantity,
+    read_export_areas,
+    read_export_boxes,
+    to_in2lambda,
+)
+from tasks.build import _in2lambda
+from tasks.compare import read_export
+from tasks.score import score
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+ME2 = CORPUS / "me2" / "export" / "set_Introduction"
+needs_me2 = pytest.mark.skipif(not ME2.is_dir(), reason="the ME2 export of ../shared/corpus is absent")
+
+CHOICE = Part(content="Which colour is the sky at noon?", options=["Green", "Blue", "Red"], answer="Blue.")
+PLAIN = Part(content="Find the mass of the block.", answer="$m = 0.2$ kg", worked_solution="Weigh it.")
+
+
+def one(kind: str, answer, label: str = "") -> dict:
+    return {"boxes": [{"kind": kind, "label": label, "answer": answer}]}
+
+
+# --- the request ------------------------------------------------------------------------
+
+
+def test_build_request_names_the_stage_and_numbers_the_options():
+    req = build_request(CHOICE, 1, 2)
+    assert req.stage == "areas-q2-p3"
+    assert "1. Green\n2. Blue\n3. Red" in req.user
+    assert "Which colour is the sky at noon?" in req.user and "Blue." in req.user
+    assert req.json_schema == Proposal.model_json_schema()
+    assert req.prompt_version and "MULTIPLE_CHOICE" in req.system
+
+
+def test_build_request_carries_answer_and_worked_solution():
+    req = build_request(PLAIN, 0, 0)
+    assert req.stage == "areas-q1-p1"
+    assert "$m = 0.2$ kg" in req.user and "Weigh it." in req.user
+
+
+def test_eligible():
+    assert eligible(PLAIN) and eligible(CHOICE)
+    assert eligible(Part(options=["a", "b"]))
+    assert eligible(Part(answer="42"))
+    assert not eligible(Part(worked_solution="Only a solution."))
+    assert not eligible(Part(content="  \n"))
+
+
+# --- the refusals ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", ["0.106 kg", "30 kg/s", "2.65e25 m^(-3)", "2.65e+25 m^(-3)", "3.58e-7 m", "30 N", "12"])
+def test_numeric_answers_kept(answer):
+    kept, refused = check(one("NUMERIC_UNITS", answer, "$m=$"), PLAIN)
+    assert refused == [] and kept == [Box(kind="NUMERIC_UNITS", label="$m=$", answer=answer)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("kg/zz", "no number"), ("5 kg/zz", "unknown unit"), ("kg", "no number"), ("about five", "no number"), ("", "no number")],
+)
+def test_numeric_answers_refused(answer, reason):
+    kept, refused = check(one("NUMERIC_UNITS", answer), PLAIN)
+    assert kept == [] and len(refused) == 1 and reason in refused[0]
+
+
+@pytest.mark.parametrize("answer", ["(pi/6)*rho*U**2*R**2", "pi*rho*U^2*R^2/6", "sqrt(2*g*h)", "2x + 1"])
+def test_symbolic_answers_kept(answer):
+    kept, refused = check(one("MATH_SINGLE_LINE", answer, "$F=$"), PLAIN)
+    assert refused == [] and len(kept) == 1
+
+
+@pytest.mark.parametrize("answer", ["((x", "F = m*a", "", "__import__('os')", "a, b", "x < 1"])
+def test_symbolic_answers_refused(answer):
+    kept, refused = check(one("MATH_SINGLE_LINE", answer), PLAIN)
+    assert kept == [] and len(refused) == 1
+
+
+def test_kind_not_of_the_three_refused():
+    kept, refused = check(one("TEXT", "blue"), PLAIN)
+    assert kept == [] and len(refused) == 1 and "'TEXT' is not one of" in refused[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ([False, True], "2 booleans for 3 options"),
+        ([False, True, False, False], "4 booleans for 3 options"),
+        ([False, False, False], "no option is true"),
+        ("Blue", "list of booleans"),
+    ],
+)
+def test_multiple_choice_refused(answer, reason):
+    kept, refused = check(one("MULTIPLE_CHOICE", answer), CHOICE)
+    assert kept == [] and len(refused) == 1 and reason in refused[0]
+
+
+def test_multiple_choice_kept():
+    kept, refused = check(one("MULTIPLE_CHOICE", [False, True, False]), CHOICE)
+    assert refused == [] and kept[0].answer == [False, True, False]
+
+
+def test_multiple_choice_on_a_part_with_no_options_refused():
+    kept, refused = check(one("MULTIPLE_CHOICE", [True]), PLAIN)
+    assert kept == [] and "1 booleans for 0 options" in refused[0]
+
+
+def test_a_refusal_touches_only_its_box():
+    reply = {
+        "boxes": [
+            {"kind": "NUMERIC_UNITS", "label": "$a=$", "answer": "3 m/s^2"},
+            {"kind": "NUMERIC_UNITS", "label": "$b=$", "answer": "3 kg/zz"},
+            {"kind": "MATH_SINGLE_LINE", "label": "$c=$", "answer": "m*a"},
+        ]
+    }
+    kept, refused = check(json.dumps(reply), PLAIN)
+    assert [b.label for b in kept] == ["$a=$", "$c=$"]
+    assert len(refused) == 1 and refused[0].startswith("box 2 NUMERIC_UNITS $b=$")
+
+
+@pytest.mark.parametrize("reply", ["not json", "[]", '{"boxes": 3}', {"answer": "x"}])
+def test_a_reply_that_does_not_validate_is_refused_whole(reply):
+    kept, refused = check(reply, PLAIN)
+    assert kept == [] and len(refused) == 1 and refused[0].startswith("reply:")
+
+
+def test_a_box_that_does_not_validate_is_refused():
+    kept, refused = check({"boxes": [{"kind": "NUMERIC_UNITS", "answer": 5}, "x"]}, PLAIN)
+    assert kept == [] and len(refused) == 2 and all("does not validate" in r or "is not one of" in r for r in refused)
+
+
+def test_an_empty_proposal_keeps_nothing_and_refuses_nothing():
+    assert check(Proposal(boxes=[]), PLAIN) == ([], [])
+
+
+def test_readers():
+    assert parse_quantity("0.541 mm").to("m").magnitude == pytest.approx(5.41e-4)
+    assert str(parse_expression("rho*U^2")) in ("U**2*rho", "rho*U**2")
+    with pytest.raises(ValueError):
+        parse_quantity("3 zz")
+    with pytest.raises(ValueError):
+        parse_expression("((x")
+
+
+# --- in2lambda ----------------------------------------------------------------------------
+
+
+def test_to_in2lambda_uses_the_classes_and_their_default_evaluation_functions():
+    n = to_in2lambda(Box(kind="NUMERIC_UNITS", label="$m=$", answer="0.106 kg"), [])
+    m = to_in2lambda(Box(kind="MATH_SINGLE_LINE", label="$F=$", answer="rho*U**2"), [])
+    c = to_in2lambda(Box(kind="MULTIPLE_CHOICE", label="", answer=[False, True, False]), CHOICE.options)
+    assert [type(a).__name__ for a in (n, m, c)] == ["NumericUnits", "MathSingleLine", "MultipleChoice"]
+    for area in (n, m, c):
+        assert area.evaluation_function == type(area).__dataclass_fields__["evaluation_function"].default
+    assert (n.answer, n.pre_text) == ("0.106 kg", "$m=$")
+    assert c.options == CHOICE.options and c.answer == [False, True, False] and c.single
+
+
+def test_to_in2lambda_refuses_a_choice_that_does_not_fit_its_options():
+    with pytest.raises(ValueError):
+        to_in2lambda(Box(kind="MULTIPLE_CHOICE", answer=[True]), CHOICE.options)
+
+
+# --- the export ---------------------------------------------------------------------------
+
+
+@needs_me2
+def test_read_export_boxes_of_me2():
+    boxes, rtol = read_export_areas(ME2)
+    assert sum(len(v) for v in boxes.values()) == 12
+    assert boxes["q1.p1"] == [Box(kind="NUMERIC_UNITS", label="$m=$", answer="0.106 kg")]
+    # two boxes in one part, in orderNumber order
+    assert [b.answer for b in boxes["q4.p2"]] == ["3.58e-7 m", "0.541 mm"] and rtol["q4.p2"] == [5e-05, 0.85]
+    assert boxes["q3.p1"][0].kind == "MATH_SINGLE_LINE" and rtol["q3.p1"] == [None]
+    assert boxes["q5.p2"][0].answer == [False, False, False, False, True, False, False]
+
+
+@needs_me2
+def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(tmp_path):
+    """A proposal per part written from the export's own boxes goes through check and
+    to_in2lambda, in2lambda writes the set, and its boxes score 12 of 12 against the export."""
+    wanted, rtol = read_export_areas(ME2)
+    exported = read_export(ME2).questions
+    replies = {
+        key: json.dumps({"boxes": [b.model_dump() for b in boxes]}) for key, boxes in wanted.items()
+    }
+    lib = _in2lambda()
+    i2l_set = lib.Set()
+    i2l_set.set_name("Scored")
+    refusals = []
+    for qi, q in enumerate(exported.root):
+        parts = []
+        for pi, p in enumerate(q.parts):
+            reply = replies.get(f"q{qi + 1}.p{pi + 1}", '{"boxes": []}')
+            kept, refused = check(reply, p)
+            refusals += refused
+            parts.append(lib.Part(content=p.content, response_areas=[to_in2lambda(b, p.options) for b in kept]))
+        i2l_set.questions.append(lib.Question(title=q.title, parts=parts))
+    assert refusals == []
+    i2l_set.to_json(str(tmp_path / "out"))
+    made = read_export_boxes(tmp_path / "out" / "Scored")
+    result = score(made, wanted, rtol)
+    assert (result.matched, result.in_export, result.misses) == (12, 12, [])
