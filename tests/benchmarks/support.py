@@ -344,3 +344,63 @@ class StageClock:
                 t.fn = originals[id(t)]
 
         return undo
+
+
+def proc_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system, all threads) a live process has used; 0 when unknown."""
+    import os
+
+    if not pid:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    """This process's (peak, current) resident set in MB, from ``/proc/self/status``
+    (``VmHWM``, ``VmRSS``). Not ``ru_maxrss``: on Linux a subprocess's ``ru_maxrss`` starts
+    at its parent's peak (the parent's high-water mark survives the exec)."""
+    values = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            values[key] = int(rest.split()[0]) / 1024
+    return values.get("VmHWM", 0.0), values.get("VmRSS", 0.0)
+
+
+class Meter:
+    """Wall time and CPU seconds of a block: this process, its finished children (pandoc),
+    and the Prefect server's process (``server_pid``).
+
+    ``with Meter(pid) as m: ...`` then ``m.result`` = ``{"wall", "cpu_self", "cpu_pandoc",
+    "cpu_server"}`` (seconds).
+    """
+
+    def __init__(self, server_pid: int | None):
+        self.server_pid = server_pid
+        self.result: dict = {}
+
+    @staticmethod
+    def _own() -> tuple[float, float]:
+        import resource
+
+        s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return s.ru_utime + s.ru_stime, c.ru_utime + c.ru_stime
+
+    def __enter__(self) -> "Meter":
+        self._t = time.monotonic()
+        self._self, self._children = self._own()
+        self._server = proc_cpu(self.server_pid)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        own, children = self._own()
+        self.result = {
+            "wall": time.monotonic() - self._t,
+            "cpu_self": own - self._self,
+            "cpu_pandoc": children - self._children,
+            "cpu_server": proc_cpu(self.server_pid) - self._server,
+        }
