@@ -255,7 +255,7 @@ class FolderBench:
                                       concurrency, in_flight)
         calls = self.backend.calls[mark:]
         return {**m.result, "concurrency": concurrency, "in_flight": in_flight or 4, "calls": len(calls),
-                "model_busy": busy(calls), "timeline": support.timeline(calls, t0, self.backend.delay),
+                "model_busy": busy(calls), "timeline": support.timeline(calls, t0),
                 "built": sum(r.outcome == "built" for r in outcome.rows),
                 "sheet_seconds": [r.seconds for r in outcome.rows], "filter": outcome.filter}
 

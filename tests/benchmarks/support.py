@@ -279,7 +279,7 @@ def install(backend: DelayedBackend):
     return undo
 
 
-def timeline(calls: list[Call], t0: float, delay: float) -> str:
+def timeline(calls: list[Call], t0: float) -> str:
     """One line about a run's calls: how many, when they ran (seconds after ``t0``), the
     most in flight at once, and the seconds they waited for a place."""
     if not calls:
