@@ -28,7 +28,7 @@ from pathlib import Path  # noqa: E402
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 
-from flows.document import NO_BACKEND, run_document  # noqa: E402
+from flows.document import run_document  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
 from tasks import folder_report  # noqa: E402
