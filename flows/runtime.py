@@ -8,6 +8,7 @@ second per flow run; sheet2lambda's runs are short and local).
 
 from __future__ import annotations
 
+import logging
 import os
 from contextlib import contextmanager
 from typing import Iterator
@@ -34,10 +35,20 @@ DEFAULTS = {
 }
 
 
+SERVICE_LOGGERS = ("EventsWorker", "APILogWorker")
+"""Prefect's queue services log under their class names, outside the ``prefect`` logger
+tree, so ``PREFECT_LOGGING_LEVEL`` does not reach them; their "Still processing items"
+warning at exit would otherwise add a line to a command's one-line error."""
+
+
 def quiet_environment(extra: dict[str, str] | None = None) -> None:
-    """Set Prefect defaults in ``os.environ`` unless already set (call before importing prefect)."""
+    """Set Prefect defaults in ``os.environ`` unless already set (call before importing
+    prefect), and give Prefect's queue-service loggers the same level."""
     for k, v in {**DEFAULTS, **(extra or {})}.items():
         os.environ.setdefault(k, v)
+    level = os.environ["PREFECT_LOGGING_LEVEL"].upper()
+    for name in SERVICE_LOGGERS:
+        logging.getLogger(name).setLevel(level if level in logging.getLevelNamesMapping() else "ERROR")
 
 
 @contextmanager
