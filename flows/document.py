@@ -1,13 +1,15 @@
 """The document flow: one sheet (and its solutions) → a Lambda Feedback set, flags and a report.
 
     python -m flows.document SOURCE [--solutions FILE] [--filter FILE.lua] [--replies DIR]
-                             [--export PATH] [--out DIR] [--name NAME]
+                             [--export PATH] [--out DIR] [--name NAME] [--no-areas]
 
 Wiring only. The stages are tasks of ``tasks/``, submitted with futures so that route A
-and route B run concurrently and join at the verbatim and tier tasks:
+and route B run concurrently and join at the verbatim and tier tasks, and the answer
+boxes of every part are proposed concurrently once the parts are settled:
 
-    markdown(questions) ─┬─ route A ─ verbatim A ─┐
-    markdown(solutions) ─┴─ route B ─ verbatim B ─┴─ disputes ─ adjudicate ─ tiers ─ build ─ compare
+    markdown(questions) ─┬─ route A ─ verbatim A ─┐                                  ┌ areas q1.p1 ┐
+    markdown(solutions) ─┴─ route B ─ verbatim B ─┴─ disputes ─ adjudicate ─ tiers ─┼ areas …     ┼─ build ─ compare, score
+                                                                                     └ areas qN.pM ┘
 
 Every task is cached by content (:mod:`tasks.cache`): a second run on unchanged input is
 all cache hits. Outputs are written into a scratch folder and moved into ``--out`` only
@@ -36,6 +38,7 @@ from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RouteSummary  # noqa: E402
 from schemas.routes import RouteResult, Usage  # noqa: E402
 from tasks.adjudicate import adjudicate_task  # noqa: E402
+from tasks.areas import areas_task, boxes_of, eligible_parts, flags_of, part_field, saved_file, summarise  # noqa: E402
 from tasks.build import build_task  # noqa: E402
 from tasks.compare import compare_task  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
@@ -45,6 +48,7 @@ from tasks.markdown import markdown_task, mathpix_style, resolve_images, restore
 from tasks.report import count_report, summary_lines  # noqa: E402
 from tasks.route_a import route_a_task  # noqa: E402
 from tasks.route_b import route_b_task  # noqa: E402
+from tasks.score import score_task  # noqa: E402
 from tasks.tiers import disputes_task, settle_task  # noqa: E402
 from tasks.verbatim import verbatim_task  # noqa: E402
 
@@ -152,12 +156,13 @@ def document_flow(
     model: str | None = None,
     offline: bool = False,
     tries: int = 3,
+    areas: bool = True,
 ):
     """Convert one sheet into a set under ``out`` (default ``out/<stem>/``).
 
     ``backend``/``model`` choose the live model backend (``auto``: from the environment);
     ``offline`` allows no live call at all (saved replies only); ``tries`` bounds the
-    filter writer's calls. Returns a Completed state holding a :class:`DocumentOutcome`,
+    filter writer's calls; ``areas`` False skips the answer boxes (``--no-areas``). Returns a Completed state holding a :class:`DocumentOutcome`,
     or a Failed state whose message is the one-line error (``file: problem``) with
     nothing written.
     """
@@ -185,7 +190,7 @@ def document_flow(
         check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"})
     except InputError as e:
         return failed(str(e))
-    outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, t0=t0)
+    outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, t0=t0, areas=areas)
     if outcome.report is None:
         return Failed(message=outcome.error, data=outcome)
     return Completed(data=outcome)
@@ -201,6 +206,7 @@ def run_document(
     *,
     verbose: bool = True,
     t0: float | None = None,
+    areas: bool = True,
 ) -> DocumentOutcome:
     """The document DAG: submit every stage of one sheet and publish its outputs.
 
@@ -209,13 +215,14 @@ def run_document(
     ``inputs`` are what :func:`tasks.inputs.read_inputs` read; ``spec`` the live backend
     (``None``: saved replies only). Returns the outcome; ``report`` is ``None`` (and
     ``error`` the one line) when the sheet could not be read, with nothing written.
-    ``verbose`` prints a line per stage and the summary.
+    ``verbose`` prints a line per stage and the summary; ``areas`` False skips the
+    answer boxes.
     """
     t0 = time.monotonic() if t0 is None else t0
     say = _say if verbose else (lambda *a, **k: None)
     run_dir = Path(tempfile.mkdtemp(prefix="sheet2lambda-run-"))
     try:
-        return _dag(inputs, set_name, out_dir, run_dir, t0, spec, offline, tries, say, verbose)
+        return _dag(inputs, set_name, out_dir, run_dir, t0, spec, offline, tries, say, verbose, areas)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
@@ -234,7 +241,8 @@ NO_BACKEND = (
 )
 
 
-def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offline: bool, tries: int, say, verbose):
+def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offline: bool, tries: int, say, verbose,
+         areas: bool = True):
     staging = run_dir / "out"
     staging.mkdir()
     media = run_dir / "media"
@@ -296,10 +304,29 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     filled = sum(1 for f in settled.fields if f.tier != "empty")
     say("tiers", f"{filled} fields settled, {len(settled.flags)} flags", settled_f)
 
-    # 4. The set, written with in2lambda; then the comparison with the export.
+    # 4. Answer boxes: one call per part with something to answer, all submitted at once
+    #    (the backend's in-flight limit bounds the live calls).
+    area_fs = {}
+    areas_status = None
+    if not areas:
+        areas_status = "off"
+    elif spec is None and not inputs.areas:
+        areas_status = "skipped: " + ("offline" if offline else "no model backend") + " and no saved areas.json"
+    else:
+        for qi, pi, part in eligible_parts(settled.questions):
+            key = part_field(qi, pi)
+            area_fs[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), spec, offline)
+    part_boxes = [f.result() for f in area_fs.values()]
+    boxes = summarise(part_boxes, areas_status)
+    area_flags = flags_of(part_boxes)
+    flags = settled.flags + area_flags
+    say("areas", f"{boxes.status}: {boxes.parts} parts, {boxes.calls} calls, {boxes.proposed} boxes proposed, "
+                 f"{boxes.refused} refused", next(iter(area_fs.values()), None))
+
+    # 5. The set, written with in2lambda; then the comparison and the boxes' score against the export.
     images = {i.link: i.path for m in (md_q, md_s) if m for i in m.images}
     digests = {link: file_digest(path) for link, path in images.items()}
-    build_f = build_task.submit(settled.questions, set_name, images, digests)
+    build_f = build_task.submit(settled.questions, set_name, images, digests, boxes_of(part_boxes))
     built, files, written_set = build_f.result()
     for rel, data in files.items():
         target = staging / rel
@@ -313,15 +340,21 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         comparison = cmp_f.result()
         say("compare", f"{comparison.fields_compared} fields: {comparison.equal} equal, {comparison.notation} "
              f"notation-only, {comparison.content} content differences", cmp_f)
+        score_f = score_task.submit(files, set_name, inputs.export_boxes, inputs.export_rtol)
+        scored = score_f.result()
+        boxes = boxes.model_copy(update={"matched": scored.matched, "in_export": scored.in_export,
+                                         "misses": scored.misses})
+        say("score", f"{scored.matched} of {scored.in_export} answer boxes of the export matched", score_f)
 
-    # 5. Report and outputs.
-    usage = a.usage + b.usage + adj_usage
+    # 6. Report and outputs.
+    areas_usage = Usage(input_tokens=boxes.input_tokens, output_tokens=boxes.output_tokens, cost_usd=boxes.cost_usd)
+    usage = a.usage + b.usage + adj_usage + areas_usage
     report_warnings = [f"image not found: {link}" for link in missing]
     if inputs.solutions_note:
         report_warnings.append(inputs.solutions_note)
     report = count_report(
         fields=settled.fields,
-        flags=settled.flags,
+        flags=flags,
         base=dict(
             source=str(inputs.source),
             solutions=str(inputs.solutions) if inputs.solutions else None,
@@ -340,6 +373,7 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
             warnings=report_warnings,
             adjudication=adj_status,
             backend="offline" if offline else (f"{spec.name}, model {spec.model}" if spec else "none"),
+            areas=boxes,
         ),
         route_a=_route_summary(a),
         route_b=_route_summary(b),
@@ -359,8 +393,10 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         (rep / "filter.lua").write_text(b.detail["filter_source"], encoding="utf-8")
     if b.raw:
         (rep / "route-b.json").write_text(b.raw, encoding="utf-8")
+    if any(p.raw for p in part_boxes):
+        (rep / "areas.json").write_text(saved_file(part_boxes), encoding="utf-8")
     (staging / "flags.json").write_text(
-        json.dumps([f.model_dump() for f in settled.flags], indent=1, ensure_ascii=False), encoding="utf-8"
+        json.dumps([f.model_dump() for f in flags], indent=1, ensure_ascii=False), encoding="utf-8"
     )
     (staging / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
     if comparison is not None:
@@ -378,6 +414,8 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         futures["markdown (solutions)"] = md_s_f
     if comparison is not None:
         futures["compare"] = cmp_f
+        futures["score"] = score_f
+    futures.update({f"areas {key}": f for key, f in area_fs.items()})
     if verbose:
         for line in summary_lines(report):
             print(line)
@@ -419,6 +457,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model", help="the model (default: LLM_MODEL, else a current Claude Sonnet)")
     p.add_argument("--offline", action="store_true", help="make no live call: saved replies only; a missing one is an error")
     p.add_argument("--tries", type=int, default=3, help="calls the filter writer may make (default 3)")
+    p.add_argument("--no-areas", dest="areas", action="store_false",
+                   help="skip the answer boxes (one model call per part otherwise)")
     return p.parse_args(argv)
 
 
@@ -428,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     with runtime.no_heartbeats():
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
-            args.backend, args.model, args.offline, args.tries,
+            args.backend, args.model, args.offline, args.tries, args.areas,
             return_state=True,
         )
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None

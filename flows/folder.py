@@ -60,7 +60,7 @@ def replies_for(pair: SheetPair, root: Path, single: bool) -> Path | None:
     if single:
         candidates += [root / "replies", root]
     for c in candidates:
-        if (c / "route-a.json").is_file() or (c / "adjudication.json").is_file():
+        if any((c / f"{name}.json").is_file() for name in ("route-a", "adjudication", "areas")):
             return c
     return None
 
@@ -123,10 +123,12 @@ def run_folder(
     counter: list[int] | None = None,
     total: int | None = None,
     accepted_file: Path | None = None,
+    areas: bool = True,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep). ``accepted_file`` is
-    the folder's ``accepted.txt`` (default: beside its saved filter, else in the folder)."""
+    the folder's ``accepted.txt`` (default: beside its saved filter, else in the folder);
+    ``areas`` False skips the answer boxes."""
     out.mkdir(parents=True, exist_ok=True)
     pairs = pair_folder(folder, suffixes)
     export = find_export(folder)
@@ -158,7 +160,7 @@ def run_folder(
                 inputs.filter_source = filter_source
             set_name = inputs.export.name if inputs.export else pair.source.stem
             outcome = run_document(inputs, set_name, out / pair.source.stem, spec, offline, tries,
-                                   verbose=False, t0=t0)
+                                   verbose=False, t0=t0, areas=areas)
         except InputError as e:
             row.reason = str(e)
         except Exception as e:  # one sheet never stops the others: its row says why
@@ -173,6 +175,9 @@ def run_folder(
                     **r.model_dump(include={"questions", "parts", "fields", "agreed", "single_route", "adjudicated",
                                             "flagged", "not_verbatim", "uncovered", "katex_warnings", "input_tokens",
                                             "output_tokens", "cost_usd"}),
+                    "boxes_proposed": r.areas.proposed, "boxes_refused": r.areas.refused,
+                    "boxes_written": r.areas.written, "boxes_matched": r.areas.matched,
+                    "boxes_in_export": r.areas.in_export,
                 })
                 flags_file = Path(outcome.out) / "flags.json"
                 flags = json.loads(flags_file.read_text()) if flags_file.is_file() else []
@@ -231,9 +236,11 @@ def folder_flow(
     backend: str = "auto",
     model: str | None = None,
     tries: int = 3,
+    areas: bool = True,
 ) -> FolderOutcome:
     """Convert every sheet of ``folder`` (see :func:`run_folder`); ``out`` defaults to
-    ``out/<folder name>/``. Raises :class:`InputError` for a missing folder."""
+    ``out/<folder name>/``; ``areas`` False skips the answer boxes. Raises
+    :class:`InputError` for a missing folder."""
     src = Path(folder)
     if not src.is_dir():
         raise InputError(folder, "no such folder")
@@ -250,7 +257,7 @@ def folder_flow(
     outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
                          suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
                          replies=Path(replies) if replies else None, offline=offline, max_concurrency=max_concurrency,
-                         spec=spec, tries=tries, progress_id=progress, total=len(pairs))
+                         spec=spec, tries=tries, progress_id=progress, total=len(pairs), areas=areas)
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
@@ -275,6 +282,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--backend", default="auto", choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"])
     p.add_argument("--model")
     p.add_argument("--tries", type=int, default=3)
+    p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
     return p.parse_args(argv)
 
 
@@ -284,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
     with runtime.no_heartbeats():
         state = folder_flow(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
-                            args.max_concurrency, args.backend, args.model, args.tries, return_state=True)
+                            args.max_concurrency, args.backend, args.model, args.tries, args.areas,
+                            return_state=True)
     if not state.is_completed():
         try:
             state.result()

@@ -56,6 +56,7 @@ def baseline_of(rows: list[SheetRow], root: Path) -> dict[str, dict]:
             "built": r.outcome == "built",
             "flagged": r.flagged,
             "new_differences": r.new_differences or 0,
+            "boxes_matched": r.boxes_matched or 0,
         }
         for r in rows
     }
@@ -63,7 +64,8 @@ def baseline_of(rows: list[SheetRow], root: Path) -> dict[str, dict]:
 
 def gate(rows: list[SheetRow], root: Path, baseline: dict[str, dict]) -> list[str]:
     """The ways this run does worse than ``baseline``: one line per sheet and measure
-    (fewer sheets built, more flags, more new content differences). Empty: the gate passes."""
+    (fewer sheets built, more flags, more new content differences, fewer answer boxes
+    matching the export's). Empty: the gate passes."""
     now = baseline_of(rows, root)
     worse = []
     for sheet, was in sorted(baseline.items()):
@@ -77,6 +79,8 @@ def gate(rows: list[SheetRow], root: Path, baseline: dict[str, dict]) -> list[st
             worse.append(f"{sheet}: {cur['flagged']} flagged fields, baseline {was['flagged']}")
         if cur["new_differences"] > was["new_differences"]:
             worse.append(f"{sheet}: {cur['new_differences']} new content differences, baseline {was['new_differences']}")
+        if cur["boxes_matched"] < was.get("boxes_matched", 0):
+            worse.append(f"{sheet}: {cur['boxes_matched']} answer boxes matched, baseline {was['boxes_matched']}")
     return worse
 
 
@@ -91,11 +95,12 @@ def sweep_flow(
     model: str | None = None,
     max_concurrency: int = 4,
     accepted_root: str | None = None,
+    areas: bool = True,
 ) -> list[FolderOutcome]:
     """Run every sheet folder under ``root`` (or only ``paths``) through the folder flow's
     DAG; write ``report.csv``/``report.parquet`` (sheets, folder totals, grand total).
     ``accepted_root`` holds ``<folder under root>/accepted.txt`` files kept outside the
-    corpus (the baseline's folder)."""
+    corpus (the baseline's folder); ``areas`` False skips the answer boxes."""
     base = Path(root)
     if not base.is_dir():
         raise InputError(root, "no such folder")
@@ -119,7 +124,8 @@ def sweep_flow(
         kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
         outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
                                    max_concurrency=max_concurrency, counter=counter, total=total,
-                                   accepted_file=kept if kept is not None and kept.is_file() else None))
+                                   accepted_file=kept if kept is not None and kept.is_file() else None,
+                                   areas=areas))
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
@@ -148,6 +154,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
                    "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
     p.add_argument("--record-baseline", help="write this run's baseline to FILE")
+    p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
     return p.parse_args(argv)
 
 
@@ -165,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     with runtime.no_heartbeats():
         accepted_root = str(Path(args.baseline or args.record_baseline).parent) if (args.baseline or args.record_baseline) else None
         state = sweep_flow(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
-                           args.model, args.max_concurrency, accepted_root, return_state=True)
+                           args.model, args.max_concurrency, accepted_root, args.areas, return_state=True)
     try:
         outcomes = state.result()
     except Exception as e:

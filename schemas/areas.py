@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.routes import Usage
+
 BoxKind = Literal["NUMERIC_UNITS", "MATH_SINGLE_LINE", "MULTIPLE_CHOICE"]
 """The three kinds of answer box proposed; the platform's ``responseType`` names."""
 
@@ -42,13 +44,25 @@ class Proposal(BaseModel):
 
 class PartBoxes(BaseModel):
     """The outcome for one part: ``field`` its 1-based key (``q2.p1``), ``boxes`` the boxes
-    kept, ``refused`` one line per box (or reply) refused, with the reason."""
+    kept, ``refused`` one line per box (or whole reply) refused, with the reason.
+
+    ``proposed`` counts the boxes the reply held (kept and refused); ``status`` is
+    ``ran`` (live), ``replayed`` (saved reply), ``skipped: …`` (no reply to be had) or
+    ``failed: …`` (the call failed); ``calls`` the live calls made (a re-ask counts),
+    ``usage`` their tokens and cost, ``raw`` the last reply's text (saved in
+    ``replies/areas.json``).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     field: str
     boxes: list[Box] = Field(default_factory=list)
     refused: list[str] = Field(default_factory=list)
+    proposed: int = 0
+    status: str = "ran"
+    calls: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    raw: str = ""
 
 
 class Miss(BaseModel):
@@ -65,4 +79,29 @@ class Score(BaseModel):
 
     matched: int = 0
     in_export: int = 0
+    misses: list[Miss] = Field(default_factory=list)
+
+
+class AreasSummary(BaseModel):
+    """The answer-box stage of one document, for its report.
+
+    ``status``: ``ran``, ``replayed``, ``mixed`` (some parts each way), ``off``
+    (``--no-areas``), ``skipped: …`` (no backend and no saved ``areas.json``) or ``failed``
+    (no part had a reply); ``parts`` eligible parts asked, ``calls`` live calls;
+    ``proposed`` boxes in the replies, ``refused`` refusals (boxes or whole replies),
+    ``written`` boxes in the set. ``matched``/``in_export``/``misses`` score the written
+    boxes against the export's (``None`` and empty without an export).
+    """
+
+    status: str = "off"
+    parts: int = 0
+    calls: int = 0
+    proposed: int = 0
+    refused: int = 0
+    written: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    matched: int | None = None
+    in_export: int | None = None
     misses: list[Miss] = Field(default_factory=list)

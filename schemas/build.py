@@ -34,7 +34,9 @@ class BuildResult(BaseModel):
     - ``written``: the set exactly as written (default titles, image links naming the
       media files, display maths as ``$$`` blocks, parts as ``normalised_parts``: a
       question with none has ``[]`` here and one empty part in its file),
-      multiple-choice ``options`` kept although they are not written into any field yet.
+      multiple-choice ``options`` kept (the set shows them only in a multiple-choice
+      answer box);
+    - ``boxes``: the answer boxes (response areas) written, over all parts.
     """
 
     zip_path: str
@@ -45,3 +47,4 @@ class BuildResult(BaseModel):
     missing_images: list[str] = Field(default_factory=list)
     katex_warnings: list[KatexWarning] = Field(default_factory=list)
     written: SheetSet
+    boxes: int = 0

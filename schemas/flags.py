@@ -13,14 +13,16 @@ FlagKind = Literal[
     "stray_minus",
     "uncovered",
     "conversion_loss",
+    "area",
 ]
 
 
 class Flag(BaseModel):
     """One field (or passage) a person must read.
 
-    ``field`` is a 1-based field key (``q2.p1.worked_solution``) or, for a passage in no
-    field, ``source:LINE`` / ``solutions:LINE``; ``a`` and ``b`` are the two routes'
+    ``field`` is a 1-based field key (``q2.p1.worked_solution``), a part (``q2.p1``, for an
+    answer box refused: kind ``area``) or, for a passage in no field, ``source:LINE`` /
+    ``solutions:LINE``; ``a`` and ``b`` are the two routes'
     texts where they exist.
     """
 

@@ -11,7 +11,9 @@ class SheetRow(BaseModel):
     ``outcome`` is ``built`` or ``failed`` (``reason`` says why); counts are as in
     :class:`schemas.report.Report`; the comparison columns are ``None`` where the sheet
     has no export; ``new_differences``/``accepted_differences`` split the content
-    differences by the folder's ``accepted.txt``.
+    differences by the folder's ``accepted.txt``. The answer box columns: ``boxes_proposed``
+    (in the replies), ``boxes_refused`` (refusals, flagged ``area``), ``boxes_written`` (in
+    the set), and where an export exists ``boxes_matched`` of ``boxes_in_export``.
     """
 
     folder: str = ""
@@ -39,6 +41,11 @@ class SheetRow(BaseModel):
     content: int | None = None
     new_differences: int | None = None
     accepted_differences: int | None = None
+    boxes_proposed: int = 0
+    boxes_refused: int = 0
+    boxes_written: int = 0
+    boxes_matched: int | None = None
+    boxes_in_export: int | None = None
 
 
 class FolderOutcome(BaseModel):

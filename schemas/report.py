@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from schemas.areas import AreasSummary
+
 
 class RouteSummary(BaseModel):
     """What a route did: ``status`` (ran / replayed / skipped / failed) and why; the
@@ -20,7 +22,11 @@ class RouteSummary(BaseModel):
 
 
 class Report(BaseModel):
-    """Counts for one document (``report.json``); ``seconds`` is wall time of the run."""
+    """Counts for one document (``report.json``); ``seconds`` is wall time of the run.
+
+    Tokens and cost cover every call (route A, the filter, adjudication, answer boxes);
+    ``areas`` details the answer boxes and their score against the export.
+    """
 
     source: str
     solutions: str | None = None
@@ -45,4 +51,5 @@ class Report(BaseModel):
     adjudication: str = ""
     backend: str = ""
     comparison: dict[str, int] | None = None
+    areas: AreasSummary = Field(default_factory=AreasSummary)
     warnings: list[str] = Field(default_factory=list)

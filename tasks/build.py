@@ -32,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
 
+from schemas.areas import Box
 from schemas.build import BuildResult, KatexWarning
 from schemas.sheet import Part, Question, SheetSet, iter_fields
 from tasks.cache import stage
@@ -168,7 +169,13 @@ def _check_name(name: str, out_dir: Path) -> None:
         raise InputError(str(out_dir), f"not a valid set name: {name!r} (no slashes, no leading dot)")
 
 
-def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, str | None]) -> BuildResult:
+def write_set(
+    questions: SheetSet,
+    name: str,
+    out_dir: Path,
+    images: dict[str, str | None],
+    boxes: dict[str, list[Box]] | None = None,
+) -> BuildResult:
     """Write ``questions`` as a Lambda Feedback set with in2lambda.
 
     Writes ``<out_dir>/<name>/`` (``set_<name>.json``, ``question_NNN_<title>.json``,
@@ -180,6 +187,10 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
       ``worked_solution`` (→ ``workedSolution.content``); a question with no parts (or
       one empty part) gets one empty part. Multiple-choice ``options`` are not written
       into any field; they stay in ``BuildResult.written``.
+    - Answer boxes: ``boxes`` maps a part's 1-based key (``q2.p1``, parts counted as
+      ``normalised_parts``) to its boxes, as :func:`tasks.areas.check` kept them; each
+      becomes in2lambda's response area (:func:`tasks.areas.to_in2lambda`; a multiple
+      choice carries the part's options). A key naming no part raises ``ValueError``.
     - Images: ``images`` maps each image link as written in the markdown to the file
       found for it (or ``None``). Each found file is copied once into ``media/`` under
       its own name made safe (``[^\\w.-]`` → ``_``), with ``_2``, ``_3``, … added on a
@@ -266,6 +277,12 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
     for key, text in iter_fields(written):
         katex += check_maths(text, key)
 
+    boxes = boxes or {}
+    keys = {f"q{qi + 1}.p{pi + 1}" for qi, q in enumerate(written.root) for pi in range(len(q.parts))}
+    if set(boxes) - keys:
+        raise ValueError(f"answer boxes for parts the set does not have: {', '.join(sorted(set(boxes) - keys))}")
+    from tasks.areas import to_in2lambda  # imported here: tasks.areas imports this module
+
     lib = _in2lambda()
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=out_dir))
@@ -278,7 +295,7 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
         staged_names = set(media_of_file.values())
         i2l_set = lib.Set()
         i2l_set.set_name(name)
-        for q in written.root:
+        for qi, q in enumerate(written.root):
             own: list[str] = []
             for text in _fields(q):
                 for m in IMAGE_LINK.finditer(text):
@@ -287,7 +304,13 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
                         attached.add(media_name)
                         own.append(str(staged / media_name))
             parts = [
-                lib.Part(content=p.content, answer=p.answer, worked_solution=p.worked_solution) for p in q.parts
+                lib.Part(
+                    content=p.content,
+                    answer=p.answer,
+                    worked_solution=p.worked_solution,
+                    response_areas=[to_in2lambda(b, p.options) for b in boxes.get(f"q{qi + 1}.p{pi + 1}", [])],
+                )
+                for pi, p in enumerate(q.parts)
             ] or [lib.Part()]
             i2l_set.questions.append(lib.Question(title=q.title, parts=parts, images=own, master_content=q.main_text))
         built = tmp / "out"
@@ -315,22 +338,27 @@ def write_set(questions: SheetSet, name: str, out_dir: Path, images: dict[str, s
         missing_images=missing,
         katex_warnings=katex,
         written=written,
+        boxes=sum(len(v) for v in boxes.values()),
     )
 
 
 @stage("build", ignore=("images",))
 def build_task(
-    questions: SheetSet, name: str, images: dict[str, str | None], image_digests: dict[str, str | None]
+    questions: SheetSet,
+    name: str,
+    images: dict[str, str | None],
+    image_digests: dict[str, str | None],
+    boxes: dict[str, list[Box]] | None = None,
 ) -> tuple[BuildResult, dict[str, bytes], SheetSet]:
-    """:func:`write_set` as a cached task, keyed by the set, its name and the images' bytes
-    (``image_digests``; the paths in ``images`` only locate them).
+    """:func:`write_set` as a cached task, keyed by the set, its name, the answer boxes and
+    the images' bytes (``image_digests``; the paths in ``images`` only locate them).
 
     Returns ``(result, files, written)``: ``files`` maps each written path, relative to the
     output folder (``<name>.zip``, ``<name>/question_000_….json``, …), to its bytes, so the
     flow can put them in place on a cache hit too.
     """
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-build-") as tmp:
-        result = write_set(questions, name, Path(tmp), images)
+        result = write_set(questions, name, Path(tmp), images, boxes)
         files = {
             str(p.relative_to(tmp)): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()
         }

@@ -18,9 +18,11 @@ SUM_COLUMNS = [
     "questions", "parts", "fields", "agreed", "single_route", "adjudicated", "flagged", "not_verbatim",
     "uncovered", "katex_warnings", "input_tokens", "output_tokens", "cost_usd", "seconds",
     "compared", "equal", "notation", "content", "new_differences", "accepted_differences",
+    "boxes_proposed", "boxes_refused", "boxes_written", "boxes_matched", "boxes_in_export",
 ]
 SHOWN = ["folder", "sheet", "outcome", "questions", "parts", "fields", "agreed", "single_route", "adjudicated",
-         "flagged", "not_verbatim", "uncovered", "content", "new_differences", "cost_usd", "seconds"]
+         "flagged", "not_verbatim", "uncovered", "content", "new_differences", "boxes_proposed", "boxes_refused",
+         "boxes_matched", "boxes_in_export", "cost_usd", "seconds"]
 
 
 def frame(rows: list[SheetRow]) -> pl.DataFrame:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from schemas.areas import Box
 from schemas.export import ExportedSet
 from tasks.errors import InputError
 
@@ -21,7 +22,9 @@ class Inputs(BaseModel):
 
     ``source_bytes``/``solutions_bytes``: the documents; ``filter_source``: a Lua filter
     given with ``--filter`` (or saved as ``filter.lua`` among the replies); ``replies``:
-    saved reply texts by stage (``route-a``, ``adjudication``); ``export``: the export read.
+    saved reply texts by stage (``route-a``, ``adjudication``); ``areas``: the saved answer
+    box replies (``areas.json``) by part key (``q1.p1``); ``export``: the export read, and
+    ``export_boxes``/``export_rtol`` its answer boxes and their tolerances by part key.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -35,8 +38,11 @@ class Inputs(BaseModel):
     filter_source: str | None = None
     replies_dir: Path | None = None
     replies: dict[str, str] = {}
+    areas: dict[str, str] = {}
     export_path: Path | None = None
     export: ExportedSet | None = None
+    export_boxes: dict[str, list[Box]] = {}
+    export_rtol: dict[str, list[float | None]] = {}
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -71,6 +77,7 @@ def read_inputs(
     :func:`tasks.pairing.find_solutions`; none found is not an error (the run goes on with
     empty answers and says so in ``solutions_note``).
     """
+    from tasks.areas import read_export_areas, read_saved
     from tasks.compare import read_export
     from tasks.pairing import find_solutions
 
@@ -97,6 +104,9 @@ def read_inputs(
             p = rd / f"{stage}.json"
             if p.is_file():
                 inputs.replies[stage] = _read_text(p, "saved reply")
+        saved_areas = rd / "areas.json"
+        if saved_areas.is_file():
+            inputs.areas = read_saved(_read_text(saved_areas, "saved reply"), str(saved_areas))
         saved_filter = rd / "filter.lua"
         if inputs.filter_source is None and saved_filter.is_file():
             inputs.filter_path = saved_filter
@@ -104,6 +114,7 @@ def read_inputs(
     if export:
         inputs.export_path = Path(export)
         inputs.export = read_export(inputs.export_path)
+        inputs.export_boxes, inputs.export_rtol = read_export_areas(inputs.export_path)
     return inputs
 
 

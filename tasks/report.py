@@ -83,6 +83,15 @@ def summary_lines(report: Report) -> list[str]:
             f"export     {comp.get('fields_compared', 0)} fields compared: {comp.get('equal', 0)} equal, "
             f"{comp.get('notation', 0)} notation-only, {comp.get('content', 0)} content differences"
         )
+    ar = report.areas
+    lines.append(
+        f"boxes      {ar.status}: {ar.parts} parts asked, {ar.calls} calls; {ar.proposed} proposed, "
+        f"{ar.refused} refused, {ar.written} written"
+    )
+    if ar.in_export is not None:
+        lines.append(f"score      {ar.matched} of {ar.in_export} answer boxes of the export matched")
+        for m in ar.misses:
+            lines.append(f"miss       {m.part}: wanted {m.wanted}; made {m.made}")
     for w in report.warnings:
         lines.append(f"warning    {w}")
     return lines

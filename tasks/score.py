@@ -7,8 +7,11 @@ name them differently from in2lambda 1.1.0's defaults).
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from schemas.areas import Box, Miss, Score
-from tasks.areas import parse_expression, parse_quantity
+from tasks.areas import areas_of_members, parse_expression, parse_quantity
+from tasks.cache import stage
 
 DEFAULT_RTOL = 0.005
 """Relative tolerance of numbers with units when the export gives none (0.5 %)."""
@@ -93,3 +96,24 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
             else:
                 result.misses.append(Miss(part=part, wanted=_show(wanted), made=_show(mine)))
     return result
+
+
+def built_boxes(files: dict[str, bytes], name: str) -> dict[str, list[Box]]:
+    """The answer boxes of the set in2lambda wrote, read back from its files (``files`` as
+    :func:`tasks.build.build_task` returns them: ``<name>/question_….json`` → bytes), keyed
+    by part (``q2.p1``). Raises ``InputError`` when a question file is not JSON."""
+    members = {
+        PurePosixPath(rel).name: data
+        for rel, data in files.items()
+        if PurePosixPath(rel).parent == PurePosixPath(name) and rel.endswith(".json")
+    }
+    return areas_of_members(members, f"{name} (as built)")[0]
+
+
+@stage("score")
+def score_task(
+    files: dict[str, bytes], name: str, export: dict[str, list[Box]], rtol: dict[str, list[float | None]]
+) -> Score:
+    """The boxes of the built set (read back from what in2lambda wrote) scored against the
+    export's (:func:`score`), as a cached task."""
+    return score(built_boxes(files, name), export, rtol)

@@ -216,3 +216,126 @@ def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(
     made = read_export_boxes(tmp_path / "out" / "Scored")
     result = score(made, wanted, rtol)
     assert (result.matched, result.in_export, result.misses) == (12, 12, [])
+
+
+# --- the stage: one call per part -------------------------------------------------------
+
+from schemas.routes import Usage  # noqa: E402
+from schemas.sheet import Question, SheetSet  # noqa: E402
+from tasks.areas import (  # noqa: E402
+    eligible_parts,
+    flags_of,
+    propose,
+    read_saved,
+    saved_file,
+    summarise,
+)
+from tasks.errors import InputError  # noqa: E402
+from tasks.llm import BackendError  # noqa: E402
+from tests.scripted import ScriptedBackend  # noqa: E402
+
+
+def test_propose_keeps_what_validates_and_counts_usage():
+    backend = ScriptedBackend([json.dumps({"boxes": [
+        {"kind": "NUMERIC_UNITS", "label": "$m=$", "answer": "0.2 kg"},
+        {"kind": "NUMERIC_UNITS", "label": "$w=$", "answer": "2 furlongz"},
+    ]})], usage=Usage(input_tokens=300, output_tokens=40, cost_usd=0.001))
+    got = propose(backend, PLAIN, 2, 0)
+    assert backend.requests[0].stage == "areas-q3-p1"
+    assert got.field == "q3.p1" and got.status == "ran" and got.calls == 1
+    assert [b.answer for b in got.boxes] == ["0.2 kg"] and got.proposed == 2
+    assert len(got.refused) == 1 and "furlongz" in got.refused[0]
+    assert got.usage.input_tokens == 300 and json.loads(got.raw)["boxes"][0]["answer"] == "0.2 kg"
+
+
+def test_propose_asks_again_once_then_refuses_the_whole_reply():
+    backend = ScriptedBackend(["the mass is 0.2 kg", '{"box": []}'], usage=Usage(input_tokens=10))
+    got = propose(backend, PLAIN, 0, 0)
+    assert len(backend.requests) == 2 and "did not validate" in backend.requests[1].user
+    assert got.boxes == [] and got.calls == 2 and got.usage.input_tokens == 20
+    assert got.refused == ['reply: does not validate (reply is not an object {"boxes": [...]})']
+
+
+def test_propose_a_reply_mended_on_the_second_ask_is_kept():
+    backend = ScriptedBackend(["not json", json.dumps(one("NUMERIC_UNITS", "0.2 kg"))])
+    got = propose(backend, PLAIN, 0, 0)
+    assert got.refused == [] and len(got.boxes) == 1 and got.calls == 2
+
+
+def test_propose_with_no_reply_or_a_failed_call_makes_no_box_and_no_refusal():
+    skipped = propose(ScriptedBackend([]), PLAIN, 0, 0)
+    assert skipped.status.startswith("skipped") and skipped.boxes == [] and skipped.refused == []
+    failed = propose(ScriptedBackend([BackendError("scripted", "529 overloaded")]), PLAIN, 0, 0)
+    assert failed.status.startswith("failed") and "529" in failed.status and failed.refused == []
+
+
+def test_a_saved_reply_is_replayed_not_asked_again():
+    backend = ScriptedBackend(["not json"], replayed=True)
+    got = propose(backend, PLAIN, 0, 0)
+    assert len(backend.requests) == 1 and got.status == "replayed" and got.calls == 0
+    assert got.refused and got.refused[0].startswith("reply: does not validate")
+
+
+def test_eligible_parts_follow_the_written_parts():
+    questions = SheetSet([
+        Question(main_text="Intro only.", parts=[Part()]),  # written with no part: nothing to ask
+        Question(main_text="Two parts.", parts=[Part(worked_solution="Only working."), PLAIN]),
+    ])
+    assert [(qi, pi) for qi, pi, _ in eligible_parts(questions)] == [(1, 1)]
+
+
+def test_saved_file_round_trip_and_bad_files():
+    parts = [
+        propose(ScriptedBackend([json.dumps(one("NUMERIC_UNITS", "0.2 kg"))]), PLAIN, 0, 0),
+        propose(ScriptedBackend(["garbled", "still garbled"]), PLAIN, 0, 1),
+        propose(ScriptedBackend([]), PLAIN, 1, 0),  # skipped: nothing saved
+    ]
+    text = saved_file(parts)
+    assert sorted(json.loads(text)) == ["q1.p1", "q1.p2"]
+    back = read_saved(text, "areas.json")
+    assert json.loads(back["q1.p1"]) == one("NUMERIC_UNITS", "0.2 kg") and back["q1.p2"] == "still garbled"
+    with pytest.raises(InputError, match="areas.json: not a JSON object"):
+        read_saved("[]", "areas.json")
+    with pytest.raises(InputError, match="'question 1' is not a part key"):
+        read_saved('{"question 1": {"boxes": []}}', "areas.json")
+    with pytest.raises(InputError, match="not JSON"):
+        read_saved("{", "areas.json")
+
+
+def test_flags_and_summary():
+    parts = [
+        propose(ScriptedBackend([json.dumps({"boxes": [{"kind": "ESSAY", "label": "", "answer": "x"},
+                                                       {"kind": "NUMERIC_UNITS", "label": "", "answer": "3 m"}]})]),
+                PLAIN, 0, 0),
+        propose(ScriptedBackend([json.dumps(one("MULTIPLE_CHOICE", [False, True, False]))], replayed=True),
+                CHOICE, 0, 1),
+        propose(ScriptedBackend([]), PLAIN, 1, 0),
+    ]
+    flags = flags_of(parts)
+    assert [(f.field, f.kind) for f in flags] == [("q1.p1", "area")] and "ESSAY" in flags[0].reason
+    s = summarise(parts)
+    assert (s.parts, s.calls, s.proposed, s.refused, s.written) == (3, 1, 3, 1, 2)
+    assert s.status.startswith("mixed; 1 of 3 parts skipped")
+    assert summarise([], "off").status == "off" and summarise([]).status == "no part to answer"
+    assert summarise(parts[2:]).status.startswith("skipped")
+
+
+# --- the set, written with its boxes ----------------------------------------------------
+
+
+def test_write_set_writes_the_boxes_and_the_options(tmp_path):
+    from tasks.build import write_set
+    from tasks.score import score
+
+    questions = SheetSet([Question(title="Sky", main_text="Look up.", parts=[CHOICE, PLAIN])])
+    boxes = {"q1.p1": [Box(kind="MULTIPLE_CHOICE", answer=[False, True, False])],
+             "q1.p2": [Box(kind="NUMERIC_UNITS", label="$m=$", answer="0.2 kg")]}
+    result = write_set(questions, "Sky", tmp_path, {}, boxes)
+    assert result.boxes == 2
+    made = read_export_boxes(tmp_path / "Sky")
+    assert score(made, boxes, {}).matched == 2
+    exported = read_export(tmp_path / "Sky")
+    assert exported.questions.root[0].parts[0].options == ["Green", "Blue", "Red"]
+    with pytest.raises(ValueError, match="q2.p1"):
+        write_set(questions, "Other", tmp_path, {}, {"q2.p1": boxes["q1.p2"]})
+    assert not (tmp_path / "Other").exists()

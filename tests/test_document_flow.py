@@ -151,7 +151,8 @@ def test_the_command_line_prints_one_line_on_bad_input(tmp_path):
 
     src = tmp_path / "sheet.pdf"
     src.write_bytes(b"%PDF-1.4")
-    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    # The user's default log level (flows/runtime.py), not the tests' WARNING.
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PREFECT_LOGGING_LEVEL": "ERROR"}
     proc = subprocess.run(
         [sys.executable, "-m", "flows.document", str(src), "--out", str(tmp_path / "out"), "--backend", "none"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
@@ -187,3 +188,84 @@ def test_out_never_replaces_what_the_user_keeps_there(tmp_path, capsys):
     assert main([str(sheet), "--out", str(out), "--backend", "none"]) == 0
     assert not (out / "solutions.md").exists() and not (out / "inclined-plane.zip").exists()
     assert (out / "week3.zip").is_file() and (out / "mine.txt").read_text() == "keep"
+
+
+# --- answer boxes, from saved replies ------------------------------------------------------
+
+ME2_PARTS = [f"q{q}.p{p}" for q, n in enumerate([2, 2, 2, 3, 3], 1) for p in range(1, n + 1)]
+
+
+def me2_replies(tmp_path: Path, changes: dict | None = None) -> Path:
+    """A replies folder for ME2: the recorded route A reply (read from ../shared at test
+    time) and an ``areas.json`` written by hand from the export's own boxes (a part with no
+    box in the export: an empty list), with ``changes`` applied by part."""
+    from tasks.areas import read_export_boxes
+
+    me2 = corpus("me2")
+    d = tmp_path / "replies"
+    d.mkdir()
+    (d / "route-a.json").write_bytes((me2 / "replies" / "route-a.json").read_bytes())
+    export = read_export_boxes(me2 / "export" / "set_Introduction")
+    areas = {k: {"boxes": [b.model_dump() for b in export.get(k, [])]} for k in ME2_PARTS}
+    areas.update(changes or {})
+    (d / "areas.json").write_text(json.dumps(areas))
+    return d
+
+
+def test_me2_hand_written_boxes_replayed_score_12_of_12(tmp_path):
+    me2 = corpus("me2")
+    out = tmp_path / "out"
+    outcome = run(me2 / "questions.md", out, replies=str(me2_replies(tmp_path)),
+                  export=str(me2 / "export" / "set_Introduction"))
+    assert outcome.error is None
+    a = outcome.report.areas
+    assert (a.status, a.parts, a.calls, a.proposed, a.refused, a.written) == ("replayed", 12, 0, 12, 0, 12)
+    assert (a.matched, a.in_export, a.misses) == (12, 12, [])
+    assert "area" not in outcome.report.flags_by_kind
+    # q5.p2's multiple choice box carries the part's seven options, in the set in2lambda wrote.
+    q5 = json.loads(next((out / "Introduction").glob("question_004_*.json")).read_text())
+    [choice] = sorted(q5["parts"], key=lambda p: p["orderNumber"])[1]["responseAreas"]
+    assert choice["response"]["responseInput"]["responseType"] == "MULTIPLE_CHOICE"
+    assert len(choice["response"]["responseInput"]["answer"]) == 7
+    assert len(choice["response"]["responseInput"]["config"]["options"]) == 7
+    assert json.loads((out / "replies" / "areas.json").read_text())["q4.p2"]["boxes"][1]["answer"] == "0.541 mm"
+
+
+def test_me2_a_refused_box_touches_only_its_part_and_is_flagged(tmp_path):
+    me2 = corpus("me2")
+    bad = {"q3.p1": {"boxes": [{"kind": "MATH_SINGLE_LINE", "label": "$F=$", "answer": "rho*U**2)("}]},
+           "q4.p1": {"boxes": [{"kind": "ESSAY", "label": "", "answer": "Discuss."}]}}
+    out = tmp_path / "out"
+    outcome = run(me2 / "questions.md", out, replies=str(me2_replies(tmp_path, bad)),
+                  export=str(me2 / "export" / "set_Introduction"))
+    a = outcome.report.areas
+    assert (a.refused, a.written, a.matched, a.in_export) == (2, 10, 10, 12)
+    assert sorted(m.part for m in a.misses) == ["q3.p1", "q4.p1"]
+    area = {f["field"]: f["reason"] for f in flags(out) if f["kind"] == "area"}
+    assert set(area) == {"q3.p1", "q4.p1"}
+    assert "does not parse" in area["q3.p1"] and "'ESSAY' is not one of" in area["q4.p1"]
+
+
+def test_no_areas_skips_the_stage_and_the_score_says_so(tmp_path, capsys):
+    me2 = corpus("me2")
+    out = tmp_path / "out"
+    code = main([str(me2 / "questions.md"), "--replies", str(me2_replies(tmp_path)), "--backend", "none", "--no-areas",
+                 "--export", str(me2 / "export" / "set_Introduction"), "--out", str(out)])
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["areas"]["status"] == "off" and report["areas"]["written"] == 0
+    assert (report["areas"]["matched"], report["areas"]["in_export"]) == (0, 12)
+    assert not (out / "replies" / "areas.json").exists()
+    printed = capsys.readouterr().out
+    assert "score      0 of 12 answer boxes of the export matched" in printed
+    assert printed.count("miss       ") == 12
+
+
+def test_a_malformed_areas_file_is_one_line_and_exit_1(tmp_path, capsys):
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "areas.json").write_text('["q1.p1"]')
+    assert main([str(EXAMPLE), "--replies", str(replies), "--backend", "none", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "areas.json" in err[0] and "not a JSON object" in err[0]
+    assert not (tmp_path / "out").exists()

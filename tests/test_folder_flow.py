@@ -79,7 +79,7 @@ def test_the_gate_fails_when_the_baseline_is_stricter_than_the_run(tmp_path, cap
     recorded = tmp_path / "baseline.json"
     assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o1"), "--record-baseline", str(recorded)]) == 0
     base = json.loads(recorded.read_text())
-    assert base == {"a/sheet.md": {"built": True, "flagged": 0, "new_differences": 0}}
+    assert base == {"a/sheet.md": {"built": True, "flagged": 0, "new_differences": 0, "boxes_matched": 0}}
     assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o2"), "--baseline", str(recorded)]) == 0
     # A stricter baseline: the sheet once had fewer flags than it has now (-1), so the run is worse.
     base["a/sheet.md"]["flagged"] = -1
@@ -112,3 +112,41 @@ def test_gate_rules():
                      "f/t.md: 2 new content differences, baseline 1",
                      "f/u.md: in the baseline but not in this run"]
     assert gate(rows, root, baseline_of(rows, root)) == []
+
+
+def test_the_gate_fails_when_fewer_boxes_match():
+    from pathlib import Path
+
+    root = Path("/c")
+    rows = [SheetRow(source="/c/f/s.md", outcome="built", boxes_matched=9, boxes_in_export=12)]
+    was = {"f/s.md": {"built": True, "flagged": 0, "new_differences": 0, "boxes_matched": 12}}
+    assert gate(rows, root, was) == ["f/s.md: 9 answer boxes matched, baseline 12"]
+    older = {"f/s.md": {"built": True, "flagged": 0, "new_differences": 0}}  # recorded before answer boxes
+    assert gate(rows, root, older) == []
+
+
+def test_the_folder_report_has_the_box_columns(tmp_path):
+    """ME2 as a folder of one sheet, its saved replies holding answer boxes written from the
+    export's own (one of them in a unit pint does not know): the row counts them."""
+    from flows.folder import run_folder
+    from prefect import flow
+
+    from tasks.areas import read_export_boxes
+
+    me2 = corpus("me2")
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "route-a.json").write_bytes((me2 / "replies" / "route-a.json").read_bytes())
+    boxes = {k: {"boxes": [b.model_dump() for b in v]} for k, v in read_export_boxes(me2 / "export" / "set_Introduction").items()}
+    boxes["q2.p1"]["boxes"][0]["answer"] = "30 zorks"
+    (replies / "areas.json").write_text(json.dumps(boxes))
+
+    @flow
+    def one():
+        return run_folder(me2, tmp_path / "out", offline=True, replies=replies)
+
+    [row] = one().rows
+    assert (row.boxes_proposed, row.boxes_refused, row.boxes_written) == (12, 1, 11)
+    assert (row.boxes_matched, row.boxes_in_export) == (11, 12)
+    report = pl.read_csv(tmp_path / "out" / "report.csv")
+    assert report["boxes_matched"].to_list() == [11, 11] and report["boxes_in_export"].to_list() == [12, 12]

@@ -2,7 +2,9 @@
 protocol (no real model is reachable here). What the fakes answer is stated in this file:
 route A answers with the real recorded ME2 reply (``../shared``) or, for the example, with a
 reply this test builds; the filter writer answers with a filter of ``filters/library/``;
-adjudication answers ``B`` for every field it is sent. None of it is a live model result.
+adjudication answers ``B`` for every field it is sent; an answer box call answers with the
+boxes of the part in the author's export (ME2) or with no box (the example), except where a
+test says otherwise. None of it is a live model result.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pytest
 
 from flows.document import document_flow, main
 from schemas.outcome import DocumentOutcome
+from tasks.areas import read_export_boxes
 from tasks.markdown import to_markdown
 from tasks.route_b import library_filters, run_route_b
 from tests.conftest import ROOT, corpus
@@ -29,7 +32,7 @@ SOLUTIONS = ROOT / "examples" / "inclined-plane-solutions.tex"
 CANARY = "sk-ant-" + "canary-" + "0c4f7d1e9b2a46c3a8f5e6d7c8b9a0f1"
 
 # Token counts each fake reports per kind of call: (input, output).
-TOKENS = {"route-a": (5000, 4000), "filter": (3000, 800), "adjudication": (400, 60)}
+TOKENS = {"route-a": (5000, 4000), "filter": (3000, 800), "adjudication": (400, 60), "areas": (700, 90)}
 
 
 def kind(text: str) -> str:
@@ -40,6 +43,8 @@ def kind(text: str) -> str:
         return "adjudication"
     if "pandoc Lua filter" in text:
         return "filter"
+    if "You propose the answer boxes" in text:
+        return "areas"
     raise AssertionError("a request of no known stage")
 
 
@@ -60,15 +65,23 @@ def example_reply() -> str:
 
 
 class Sheet:
-    def __init__(self, source: Path, route_a: str, filter_name: str, extra: dict | None = None):
+    """A sheet and what the fakes answer for it; ``boxes`` maps a part key (``q2.p1``) to
+    the answer box reply of that part (no entry: no box)."""
+
+    def __init__(self, source: Path, route_a: str, filter_name: str, extra: dict | None = None,
+                 boxes: dict[str, dict] | None = None):
         self.source, self.route_a, self.filter = source, route_a, library_filters()[filter_name]
         self.extra = extra or {}
+        self.boxes = boxes or {}
 
     def answer(self, stage: str, request_text: str) -> str:
         if stage == "route-a":
             return self.route_a
         if stage == "filter":
             return self.filter
+        if stage == "areas":
+            part = re.search(r"Part (q\d+\.p\d+)", request_text).group(1)
+            return json.dumps(self.boxes.get(part, {"boxes": []}))
         return verdicts_for(request_text)
 
 
@@ -79,30 +92,37 @@ def example() -> Sheet:
 def me2() -> Sheet:
     d = corpus("me2")
     reply = json.loads((d / "replies" / "route-a.json").read_text())
+    export = d / "export" / "set_Introduction"
+    boxes = {key: {"boxes": [b.model_dump() for b in v]} for key, v in read_export_boxes(export).items()}
     return Sheet(d / "questions.md", json.dumps({"questions": reply}), "mathpix",
-                 {"replies": None, "export": str(d / "export" / "set_Introduction")})
+                 {"replies": None, "export": str(export)}, boxes)
 
 
 # --- one fake per backend, answering by stage ------------------------------------------
 
 
-def anthropic_fake(sheet: Sheet):
+def anthropic_fake(sheet: Sheet, areas_delay: float = 0.0):
+    """The Anthropic fake; ``areas_delay`` seconds pass before each answer box reply."""
     def answer(rec: Recorded):
         text = json.dumps(rec.body)
         stage = kind(text)
         tin, tout = TOKENS[stage]
         return anthropic_api.Step(kind="message", body=anthropic_api.message(
-            text=sheet.answer(stage, text), input_tokens=tin, output_tokens=tout, model="claude-sonnet-5-5-20260928"))
+            text=sheet.answer(stage, text),
+            input_tokens=tin, output_tokens=tout, model="claude-sonnet-5-5-20260928"),
+            delay=areas_delay if stage == "areas" else 0.0)
     return anthropic_api.FakeAnthropic(default=answer)
 
 
-def openai_fake(sheet: Sheet, model: str, cost: float | None):
+def openai_fake(sheet: Sheet, model: str, cost: float | None, areas_delay: float = 0.0):
     def answer(rec: Recorded):
         text = json.dumps(rec.body)
         stage = kind(text)
         tin, tout = TOKENS[stage]
-        return openai_api.ok(openai_api.completion(sheet.answer(stage, text), model=model,
+        step = openai_api.ok(openai_api.completion(sheet.answer(stage, text), model=model,
                                                    prompt_tokens=tin, completion_tokens=tout, cost=cost))
+        step.delay = areas_delay if stage == "areas" else 0.0
+        return step
     return openai_api.FakeOpenAI(default=answer)
 
 
@@ -129,9 +149,9 @@ def configure(backend: str, sheet: Sheet, monkeypatch, tmp_path):
         verdict = json.dumps({"verdicts": [{"field": f, "verdict": "B", "reason": "B is the sheet's text"}
                                            for f in ("q2.main_text", "q4.p1.answer")]})
         for stage, marker in (("route-a", "You turn a lecturer"), ("filter", "pandoc Lua filter"),
-                              ("adjudication", "Two independent readings")):
+                              ("adjudication", "Two independent readings"), ("areas", "You propose the answer boxes")):
             tin, tout = TOKENS[stage]
-            text = verdict if stage == "adjudication" else sheet.answer(stage, "")
+            text = verdict if stage == "adjudication" else '{"boxes": []}' if stage == "areas" else sheet.answer(stage, "")
             script.append({"match": marker, "stdout": claude_cli.result(
                 text, input_tokens=tin, output_tokens=tout, cache_read=0, cache_write=0, cost=0.02)})
         fake = claude_cli.FakeClaude(tmp_path / "claude", script).install(monkeypatch)
@@ -156,7 +176,7 @@ def test_the_example_runs_live_through_every_backend(backend, monkeypatch, tmp_p
     sheet = example()
     fake, model = configure(backend, sheet, monkeypatch, tmp_path)
     try:
-        outcome = run(sheet, backend, model, tmp_path / "out")
+        outcome = run(sheet, backend, model, tmp_path / "out", areas=False)
     finally:
         if hasattr(fake, "stop"):
             fake.stop()
@@ -189,20 +209,63 @@ def test_me2_runs_live_and_a_second_run_makes_no_call(backend, monkeypatch, tmp_
     sheet = me2()
     fake, model = configure(backend, sheet, monkeypatch, tmp_path)
     try:
-        first = run(sheet, backend, model, tmp_path / "one")
+        first = run(sheet, backend, model, tmp_path / "one", areas=False)
         n = calls(fake)
-        second = run(sheet, backend, model, tmp_path / "two")
+        second = run(sheet, backend, model, tmp_path / "two", areas=False)
         assert calls(fake) == n == 3  # route A, the filter, one adjudication; none the second time
     finally:
         if hasattr(fake, "stop"):
             fake.stop()
     r = first.report
-    assert r.input_tokens >= sum(t[0] for t in TOKENS.values())
+    assert r.input_tokens >= sum(TOKENS[s][0] for s in ("route-a", "filter", "adjudication"))
     assert (r.questions, r.parts) == (5, 12)
     assert r.route_a.status == "ran" and r.route_b.filter.startswith("written filter")
     assert r.adjudicated == 1 and r.flags_by_kind.get("disputed", 0) == 0
     assert set(second.task_states.values()) == {"Cached"}
     assert second.report.questions == 5
+
+
+@pytest.mark.parametrize("backend", ["anthropic", "openai"])
+def test_me2_answer_boxes_live_one_call_per_part_concurrently(backend, monkeypatch, tmp_path):
+    """Each eligible part of ME2 gets one call, answered after 0.5 s with the part's boxes in
+    the export, except two the fake is scripted to get wrong: q1.p1 in a unit pint does
+    not know, q5.p2 with six booleans for seven options. Those two are refused and
+    flagged; the other ten boxes are written and match the export."""
+    sheet = me2()
+    sheet.boxes["q1.p1"] = {"boxes": [{"kind": "NUMERIC_UNITS", "label": "$m=$", "answer": "0.106 blorbs"}]}
+    sheet.boxes["q5.p2"] = {"boxes": [{"kind": "MULTIPLE_CHOICE", "label": "", "answer": [False] * 5 + [True]}]}
+    model = f"boxes-test-{backend}"  # a model id of its own: no earlier run's cached replies stand in
+    if backend == "anthropic":
+        fake = anthropic_fake(sheet, areas_delay=0.5).start()
+        monkeypatch.setenv("ANTHROPIC_API_KEY", CANARY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    else:
+        fake = openai_fake(sheet, model, cost=None, areas_delay=0.5).start()
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
+    try:
+        outcome = run(sheet, backend, model, tmp_path / "out")
+    finally:
+        fake.stop()
+    assert outcome.error is None
+    r = outcome.report
+    asked = [rec for rec in fake.requests if kind(json.dumps(rec.body)) == "areas"]
+    keys = sorted(re.search(r"Part (q\d+\.p\d+)", json.dumps(rec.body)).group(1) for rec in asked)
+    assert keys == sorted(f"q{q}.p{p}" for q, n in enumerate([2, 2, 2, 3, 3], 1) for p in range(1, n + 1))
+    assert len(fake.requests) == 3 + 12  # route A, the filter, one adjudication, one call per part
+    assert fake.max_open >= 2, "the parts' calls did not overlap"
+    assert fake.max_open <= 4  # the backend's in-flight limit (SHEET2LAMBDA_MAX_IN_FLIGHT, default 4)
+    a = r.areas
+    assert (a.status, a.parts, a.calls, a.proposed, a.refused, a.written) == ("ran", 12, 12, 12, 2, 10)
+    assert (a.matched, a.in_export) == (10, 12) and sorted(m.part for m in a.misses) == ["q1.p1", "q5.p2"]
+    assert (a.input_tokens, a.output_tokens) == (12 * TOKENS["areas"][0], 12 * TOKENS["areas"][1])
+    assert r.input_tokens == sum(TOKENS[s][0] for s in ("route-a", "filter", "adjudication")) + a.input_tokens
+    assert r.flags_by_kind.get("area") == 2
+    flags = json.loads((tmp_path / "out" / "flags.json").read_text())
+    area = sorted((f["field"], f["reason"]) for f in flags if f["kind"] == "area")
+    assert area[0][0] == "q1.p1" and "blorbs" in area[0][1]
+    assert area[1][0] == "q5.p2" and "6 booleans for 7 options" in area[1][1]
+    saved = json.loads((tmp_path / "out" / "replies" / "areas.json").read_text())
+    assert sorted(saved) == keys and saved["q1.p1"] == sheet.boxes["q1.p1"]
 
 
 def test_replay_of_saved_replies_offline_makes_no_call(monkeypatch, tmp_path):
@@ -219,6 +282,8 @@ def test_replay_of_saved_replies_offline_makes_no_call(monkeypatch, tmp_path):
     assert replay.error is None
     assert replay.report.route_a.status == "replayed" and replay.report.adjudication == "replayed"
     assert replay.report.route_b.filter == "given filter"
+    assert live.report.areas.status == "ran" and replay.report.areas.status == "replayed"
+    assert replay.report.areas.parts == live.report.areas.parts > 0 and replay.report.areas.calls == 0
     zips = [(tmp_path / d / "replayed.zip") for d in ("live", "replay")]
     assert json.loads(json.dumps(live.report.model_dump(include={"questions", "parts", "adjudicated"}))) == \
         replay.report.model_dump(include={"questions", "parts", "adjudicated"})
