@@ -13,7 +13,9 @@ sets a Prefect setting for the client and the server (e.g.
 ``PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED=false``) to measure its effect.
 
 It measures, with a model stand-in that answers after ``--delay`` seconds per call
-(:class:`tests.benchmarks.support.DelayedBackend`):
+(:class:`tests.benchmarks.support.DelayedBackend`), with the answer boxes off (issue 4's
+measure: route A, the filter and adjudication; the per-part answer box calls of issue 5
+would add one more wave of calls per sheet):
 
 1. a folder of ``--sheets`` sheets: the folder flow's wall time against the slowest sheet
    run alone (the document flow) and against the sheets run one after another; with the
@@ -202,7 +204,8 @@ def server_records(api_url: str) -> dict:
 def run_sheet_alone(copy: support.Copy, out: Path, tries: int):
     from flows.document import document_flow
 
-    state = document_flow(str(copy.source), out=str(out), backend="delayed", tries=tries, return_state=True)
+    state = document_flow(str(copy.source), out=str(out), backend="delayed", tries=tries, areas=False,
+                          return_state=True)
     return state.result(raise_on_failure=False)
 
 
@@ -215,7 +218,7 @@ def run_folder_flow(folder: Path, out: Path, backend: str, tries: int, concurren
         os.environ["SHEET2LAMBDA_MAX_IN_FLIGHT"] = str(in_flight)
     try:
         return folder_flow(str(folder), str(out), str(filter_path) if filter_path else None, None, None, False,
-                           concurrency, backend, None, tries)
+                           concurrency, backend, None, tries, areas=False)
     finally:
         if before is None:
             os.environ.pop("SHEET2LAMBDA_MAX_IN_FLIGHT", None)
