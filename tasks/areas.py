@@ -40,10 +40,27 @@ REPLY_SCHEMA = Proposal.model_json_schema()
 """Structured output of the call: ``{"boxes": [{kind, label, answer}]}``."""
 
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_UNITS = re.compile(
+    r"(?:\s|[*/()·]|[^\W\d]+|%|°"
+    r"|(?<=[^\W\d)])\s*(?:\^|\*\*)\s*(?:\(\s*[-+]?\d{1,2}(?:\.\d{1,3})?\s*\)|[-+]?\d{1,2}(?:\.\d{1,3})?))*"
+)
+"""What may follow the number of a numeric answer: unit names, ``*``, ``/``, ``·``,
+parentheses, spaces, and after a unit (or a closing parenthesis) a power of at most two
+digits (``m^(-3)``, ``s**2``). No other number, so pint never evaluates arithmetic."""
 _EXPRESSION_CHARS = re.compile(r"[A-Za-z0-9_+\-*/^().,\s]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DECIMAL_POINT = re.compile(r"(?<![A-Za-z0-9_])\d*\.\d+|\d+\.(?!\d)")
 MAX_ANSWER = 500
 """Longest answer text read, in characters."""
+MAX_POWER = 100
+"""Largest number an expression may raise something to (``x**100``); larger integer
+powers, and a power of a power of numbers, could take sympy hours to evaluate."""
+FUNCTIONS = frozenset(
+    "sqrt cbrt exp log ln sin cos tan cot sec csc asin acos atan atan2 acot sinh cosh tanh "
+    "asinh acosh atanh Abs abs sign".split()
+)
+"""The functions an expression may call (sympy's, ``ln`` and ``abs`` as ``log`` and
+``Abs``); any other name followed by ``(`` is refused."""
 
 
 # --- readers shared with tasks.score ---------------------------------------------------
@@ -62,13 +79,17 @@ def parse_quantity(text: str):
     ``Quantity``; a bare number is dimensionless.
 
     Raises ``ValueError`` with a one-line reason when the text does not start with a
-    number, names a unit pint does not know (``kg/zz``), or is not a single real
-    quantity. Note pint's own reading of some words: ``kilos`` is kilo-seconds.
+    number, has anything but units after it (another number, arithmetic, a power of
+    more than two digits), names a unit pint does not know (``kg/zz``), or is not a
+    single real quantity. Note pint's own reading of some words: ``kilos`` is kilo-seconds.
     """
     if not isinstance(text, str) or len(text) > MAX_ANSWER:
         raise ValueError("not a text of at most 500 characters")
-    if not _NUMBER.match(text):
+    number = _NUMBER.match(text)
+    if not number:
         raise ValueError("no number")
+    if not _UNITS.fullmatch(text[number.end() :]):
+        raise ValueError("not a number followed by units (write 3e8 m, not 3 x 10^8 m)")
     try:
         q = units().Quantity(text.strip())
     except Exception as e:  # pint raises UndefinedUnitError, DimensionalityError, tokenizer errors…
@@ -83,12 +104,14 @@ def parse_expression(text: str):
     """``text`` (Python or caret powers: ``(pi/6)*rho*U**2*R^2``) as a sympy expression.
 
     Every name not followed by ``(`` is a plain symbol (``rho``, ``E``, ``N``), except
-    ``pi``; a name followed by ``(`` is sympy's function of that name (``sqrt``, ``exp``)
-    or an undefined function. Juxtaposition multiplies (``2x``). Only letters, digits,
-    ``_ + - * / ^ ( ) . ,`` and spaces are read, as sympy's ``parse_expr`` evaluates
-    the text.
+    ``pi``; a name followed by ``(`` must be one of :data:`FUNCTIONS`. Juxtaposition
+    multiplies (``2x``). As sympy's ``parse_expr`` evaluates the text with Python, only
+    letters, digits, ``_ + - * / ^ ( ) . ,`` and spaces are read, a point only in a
+    number, no ``__``, no Python builtin is reachable, and powers are bounded
+    (:data:`MAX_POWER`).
 
-    Raises ``ValueError`` with a one-line reason when it does not parse as one expression.
+    Raises ``ValueError`` with a one-line reason when it does not parse as one
+    expression, calls another function, or raises to too high a power.
     Source: sympy ``parse_expr`` with ``standard_transformations``,
     ``implicit_multiplication`` and ``convert_xor``.
     """
@@ -104,23 +127,47 @@ def parse_expression(text: str):
         raise ValueError("not a text of at most 500 characters")
     if not text.strip():
         raise ValueError("empty expression")
-    if not _EXPRESSION_CHARS.fullmatch(text) or "__" in text:
+    if not _EXPRESSION_CHARS.fullmatch(text) or "__" in text or "." in _DECIMAL_POINT.sub("", text):
         raise ValueError("characters an expression does not use")
-    local: dict[str, Any] = {}
+    local: dict[str, Any] = {"ln": sympy.log, "abs": sympy.Abs}
     for m in _NAME.finditer(text):
-        if not text[m.end() :].lstrip().startswith("("):
-            local[m.group()] = sympy.pi if m.group() == "pi" else sympy.Symbol(m.group())
+        name = m.group()
+        if text[m.end() :].lstrip().startswith("("):
+            if name not in FUNCTIONS:
+                raise ValueError(f"calls {name}(), not one of the functions an answer may use")
+            if name not in local:
+                local[name] = getattr(sympy, name)
+        elif not name[0].isdigit():
+            local[name] = sympy.pi if name == "pi" else sympy.Symbol(name)
+    namespace = {n: getattr(sympy, n) for n in ("Add", "Mul", "Pow", "Integer", "Float", "Rational", "Symbol", "Function")}
+    namespace["__builtins__"] = {}
+    transformations = standard_transformations + (implicit_multiplication, convert_xor)
     try:
-        expr = parse_expr(
-            text,
-            local_dict=local,
-            transformations=standard_transformations + (implicit_multiplication, convert_xor),
-        )
+        shape = parse_expr(text, local_dict=local, global_dict=namespace, transformations=transformations,
+                           evaluate=False)
+        _check_powers(shape)
+        expr = parse_expr(text, local_dict=local, global_dict=namespace, transformations=transformations)
+    except ValueError:
+        raise
     except Exception as e:  # SyntaxError, TokenError, TypeError from a bad call…
         raise ValueError(f"does not parse as an expression ({type(e).__name__})") from None
     if not isinstance(expr, sympy.Expr):
         raise ValueError("not a single expression")
     return expr
+
+
+def _check_powers(expr) -> None:
+    """Refuse a power whose exponent is a number above :data:`MAX_POWER` in size, or a
+    number raised to a power of numbers (``9**9**9``), before sympy evaluates it."""
+    import sympy
+
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Pow):
+            exponent = node.exp
+            if exponent.is_Number and abs(exponent) > MAX_POWER:
+                raise ValueError(f"a power above {MAX_POWER}")
+            if not exponent.is_Number and exponent.is_number and node.base.is_number:
+                raise ValueError("a number raised to a power of numbers")
 
 
 # --- the request ------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,42 @@ def test_symbolic_answers_kept(answer):
 def test_symbolic_answers_refused(answer):
     kept, refused = check(one("MATH_SINGLE_LINE", answer), PLAIN)
     assert kept == [] and len(refused) == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        # sympy's parser evaluates the text with Python: no call but the functions of an answer
+        ("exit(0)", "calls exit()"),
+        ("input()", "calls input()"),
+        ("eval(chr(95))", "calls eval()"),
+        ("Symbol(x)", "calls Symbol()"),
+        ("x.subs(x, 1)", "characters"),
+        # powers sympy would spend hours on
+        ("9**9**9**9", "power of numbers"),
+        ("10^(10^10)", "power of numbers"),
+        ("2**1000", "above 100"),
+        ("x**200", "above 100"),
+    ],
+)
+def test_symbolic_answers_that_would_run_code_or_never_finish_are_refused(answer, reason):
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        parse_expression(answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("3 x 10^8 m", "not a number followed by units"), ("2**2**2**2**2 m", "not a number followed by units"),
+     ("1 m^999", "not a number followed by units"), ("5 1/s", "not a number followed by units")],
+)
+def test_numeric_answers_with_arithmetic_after_the_number_are_refused(answer, reason):
+    with pytest.raises(ValueError, match=reason):
+        parse_quantity(answer)
+
+
+@pytest.mark.parametrize("answer", ["5 kg m^-3", "9.81 m/s**2", "4 (kg m)/s", "3 µm", "1e3 N", "7 km/h", "5 %"])
+def test_units_written_other_ways_are_read(answer):
+    assert parse_quantity(answer).magnitude > 0
 
 
 def test_kind_not_of_the_three_refused():
