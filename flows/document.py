@@ -352,6 +352,9 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     report_warnings = [f"image not found: {link}" for link in missing]
     if inputs.solutions_note:
         report_warnings.append(inputs.solutions_note)
+    if areas:
+        report_warnings += [f"areas.json: {key} is not a part with something to answer; its reply was not used"
+                            for key in sorted(set(inputs.areas) - set(area_fs))]
     report = count_report(
         fields=settled.fields,
         flags=flags,

@@ -376,3 +376,11 @@ def test_write_set_writes_the_boxes_and_the_options(tmp_path):
     with pytest.raises(ValueError, match="q2.p1"):
         write_set(questions, "Other", tmp_path, {}, {"q2.p1": boxes["q1.p2"]})
     assert not (tmp_path / "Other").exists()
+
+
+def test_the_prompt_names_exactly_the_functions_an_answer_may_call():
+    from tasks.areas import FUNCTIONS
+
+    system = build_request(PLAIN, 0, 0).system
+    listed = system.split("the only functions are", 1)[1].split(")", 1)[0]
+    assert {f.strip() for f in listed.replace("\n", " ").split(",")} == FUNCTIONS - {"Abs"}  # abs is its lower-case name

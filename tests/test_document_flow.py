@@ -234,7 +234,8 @@ def test_me2_hand_written_boxes_replayed_score_12_of_12(tmp_path):
 def test_me2_a_refused_box_touches_only_its_part_and_is_flagged(tmp_path):
     me2 = corpus("me2")
     bad = {"q3.p1": {"boxes": [{"kind": "MATH_SINGLE_LINE", "label": "$F=$", "answer": "rho*U**2)("}]},
-           "q4.p1": {"boxes": [{"kind": "ESSAY", "label": "", "answer": "Discuss."}]}}
+           "q4.p1": {"boxes": [{"kind": "ESSAY", "label": "", "answer": "Discuss."}]},
+           "q9.p1": {"boxes": [{"kind": "NUMERIC_UNITS", "label": "", "answer": "1 m"}]}}
     out = tmp_path / "out"
     outcome = run(me2 / "questions.md", out, replies=str(me2_replies(tmp_path, bad)),
                   export=str(me2 / "export" / "set_Introduction"))
@@ -244,6 +245,7 @@ def test_me2_a_refused_box_touches_only_its_part_and_is_flagged(tmp_path):
     area = {f["field"]: f["reason"] for f in flags(out) if f["kind"] == "area"}
     assert set(area) == {"q3.p1", "q4.p1"}
     assert "does not parse" in area["q3.p1"] and "'ESSAY' is not one of" in area["q4.p1"]
+    assert "areas.json: q9.p1 is not a part with something to answer; its reply was not used" in outcome.report.warnings
 
 
 def test_no_areas_skips_the_stage_and_the_score_says_so(tmp_path, capsys):
