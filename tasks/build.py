@@ -198,7 +198,8 @@ def write_set(
       (``![alt](figure.png)``, alt, title and ``{attrs}`` kept). A link with no file is
       left as written and listed in ``missing_images`` (a warning, never a failure).
     - Display maths is laid out by :func:`display_blocks`.
-    - Every maths span of every field is checked with :func:`tasks.katex.check_maths`.
+    - Every maths span of every field, and of every answer box's label, is checked with
+      :func:`tasks.katex.check_maths` (a label's key: ``q2.p1.box1.label``).
 
     in2lambda writes into a fresh temporary folder inside ``out_dir``; the folder and
     zip are moved into place only when both were written, so a failure leaves nothing
@@ -281,6 +282,9 @@ def write_set(
     keys = {f"q{qi + 1}.p{pi + 1}" for qi, q in enumerate(written.root) for pi in range(len(q.parts))}
     if set(boxes) - keys:
         raise ValueError(f"answer boxes for parts the set does not have: {', '.join(sorted(set(boxes) - keys))}")
+    for key, part_boxes in boxes.items():
+        for n, box in enumerate(part_boxes, 1):
+            katex += check_maths(box.label, f"{key}.box{n}.label")
     from tasks.areas import to_in2lambda  # imported here: tasks.areas imports this module
 
     lib = _in2lambda()

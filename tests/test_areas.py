@@ -373,6 +373,10 @@ def test_write_set_writes_the_boxes_and_the_options(tmp_path):
     assert score(made, boxes, {}).matched == 2
     exported = read_export(tmp_path / "Sky")
     assert exported.questions.root[0].parts[0].options == ["Green", "Blue", "Red"]
+    assert result.katex_warnings == []
+    broken = {"q1.p2": [Box(kind="NUMERIC_UNITS", label="$\\fraq{m}$", answer="0.2 kg")]}
+    warned = write_set(questions, "Broken", tmp_path, {}, broken).katex_warnings
+    assert [w.field for w in warned] == ["q1.p2.box1.label"]
     with pytest.raises(ValueError, match="q2.p1"):
         write_set(questions, "Other", tmp_path, {}, {"q2.p1": boxes["q1.p2"]})
     assert not (tmp_path / "Other").exists()
