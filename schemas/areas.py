@@ -8,9 +8,9 @@ before the box.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
 from schemas.routes import Usage
 
@@ -32,7 +32,22 @@ class Box(BaseModel):
 
     kind: BoxKind
     label: str = ""
-    answer: str | list[bool]
+    answer: StrictStr | list[StrictBool]
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _no_label(cls, value: Any) -> Any:
+        """A ``null`` label is an empty one."""
+        return "" if value is None else value
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: Any) -> Any:
+        """A JSON number is read as its text (``0.106`` → ``"0.106"``); a multiple choice
+        takes JSON booleans only (``1``/``"yes"`` are not converted)."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return repr(value)
+        return value
 
 
 class Proposal(BaseModel):

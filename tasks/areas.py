@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -80,24 +81,28 @@ def parse_quantity(text: str):
 
     Raises ``ValueError`` with a one-line reason when the text does not start with a
     number, has anything but units after it (another number, arithmetic, a power of
-    more than two digits), names a unit pint does not know (``kg/zz``), or is not a
-    single real quantity. Note pint's own reading of some words: ``kilos`` is kilo-seconds.
+    more than two digits), names a unit pint does not know (``kg/zz``), or the number is
+    not finite (``1e999``). The number and the units are read apart (pint's
+    ``Quantity(number, units)``), so offset units work (``20 degC``). Note pint's own
+    conventions: ``kilos`` is kilo-seconds, and a radian is dimensionless (``1 rad/s``
+    equals ``1 Hz``).
     """
     if not isinstance(text, str) or len(text) > MAX_ANSWER:
         raise ValueError("not a text of at most 500 characters")
     number = _NUMBER.match(text)
     if not number:
         raise ValueError("no number")
-    if not _UNITS.fullmatch(text[number.end() :]):
-        raise ValueError("not a number followed by units (write 3e8 m, not 3 x 10^8 m)")
+    unit_text = text[number.end() :]
+    if not _UNITS.fullmatch(unit_text):
+        raise ValueError("not one number followed by units (such as 3e8 m/s)")
+    magnitude = float(number.group())
+    if not math.isfinite(magnitude):
+        raise ValueError("the number is not finite")
     try:
-        q = units().Quantity(text.strip())
-    except Exception as e:  # pint raises UndefinedUnitError, DimensionalityError, tokenizer errors…
+        return units().Quantity(magnitude, unit_text.strip())
+    except Exception as e:  # pint raises UndefinedUnitError, DefinitionSyntaxError, tokenizer errors…
         reason = f"unknown unit {e}" if type(e).__name__ == "UndefinedUnitError" else f"not a quantity ({e})"
         raise ValueError(reason) from None
-    if not hasattr(q, "magnitude") or not isinstance(q.magnitude, (int, float)) or q.magnitude != q.magnitude:
-        raise ValueError("not a single real quantity")
-    return q
 
 
 def parse_expression(text: str):
@@ -129,7 +134,9 @@ def parse_expression(text: str):
         raise ValueError("empty expression")
     if not _EXPRESSION_CHARS.fullmatch(text) or "__" in text or "." in _DECIMAL_POINT.sub("", text):
         raise ValueError("characters an expression does not use")
-    local: dict[str, Any] = {"ln": sympy.log, "abs": sympy.Abs}
+    # ``lambda`` (a wavelength) is a Python keyword: read it under another name.
+    text = re.sub(r"(?<![A-Za-z0-9_])lambda(?![A-Za-z0-9_])", "kw_lambda_", text)
+    local: dict[str, Any] = {"ln": sympy.log, "abs": sympy.Abs, "kw_lambda_": sympy.Symbol("lambda")}
     for m in _NAME.finditer(text):
         name = m.group()
         if text[m.end() :].lstrip().startswith("("):
@@ -137,7 +144,7 @@ def parse_expression(text: str):
                 raise ValueError(f"calls {name}(), not one of the functions an answer may use")
             if name not in local:
                 local[name] = getattr(sympy, name)
-        elif not name[0].isdigit():
+        elif not name[0].isdigit() and name not in local:
             local[name] = sympy.pi if name == "pi" else sympy.Symbol(name)
     namespace = {n: getattr(sympy, n) for n in ("Add", "Mul", "Pow", "Integer", "Float", "Rational", "Symbol", "Function")}
     namespace["__builtins__"] = {}
@@ -153,12 +160,36 @@ def parse_expression(text: str):
         raise ValueError(f"does not parse as an expression ({type(e).__name__})") from None
     if not isinstance(expr, sympy.Expr):
         raise ValueError("not a single expression")
+    if expr.has(sympy.zoo, sympy.nan, sympy.oo):
+        raise ValueError("not finite (a division by zero?)")
     return expr
 
 
+MAX_DIGITS = 1000
+"""Most digits a number computed inside an expression may have (``(2**99)**99`` has
+2,950: sympy takes seconds for it and would never finish one power further)."""
+
+
+def _digits(node) -> float:
+    """An upper bound of the digits of a numeric subtree's value (unevaluated tree)."""
+    import sympy
+
+    if node.is_Rational:
+        return max(node.p.bit_length(), node.q.bit_length()) * 0.302 + 1
+    if node.is_Float:
+        f = abs(float(node))
+        return abs(math.log10(f)) + 1 if f and math.isfinite(f) else MAX_DIGITS + 1
+    if isinstance(node, sympy.Pow):
+        return _digits(node.base) * abs(float(node.exp)) if node.exp.is_Number else MAX_DIGITS + 1
+    if isinstance(node, (sympy.Add, sympy.Mul)):
+        return sum(_digits(a) for a in node.args)
+    return 1.0
+
+
 def _check_powers(expr) -> None:
-    """Refuse a power whose exponent is a number above :data:`MAX_POWER` in size, or a
-    number raised to a power of numbers (``9**9**9``), before sympy evaluates it."""
+    """Refuse, before sympy evaluates it: a power whose exponent is a number above
+    :data:`MAX_POWER` in size; a number raised to a power of numbers (``9**9**9``); a
+    power of numbers whose value would have more than :data:`MAX_DIGITS` digits."""
     import sympy
 
     for node in sympy.preorder_traversal(expr):
@@ -168,6 +199,8 @@ def _check_powers(expr) -> None:
                 raise ValueError(f"a power above {MAX_POWER}")
             if not exponent.is_Number and exponent.is_number and node.base.is_number:
                 raise ValueError("a number raised to a power of numbers")
+            if node.base.is_number and exponent.is_Number and _digits(node) > MAX_DIGITS:
+                raise ValueError(f"a number of more than {MAX_DIGITS} digits")
 
 
 # --- the request ------------------------------------------------------------------------
@@ -236,8 +269,20 @@ def _describe(n: int, raw: Any) -> str:
     return out
 
 
+MAX_LABEL = 200
+"""Longest label kept, in characters: a label is the short text before a box."""
+
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
 def _refusal(box: Box, part: Part) -> str | None:
+    if len(box.label) > MAX_LABEL:
+        return f"a label of {len(box.label)} characters (at most {MAX_LABEL})"
+    if len(_DOLLAR.findall(box.label)) % 2:
+        return f"the label {box.label!r} has a $ without its pair"
     if box.kind == "MULTIPLE_CHOICE":
+        if not part.options:
+            return "a multiple choice on a part with no options"
         if not isinstance(box.answer, list):
             return "a multiple choice answer must be a list of booleans"
         if len(box.answer) != len(part.options):
@@ -286,6 +331,11 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
         where = _describe(n, raw)
         if isinstance(raw, dict) and raw.get("kind") not in KINDS:
             refused.append(f"{where}: kind {raw.get('kind')!r} is not one of {', '.join(KINDS)}")
+            continue
+        if isinstance(raw, dict) and raw.get("kind") == "MULTIPLE_CHOICE" and isinstance(raw.get("answer"), list) \
+                and not all(isinstance(v, bool) for v in raw["answer"]):
+            refused.append(f"{where}: a multiple choice answer must be JSON true/false, one per option "
+                           f"(got {json.dumps(raw['answer'])[:80]})")
             continue
         try:
             box = Box.model_validate(raw)

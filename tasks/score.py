@@ -37,19 +37,79 @@ def equal_quantities(made: str, wanted: str, rtol: float | None = None) -> bool:
     return abs(a.magnitude - b.magnitude) <= tol * abs(b.magnitude)
 
 
-def equal_expressions(made: str, wanted: str) -> bool:
-    """True when the two symbolic answers (sympy) are equal as expressions:
-    ``(pi/6)*(rho)*(U**2)*(R**2)`` equals ``pi*rho*U^2*R^2/6``. False when either does
-    not parse."""
+SAMPLES = 8
+"""Points at which two expressions are compared."""
+EXPRESSION_RTOL = 1e-9
+"""Relative difference below which two expressions' values count as equal."""
+
+
+def _values(expr, symbols, points) -> list[complex | None]:
+    """``expr`` at each point as a Python complex (``None`` where it cannot be evaluated:
+    overflow, a division by zero, a domain error). Evaluated with Python's complex floats
+    (``sympy.lambdify`` onto ``cmath``'s functions), so the cost is bounded whatever the
+    expression: an overflow raises at once where sympy's own evaluation would not end."""
+    import cmath
+
     import sympy
+
+    functions = {
+        name: getattr(cmath, name)
+        for name in ("sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                     "asinh", "acosh", "atanh")
+    }
+    functions.update({
+        "Abs": abs, "sign": lambda z: 0 if z == 0 else z / abs(z), "cot": lambda z: 1 / cmath.tan(z),
+        "sec": lambda z: 1 / cmath.cos(z), "csc": lambda z: 1 / cmath.sin(z), "acot": lambda z: cmath.atan(1 / z),
+        "atan2": lambda y, x: cmath.phase(complex(x.real, y.real)),
+    })
+    try:
+        f = sympy.lambdify(symbols, expr, modules=[functions], dummify=True)
+    except (ValueError, RecursionError):  # an integer too long to print as code, a tree too deep
+        return [None] * len(points)
+    out: list[complex | None] = []
+    for point in points:
+        try:
+            v = complex(f(*point))
+        except (ArithmeticError, ValueError, TypeError):
+            v = None
+        out.append(v if v is not None and cmath.isfinite(v) else None)
+    return out
+
+
+def equal_expressions(made: str, wanted: str) -> bool:
+    """True when the two symbolic answers are equal as expressions:
+    ``(pi/6)*(rho)*(U**2)*(R**2)`` equals ``pi*rho*U^2*R^2/6``. False when either does not
+    parse (:func:`tasks.areas.parse_expression`).
+
+    Equal when sympy finds them the same after its automatic simplification, else when
+    they take the same value (relative difference below :data:`EXPRESSION_RTOL`) at
+    :data:`SAMPLES` fixed pseudo-random points, each symbol drawn from
+    ``±[0.5, 2]`` (so ``abs(x)`` and ``x`` differ), with at least half of the points
+    evaluable on both sides and none evaluable on one side only. A numeric identity test
+    rather than ``sympy.simplify``, whose time and memory have no bound on some inputs.
+    """
+    import random
 
     try:
         a, b = parse_expression(made), parse_expression(wanted)
     except ValueError:
         return False
-    if sympy.simplify(a - b) == 0:
+    if a == b:
         return True
-    return bool(a.equals(b))
+    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
+    rng = random.Random(20261130)
+    points = [[rng.choice((-1, 1)) * rng.uniform(0.5, 2.0) for _ in symbols] for _ in range(SAMPLES)]
+    va, vb = _values(a, symbols, points), _values(b, symbols, points)
+    both = 0
+    for x, y in zip(va, vb):
+        if (x is None) != (y is None):
+            return False
+        if x is None or y is None:
+            continue
+        both += 1
+        if abs(x - y) > EXPRESSION_RTOL * max(1.0, abs(x), abs(y)):
+            return False
+    return both * 2 >= SAMPLES
 
 
 def equal_boxes(made: Box, wanted: Box, rtol: float | None = None) -> bool:

@@ -115,8 +115,8 @@ def test_symbolic_answers_that_would_run_code_or_never_finish_are_refused(answer
 
 @pytest.mark.parametrize(
     ("answer", "reason"),
-    [("3 x 10^8 m", "not a number followed by units"), ("2**2**2**2**2 m", "not a number followed by units"),
-     ("1 m^999", "not a number followed by units"), ("5 1/s", "not a number followed by units")],
+    [("3 x 10^8 m", "not one number followed by units"), ("2**2**2**2**2 m", "not one number followed by units"),
+     ("1 m^999", "not one number followed by units"), ("5 1/s", "not one number followed by units")],
 )
 def test_numeric_answers_with_arithmetic_after_the_number_are_refused(answer, reason):
     with pytest.raises(ValueError, match=reason):
@@ -154,7 +154,7 @@ def test_multiple_choice_kept():
 
 def test_multiple_choice_on_a_part_with_no_options_refused():
     kept, refused = check(one("MULTIPLE_CHOICE", [True]), PLAIN)
-    assert kept == [] and "1 booleans for 0 options" in refused[0]
+    assert kept == [] and "a multiple choice on a part with no options" in refused[0]
 
 
 def test_a_refusal_touches_only_its_box():
@@ -177,8 +177,58 @@ def test_a_reply_that_does_not_validate_is_refused_whole(reply):
 
 
 def test_a_box_that_does_not_validate_is_refused():
-    kept, refused = check({"boxes": [{"kind": "NUMERIC_UNITS", "answer": 5}, "x"]}, PLAIN)
+    kept, refused = check({"boxes": [{"kind": "NUMERIC_UNITS", "answer": {"value": 5}}, "x"]}, PLAIN)
     assert kept == [] and len(refused) == 2 and all("does not validate" in r or "is not one of" in r for r in refused)
+
+
+def test_lenient_where_the_meaning_is_plain_strict_where_it_is_not():
+    # a null label is an empty one; a JSON number is the text of that number
+    kept, refused = check({"boxes": [{"kind": "NUMERIC_UNITS", "label": None, "answer": 0.2}]}, PLAIN)
+    assert refused == [] and kept == [Box(kind="NUMERIC_UNITS", label="", answer="0.2")]
+    # a multiple choice takes JSON true/false only: 1/0 or "yes"/"no" are not read as booleans
+    for answer in ([0, 1, 0], ["no", "yes", "no"], [0.0, 1.0, 0.0]):
+        kept, refused = check(one("MULTIPLE_CHOICE", answer), CHOICE)
+        assert kept == [] and "must be JSON true/false" in refused[0]
+
+
+@pytest.mark.parametrize(
+    ("label", "reason"), [("x" * 201, "a label of 201 characters"), ("$m=", "a $ without its pair")]
+)
+def test_a_label_that_is_not_short_maths_is_refused(label, reason):
+    kept, refused = check(one("NUMERIC_UNITS", "0.2 kg", label), PLAIN)
+    assert kept == [] and reason in refused[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("1e999 N", "not finite"), ("1.5.3 mm", "not one number"), ("30 kg/s # roughly", "not one number"),
+     ("30 N; 99 N", "not one number"), ("2,65e25 m^-3", "not one number"), ("1 m\n2 s", "not one number"),
+     ("5 m + 3 m", "not one number")],
+)
+def test_numeric_answers_the_platform_could_not_mark_are_refused(answer, reason):
+    with pytest.raises(ValueError, match=reason):
+        parse_quantity(answer)
+
+
+def test_offset_units_are_read():
+    from tasks.score import equal_quantities
+
+    assert str(parse_quantity("20 degC").units) == "degree_Celsius"
+    assert equal_quantities("20 degC", "293.15 K") and not equal_quantities("20 degC", "20 K")
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("1/0", "not finite"), ("log(0)", "not finite"), ("(2**99)**99", "more than 1000 digits"),
+     ("Sum(k, k)", "calls Sum()"), ("Min(a, a)", "calls Min()"), ("Lambda(x, x)", "calls Lambda()")],
+)
+def test_symbolic_answers_the_platform_could_not_mark_are_refused(answer, reason):
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        parse_expression(answer)
+
+
+def test_lambda_is_a_name():
+    assert str(parse_expression("h/(m*lambda)")) == "h/(lambda*m)"
 
 
 def test_an_empty_proposal_keeps_nothing_and_refuses_nothing():
