@@ -311,7 +311,7 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     if not areas:
         areas_status = "off"
     elif spec is None and not inputs.areas:
-        areas_status = "skipped: " + ("offline" if offline else "no model backend") + " and no saved areas.json"
+        areas_status = "skipped: " + ("offline" if offline else "no model backend") + " and no reply in a saved areas.json"
     else:
         for qi, pi, part in eligible_parts(settled.questions):
             key = part_field(qi, pi)
@@ -320,8 +320,9 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     boxes = summarise(part_boxes, areas_status)
     area_flags = flags_of(part_boxes)
     flags = settled.flags + area_flags
+    all_cached = bool(area_fs) and all(f.state.name == "Cached" for f in area_fs.values())
     say("areas", f"{boxes.status}: {boxes.parts} parts, {boxes.calls} calls, {boxes.proposed} boxes proposed, "
-                 f"{boxes.refused} refused", next(iter(area_fs.values()), None))
+                 f"{boxes.refused} refused" + (" [cached]" if all_cached else ""))
 
     # 5. The set, written with in2lambda; then the comparison and the boxes' score against the export.
     images = {i.link: i.path for m in (md_q, md_s) if m for i in m.images}
@@ -340,6 +341,8 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         comparison = cmp_f.result()
         say("compare", f"{comparison.fields_compared} fields: {comparison.equal} equal, {comparison.notation} "
              f"notation-only, {comparison.content} content differences", cmp_f)
+    score_f = None
+    if inputs.export is not None and areas:  # --no-areas: no boxes, so nothing to score
         score_f = score_task.submit(files, set_name, inputs.export_boxes, inputs.export_rtol)
         scored = score_f.result()
         boxes = boxes.model_copy(update={"matched": scored.matched, "in_export": scored.in_export,
@@ -417,6 +420,7 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         futures["markdown (solutions)"] = md_s_f
     if comparison is not None:
         futures["compare"] = cmp_f
+    if score_f is not None:
         futures["score"] = score_f
     futures.update({f"areas {key}": f for key, f in area_fs.items()})
     if verbose:
@@ -434,6 +438,9 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         f"{stage}: {why}" for stage, why in (("route A", a.reason), ("adjudication", adj_status))
         if "offline: no saved reply" in why
     ]
+    unanswered = [p.field for p in part_boxes if p.status.startswith("skipped: offline")]
+    if inputs.areas and unanswered:  # a saved areas.json is replayed whole or not at all
+        refused.append(f"answer boxes: no saved reply in areas.json for {', '.join(unanswered)}")
     if refused:
         outcome.error = "offline run refused live calls: " + "; ".join(refused)
     return outcome

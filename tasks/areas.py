@@ -491,8 +491,8 @@ def propose(backend: Backend, part: Part, qi: int, pi: int) -> PartBoxes:
     key = part_field(qi, pi)
     try:
         data, replies = ask(backend, build_request(part, qi, pi), _shape)
-    except NoReply as e:
-        return PartBoxes(field=key, status=f"skipped: {e}")
+    except NoReply as e:  # the part's key is named by the summary, not the backend's file name
+        return PartBoxes(field=key, status="skipped: " + str(e).removesuffix(f" {stage_name(qi, pi)}.json"))
     except ReplyInvalid as e:
         live = [r for r in e.replies if not r.replayed]
         return PartBoxes(
@@ -592,12 +592,14 @@ def summarise(parts: list[PartBoxes], status: str | None = None) -> AreasSummary
     if status is None:
         had = {p.status for p in parts if p.status in ("ran", "replayed")}
         rest = [p for p in parts if p.status not in ("ran", "replayed")]
+        if rest:
+            keys = ", ".join(p.field for p in rest[:6]) + (", …" if len(rest) > 6 else "")
+            what, _, why = rest[0].status.partition(": ")
+            missed = f"{len(rest)} of {len(parts)} parts {what} ({keys}): {why}"
         if had:
-            status = had.pop() if len(had) == 1 else "mixed"
-            if rest:
-                status += f"; {len(rest)} of {len(parts)} parts {rest[0].status}"
+            status = (had.pop() if len(had) == 1 else "mixed") + (f"; {missed}" if rest else "")
         elif rest:
-            status = rest[0].status if len(rest) == 1 else f"{rest[0].status} (all {len(rest)} parts)"
+            status = missed
         else:
             status = "no part to answer"
     return AreasSummary(

@@ -22,7 +22,7 @@ SUM_COLUMNS = [
 ]
 SHOWN = ["folder", "sheet", "outcome", "questions", "parts", "fields", "agreed", "single_route", "adjudicated",
          "flagged", "not_verbatim", "uncovered", "content", "new_differences", "boxes_proposed", "boxes_refused",
-         "boxes_matched", "boxes_in_export", "cost_usd", "seconds"]
+         "boxes_written", "boxes_matched", "boxes_in_export", "cost_usd", "seconds"]
 
 
 def frame(rows: list[SheetRow]) -> pl.DataFrame:

@@ -256,11 +256,26 @@ def test_no_areas_skips_the_stage_and_the_score_says_so(tmp_path, capsys):
     assert code == 0
     report = json.loads((out / "report.json").read_text())
     assert report["areas"]["status"] == "off" and report["areas"]["written"] == 0
-    assert (report["areas"]["matched"], report["areas"]["in_export"]) == (0, 12)
+    assert (report["areas"]["matched"], report["areas"]["in_export"]) == (None, None)  # nothing made, nothing scored
     assert not (out / "replies" / "areas.json").exists()
     printed = capsys.readouterr().out
-    assert "score      0 of 12 answer boxes of the export matched" in printed
-    assert printed.count("miss       ") == 12
+    assert "boxes      off:" in printed and "score" not in printed and "miss " not in printed
+
+
+def test_offline_replays_a_saved_areas_json_whole_or_names_what_is_missing(tmp_path, capsys):
+    me2 = corpus("me2")
+    replies = me2_replies(tmp_path)
+    (replies / "adjudication.json").write_text(json.dumps(
+        {"verdicts": [{"field": "q4.p1.answer", "verdict": "A", "reason": "written for this test"}]}))
+    args = [str(me2 / "questions.md"), "--replies", str(replies), "--offline"]
+    assert main(args + ["--out", str(tmp_path / "whole")]) == 0
+    areas = json.loads((replies / "areas.json").read_text())
+    del areas["q5.p3"], areas["q2.p1"]
+    (replies / "areas.json").write_text(json.dumps(areas))
+    capsys.readouterr()
+    assert main(args + ["--out", str(tmp_path / "part")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "answer boxes: no saved reply in areas.json for q2.p1, q5.p3" in err[0]
 
 
 def test_a_malformed_areas_file_is_one_line_and_exit_1(tmp_path, capsys):

@@ -102,7 +102,7 @@ def select_backend(choice: str = "auto", model: str | None = None) -> Backend | 
 def describe(backend: Backend | None) -> str:
     """One line for the run header: the backend and model (never a key), or the offline run."""
     if backend is None:
-        return "none (offline: route A skipped, library filter)"
+        return "none (no live call: saved replies only; without them route A is skipped and route B takes a library filter)"
     text = getattr(backend, "describe", None)
     if callable(text):
         return text()
