@@ -599,7 +599,7 @@ def summarise(parts: list[PartBoxes], status: str | None = None) -> AreasSummary
         if had:
             status = (had.pop() if len(had) == 1 else "mixed") + (f"; {missed}" if rest else "")
         elif rest:
-            status = missed
+            status = f"{what}: {'the part' if len(rest) == 1 else f'all {len(rest)} parts'} ({keys}): {why}"
         else:
             status = "no part to answer"
     return AreasSummary(
