@@ -42,12 +42,15 @@ REPLY_SCHEMA = Proposal.model_json_schema()
 
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _UNITS = re.compile(
-    r"(?:\s|[*/()·]|[^\W\d]+|%|°"
-    r"|(?<=[^\W\d)])\s*(?:\^|\*\*)\s*(?:\(\s*[-+]?\d{1,2}(?:\.\d{1,3})?\s*\)|[-+]?\d{1,2}(?:\.\d{1,3})?))*"
+    r"(?:\s|[*/()·]|[A-Za-z_µμΩÅ]+|%|°"
+    r"|(?<=[A-Za-z_µμΩÅ)])[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}(?![⁰¹²³⁴⁵⁶⁷⁸⁹])"
+    r"|(?<=[A-Za-z_µμΩÅ)])\s*(?:\^|\*\*)\s*(?:\(\s*[-+]?\d{1,2}(?:\.\d{1,3})?\s*\)|[-+]?\d{1,2}(?:\.\d{1,3})?))*"
 )
-"""What may follow the number of a numeric answer: unit names, ``*``, ``/``, ``·``,
-parentheses, spaces, and after a unit (or a closing parenthesis) a power of at most two
-digits (``m^(-3)``, ``s**2``). No other number, so pint never evaluates arithmetic."""
+"""What may follow the number of a numeric answer: unit names (ASCII letters, ``_``,
+``µ``, ``Ω``, ``Å``; ``%``, ``°``), ``*``, ``/``, ``·``, parentheses, spaces, and after
+a unit (or a closing parenthesis) a power of at most two digits (``m^(-3)``, ``s**2``,
+``m s⁻¹``). No other number (pint reads ``s⁹⁹⁹`` as a power too), so pint
+never evaluates arithmetic or builds a huge power."""
 _EXPRESSION_CHARS = re.compile(r"[A-Za-z0-9_+\-*/^().,\s]*")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DECIMAL_POINT = re.compile(r"(?<![A-Za-z0-9_])\d*\.\d+|\d+\.(?!\d)")
