@@ -42,9 +42,11 @@ REPLY_SCHEMA = Proposal.model_json_schema()
 
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _UNITS = re.compile(
-    r"(?:\s|[*/()·]|[A-Za-z_µμΩÅ]+|%|°"
-    r"|(?<=[A-Za-z_µμΩÅ)])[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}(?![⁰¹²³⁴⁵⁶⁷⁸⁹])"
-    r"|(?<=[A-Za-z_µμΩÅ)])\s*(?:\^|\*\*)\s*(?:\(\s*[-+]?\d{1,2}(?:\.\d{1,3})?\s*\)|[-+]?\d{1,2}(?:\.\d{1,3})?))*"
+    # Powers first: the repeat is possessive (no backtracking, so no exponential time on
+    # a long run of letters), so ``**`` must be tried as a power before as two products.
+    r"(?:(?<=[A-Za-z_µμΩÅ)])[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}(?![⁰¹²³⁴⁵⁶⁷⁸⁹])"
+    r"|(?<=[A-Za-z_µμΩÅ)])\s*(?:\^|\*\*)\s*(?:\(\s*[-+]?\d{1,2}(?:\.\d{1,3})?\s*\)|[-+]?\d{1,2}(?:\.\d{1,3})?)"
+    r"|\s|[*/()·]|[A-Za-z_µμΩÅ]++|%|°)*+"
 )
 """What may follow the number of a numeric answer: unit names (ASCII letters, ``_``,
 ``µ``, ``Ω``, ``Å``; ``%``, ``°``), ``*``, ``/``, ``·``, parentheses, spaces, and after
@@ -60,11 +62,22 @@ MAX_POWER = 100
 """Largest number an expression may raise something to (``x**100``); larger integer
 powers, and a power of a power of numbers, could take sympy hours to evaluate."""
 FUNCTIONS = frozenset(
-    "sqrt cbrt exp log ln sin cos tan cot sec csc asin acos atan atan2 acot sinh cosh tanh "
-    "asinh acosh atanh Abs abs sign".split()
+    "sqrt cbrt exp log ln log10 sin cos tan cot sec csc asin acos atan arcsin arccos arctan atan2 acot "
+    "sinh cosh tanh asinh acosh atanh Abs abs sign".split()
 )
-"""The functions an expression may call (sympy's, ``ln`` and ``abs`` as ``log`` and
-``Abs``); any other name followed by ``(`` is refused."""
+"""The functions an expression may call (sympy's; ``ln``, ``log10``, ``arcsin``,
+``arccos``, ``arctan`` and ``abs`` as their sympy forms); any other name followed by
+``(`` is refused, and one of these without ``(`` too (``sqrt x``)."""
+MAX_EXPONENT = 300
+"""Largest decimal exponent of a number written in an expression (``1e300``)."""
+_EXPONENT = re.compile(r"(?<![A-Za-z_])(?:\d+\.?\d*|\.\d+)[eE]([-+]?\d+)")
+
+
+def _aliases() -> dict[str, Any]:
+    import sympy
+
+    return {"ln": sympy.log, "abs": sympy.Abs, "arcsin": sympy.asin, "arccos": sympy.acos, "arctan": sympy.atan,
+            "log10": lambda x: sympy.log(x, 10)}
 
 
 # --- readers shared with tasks.score ---------------------------------------------------
@@ -92,6 +105,7 @@ def parse_quantity(text: str):
     """
     if not isinstance(text, str) or len(text) > MAX_ANSWER:
         raise ValueError("not a text of at most 500 characters")
+    text = text.replace("\u2212", "-").replace("\u22c5", "·")  # the minus sign, the dot operator
     number = _NUMBER.match(text)
     if not number:
         raise ValueError("no number")
@@ -102,10 +116,18 @@ def parse_quantity(text: str):
     if not math.isfinite(magnitude):
         raise ValueError("the number is not finite")
     try:
-        return units().Quantity(magnitude, unit_text.strip())
+        q = units().Quantity(magnitude, unit_text.strip())
     except Exception as e:  # pint raises UndefinedUnitError, DefinitionSyntaxError, tokenizer errors…
         reason = f"unknown unit {e}" if type(e).__name__ == "UndefinedUnitError" else f"not a quantity ({e})"
         raise ValueError(reason) from None
+    if any(abs(power) > MAX_UNIT_POWER for _, power in q.unit_items()):
+        raise ValueError(f"a unit to a power above {MAX_UNIT_POWER} (converting it would not end)")
+    return q
+
+
+MAX_UNIT_POWER = 12
+"""Largest power of one unit in a numeric answer (``((m^99)^99)`` is refused before any
+conversion raises a factor to it)."""
 
 
 def parse_expression(text: str):
@@ -135,11 +157,15 @@ def parse_expression(text: str):
         raise ValueError("not a text of at most 500 characters")
     if not text.strip():
         raise ValueError("empty expression")
+    text = text.replace("\u2212", "-")  # the minus sign
     if not _EXPRESSION_CHARS.fullmatch(text) or "__" in text or "." in _DECIMAL_POINT.sub("", text):
         raise ValueError("characters an expression does not use")
+    for m in _EXPONENT.finditer(text):  # sympy's Float of 1e9999999 takes minutes
+        if abs(int(m.group(1))) > MAX_EXPONENT:
+            raise ValueError(f"a number beyond 1e±{MAX_EXPONENT}")
     # ``lambda`` (a wavelength) is a Python keyword: read it under another name.
     text = re.sub(r"(?<![A-Za-z0-9_])lambda(?![A-Za-z0-9_])", "kw_lambda_", text)
-    local: dict[str, Any] = {"ln": sympy.log, "abs": sympy.Abs, "kw_lambda_": sympy.Symbol("lambda")}
+    local: dict[str, Any] = {"kw_lambda_": sympy.Symbol("lambda"), **_aliases()}
     for m in _NAME.finditer(text):
         name = m.group()
         if text[m.end() :].lstrip().startswith("("):
@@ -147,6 +173,8 @@ def parse_expression(text: str):
                 raise ValueError(f"calls {name}(), not one of the functions an answer may use")
             if name not in local:
                 local[name] = getattr(sympy, name)
+        elif name in FUNCTIONS:
+            raise ValueError(f"{name} without parentheses (write {name}(x))")
         elif not name[0].isdigit() and name not in local:
             local[name] = sympy.pi if name == "pi" else sympy.Symbol(name)
     namespace = {n: getattr(sympy, n) for n in ("Add", "Mul", "Pow", "Integer", "Float", "Rational", "Symbol", "Function")}
@@ -174,25 +202,33 @@ MAX_DIGITS = 1000
 
 
 def _digits(node) -> float:
-    """An upper bound of the digits of a numeric subtree's value (unevaluated tree)."""
+    """An upper bound of log10 of the size of a subtree's value, counting each symbol as
+    1 (a symbol is never evaluated, so only its numeric factors can grow): what sympy's
+    automatic evaluation may compute. Unevaluated tree (``evaluate=False``)."""
     import sympy
 
     if node.is_Rational:
-        return max(node.p.bit_length(), node.q.bit_length()) * 0.302 + 1
+        return max(node.p.bit_length(), node.q.bit_length()) * 0.30103
     if node.is_Float:
         f = abs(float(node))
-        return abs(math.log10(f)) + 1 if f and math.isfinite(f) else MAX_DIGITS + 1
+        return abs(math.log10(f)) if f and math.isfinite(f) else float("inf")
+    if node.is_Symbol:
+        return 0.0
+    if node.is_NumberSymbol:
+        return 1.0
     if isinstance(node, sympy.Pow):
-        return _digits(node.base) * abs(float(node.exp)) if node.exp.is_Number else MAX_DIGITS + 1
-    if isinstance(node, (sympy.Add, sympy.Mul)):
+        e = _digits(node.exp)
+        return _digits(node.base) * (10.0 ** e if e < 300 else float("inf"))
+    if isinstance(node, sympy.Mul):
         return sum(_digits(a) for a in node.args)
-    return 1.0
+    return max((_digits(a) for a in node.args), default=0.0) + 1.0  # a sum, a function
 
 
 def _check_powers(expr) -> None:
     """Refuse, before sympy evaluates it: a power whose exponent is a number above
-    :data:`MAX_POWER` in size; a number raised to a power of numbers (``9**9**9``); a
-    power of numbers whose value would have more than :data:`MAX_DIGITS` digits."""
+    :data:`MAX_POWER` in size; a number raised to a power of numbers (``9**9**9``); an
+    expression whose evaluation could compute a number of more than :data:`MAX_DIGITS`
+    digits (``(2*x)**(10**99)``, ``Abs(9**100)**100``)."""
     import sympy
 
     for node in sympy.preorder_traversal(expr):
@@ -202,8 +238,8 @@ def _check_powers(expr) -> None:
                 raise ValueError(f"a power above {MAX_POWER}")
             if not exponent.is_Number and exponent.is_number and node.base.is_number:
                 raise ValueError("a number raised to a power of numbers")
-            if node.base.is_number and exponent.is_Number and _digits(node) > MAX_DIGITS:
-                raise ValueError(f"a number of more than {MAX_DIGITS} digits")
+    if _digits(expr) > MAX_DIGITS:
+        raise ValueError(f"a number of more than {MAX_DIGITS} digits")
 
 
 # --- the request ------------------------------------------------------------------------
@@ -278,11 +314,15 @@ MAX_LABEL = 200
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
 
+def _label_problem(label: str) -> str | None:
+    if len(label) > MAX_LABEL:
+        return f"a label of {len(label)} characters (at most {MAX_LABEL})"
+    if len(_DOLLAR.findall(label)) % 2:
+        return f"the label {label!r} has a $ without its pair"
+    return None
+
+
 def _refusal(box: Box, part: Part) -> str | None:
-    if len(box.label) > MAX_LABEL:
-        return f"a label of {len(box.label)} characters (at most {MAX_LABEL})"
-    if len(_DOLLAR.findall(box.label)) % 2:
-        return f"the label {box.label!r} has a $ without its pair"
     if box.kind == "MULTIPLE_CHOICE":
         if not part.options:
             return "a multiple choice on a part with no options"
@@ -346,11 +386,20 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
             first = e.errors()[0]
             refused.append(f"{where}: does not validate ({'.'.join(map(str, first['loc']))}: {first['msg']})")
             continue
+        try:
+            (box.label + (box.answer if isinstance(box.answer, str) else "")).encode("utf-8")
+        except UnicodeEncodeError:
+            refused.append(f"{where}: holds a lone surrogate (not text)")
+            continue
         reason = _refusal(box, part)
         if reason:
             refused.append(f"{where}: {reason}")
-        else:
-            kept.append(box)
+            continue
+        label_problem = _label_problem(box.label)
+        if label_problem:  # the box is sound: keep it, without its label
+            refused.append(f"{where}: label refused ({label_problem}); the box is kept without it")
+            box = box.model_copy(update={"label": ""})
+        kept.append(box)
     return kept, refused
 
 
@@ -415,8 +464,8 @@ def areas_of_members(
             continue
         try:
             data = json.loads(members[name].decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(where, f"{name} is not JSON ({e})") from None
+        except ValueError as e:  # not UTF-8, not JSON, an integer of more than 4,300 digits
+            raise InputError(where, f"{name} is not JSON that can be read ({str(e).split(';')[0]})") from None
         if not isinstance(data, dict):
             raise InputError(where, f"{name} is not a JSON object")
         raw_questions.append(data)
@@ -444,12 +493,24 @@ def areas_of_members(
                     box = Box.model_construct(kind=str(kind), label=label, answer=answer)
                 rtol = _dict(a.get("gradeParams")).get("rtol")
                 part_boxes.append(box)
-                part_rtol.append(float(rtol) if isinstance(rtol, (int, float)) and not isinstance(rtol, bool) else None)
+                part_rtol.append(_tolerance(rtol))
             if part_boxes:
                 key = part_field(qi, pi)
                 boxes[key] = part_boxes
                 tolerances[key] = part_rtol
     return boxes, tolerances
+
+
+def _tolerance(value: Any) -> float | None:
+    """An export's ``rtol`` as a float, or ``None`` (the default applies) when it is not a
+    finite number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        f = float(value)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) and 0 <= f <= 1 else None
 
 
 def read_export_boxes(path: Path) -> dict[str, list[Box]]:
@@ -550,11 +611,17 @@ def read_saved(text: str, where: str) -> dict[str, str]:
     when the file is not such an object or a key is not a part key.
     """
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as e:
         raise InputError(where, f"not JSON ({e.msg} at line {e.lineno})") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise InputError(where, f"not JSON that can be read ({str(e).split(';')[0]})") from None
     if not isinstance(data, dict):
         raise InputError(where, 'not a JSON object of replies by part ({"q1.p1": {"boxes": [...]}})')
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(where, "holds a lone surrogate (a \\ud800-style escape that is not text)") from None
     out = {}
     for key, reply in data.items():
         if not re.fullmatch(r"q[1-9]\d*\.p[1-9]\d*", key):
@@ -572,9 +639,14 @@ def saved_file(parts: list[PartBoxes]) -> str:
             continue
         try:
             out[p.field] = json.loads(p.raw)
-        except json.JSONDecodeError:
+        except ValueError:
             out[p.field] = p.raw
-    return json.dumps(out, indent=1, ensure_ascii=False)
+    text = json.dumps(out, indent=1, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a reply escaped a lone surrogate: keep it escaped
+        text = json.dumps(out, indent=1)
+    return text
 
 
 def flags_of(parts: list[PartBoxes]) -> list[Flag]:

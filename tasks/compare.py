@@ -117,8 +117,8 @@ def read_export(path: Path) -> ExportedSet:
     def load(name: str) -> dict:
         try:
             data = json.loads(members[name].decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InputError(str(path), f"{name} is not JSON ({e})") from None
+        except ValueError as e:  # not UTF-8, not JSON, an integer of more than 4,300 digits
+            raise InputError(str(path), f"{name} is not JSON that can be read ({str(e).split(';')[0]})") from None
         if not isinstance(data, dict):
             raise InputError(str(path), f"{name} is not a JSON object")
         return data

@@ -85,7 +85,7 @@ def summary_lines(report: Report) -> list[str]:
         )
     ar = report.areas
     lines.append(
-        f"boxes      {ar.status}: {ar.parts} parts asked, {ar.calls} calls; {ar.proposed} proposed, "
+        f"boxes      {ar.status}: {ar.parts} answerable parts, {ar.calls} calls; {ar.proposed} proposed, "
         f"{ar.refused} refused, {ar.written} written"
     )
     if ar.in_export is not None:

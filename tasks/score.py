@@ -82,7 +82,8 @@ def equal_expressions(made: str, wanted: str) -> bool:
     parse (:func:`tasks.areas.parse_expression`).
 
     Equal when sympy finds them the same after its automatic simplification, else when
-    they take the same value (relative difference below :data:`EXPRESSION_RTOL`) at
+    they take the same value (relative difference below :data:`EXPRESSION_RTOL`, however
+    small the values) at
     :data:`SAMPLES` fixed pseudo-random points, each symbol drawn from
     ``±[0.5, 2]`` (so ``abs(x)`` and ``x`` differ), with at least half of the points
     evaluable on both sides and none evaluable on one side only. A numeric identity test
@@ -107,7 +108,7 @@ def equal_expressions(made: str, wanted: str) -> bool:
         if x is None or y is None:
             continue
         both += 1
-        if abs(x - y) > EXPRESSION_RTOL * max(1.0, abs(x), abs(y)):
+        if abs(x - y) > EXPRESSION_RTOL * max(abs(x), abs(y)):  # relative: 1.6e-19*V is not 3.2e-19*V
             return False
     return both * 2 >= SAMPLES
 

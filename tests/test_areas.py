@@ -195,9 +195,62 @@ def test_lenient_where_the_meaning_is_plain_strict_where_it_is_not():
 @pytest.mark.parametrize(
     ("label", "reason"), [("x" * 201, "a label of 201 characters"), ("$m=", "a $ without its pair")]
 )
-def test_a_label_that_is_not_short_maths_is_refused(label, reason):
+def test_a_label_that_is_not_short_maths_is_refused_and_the_box_kept(label, reason):
     kept, refused = check(one("NUMERIC_UNITS", "0.2 kg", label), PLAIN)
-    assert kept == [] and reason in refused[0]
+    assert kept == [Box(kind="NUMERIC_UNITS", label="", answer="0.2 kg")]
+    assert reason in refused[0] and "the box is kept without it" in refused[0]
+
+
+# What a second tester found: each of these hung a run or ate memory before it was refused.
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("1e9999999", "beyond 1e±300"), ("1e-999999", "beyond 1e±300"),
+     ("(2*x)^(10^99)", "more than 1000 digits"), ("9^(0*x+10^99)", "more than 1000 digits"),
+     ("Abs(Abs(9**100)**100)**100", "more than 1000 digits"), ("(2*x)^(99*99*99*99)", "more than 1000 digits"),
+     ("*".join(["9^99"] * 44), "more than 1000 digits"), ("sqrt x", "without parentheses")],
+)
+def test_expressions_whose_evaluation_would_not_end_are_refused_at_once(answer, reason):
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        parse_expression(answer)
+    assert time.monotonic() - t0 < 5  # a hang guard, not a speed measurement
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [("1 " + "m" * 40 + "!", "not one number"),  # the units pattern once backtracked exponentially here
+     ("30 newtons acting backwards against the motion of the submarine; 99 N", "not one number"),
+     ("1 kg ((((minute^99)^99)^99)^99)", "a unit to a power above 12")],
+)
+def test_numeric_answers_whose_reading_would_not_end_are_refused_at_once(answer, reason):
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=reason):
+        parse_quantity(answer)
+    assert time.monotonic() - t0 < 5  # a hang guard, not a speed measurement
+
+
+def test_what_lecturers_write_is_read():
+    assert str(parse_expression("arcsin(x) + arctan(y)")) == "asin(x) + atan(y)"
+    assert str(parse_expression("\u2212x")) == "-x"
+    assert parse_expression("x^(10^99)") is not None  # a symbol's power is never evaluated
+    assert str(parse_quantity("\u221212 m").magnitude) == "-12.0"
+    assert parse_quantity("1 kg\u22c5m").dimensionality == parse_quantity("1 J s^2/m").dimensionality
+
+
+def test_lone_surrogates_and_huge_numbers_are_one_line_errors():
+    with pytest.raises(InputError, match="lone surrogate"):
+        read_saved('{"q1.p1": {"boxes": [{"kind": "NUMERIC_UNITS", "label": "\\ud800", "answer": "1 m"}]}}', "areas.json")
+    with pytest.raises(InputError, match="areas.json: not JSON that can be read"):
+        read_saved('{"q1.p1": ' + "9" * 5000 + "}", "areas.json")
+    kept, refused = check('{"boxes": [{"kind": "NUMERIC_UNITS", "label": "\\ud800", "answer": "1 m"}]}', PLAIN)
+    assert kept == [] and "lone surrogate" in refused[0]
+    text = saved_file([propose(ScriptedBackend(['{"boxes": [{"kind": "NUMERIC_UNITS", "label": "\\ud800", "answer": "1 m"}]}']),
+                               PLAIN, 0, 0)])
+    assert text.encode("utf-8") and "\\ud800" in text  # kept escaped, still writable
 
 
 @pytest.mark.parametrize(
@@ -437,5 +490,5 @@ def test_the_prompt_names_exactly_the_functions_an_answer_may_call():
     from tasks.areas import FUNCTIONS
 
     system = build_request(PLAIN, 0, 0).system
-    listed = system.split("the only functions are", 1)[1].split(")", 1)[0]
+    listed = system.split("the only functions are", 1)[1].split(", always with parentheses", 1)[0]
     assert {f.strip() for f in listed.replace("\n", " ").split(",")} == FUNCTIONS - {"Abs"}  # abs is its lower-case name
