@@ -318,6 +318,8 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
             area_fs[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), spec, offline)
     part_boxes = [f.result() for f in area_fs.values()]
     boxes = summarise(part_boxes, areas_status)
+    if areas_status is not None and areas_status != "off":  # skipped: still say how many parts it concerns
+        boxes.parts = len(eligible_parts(settled.questions))
     area_flags = flags_of(part_boxes)
     flags = settled.flags + area_flags
     all_cached = bool(area_fs) and all(f.state.name == "Cached" for f in area_fs.values())
