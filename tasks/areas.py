@@ -30,7 +30,7 @@ from schemas.sheet import Part, SheetSet
 from tasks import prompts
 from tasks.build import _in2lambda
 from tasks.cache import stage
-from tasks.compare import _QUESTION_FILE, _dict, _list, _members, _order
+from tasks.compare import _dict, ordered, question_files, read_export_files
 from tasks.errors import InputError
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
 
@@ -450,7 +450,7 @@ def read_export_areas(path: Path) -> tuple[dict[str, list[Box]], dict[str, list[
     Raises ``InputError`` as :func:`tasks.compare.read_export` does.
     """
     path = Path(path)
-    return areas_of_members(_members(path), str(path))
+    return areas_of_members(read_export_files(path), str(path))
 
 
 def areas_of_members(
@@ -458,29 +458,13 @@ def areas_of_members(
 ) -> tuple[dict[str, list[Box]], dict[str, list[float | None]]]:
     """:func:`read_export_areas` of a set's JSON files (``{file name: bytes}``, as in a
     ``set_*`` folder); ``where`` names the set in an ``InputError``."""
-    raw_questions = []
-    for name in sorted(members):
-        if not _QUESTION_FILE.match(name):
-            continue
-        try:
-            data = json.loads(members[name].decode("utf-8"))
-        except ValueError as e:  # not UTF-8, not JSON, an integer of more than 4,300 digits
-            raise InputError(where, f"{name} is not JSON that can be read ({str(e).split(';')[0]})") from None
-        if not isinstance(data, dict):
-            raise InputError(where, f"{name} is not a JSON object")
-        raw_questions.append(data)
-    questions = [q for _, q in sorted(((_order(q, i), q) for i, q in enumerate(raw_questions)), key=lambda t: t[0])]
     boxes: dict[str, list[Box]] = {}
     tolerances: dict[str, list[float | None]] = {}
-    for qi, q in enumerate(questions):
-        parts = [p for p in _list(q.get("parts")) if isinstance(p, dict)]
-        parts = [p for _, p in sorted(((_order(p, i), p) for i, p in enumerate(parts)), key=lambda t: t[0])]
-        for pi, p in enumerate(parts):
-            areas = [a for a in _list(p.get("responseAreas")) if isinstance(a, dict)]
-            areas = [a for _, a in sorted(((_order(a, i), a) for i, a in enumerate(areas)), key=lambda t: t[0])]
+    for qi, q in enumerate(question_files(members, where)):
+        for pi, p in enumerate(ordered(q.get("parts"))):
             part_boxes: list[Box] = []
             part_rtol: list[float | None] = []
-            for a in areas:
+            for a in ordered(p.get("responseAreas")):
                 response = _dict(_dict(a.get("response")).get("responseInput"))
                 kind = response.get("responseType")
                 answer = response.get("answer")
@@ -517,12 +501,6 @@ def read_export_boxes(path: Path) -> dict[str, list[Box]]:
     """The answer boxes of an exported set, keyed by part (``q2.p1``); see
     :func:`read_export_areas`."""
     return read_export_areas(path)[0]
-
-
-def read_export_rtol(path: Path) -> dict[str, list[float | None]]:
-    """Per part (``q2.p1``), each export box's ``gradeParams.rtol`` (``None`` if absent);
-    see :func:`read_export_areas`."""
-    return read_export_areas(path)[1]
 
 
 # --- the stage ----------------------------------------------------------------------------

@@ -38,6 +38,31 @@ def _order(item: dict, fallback: int) -> tuple[int, int]:
     return (n if isinstance(n, int) else fallback, fallback)
 
 
+def ordered(items: Any) -> list[dict]:
+    """The objects of an export's list (questions, parts, answer boxes) in ``orderNumber``
+    order, ties and missing numbers in list order; anything but a list of objects reads
+    as empty."""
+    objects = [x for x in _list(items) if isinstance(x, dict)]
+    return [x for _, x in sorted(((_order(x, i), x) for i, x in enumerate(objects)), key=lambda t: t[0])]
+
+
+def load_json(members: dict[str, bytes], name: str, where: str) -> dict:
+    """File ``name`` of a set's files as a JSON object; ``InputError(where, …)`` when it
+    is not UTF-8, not JSON (or holds an integer of more than 4,300 digits), or not an object."""
+    try:
+        data = json.loads(members[name].decode("utf-8"))
+    except ValueError as e:
+        raise InputError(where, f"{name} is not JSON that can be read ({str(e).split(';')[0]})") from None
+    if not isinstance(data, dict):
+        raise InputError(where, f"{name} is not a JSON object")
+    return data
+
+
+def question_files(members: dict[str, bytes], where: str) -> list[dict]:
+    """The ``question_*.json`` objects of a set's files, in ``orderNumber`` order."""
+    return ordered([load_json(members, n, where) for n in sorted(members) if _QUESTION_FILE.match(n)])
+
+
 def _branch_text(branch: dict) -> Iterator[str]:
     for child in _list(branch.get("children")):
         if isinstance(child, dict):
@@ -50,8 +75,7 @@ def _part(raw: dict) -> Part:
     solution = _dict(raw.get("workedSolution"))
     worked = "\n\n".join([t for t in [_text(solution.get("content")), *_branch_text(solution)] if t])
     options: list[str] = []
-    areas = [a for a in _list(raw.get("responseAreas")) if isinstance(a, dict)]
-    for _, area in sorted(((_order(a, i), a) for i, a in enumerate(areas)), key=lambda t: t[0]):
+    for area in ordered(raw.get("responseAreas")):
         response = _dict(_dict(area.get("response")).get("responseInput"))
         if response.get("responseType") == "MULTIPLE_CHOICE":
             options += [o if isinstance(o, str) else str(o) for o in _list(_dict(response.get("config")).get("options"))]
@@ -64,13 +88,15 @@ def _part(raw: dict) -> Part:
 
 
 def _question(raw: dict) -> Question:
-    parts = [p for p in _list(raw.get("parts")) if isinstance(p, dict)]
-    parts = [p for _, p in sorted(((_order(p, i), p) for i, p in enumerate(parts)), key=lambda t: t[0])]
+    parts = ordered(raw.get("parts"))
     return Question(title=_text(raw.get("title")), main_text=_text(raw.get("masterContent")), parts=[_part(p) for p in parts])
 
 
-def _members(path: Path) -> dict[str, bytes]:
-    """The JSON files of a set: ``{file name: bytes}``, from a folder or a zip."""
+def read_export_files(path: Path) -> dict[str, bytes]:
+    """The JSON files of a set: ``{file name: bytes}``, from a folder or a zip (as
+    :func:`read_export` describes). Raises ``InputError`` for a missing path or a zip
+    that is corrupt or holds no (or more than one) set."""
+    path = Path(path)
     if not path.exists():
         raise InputError(str(path), "no such file or folder")
     if path.is_dir():
@@ -108,28 +134,20 @@ def read_export(path: Path) -> ExportedSet:
     (or more than one) ``set_*.json``, a corrupt zip, and a file that is not JSON or not
     an object.
     """
-    path = Path(path)
-    members = _members(path)
+    return export_of(read_export_files(Path(path)), str(path))
+
+
+def export_of(members: dict[str, bytes], where: str) -> ExportedSet:
+    """:func:`read_export` of a set's files as :func:`read_export_files` returns them;
+    ``where`` names the set in an ``InputError``."""
     set_files = [n for n in members if _SET_FILE.match(n)]
     if len(set_files) != 1:
-        raise InputError(str(path), "no set_*.json in the folder" if not set_files else "more than one set_*.json")
-
-    def load(name: str) -> dict:
-        try:
-            data = json.loads(members[name].decode("utf-8"))
-        except ValueError as e:  # not UTF-8, not JSON, an integer of more than 4,300 digits
-            raise InputError(str(path), f"{name} is not JSON that can be read ({str(e).split(';')[0]})") from None
-        if not isinstance(data, dict):
-            raise InputError(str(path), f"{name} is not a JSON object")
-        return data
-
-    meta = load(set_files[0])
+        raise InputError(where, "no set_*.json in the folder" if not set_files else "more than one set_*.json")
+    meta = load_json(members, set_files[0], where)
     name = meta.get("name")
     if not isinstance(name, str):
         name = set_files[0][len("set_") : -len(".json")]
-    raw_questions = [load(n) for n in sorted(members) if _QUESTION_FILE.match(n)]
-    ordered = [q for _, q in sorted(((_order(q, i), q) for i, q in enumerate(raw_questions)), key=lambda t: t[0])]
-    return ExportedSet(name=name, questions=SheetSet([_question(q) for q in ordered]))
+    return ExportedSet(name=name, questions=SheetSet([_question(q) for q in question_files(members, where)]))
 
 
 def _placeholders(text: str | None) -> str | None:

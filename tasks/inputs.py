@@ -77,8 +77,8 @@ def read_inputs(
     :func:`tasks.pairing.find_solutions`; none found is not an error (the run goes on with
     empty answers and says so in ``solutions_note``).
     """
-    from tasks.areas import read_export_areas, read_saved
-    from tasks.compare import read_export
+    from tasks.areas import areas_of_members, read_saved
+    from tasks.compare import export_of, read_export_files
     from tasks.pairing import find_solutions
 
     src = Path(source)
@@ -113,8 +113,9 @@ def read_inputs(
             inputs.filter_source = _read_text(saved_filter, "Lua filter")
     if export:
         inputs.export_path = Path(export)
-        inputs.export = read_export(inputs.export_path)
-        inputs.export_boxes, inputs.export_rtol = read_export_areas(inputs.export_path)
+        files = read_export_files(inputs.export_path)  # read once: the fields and the answer boxes
+        inputs.export = export_of(files, str(inputs.export_path))
+        inputs.export_boxes, inputs.export_rtol = areas_of_members(files, str(inputs.export_path))
     return inputs
 
 

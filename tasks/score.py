@@ -133,7 +133,7 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
     """``made`` boxes scored against ``export``'s, both keyed by part (``q2.p1``).
 
     ``rtol`` gives per part one relative tolerance per export box (``None``: 0.5 %), as
-    :func:`tasks.areas.read_export_rtol` reads it. A part whose number of boxes differs
+    :func:`tasks.areas.read_export_areas` reads it. A part whose number of boxes differs
     from the export's matches none of its boxes; otherwise box ``i`` matches when
     :func:`equal_boxes` holds for the export's box ``i``. ``in_export`` counts the
     export's boxes; one miss per export box not matched and per made box with no export
