@@ -42,6 +42,32 @@ class Backend(Protocol):
     def complete(self, request: LLMRequest) -> LLMReply: ...
 
 
+class LiveBackend:
+    """Base of the live backends: :meth:`complete` holds one of the backend's in-flight
+    places (:func:`tasks.llm.limits.in_flight`) around :meth:`_exchange`, which returns the
+    reply or a one-line reason (already redacted), and raises that reason as
+    :class:`BackendError` only after the exchange has returned: the client and any SDK or
+    HTTP exception (holding the request and its headers) are gone by then, so nothing is
+    chained to the error and no frame of its traceback holds a key.
+    """
+
+    name: str
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        """The reply; raises :class:`BackendError` with the reason the exchange gave (each
+        backend's ``_exchange`` lists its reasons)."""
+        from tasks.llm import limits
+
+        with limits.in_flight(self.name):
+            outcome = self._exchange(request)
+            if isinstance(outcome, str):
+                raise BackendError(self.name, outcome)
+            return outcome
+
+    def _exchange(self, request: LLMRequest) -> LLMReply | str:
+        raise NotImplementedError
+
+
 class SavedReplies:
     """Serves saved replies, held in memory by stage (``{"route-a": text, ...}``).
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
-from tasks.llm import BackendError
+from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import redact, secret, setting
@@ -74,7 +74,7 @@ def _status_reason(e: anthropic.APIStatusError) -> str:
     return f"{status} {etype}: {' '.join(str(text).split())[:300]}"
 
 
-class AnthropicBackend:
+class AnthropicBackend(LiveBackend):
     """The Anthropic API. ``model``: the model id to ask for (the reply names the model used).
 
     ``attempts`` (default ``SHEET2LAMBDA_LLM_ATTEMPTS``, 4) bounds the HTTP attempts of one
@@ -134,28 +134,13 @@ class AnthropicBackend:
             params["output_config"] = output_config
         return params
 
-    def complete(self, request: LLMRequest) -> LLMReply:
-        """Ask the API; returns the reply (text, model used, usage with cost, stop reason,
-        HTTP attempts).
-
-        Raises :class:`BackendError` when the key is missing, the call fails after its
-        retries (status and error type named), the model refuses, or the reply is cut
-        off even at the raised output limit. Holds one of the backend's in-flight places.
-        """
-        with limits.in_flight(self.name):
-            return self._complete(request)
-
-    def _complete(self, request: LLMRequest) -> LLMReply:
-        outcome = self._exchange(request)
-        if isinstance(outcome, str):
-            # Raised here, after the client and any SDK exception (holding the request and
-            # its headers) are gone: nothing is chained to the error, and no frame of its
-            # traceback holds the client.
-            raise BackendError(self.name, outcome)
-        return outcome
-
     def _exchange(self, request: LLMRequest) -> LLMReply | str:
-        """The reply, or the one-line reason (already redacted) the call failed."""
+        """The reply (text, model used, usage with cost, stop reason, HTTP attempts),
+        or the one-line reason (already redacted) the call failed, which :meth:`complete`
+        raises as :class:`BackendError`: the key is missing, the call fails after its
+        retries (status and error type named), the model refuses, or the reply is cut off
+        even at the raised output limit.
+        """
         import anthropic  # imported when first used: the SDK takes seconds to import
 
         counter = _AttemptCounter()

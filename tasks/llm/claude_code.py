@@ -32,7 +32,7 @@ from typing import Any
 
 from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
-from tasks.llm import BackendError
+from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import redact
@@ -71,7 +71,7 @@ def unfence(text: str) -> str:
     return text
 
 
-class ClaudeCodeBackend:
+class ClaudeCodeBackend(LiveBackend):
     """The ``claude`` CLI on PATH. ``model``: an id or alias (``sonnet``); ``timeout``
     (default ``SHEET2LAMBDA_LLM_TIMEOUT``, 600 s) bounds one run. Holds no key."""
 
@@ -108,26 +108,14 @@ class ClaudeCodeBackend:
         head = "" if _fits(request.system) else f"<instructions>\n{request.system}\n</instructions>\n\n"
         return head + request.user + (schema_instruction(request) if request.json_schema is not None else "")
 
-    def complete(self, request: LLMRequest) -> LLMReply:
-        """Run ``claude``; returns the reply (text, model used, usage with cost, stop reason,
-        runs made).
-
-        Raises :class:`BackendError` when ``claude`` is not on PATH, does not answer within
-        the timeout, exits with an error or reports one (``is_error``; the subtype and
-        message named), prints something that is not its JSON result, or is cut off even
-        at the raised output limit. Holds one of the backend's in-flight places.
-        """
-        with limits.in_flight(self.name):
-            return self._complete(request)
-
-    def _complete(self, request: LLMRequest) -> LLMReply:
-        outcome = self._exchange(request)
-        if isinstance(outcome, str):
-            raise BackendError(self.name, outcome)
-        return outcome
-
     def _exchange(self, request: LLMRequest) -> LLMReply | str:
-        """The reply, or the one-line reason (already redacted) the run failed."""
+        """The reply (text, model used, usage with cost, stop reason, runs made), or
+        the one-line reason (already redacted) the run failed, which :meth:`complete` raises
+        as :class:`BackendError`: ``claude`` is not on PATH, does not answer within the
+        timeout, exits with an error or reports one (``is_error``; the subtype and message
+        named), prints something that is not its JSON result, or is cut off even at the
+        raised output limit.
+        """
         executable = shutil.which("claude")
         if not executable:
             return "no claude executable on PATH"

@@ -32,7 +32,7 @@ from urllib3.util import Retry
 
 from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
-from tasks.llm import BackendError
+from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import redact, secret, setting
@@ -61,7 +61,7 @@ def error_reason(resp: requests.Response) -> str:
     return f"HTTP {resp.status_code} {resp.reason or ''}: {_one_line(resp.text, 200)}".rstrip(": ")
 
 
-class OpenAICompatBackend:
+class OpenAICompatBackend(LiveBackend):
     """A chat completions server. Subclasses set ``name`` and where the base URL and key come from.
 
     ``model``: the model id sent; ``attempts`` (default ``SHEET2LAMBDA_LLM_ATTEMPTS``, 4)
@@ -144,28 +144,14 @@ class OpenAICompatBackend:
         session.mount("https://", adapter)
         return session
 
-    def complete(self, request: LLMRequest) -> LLMReply:
-        """Ask the server; returns the reply (text, model used, usage with cost, finish
-        reason, HTTP attempts).
-
-        Raises :class:`BackendError` when the base URL or a required key is missing, the
-        call fails after its retries (status and provider message named), the reply has
-        no text (a refusal, a content filter), or it is cut off even at the raised limit.
-        Holds one of the backend's in-flight places.
-        """
-        with limits.in_flight(self.name):
-            return self._complete(request)
-
-    def _complete(self, request: LLMRequest) -> LLMReply:
-        outcome = self._exchange(request)
-        if isinstance(outcome, str):
-            # Raised here, after the responses and any requests exception (holding the
-            # request and its headers) are gone: nothing is chained to the error.
-            raise BackendError(self.name, outcome)
-        return outcome
-
     def _exchange(self, request: LLMRequest) -> LLMReply | str:
-        """The reply, or the one-line reason (already redacted) the call failed."""
+        """The reply (text, model used, usage with cost, finish reason, HTTP
+        attempts), or the one-line reason (already redacted) the call failed, which
+        :meth:`complete` raises as :class:`BackendError`: the base URL or a required key is
+        missing, the call fails after its retries (status and provider message named), the
+        reply has no text (a refusal, a content filter), or it is cut off even at the raised
+        limit.
+        """
         url = self.base_url() + "/chat/completions"
         with self._session() as session:
             got = self._post(session, url, self.body(request))
