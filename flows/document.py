@@ -43,7 +43,7 @@ from tasks.build import build_task  # noqa: E402
 from tasks.compare import compare_task  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.inputs import file_digest, read_inputs, tex_context  # noqa: E402
-from tasks.llm.select import BackendMissing, describe, select_backend  # noqa: E402
+from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.markdown import markdown_task, mathpix_style, resolve_images, restore_media  # noqa: E402
 from tasks.report import count_report, summary_lines  # noqa: E402
 from tasks.route_a import route_a_task  # noqa: E402
@@ -182,8 +182,8 @@ def document_flow(
         return failed(str(e))
     if live is None and not offline and backend == "auto" and "route-a" not in inputs.replies:
         return failed(NO_BACKEND)
-    spec = BackendSpec(name=live.name, model=getattr(live, "model", "") or "") if live is not None else None
-    _say("backend", "offline (saved replies only)" if offline else describe(live))
+    spec = spec_of(live)
+    _say("backend", backend_line(live, offline))
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
@@ -308,18 +308,19 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     #    (the backend's in-flight limit bounds the live calls).
     area_fs = {}
     areas_status = None
+    answerable = eligible_parts(settled.questions)
     if not areas:
         areas_status = "off"
     elif spec is None and not inputs.areas:
         areas_status = "skipped: " + ("offline" if offline else "no model backend") + " and no reply in a saved areas.json"
     else:
-        for qi, pi, part in eligible_parts(settled.questions):
+        for qi, pi, part in answerable:
             key = part_field(qi, pi)
             area_fs[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), spec, offline)
     part_boxes = [f.result() for f in area_fs.values()]
     boxes = summarise(part_boxes, areas_status)
     if areas_status is not None and areas_status != "off":  # skipped: still say how many parts it concerns
-        boxes.parts = len(eligible_parts(settled.questions))
+        boxes.parts = len(answerable)
     area_flags = flags_of(part_boxes)
     flags = settled.flags + area_flags
     all_cached = bool(area_fs) and all(f.state.name == "Cached" for f in area_fs.values())

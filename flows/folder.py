@@ -34,7 +34,7 @@ from schemas.llm import BackendSpec  # noqa: E402
 from tasks import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.inputs import read_inputs  # noqa: E402
-from tasks.llm.select import BackendMissing, describe, select_backend  # noqa: E402
+from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.markdown import markdown_task  # noqa: E402
 from tasks.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
 from tasks.route_b import choose_library_filter, library_filters, route_b_task  # noqa: E402
@@ -245,13 +245,9 @@ def folder_flow(
     if not src.is_dir():
         raise InputError(folder, "no such folder")
     out_dir = Path(out) if out else Path("out") / src.resolve().name
-    spec = None
-    if not offline:
-        live = select_backend(backend, model)
-        spec = BackendSpec(name=live.name, model=getattr(live, "model", "") or "") if live else None
-        print(f"backend    {describe(live)}")
-    else:
-        print("backend    offline (saved replies only)")
+    live = None if offline else select_backend(backend, model)
+    spec = spec_of(live)
+    print(f"backend    {backend_line(live, offline)}")
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
     progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
     outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,

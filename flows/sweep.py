@@ -26,10 +26,9 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact  #
 
 from flows.folder import run_folder  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
-from schemas.llm import BackendSpec  # noqa: E402
 from tasks import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
-from tasks.llm.select import describe, select_backend  # noqa: E402
+from tasks.llm.select import backend_line, select_backend, spec_of  # noqa: E402
 from tasks.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 
 
@@ -109,13 +108,9 @@ def sweep_flow(
     if out_dir.resolve().is_relative_to(base.resolve()):
         raise InputError(str(out_dir), "the sweep never writes into the corpus: choose --out outside it")
     folders = [Path(p) for p in paths] if paths else sheet_folders(base, sfx)
-    spec = None
-    if not offline:
-        live = select_backend(backend, model)
-        spec = BackendSpec(name=live.name, model=getattr(live, "model", "") or "") if live else None
-        print(f"backend    {describe(live)}")
-    else:
-        print("backend    offline (saved replies only)")
+    live = None if offline else select_backend(backend, model)
+    spec = spec_of(live)
+    print(f"backend    {backend_line(live, offline)}")
     total = sum(len(pair_folder(f, sfx)) for f in folders)
     counter = [0]
     outcomes = []

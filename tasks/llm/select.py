@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import shutil
 
+from schemas.llm import BackendSpec
 from tasks.llm import Backend
 from tasks.llm.anthropic import AnthropicBackend
 from tasks.llm.claude_code import ClaudeCodeBackend
@@ -108,3 +109,16 @@ def describe(backend: Backend | None) -> str:
         return text()
     model = getattr(backend, "model", "")
     return f"{backend.name}" + (f", model {model}" if model else "")
+
+
+def spec_of(live: Backend | None) -> BackendSpec | None:
+    """What the cached tasks are given of the live backend: its name and model (never a
+    key); ``None`` for no live backend."""
+    if live is None:
+        return None
+    return BackendSpec(name=live.name, model=getattr(live, "model", "") or "")
+
+
+def backend_line(live: Backend | None, offline: bool) -> str:
+    """The ``backend`` line a command prints: offline, or :func:`describe` of ``live``."""
+    return "offline (saved replies only)" if offline else describe(live)
