@@ -6,7 +6,7 @@ does not restrict Lua filters (a filter run with it can still open files and run
 commands), so this runner, itself an ordinary pandoc Lua filter, loads the untrusted
 source as *text* into a restricted environment and applies it there.
 
-Invoked by ``tasks/sandbox.py`` roughly as
+Invoked by ``tasks/read/sandbox.py`` roughly as
 
     pandoc -f commonmark_x-smart -t json --sandbox --lua-filter <repo>/filters/sandbox.lua \
       -M in2lambda_role=questions -M in2lambda_filter=filter.lua \

@@ -37,20 +37,20 @@ from schemas.llm import BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RouteSummary  # noqa: E402
 from schemas.routes import RouteResult, Usage  # noqa: E402
-from tasks.adjudicate import adjudicate_task  # noqa: E402
-from tasks.areas import areas_task, boxes_of, eligible_parts, flags_of, part_field, saved_file, summarise  # noqa: E402
-from tasks.build import build_task  # noqa: E402
-from tasks.compare import compare_task  # noqa: E402
+from tasks.settle.adjudicate import adjudicate_task  # noqa: E402
+from tasks.boxes.areas import areas_task, boxes_of, eligible_parts, flags_of, part_field, saved_file, summarise  # noqa: E402
+from tasks.write.build import build_task  # noqa: E402
+from tasks.check.compare import compare_task  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
-from tasks.inputs import file_digest, read_inputs, tex_context  # noqa: E402
+from tasks.convert.inputs import file_digest, read_inputs, tex_context  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
-from tasks.markdown import markdown_task, mathpix_style, resolve_images, restore_media  # noqa: E402
-from tasks.report import count_report, summary_lines  # noqa: E402
-from tasks.route_a import route_a_task  # noqa: E402
-from tasks.route_b import route_b_task  # noqa: E402
-from tasks.score import score_task  # noqa: E402
-from tasks.tiers import disputes_task, settle_task  # noqa: E402
-from tasks.verbatim import verbatim_task  # noqa: E402
+from tasks.convert.markdown import markdown_task, mathpix_style, resolve_images, restore_media  # noqa: E402
+from tasks.check.report import count_report, summary_lines  # noqa: E402
+from tasks.read.route_a import route_a_task  # noqa: E402
+from tasks.read.route_b import route_b_task  # noqa: E402
+from tasks.boxes.score import score_task  # noqa: E402
+from tasks.settle.tiers import disputes_task, settle_task  # noqa: E402
+from tasks.settle.verbatim import verbatim_task  # noqa: E402
 
 
 def _say(stage: str, text: str, future=None) -> None:
@@ -212,7 +212,7 @@ def run_document(
 
     Call it inside a flow run (the document flow, or the folder flow for each of its
     sheets, from as many threads as it likes): it wires futures, it is not a subflow.
-    ``inputs`` are what :func:`tasks.inputs.read_inputs` read; ``spec`` the live backend
+    ``inputs`` are what :func:`tasks.convert.inputs.read_inputs` read; ``spec`` the live backend
     (``None``: saved replies only). Returns the outcome; ``report`` is ``None`` (and
     ``error`` the one line) when the sheet could not be read, with nothing written.
     ``verbose`` prints a line per stage and the summary; ``areas`` False skips the

@@ -31,13 +31,13 @@ from prefect.artifacts import create_markdown_artifact, create_progress_artifact
 from flows.document import run_document  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
-from tasks import folder_report  # noqa: E402
+from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
-from tasks.inputs import read_inputs  # noqa: E402
+from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
-from tasks.markdown import markdown_task  # noqa: E402
-from tasks.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
-from tasks.route_b import choose_library_filter, library_filters, route_b_task  # noqa: E402
+from tasks.convert.markdown import markdown_task  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
+from tasks.read.route_b import choose_library_filter, library_filters, route_b_task  # noqa: E402
 
 
 def find_export(folder: Path) -> Path | None:

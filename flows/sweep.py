@@ -26,10 +26,10 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact  #
 
 from flows.folder import run_folder  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
-from tasks import folder_report  # noqa: E402
+from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import backend_line, select_backend, spec_of  # noqa: E402
-from tasks.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 
 
 def sheet_folders(root: Path, suffixes: tuple[str, ...]) -> list[Path]:

@@ -21,7 +21,7 @@ class KatexWarning(BaseModel):
 
 
 class BuildResult(BaseModel):
-    """What :func:`tasks.build.write_set` wrote.
+    """What :func:`tasks.write.build.write_set` wrote.
 
     - ``zip_path``: the set's zip (``<out_dir>/<name>.zip``), absolute;
     - ``set_dir``: the set's folder (``<out_dir>/<name>/``, holding ``set_<name>.json``,

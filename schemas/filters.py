@@ -19,9 +19,9 @@ class FilterAttempt(BaseModel):
     and read at least one question, else ``failed`` with ``reason`` (one line, e.g.
     "filter breaks a sandbox rule: os is not available"). For an ``ok`` filter,
     ``not_verbatim`` maps each field key that fails the verbatim check
-    (:func:`tasks.verbatim.not_verbatim`) to its missing paragraphs, ``coverage`` is the
+    (:func:`tasks.settle.verbatim.not_verbatim`) to its missing paragraphs, ``coverage`` is the
     share (0..1) of the documents' counted lines the reading accounts for
-    (:func:`tasks.coverage.coverage`) and ``questions`` the number of questions read.
+    (:func:`tasks.settle.coverage.coverage`) and ``questions`` the number of questions read.
     ``usage`` is the model call's tokens and cost.
     """
 
@@ -35,7 +35,7 @@ class FilterAttempt(BaseModel):
 
 
 class FilterWriting(BaseModel):
-    """The outcome of :func:`tasks.filter_writer.write_filter`.
+    """The outcome of :func:`tasks.read.filter_writer.write_filter`.
 
     ``source`` is the filter kept (the best ``ok`` attempt: fewest fields not verbatim,
     then most coverage, then the earliest); ``chosen`` its 0-based index in

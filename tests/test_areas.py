@@ -10,7 +10,7 @@ import pytest
 
 from schemas.areas import Box, Proposal
 from schemas.sheet import Part
-from tasks.areas import (
+from tasks.boxes.areas import (
     build_request,
     check,
     eligible,
@@ -20,9 +20,9 @@ from tasks.areas import (
     read_export_boxes,
     to_in2lambda,
 )
-from tasks.build import _in2lambda
-from tasks.compare import read_export
-from tasks.score import score
+from tasks.write.build import _in2lambda
+from tasks.check.compare import read_export
+from tasks.boxes.score import score
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 ME2 = CORPUS / "me2" / "export" / "set_Introduction"
@@ -265,7 +265,7 @@ def test_numeric_answers_the_platform_could_not_mark_are_refused(answer, reason)
 
 
 def test_offset_units_are_read():
-    from tasks.score import equal_quantities
+    from tasks.boxes.score import equal_quantities
 
     assert str(parse_quantity("20 degC").units) == "degree_Celsius"
     assert equal_quantities("20 degC", "293.15 K") and not equal_quantities("20 degC", "20 K")
@@ -363,7 +363,7 @@ def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(
 
 from schemas.routes import Usage  # noqa: E402
 from schemas.sheet import Question, SheetSet  # noqa: E402
-from tasks.areas import (  # noqa: E402
+from tasks.boxes.areas import (  # noqa: E402
     eligible_parts,
     flags_of,
     propose,
@@ -465,8 +465,8 @@ def test_flags_and_summary():
 
 
 def test_write_set_writes_the_boxes_and_the_options(tmp_path):
-    from tasks.build import write_set
-    from tasks.score import score
+    from tasks.write.build import write_set
+    from tasks.boxes.score import score
 
     questions = SheetSet([Question(title="Sky", main_text="Look up.", parts=[CHOICE, PLAIN])])
     boxes = {"q1.p1": [Box(kind="MULTIPLE_CHOICE", answer=[False, True, False])],
@@ -487,7 +487,7 @@ def test_write_set_writes_the_boxes_and_the_options(tmp_path):
 
 
 def test_the_prompt_names_exactly_the_functions_an_answer_may_call():
-    from tasks.areas import FUNCTIONS
+    from tasks.boxes.areas import FUNCTIONS
 
     system = build_request(PLAIN, 0, 0).system
     listed = system.split("the only functions are", 1)[1].split(", always with parentheses", 1)[0]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from schemas.sheet import Part, Question, SheetSet
-from tasks import build
-from tasks.build import default_titles, display_blocks, write_set
+from tasks.write import build
+from tasks.write.build import default_titles, display_blocks, write_set
 from tasks.errors import InputError
-from tasks.fold import fold
+from tasks.settle.fold import fold
 from tests.conftest import ROOT
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "build"
@@ -171,7 +171,7 @@ def test_importing_in2lambda_keeps_the_excepthook_and_warns_nothing():
     code = (
         "import sys\n"
         "hook = sys.excepthook\n"
-        "from tasks.build import _in2lambda\n"
+        "from tasks.write.build import _in2lambda\n"
         "_in2lambda()\n"
         "import in2lambda\n"
         "assert 'in2lambda' in sys.modules\n"

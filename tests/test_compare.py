@@ -10,8 +10,8 @@ import pytest
 
 from schemas.export import ExportedSet
 from schemas.sheet import Part, Question, SheetSet
-from tasks.build import default_titles, write_set
-from tasks.compare import compare, read_export
+from tasks.write.build import default_titles, write_set
+from tasks.check.compare import compare, read_export
 from tasks.errors import InputError
 from tests.conftest import corpus
 
@@ -195,7 +195,7 @@ def test_the_me2_route_a_reply_against_the_hand_edited_export():
     q4.p2 moved into an answer box; Mathpix's lost ``$h$`` and space
     (``makehbigger``, ``designers'assumption``); three multiple-choice options
     (``(t)`` vs ``\\(t\\)``, ``p`` vs ``$\\mathrm{p}$``). Changes to the tier-1 fold
-    (``tasks/fold.py``) move this count.
+    (``tasks/settle/fold.py``) move this count.
     """
     export = read_export(corpus("me2", "export", "set_Introduction"))
     reply = SheetSet.model_validate_json(corpus("me2", "replies", "route-a.json").read_text())

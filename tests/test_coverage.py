@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from schemas.sheet import SheetSet
-from tasks.coverage import coverage, field_texts, is_chrome, is_timing, uncovered
+from tasks.settle.coverage import coverage, field_texts, is_chrome, is_timing, uncovered
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

@@ -9,7 +9,7 @@ import pytest
 
 from schemas.routes import Usage
 from schemas.sheet import SheetSet
-from tasks.filter_writer import (
+from tasks.read.filter_writer import (
     GOOD_COVERAGE,
     STAGE,
     FilterWritingFailed,

@@ -1,4 +1,4 @@
-from tasks.fold import fold, fold_quotes, fold_whitespace
+from tasks.settle.fold import fold, fold_quotes, fold_whitespace
 
 
 def test_sizing_and_spacing_commands_fold_away():

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from schemas.sheet import SheetSet, iter_fields
-from tasks import katex
-from tasks.katex import check_maths, find_maths
-from tasks.pandoc import READ_FORMAT, run_pandoc
+from tasks.write import katex
+from tasks.write.katex import check_maths, find_maths
+from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 from tests.conftest import corpus
 
 
@@ -149,7 +149,7 @@ def test_katex_checks_from_many_threads_agree_with_the_first():
     """Prefect runs tasks in worker threads; pykatex fails off its first thread unless wrapped."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tasks.katex import check_maths
+    from tasks.write.katex import check_maths
 
     check_maths("$x^2$ and $\\frac{a}{b}$")
     texts = [f"$\\sqrt{{{i}}} + y_{{{i}}}$ and $$\\int_0^{i} t\\,dt$$" for i in range(40)]

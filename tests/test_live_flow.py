@@ -17,9 +17,9 @@ import pytest
 
 from flows.document import document_flow, main
 from schemas.outcome import DocumentOutcome
-from tasks.areas import read_export_boxes
-from tasks.markdown import to_markdown
-from tasks.route_b import library_filters, run_route_b
+from tasks.boxes.areas import read_export_boxes
+from tasks.convert.markdown import to_markdown
+from tasks.read.route_b import library_filters, run_route_b
 from tests.conftest import ROOT, corpus
 from tests.fakes import anthropic_api, claude_cli, openai_api
 from tests.fakes.server import Recorded

@@ -1,4 +1,4 @@
-"""Stage 1: tasks/markdown.py (document → markdown)."""
+"""Stage 1: tasks/convert/markdown.py (document → markdown)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from schemas.markdown import Markdown
 from tasks.errors import InputError
-from tasks.markdown import (
+from tasks.convert.markdown import (
     _math_not_kept,
     _structure_lost,
     mathpix_style,
@@ -21,7 +21,7 @@ from tasks.markdown import (
     resolve_images,
     to_markdown,
 )
-from tasks.pandoc import READ_FORMAT, run_pandoc
+from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "markdown"
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"

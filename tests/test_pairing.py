@@ -1,4 +1,4 @@
-"""Stage 2: tasks/pairing.py (a sheet and its solutions document, paired by name)."""
+"""Stage 2: tasks/convert/pairing.py (a sheet and its solutions document, paired by name)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.pairing import find_solutions, is_solutions_name
+from tasks.convert.pairing import find_solutions, is_solutions_name
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus (../shared/corpus) is absent")

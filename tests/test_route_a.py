@@ -1,8 +1,8 @@
 import json
 
-from tasks.adjudicate import adjudicate, build_request as adj_request, parse_reply as parse_verdicts
+from tasks.settle.adjudicate import adjudicate, build_request as adj_request, parse_reply as parse_verdicts
 from tasks.llm import NoBackend, SavedReplies
-from tasks.route_a import build_request, parse_reply, run_route_a
+from tasks.read.route_a import build_request, parse_reply, run_route_a
 from tests.conftest import corpus
 
 REPLY = json.dumps([{"title": "Ramp", "main_text": "A block.", "parts": [{"content": "", "options": [], "answer": "", "worked_solution": ""}]}])

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from schemas.sheet import Part, Question, SheetSet, iter_fields
-from tasks.fold import fold, fold_whitespace
-from tasks.pandoc import run_pandoc
-from tasks.route_b import choose_library_filter, library_filters, merge_by_position, run_route_b
-from tasks.sandbox import run_filter
+from tasks.settle.fold import fold, fold_whitespace
+from tasks.convert.pandoc import run_pandoc
+from tasks.read.route_b import choose_library_filter, library_filters, merge_by_position, run_route_b
+from tasks.read.sandbox import run_filter
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "route_b"

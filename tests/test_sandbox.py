@@ -10,7 +10,7 @@ import pytest
 
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.sandbox import run_filter
+from tasks.read.sandbox import run_filter
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
@@ -217,7 +217,7 @@ def test_the_runner_metadata_is_hidden_from_the_filter(watched):
 
 @pytest.mark.skipif(not (CORPUS / "ci-sheet").is_dir(), reason="the shared corpus (../shared/corpus) is absent")
 def test_ci_sheet_filter_through_the_sandbox_gives_filter_output(watched):
-    from tasks.route_b import merge_by_position
+    from tasks.read.route_b import merge_by_position
 
     d = CORPUS / "ci-sheet"
     source = (d / "filter.lua").read_text(encoding="utf-8")

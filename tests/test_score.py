@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from schemas.areas import Box
-from tasks.areas import read_export_areas
-from tasks.score import equal_boxes, equal_expressions, equal_quantities, score
+from tasks.boxes.areas import read_export_areas
+from tasks.boxes.score import equal_boxes, equal_expressions, equal_quantities, score
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 ME2 = CORPUS / "me2" / "export" / "set_Introduction"

@@ -1,7 +1,7 @@
 from schemas.markdown import ConversionWarning
 from schemas.routes import Adjudication
 from schemas.sheet import Part, Question, SheetSet
-from tasks.tiers import disputes, settle, settle_document, stray_minus_flags
+from tasks.settle.tiers import disputes, settle, settle_document, stray_minus_flags
 
 SRC = "A cart rolls down a hill.\n\n(a) Find its speed $v$.\n\n(b) Find its energy $E$.\n"
 SOL = "(a) $v = \\sqrt{2gh}$\n\n(b) $E = mgh$\n"

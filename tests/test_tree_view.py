@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.tree_view import TEXT_CHARS, tree_view, tree_view_of_json
+from tasks.read.tree_view import TEXT_CHARS, tree_view, tree_view_of_json
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus (../shared/corpus) is absent")

@@ -1,5 +1,5 @@
 from schemas.sheet import Part, Question, SheetSet
-from tasks.verbatim import not_verbatim, paragraphs
+from tasks.settle.verbatim import not_verbatim, paragraphs
 
 SHEET = "## 1 Ramp\n\nA block sits on a ramp\ninclined at $30^\\circ$.\n\n(a) Find the friction.\n"
 ANSWERS = "(a) The friction is $mg\\sin\\theta$.\n"

@@ -1,5 +1,5 @@
 --[[
-tidy.lua: the filter stage 1 (tasks/markdown.py) runs while pandoc reads a .tex or
+tidy.lua: the filter stage 1 (tasks/convert/markdown.py) runs while pandoc reads a .tex or
 .docx document, before the markdown is written. It removes only markup the platform
 cannot render and never adds or rewrites a word of the sheet:
 

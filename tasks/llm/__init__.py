@@ -71,7 +71,7 @@ class LiveBackend:
 class SavedReplies:
     """Serves saved replies, held in memory by stage (``{"route-a": text, ...}``).
 
-    The flow reads ``<replies>/<stage>.json`` once (:mod:`tasks.inputs`) so that the reply
+    The flow reads ``<replies>/<stage>.json`` once (:mod:`tasks.convert.inputs`) so that the reply
     text is part of the cache key of the stage that uses it. :meth:`complete` raises
     :class:`NoReply` for a stage with no saved reply.
     """

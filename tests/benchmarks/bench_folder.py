@@ -318,8 +318,8 @@ def bare_one(copy: support.Copy, filter_source: str) -> int:
     """What the sweep does per sheet, without the flow: the sheet (and its solutions) to
     markdown, and the filter over both in the sandbox. Returns the questions read."""
     from tasks.errors import FilterError, InputError
-    from tasks.markdown import to_markdown
-    from tasks.route_b import run_route_b
+    from tasks.convert.markdown import to_markdown
+    from tasks.read.route_b import run_route_b
 
     try:
         q = to_markdown(copy.source.name, copy.source.read_bytes(), "questions", base_dir=str(copy.source.parent),

@@ -37,7 +37,7 @@ LIBRARY = ROOT / "filters" / "library"
 @dataclass(frozen=True)
 class Original:
     """A corpus sheet: ``source`` and ``solutions`` relative to the corpus; ``filter`` the
-    library filter that :func:`tasks.route_b.choose_library_filter` picks for it."""
+    library filter that :func:`tasks.read.route_b.choose_library_filter` picks for it."""
 
     source: str
     solutions: str | None = None
@@ -172,8 +172,8 @@ class Replies:
     def _build(self, o: Original) -> str:
         if o == ME2:
             return (CORPUS / "me2" / "replies" / "route-a.json").read_text(encoding="utf-8")
-        from tasks.markdown import to_markdown
-        from tasks.route_b import run_route_b
+        from tasks.convert.markdown import to_markdown
+        from tasks.read.route_b import run_route_b
 
         src = CORPUS / o.source
         q = to_markdown(src.name, src.read_bytes(), "questions", base_dir=str(src.parent), media_dir=None)

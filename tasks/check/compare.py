@@ -10,10 +10,10 @@ from typing import Any, Iterator
 
 from schemas.export import Comparison, Difference, ExportedSet
 from schemas.sheet import PART_FIELDS, Part, Question, SheetSet, field_key
-from tasks.build import IMAGE_LINK
+from tasks.write.build import IMAGE_LINK
 from tasks.cache import stage
 from tasks.errors import InputError
-from tasks.fold import fold_quotes
+from tasks.settle.fold import fold_quotes
 
 _SET_FILE = re.compile(r"^set_.*\.json$")
 _QUESTION_FILE = re.compile(r"^question_.*\.json$")
@@ -212,12 +212,12 @@ def compare(built: SheetSet, export: ExportedSet) -> Comparison:
     :data:`IMAGE_PLACEHOLDER`: a build names its media files differently from the
     author's, so two image links are equal when both sides have an image at that place
     (file names are not compared). A field is then ``equal`` (same text), a ``notation``
-    difference (equal after :func:`tasks.fold.fold_quotes`: the tier-1 folds plus curly
+    difference (equal after :func:`tasks.settle.fold.fold_quotes`: the tier-1 folds plus curly
     vs straight quotes and dashes) or a ``content`` difference (both texts kept, images
     as in the originals). A question, part or option missing on one side gives a content
     difference for each of its fields, with ``None`` on the missing side. Empty titles
     are compared as they are: compare the set as written (``BuildResult.written``, or
-    ``tasks.build.default_titles``) to match in2lambda's ``Question N``.
+    ``tasks.write.build.default_titles``) to match in2lambda's ``Question N``.
 
     Returns a :class:`Comparison` with the counts (``fields_compared`` = ``equal`` +
     ``notation`` + ``content``) and the differences in field order; never raises.

@@ -2,7 +2,7 @@ r"""Stage 1: a document (markdown, LaTeX, Word) becomes the markdown both routes
 
 - ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``): it already
   is what the routes read, so it is never rewritten.
-- ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.pandoc.run_pandoc`) to
+- ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
   ``commonmark_x-smart`` with ``--wrap=none``: curly quotes stay characters, maths stays
   ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``). The filter
   ``filters/convert/tidy.lua`` drops what the platform cannot render (underline, image
@@ -65,9 +65,9 @@ from urllib.parse import unquote
 from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, Role
 from tasks.cache import stage
 from tasks.errors import InputError
-from tasks.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
+from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -706,7 +706,7 @@ def markdown_task(
 ) -> Converted:
     """:func:`to_markdown` as a cached task, keyed by the file's name and bytes and, for
     LaTeX, ``context``: a digest of the TeX files beside it that ``\\input`` may read
-    (:func:`tasks.inputs.tex_context`).
+    (:func:`tasks.convert.inputs.tex_context`).
 
     Bad input is returned as ``Converted(error=problem)`` rather than raised, so the run
     ends with one line naming the file as the user gave it, and no traceback. A docx's extracted images are returned in

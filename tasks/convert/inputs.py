@@ -74,12 +74,12 @@ def read_inputs(
     """Read every input of a document run; raises :class:`InputError` on the first problem.
 
     Solutions: ``solutions`` when given, else the file beside ``source`` found by
-    :func:`tasks.pairing.find_solutions`; none found is not an error (the run goes on with
+    :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
     empty answers and says so in ``solutions_note``).
     """
-    from tasks.areas import areas_of_members, read_saved
-    from tasks.compare import export_of, read_export_files
-    from tasks.pairing import find_solutions
+    from tasks.boxes.areas import areas_of_members, read_saved
+    from tasks.check.compare import export_of, read_export_files
+    from tasks.convert.pairing import find_solutions
 
     src = Path(source)
     inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"))

@@ -14,7 +14,7 @@ import re
 from schemas.sheet import SheetSet, iter_fields
 from schemas.routes import RouteResult
 from tasks.cache import stage
-from tasks.fold import fold_whitespace
+from tasks.settle.fold import fold_whitespace
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
@@ -28,7 +28,7 @@ def missing_paragraphs(text: str, folded_sources: list[str]) -> list[str]:
     """The paragraphs of ``text`` that occur in none of ``folded_sources``.
 
     ``folded_sources`` are markdown texts already passed through
-    :func:`tasks.fold.fold_whitespace` (fold once, check many fields).
+    :func:`tasks.settle.fold.fold_whitespace` (fold once, check many fields).
     """
     missing = []
     for para in paragraphs(text):

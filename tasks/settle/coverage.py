@@ -18,7 +18,7 @@ import re
 from typing import Iterable
 
 from schemas.sheet import SheetSet
-from tasks.fold import fold_whitespace
+from tasks.settle.fold import fold_whitespace
 
 _STARS = "\u2605\u2606"
 _BULLET = re.compile(r"^\s*[-*+]\s+")
@@ -121,7 +121,7 @@ def uncovered(markdown: str, texts: list[str]) -> list[tuple[int, str]]:
     Line numbers are 1-based. Counted are the non-empty lines that are neither chrome
     (:func:`is_chrome`), headings, nor a remark under the remark rule (see the module). A line is covered when its content (without a
     leading list marker such as ``- ``, ``* ``, ``1. `` and a leading part label such as
-    ``(a) ``, whitespace folded with :func:`tasks.fold.fold_whitespace`) occurs in some
+    ``(a) ``, whitespace folded with :func:`tasks.settle.fold.fold_whitespace`) occurs in some
     text, folded the same way; a line that is one image counts as covered when its
     file name occurs in an image link of some text.
     """

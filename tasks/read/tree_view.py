@@ -4,7 +4,7 @@ A model that writes a route B filter needs to see the layout of the sheet (which
 headings name questions, where the ``(a)`` parts are, which bullet lists hold
 multiple-choice options, where the ``$$`` display maths, images and timing lines sit),
 not the whole text. :func:`tree_view` reads the markdown as pandoc does for route B
-(:data:`tasks.pandoc.READ_FORMAT`, through :func:`tasks.pandoc.run_pandoc`), loads the
+(:data:`tasks.convert.pandoc.READ_FORMAT`, through :func:`tasks.convert.pandoc.run_pandoc`), loads the
 JSON tree with panflute and writes one line per block::
 
     Header h3 "1.1 Hydraulic scale"
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import panflute as pf
 
-from tasks.pandoc import READ_FORMAT, run_pandoc
+from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 
 TEXT_CHARS = 60
 """How many characters of a block's text a line quotes."""
@@ -450,7 +450,7 @@ def tree_view_of_json(ast_json: str, *, max_lines: int = 400) -> str:
 def tree_view(markdown: str, *, max_lines: int = 400) -> str:
     """An abbreviated view of pandoc's tree of ``markdown``, one line per block.
 
-    The markdown is read as :data:`tasks.pandoc.READ_FORMAT` (as route B's filters see
+    The markdown is read as :data:`tasks.convert.pandoc.READ_FORMAT` (as route B's filters see
     it). Each line gives the block's type, a header's level (``h3``), a list item's
     marker (``-``, ``(a)``, ``2.``), tags (``[4 lines, display maths, image]``) and the
     first :data:`TEXT_CHARS` characters of its text; nesting is two spaces per level.

@@ -7,7 +7,7 @@ lead flags each refusal as ``kind: area``); :func:`to_in2lambda` turns a kept bo
 in2lambda 1.1.0's response area with its own default evaluation function.
 
 Numbers with units are read with pint, symbolic answers with sympy; both readers are
-shared with :mod:`tasks.score`.
+shared with :mod:`tasks.boxes.score`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from schemas.llm import BackendSpec, LLMRequest
 from schemas.routes import Usage
 from schemas.sheet import Part, SheetSet
 from tasks import prompts
-from tasks.build import _in2lambda
+from tasks.write.build import _in2lambda
 from tasks.cache import stage
-from tasks.compare import _dict, ordered, question_files, read_export_files
+from tasks.check.compare import _dict, ordered, question_files, read_export_files
 from tasks.errors import InputError
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
 
@@ -80,7 +80,7 @@ def _aliases() -> dict[str, Any]:
             "log10": lambda x: sympy.log(x, 10)}
 
 
-# --- readers shared with tasks.score ---------------------------------------------------
+# --- readers shared with tasks.boxes.score ---------------------------------------------------
 
 
 @lru_cache(maxsize=1)
@@ -437,7 +437,7 @@ def to_in2lambda(box: Box, options: list[str]):
 
 def read_export_areas(path: Path) -> tuple[dict[str, list[Box]], dict[str, list[float | None]]]:
     """The answer boxes of an exported set (a ``set_*`` folder or its zip, as
-    :func:`tasks.compare.read_export` reads it) and their tolerances.
+    :func:`tasks.check.compare.read_export` reads it) and their tolerances.
 
     Returns ``(boxes, rtol)``, both keyed by part (``q2.p1``; questions and parts in
     ``orderNumber`` order, boxes in ``orderNumber`` order): per box ``kind`` =
@@ -447,7 +447,7 @@ def read_export_areas(path: Path) -> tuple[dict[str, list[Box]], dict[str, list[
     kept as read (built without validation) so that it counts in a score. Parts with no
     box are left out.
 
-    Raises ``InputError`` as :func:`tasks.compare.read_export` does.
+    Raises ``InputError`` as :func:`tasks.check.compare.read_export` does.
     """
     path = Path(path)
     return areas_of_members(read_export_files(path), str(path))
@@ -638,7 +638,7 @@ def boxes_of(parts: list[PartBoxes]) -> dict[str, list[Box]]:
 
 
 def summarise(parts: list[PartBoxes], status: str | None = None) -> AreasSummary:
-    """The counts of the stage (no score; see :func:`tasks.score.score`). ``status``
+    """The counts of the stage (no score; see :func:`tasks.boxes.score.score`). ``status``
     overrides the one derived from the parts (``ran``/``replayed``/``mixed``, ``failed``
     when every part failed, ``skipped: …`` when none had a reply)."""
     usage = sum((p.usage for p in parts), Usage())

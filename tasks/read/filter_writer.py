@@ -1,17 +1,17 @@
 """The filter writer: a model writes route B's Lua filter for a sheet's layout.
 
 One call per attempt (stage ``filter``, prompt ``tasks/prompts/filter.md``): the user
-text holds :func:`tasks.tree_view.tree_view` of the questions document and of its
+text holds :func:`tasks.read.tree_view.tree_view` of the questions document and of its
 solutions document, and, on a retry, the previous filter with what went wrong. Each
-written filter is run at once in the sandbox (:func:`tasks.route_b.run_route_b`) over
+written filter is run at once in the sandbox (:func:`tasks.read.route_b.run_route_b`) over
 the documents it was written from. A filter that fails (a sandbox rule, a Lua error,
 time, memory, output that is not the JSON list or does not validate) or reads no
 question is asked for again with the error; a filter that runs but leaves fields not
 verbatim or lines of the documents unread is asked for again with those, until
 ``tries`` calls are made or a filter works with every field verbatim and coverage of at
 least :data:`GOOD_COVERAGE`. The best working filter is kept: fewest fields not verbatim
-(:func:`tasks.verbatim.not_verbatim`), then most coverage
-(:func:`tasks.coverage.coverage`), then the earliest.
+(:func:`tasks.settle.verbatim.not_verbatim`), then most coverage
+(:func:`tasks.settle.coverage.coverage`), then the earliest.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
 from schemas.sheet import SheetSet
 from tasks import prompts
-from tasks.coverage import coverage, field_texts, uncovered
+from tasks.settle.coverage import coverage, field_texts, uncovered
 from tasks.errors import FilterError
 from tasks.llm import Backend
-from tasks.route_b import run_route_b
-from tasks.tree_view import tree_view
-from tasks.verbatim import not_verbatim
+from tasks.read.route_b import run_route_b
+from tasks.read.tree_view import tree_view
+from tasks.settle.verbatim import not_verbatim
 
 STAGE = "filter"
 """The stage name of the call (its saved reply is ``replies/filter.json``)."""
@@ -217,7 +217,7 @@ def write_filter(
     ``memory_bytes`` bound each sandbox run; ``max_lines`` bounds each tree view.
 
     Each call is ``backend.complete(LLMRequest(stage="filter", ...))``; the reply's Lua
-    source (:func:`lua_source`) is run at once with :func:`tasks.route_b.run_route_b`. A
+    source (:func:`lua_source`) is run at once with :func:`tasks.read.route_b.run_route_b`. A
     failure, or a filter that runs but is not perfect, is asked for again with what went
     wrong, up to ``tries``; the attempts stop early once a filter works with every field
     verbatim and coverage ≥ :data:`GOOD_COVERAGE`. A replayed (saved) reply is never asked

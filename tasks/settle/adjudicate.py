@@ -3,7 +3,7 @@
 The call sees only the disputed fields, each with both versions and the source lines
 around them, and answers per field ``A``, ``B``, ``same``, ``source`` (with the exact
 passage) or ``person`` (:class:`schemas.routes.AdjudicationReply`). How a verdict is
-applied lives in :mod:`tasks.tiers`: a passage that is not verbatim becomes a flag, so the
+applied lives in :mod:`tasks.settle.tiers`: a passage that is not verbatim becomes a flag, so the
 call can never put its own words into the set.
 """
 
@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from schemas.llm import BackendSpec, LLMRequest
 from schemas.routes import Adjudication, AdjudicationReply, Usage
 from tasks import prompts
-from tasks.fold import fold_whitespace
+from tasks.settle.fold import fold_whitespace
 from tasks.cache import stage
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
 

@@ -5,7 +5,7 @@ not restrict Lua filters, so the filter never runs as a filter itself: the trust
 ``filters/sandbox.lua`` reads its source as text and loads it into a restricted
 environment (no os, io, require, load, debug, pandoc.pipe, pandoc.system, ...; see the
 runner's header for the whole list), bounded in time and memory. The filter protocol:
-the filter gets the markdown read as :data:`tasks.pandoc.READ_FORMAT` with metadata
+the filter gets the markdown read as :data:`tasks.convert.pandoc.READ_FORMAT` with metadata
 ``in2lambda_role`` = ``questions`` or ``solutions`` and returns a document whose only
 block is a CodeBlock (or RawBlock) holding the JSON list of questions
 (:class:`schemas.sheet.SheetSet`).
@@ -22,9 +22,9 @@ from pydantic import ValidationError
 
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.pandoc import READ_FORMAT, run_pandoc
+from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 
-FILTERS_DIR = Path(__file__).resolve().parents[1] / "filters"
+FILTERS_DIR = Path(__file__).resolve().parents[2] / "filters"
 RUNNER = FILTERS_DIR / "sandbox.lua"
 """The trusted runner (a pandoc Lua filter) that applies the untrusted one."""
 

@@ -1,6 +1,6 @@
 """Tiers 1–3: settle each field of the set from the two routes, and raise flags.
 
-- Tier 1: a field both routes filled alike after :func:`tasks.fold.fold` is *agreed*; a
+- Tier 1: a field both routes filled alike after :func:`tasks.settle.fold.fold` is *agreed*; a
   field only one route filled takes that route's text (*single-route*, not a dispute); a
   question or part only one route found is kept and flagged ``structural``.
 - Tier 2: a field the routes fill differently is *disputed*; an adjudication verdict
@@ -25,8 +25,8 @@ from schemas.routes import Adjudication
 from schemas.sheet import Part, Question, SheetSet, field_key
 from schemas.tiers import FieldOutcome, Settled
 from tasks.cache import stage
-from tasks.fold import fold, fold_whitespace
-from tasks.verbatim import missing_paragraphs
+from tasks.settle.fold import fold, fold_whitespace
+from tasks.settle.verbatim import missing_paragraphs
 
 Side = Literal["A", "B"]
 
@@ -224,9 +224,9 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning]) -> list[
 
 def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
     """``uncovered`` flags: lines of the questions document in no field of the set
-    (both routes missed them), sheet chrome excepted (:func:`tasks.coverage.uncovered`)."""
+    (both routes missed them), sheet chrome excepted (:func:`tasks.settle.coverage.uncovered`)."""
     from schemas.sheet import iter_fields
-    from tasks.coverage import uncovered
+    from tasks.settle.coverage import uncovered
 
     texts = [text for _, text in iter_fields(settled) if text]
     return [

@@ -17,7 +17,7 @@ This is the one module that imports in2lambda (1.1.0); its quirks live here:
   images with one name overwrite each other) and rewrites no link: images are staged
   under unique names first and the links rewritten here.
 - in2lambda's ``katex_convert`` rewriter changes meaning and is never used; maths is
-  checked (never changed) by :mod:`tasks.katex`.
+  checked (never changed) by :mod:`tasks.write.katex`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from schemas.build import BuildResult, KatexWarning
 from schemas.sheet import Part, Question, SheetSet, iter_fields
 from tasks.cache import stage
 from tasks.errors import InputError
-from tasks.katex import check_maths, find_maths
+from tasks.write.katex import check_maths, find_maths
 
 IMAGE_LINK = re.compile(
     r"!\[(?P<alt>(?:[^\]\\\n]|\\.)*)\]"
@@ -100,7 +100,7 @@ def display_blocks(text: str) -> str:
     item's indentation). A block already laid out so
     (``$$`` ending its line and the closing ``$$`` starting one) keeps its TeX byte for
     byte; the TeX of a span moved onto its own line loses only surrounding whitespace.
-    Words and TeX are unchanged (``tasks.fold.fold`` of the result equals that of the
+    Words and TeX are unchanged (``tasks.settle.fold.fold`` of the result equals that of the
     input); ``$…$``, ``\\(…\\)``, ``\\[…\\]``, maths in code, and ``$$`` in a table row,
     heading or block quote are left as written. Idempotent.
     """
@@ -188,8 +188,8 @@ def write_set(
       one empty part) gets one empty part. Multiple-choice ``options`` are not written
       into any field; they stay in ``BuildResult.written``.
     - Answer boxes: ``boxes`` maps a part's 1-based key (``q2.p1``, parts counted as
-      ``normalised_parts``) to its boxes, as :func:`tasks.areas.check` kept them; each
-      becomes in2lambda's response area (:func:`tasks.areas.to_in2lambda`; a multiple
+      ``normalised_parts``) to its boxes, as :func:`tasks.boxes.areas.check` kept them; each
+      becomes in2lambda's response area (:func:`tasks.boxes.areas.to_in2lambda`; a multiple
       choice carries the part's options). A key naming no part raises ``ValueError``.
     - Images: ``images`` maps each image link as written in the markdown to the file
       found for it (or ``None``). Each found file is copied once into ``media/`` under
@@ -199,7 +199,7 @@ def write_set(
       left as written and listed in ``missing_images`` (a warning, never a failure).
     - Display maths is laid out by :func:`display_blocks`.
     - Every maths span of every field, and of every answer box's label, is checked with
-      :func:`tasks.katex.check_maths` (a label's key: ``q2.p1.box1.label``).
+      :func:`tasks.write.katex.check_maths` (a label's key: ``q2.p1.box1.label``).
 
     in2lambda writes into a fresh temporary folder inside ``out_dir``; the folder and
     zip are moved into place only when both were written, so a failure leaves nothing
@@ -285,7 +285,7 @@ def write_set(
     for key, part_boxes in boxes.items():
         for n, box in enumerate(part_boxes, 1):
             katex += check_maths(box.label, f"{key}.box{n}.label")
-    from tasks.areas import to_in2lambda  # imported here: tasks.areas imports this module
+    from tasks.boxes.areas import to_in2lambda  # imported here: tasks.boxes.areas imports this module
 
     lib = _in2lambda()
     out_dir.mkdir(parents=True, exist_ok=True)

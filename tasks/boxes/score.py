@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from schemas.areas import Box, Miss, Score
-from tasks.areas import areas_of_members, parse_expression, parse_quantity
+from tasks.boxes.areas import areas_of_members, parse_expression, parse_quantity
 from tasks.cache import stage
 
 DEFAULT_RTOL = 0.005
@@ -79,7 +79,7 @@ def _values(expr, symbols, points) -> list[complex | None]:
 def equal_expressions(made: str, wanted: str) -> bool:
     """True when the two symbolic answers are equal as expressions:
     ``(pi/6)*(rho)*(U**2)*(R**2)`` equals ``pi*rho*U^2*R^2/6``. False when either does not
-    parse (:func:`tasks.areas.parse_expression`).
+    parse (:func:`tasks.boxes.areas.parse_expression`).
 
     Equal when sympy finds them the same after its automatic simplification, else when
     they take the same value (relative difference below :data:`EXPRESSION_RTOL`, however
@@ -133,7 +133,7 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
     """``made`` boxes scored against ``export``'s, both keyed by part (``q2.p1``).
 
     ``rtol`` gives per part one relative tolerance per export box (``None``: 0.5 %), as
-    :func:`tasks.areas.read_export_areas` reads it. A part whose number of boxes differs
+    :func:`tasks.boxes.areas.read_export_areas` reads it. A part whose number of boxes differs
     from the export's matches none of its boxes; otherwise box ``i`` matches when
     :func:`equal_boxes` holds for the export's box ``i``. ``in_export`` counts the
     export's boxes; one miss per export box not matched and per made box with no export
@@ -161,7 +161,7 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
 
 def built_boxes(files: dict[str, bytes], name: str) -> dict[str, list[Box]]:
     """The answer boxes of the set in2lambda wrote, read back from its files (``files`` as
-    :func:`tasks.build.build_task` returns them: ``<name>/question_….json`` → bytes), keyed
+    :func:`tasks.write.build.build_task` returns them: ``<name>/question_….json`` → bytes), keyed
     by part (``q2.p1``). Raises ``InputError`` when a question file is not JSON."""
     members = {
         PurePosixPath(rel).name: data

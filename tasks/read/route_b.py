@@ -1,7 +1,7 @@
 """Route B: a pandoc Lua filter reads the set from the markdown.
 
 The filter (a model-written one, or one of the library filters in
-``filters/library/``) runs in the sandbox (:mod:`tasks.sandbox`) once over the questions
+``filters/library/``) runs in the sandbox (:mod:`tasks.read.sandbox`) once over the questions
 document (role ``questions``) and, when there is one, once over the solutions document
 (role ``solutions``); the two readings are merged by position.
 """
@@ -12,9 +12,9 @@ from schemas.llm import BackendSpec
 from schemas.routes import RouteResult, Usage
 from schemas.sheet import Part, Question, SheetSet
 from tasks.cache import stage
-from tasks.coverage import coverage, field_texts, is_timing
+from tasks.settle.coverage import coverage, field_texts, is_timing
 from tasks.errors import FilterError
-from tasks.sandbox import FILTERS_DIR, run_filter
+from tasks.read.sandbox import FILTERS_DIR, run_filter
 
 LIBRARY_DIR = FILTERS_DIR / "library"
 
@@ -68,7 +68,7 @@ def run_route_b(
     with :func:`merge_by_position`.
 
     ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
-    :class:`FilterError` when either run fails (see :func:`tasks.sandbox.run_filter`).
+    :class:`FilterError` when either run fails (see :func:`tasks.read.sandbox.run_filter`).
     """
     limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
     questions = run_filter(filter_source, questions_md, "questions", **limits)
@@ -90,7 +90,7 @@ def chrome_quoted(texts: list[str]) -> int:
 
 
 def score_reading(markdown: str, reading: SheetSet) -> float:
-    """How well a reading accounts for ``markdown``: its :func:`tasks.coverage.coverage`
+    """How well a reading accounts for ``markdown``: its :func:`tasks.settle.coverage.coverage`
     less, per counted line, the chrome lines it copied (:func:`chrome_quoted`).
     A reading that copies timing lines into its fields has not understood the layout."""
     texts = field_texts(reading)
@@ -147,12 +147,12 @@ def route_b_task(
 
     The filter is ``filter_source`` when given (``--filter``, or ``filter.lua`` saved among
     the replies); else, with a live ``backend``, one written for this sheet
-    (:func:`tasks.filter_writer.write_filter`, up to ``tries`` calls); else — or when no
+    (:func:`tasks.read.filter_writer.write_filter`, up to ``tries`` calls); else — or when no
     written filter works — the library filter that accounts for most of the sheet
     (:func:`choose_library_filter`). A failing filter gives a ``failed`` result with the
     reason; the run goes on with route A alone.
     """
-    from tasks.filter_writer import FilterWritingFailed, write_filter
+    from tasks.read.filter_writer import FilterWritingFailed, write_filter
     from tasks.llm import BackendError, NoReply, backend_for
 
     usage, note, calls = Usage(), "", 0

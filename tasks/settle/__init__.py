@@ -1,0 +1,1 @@
+"""Agreement, checks and flags: folding notation, the verbatim check, tiers, adjudication, coverage."""

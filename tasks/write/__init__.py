@@ -1,0 +1,1 @@
+"""The set: the in2lambda adapter, the KaTeX check, publishing outputs."""
