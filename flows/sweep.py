@@ -24,7 +24,9 @@ from pathlib import Path  # noqa: E402
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
 
-from flows.folder import run_folder  # noqa: E402
+from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
+
+from flows.folder import DEFAULT_THREADS, run_folder  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
@@ -83,7 +85,8 @@ def gate(rows: list[SheetRow], root: Path, baseline: dict[str, dict]) -> list[st
     return worse
 
 
-@flow(name="sweep", log_prints=False, validate_parameters=False)
+@flow(name="sweep", log_prints=False, validate_parameters=False,
+      task_runner=ThreadPoolTaskRunner(max_workers=DEFAULT_THREADS))
 def sweep_flow(
     root: str,
     paths: list[str] | None = None,
@@ -92,7 +95,6 @@ def sweep_flow(
     offline: bool = False,
     backend: str = "auto",
     model: str | None = None,
-    max_concurrency: int = 4,
     accepted_root: str | None = None,
     areas: bool = True,
 ) -> list[FolderOutcome]:
@@ -112,13 +114,13 @@ def sweep_flow(
     spec = spec_of(live)
     print(f"backend    {backend_line(live, offline)}")
     total = sum(len(pair_folder(f, sfx)) for f in folders)
-    counter = [0]
+    done = [0]
     outcomes = []
     for f in folders:
         rel = f.resolve().relative_to(base.resolve()) if f.resolve().is_relative_to(base.resolve()) else Path(f.name)
         kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
         outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
-                                   max_concurrency=max_concurrency, counter=counter, total=total,
+                                   done=done, total=total,
                                    accepted_file=kept if kept is not None and kept.is_file() else None,
                                    areas=areas))
     rows = [r for o in outcomes for r in o.rows]
@@ -145,7 +147,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--offline", action="store_true", help="make no live call")
     p.add_argument("--backend", default="auto", choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"])
     p.add_argument("--model")
-    p.add_argument("--max-concurrency", type=int, default=4)
+    p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
+                   help=f"stage tasks run at once (default {DEFAULT_THREADS}); live calls are bounded by "
+                        "SHEET2LAMBDA_MAX_IN_FLIGHT")
     p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
                    "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
     p.add_argument("--record-baseline", help="write this run's baseline to FILE")
@@ -166,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     with runtime.no_heartbeats():
         accepted_root = str(Path(args.baseline or args.record_baseline).parent) if (args.baseline or args.record_baseline) else None
-        state = sweep_flow(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
-                           args.model, args.max_concurrency, accepted_root, args.areas, return_state=True)
+        flow_ = sweep_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
+        state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
+                           args.model, accepted_root, args.areas, return_state=True)
     try:
         outcomes = state.result()
     except Exception as e:

@@ -23,9 +23,11 @@ class KatexWarning(BaseModel):
 class BuildResult(BaseModel):
     """What :func:`tasks.write.build.write_set` wrote.
 
-    - ``zip_path``: the set's zip (``<out_dir>/<name>.zip``), absolute;
+    - ``zip_path``: the set's zip (``<out_dir>/<name>.zip``), absolute; from the build
+      task (which writes in memory), relative to the output folder (``<name>.zip``);
     - ``set_dir``: the set's folder (``<out_dir>/<name>/``, holding ``set_<name>.json``,
-      ``question_NNN_<title>.json`` and ``media/``), absolute;
+      ``question_NNN_<title>.json`` and ``media/``), absolute; from the build task,
+      relative (``<name>``);
     - ``questions``, ``parts``: counts (a question with no parts counts as one part, as
       in2lambda writes one empty part for it);
     - ``media``: the file names written into ``media/``, in the order first linked;
@@ -48,3 +50,12 @@ class BuildResult(BaseModel):
     katex_warnings: list[KatexWarning] = Field(default_factory=list)
     written: SheetSet
     boxes: int = 0
+
+
+class BuiltSet(BaseModel):
+    """The build stage's result: the :class:`BuildResult` and every file written, by path
+    relative to the output folder (``<name>.zip``, ``<name>/question_000_….json``, …), so
+    that a cached build can be put in place without writing the set again."""
+
+    result: BuildResult
+    files: dict[str, bytes] = Field(default_factory=dict)

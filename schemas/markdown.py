@@ -25,11 +25,14 @@ class ImageLink(BaseModel):
     """An image the markdown links to.
 
     ``link`` is the target as written in the markdown; ``path`` the file found for it
-    (absolute), or ``None`` when no file exists: a warning, never a failure.
+    (absolute), or ``None`` when no file exists: a warning, never a failure; ``digest``
+    the sha256 of that file's bytes (set when the sheet's images are resolved, so that a
+    cached stage using the image is keyed by its content).
     """
 
     link: str
     path: str | None = None
+    digest: str | None = None
 
 
 class Markdown(BaseModel):
@@ -60,3 +63,36 @@ class Converted(BaseModel):
     markdown: Markdown | None = None
     error: str | None = None
     media: dict[str, bytes] = Field(default_factory=dict)
+
+
+class SheetText(BaseModel):
+    """A sheet and its solutions as both routes read them, images resolved for this run.
+
+    ``questions`` / ``solutions``: the two documents' markdown (``solutions`` ``None``
+    when there is none); ``mathpix``: either looks converted by Mathpix (the
+    ``stray_minus`` check applies). Stages that read only the texts key their cache by
+    :meth:`texts`, so a moved folder or an edited image does not ask a model again.
+    """
+
+    questions: Markdown
+    solutions: Markdown | None = None
+    mathpix: bool = False
+
+    def texts(self) -> list[str | None]:
+        """``[questions text, solutions text or None]``: what the routes read."""
+        return [self.questions.text, self.solutions.text if self.solutions else None]
+
+    def sources(self) -> list[str]:
+        """The markdown texts a field may quote (questions, then solutions if any)."""
+        return [t for t in self.texts() if t]
+
+    def missing_images(self) -> list[str]:
+        """Image links, as written, that name no file."""
+        return [i.link for m in (self.questions, self.solutions) if m for i in m.images if i.path is None]
+
+    def warnings(self) -> dict[str, list[ConversionWarning]]:
+        """What conversion reported losing, by role (``source``, ``solutions``)."""
+        out = {"source": self.questions.warnings}
+        if self.solutions is not None:
+            out["solutions"] = self.solutions.warnings
+        return out

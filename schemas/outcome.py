@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from schemas.export import Comparison
+from schemas.flags import Flag
 from schemas.report import Report
 
 
@@ -12,7 +14,9 @@ class DocumentOutcome(BaseModel):
 
     ``error`` is the one-line reason when the run could not build a set (bad input); then
     ``report`` is ``None`` and nothing was written. ``out`` is the output folder; ``files``
-    the entries written into it.
+    the entries written into it; ``flags`` and ``comparison`` what was written in
+    ``flags.json`` and ``comparison.json`` (a folder run reads them here, not from disk);
+    ``task_states`` each stage's final state name (``Completed``, ``Cached``, …).
     """
 
     source: str
@@ -20,4 +24,6 @@ class DocumentOutcome(BaseModel):
     error: str | None = None
     report: Report | None = None
     files: list[str] = Field(default_factory=list)
+    flags: list[Flag] = Field(default_factory=list)
+    comparison: Comparison | None = None
     task_states: dict[str, str] = Field(default_factory=dict)

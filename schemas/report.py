@@ -21,6 +21,24 @@ class RouteSummary(BaseModel):
     filter: str = ""
 
 
+class RunInfo(BaseModel):
+    """What a document run knows before its stages run, for its report: the files as the
+    user named them, the set's name, the backend line (``offline``, ``anthropic, model …``,
+    ``none``), the note on how solutions were found, the part keys of a saved
+    ``areas.json`` and whether answer boxes are on; ``started`` is the run's start
+    (``time.monotonic()`` seconds)."""
+
+    source: str
+    solutions: str | None = None
+    set_name: str
+    backend: str = ""
+    solutions_note: str = ""
+    saved_area_keys: list[str] = Field(default_factory=list)
+    areas: bool = True
+    offline: bool = False
+    started: float = 0.0
+
+
 class Report(BaseModel):
     """Counts for one document (``report.json``); ``seconds`` is wall time of the run.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from enum import Enum
 from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Any
@@ -36,7 +37,9 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, PurePath):
         raise TypeError("a path is not content: pass the file's bytes or text to a cached task")
     if isinstance(value, BaseModel):
-        return {"__model__": type(value).__name__, "v": json.loads(value.model_dump_json())}
+        return {"__model__": type(value).__name__, "v": _canonical(value.model_dump())}
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, bytes):
         return {"__bytes__": hashlib.sha256(value).hexdigest()}
     if isinstance(value, dict):
@@ -59,26 +62,35 @@ def content_key(context: Any, parameters: dict[str, Any]) -> str:
     return key_for(context.task.name, parameters)
 
 
-def content_key_except(*ignored: str):
-    """A ``cache_key_fn`` like :func:`content_key` that leaves the named arguments out of the key.
+def content_key_except(*ignored: str, views: dict[str, Any] | None = None):
+    """A ``cache_key_fn`` like :func:`content_key` that leaves the named arguments out of the key,
+    and keys each argument named in ``views`` by what its function returns for it.
 
-    For arguments that locate things (a folder to run pandoc in, where images sit) while
-    their content is passed, and keyed, separately.
+    ``ignored``: arguments that locate things (a folder to run pandoc in, where images sit)
+    while their content is passed, and keyed, separately. ``views``: arguments of which only
+    a part matters (route A reads a sheet's texts, not where its images are).
     """
+    views = views or {}
 
     def key(context: Any, parameters: dict[str, Any]) -> str:
-        return key_for(context.task.name, {k: v for k, v in parameters.items() if k not in ignored})
+        kept = {k: (views[k](v) if k in views and v is not None else v)
+                for k, v in parameters.items() if k not in ignored}
+        return key_for(context.task.name, kept)
 
     return key
 
 
-def stage(name: str, *, ignore: tuple[str, ...] = (), **kwargs: Any):
-    """A Prefect ``@task`` for a stage: cached by content, result persisted, no expiry."""
+def stage(name: str, *, ignore: tuple[str, ...] = (), views: dict[str, Any] | None = None, **kwargs: Any):
+    """A Prefect ``@task`` for a stage: cached by content, result persisted, no expiry.
+
+    ``ignore`` and ``views`` as in :func:`content_key_except`. A failed run is never
+    cached: Prefect records a cache entry only for a completed result.
+    """
     from prefect import task
 
     return task(
         name=name,
-        cache_key_fn=content_key_except(*ignore) if ignore else content_key,
+        cache_key_fn=content_key_except(*ignore, views=views) if (ignore or views) else content_key,
         persist_result=True,
         **kwargs,
     )

@@ -17,17 +17,17 @@ def test_request_holds_the_prompt_version_and_both_documents():
 
 def test_saved_reply_is_replayed():
     result = run_route_a(SavedReplies({"route-a": REPLY}), build_request("s", None))
-    assert result.status == "replayed" and len(result.questions) == 1
+    assert result.status.state == "replayed" and len(result.questions) == 1
 
 
 def test_no_reply_skips_the_route_with_the_reason():
     result = run_route_a(NoBackend(), build_request("s", None))
-    assert result.status == "skipped" and result.questions is None and "offline" in result.reason
+    assert result.status.state == "skipped" and result.questions is None and "offline" in result.status.reason
 
 
 def test_a_reply_of_the_wrong_shape_fails_with_the_reason():
     result = run_route_a(SavedReplies({"route-a": '[{"title": 3, "parts": "x"}]'}), build_request("s", None))
-    assert result.status == "failed" and "does not validate" in result.reason
+    assert result.status.state == "failed" and "does not validate" in result.status.reason
 
 
 def test_the_recorded_me2_reply_validates():
@@ -42,5 +42,5 @@ def test_adjudication_reply_shapes():
     assert parse_verdicts('[{"field": "q1.title", "verdict": "same"}]')[0].verdict == "same"
     req = adj_request([("q1.main_text", "a cart", "a cart rolls")], ["A cart rolls.\nNext line"])
     assert "q1.main_text" in req.user and "A cart rolls." in req.user
-    verdicts, status, _, _ = adjudicate(SavedReplies({"adjudication": '{"verdicts": [{"field": 1}]}'}), req)
-    assert verdicts is None and status.startswith("failed")
+    result = adjudicate(SavedReplies({"adjudication": '{"verdicts": [{"field": 1}]}'}), req)
+    assert result.verdicts is None and result.status.state == "failed" and result.status.cause == "invalid"

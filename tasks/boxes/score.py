@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 
 from schemas.areas import Box, Miss, Score
 from tasks.boxes.areas import areas_of_members, parse_expression, parse_quantity
+from schemas.build import BuiltSet
 from tasks.cache import stage
 
 DEFAULT_RTOL = 0.005
@@ -172,9 +173,7 @@ def built_boxes(files: dict[str, bytes], name: str) -> dict[str, list[Box]]:
 
 
 @stage("score")
-def score_task(
-    files: dict[str, bytes], name: str, export: dict[str, list[Box]], rtol: dict[str, list[float | None]]
-) -> Score:
+def score_task(built: BuiltSet, export: dict[str, list[Box]], rtol: dict[str, list[float | None]]) -> Score:
     """The boxes of the built set (read back from what in2lambda wrote) scored against the
     export's (:func:`score`), as a cached task."""
-    return score(built_boxes(files, name), export, rtol)
+    return score(built_boxes(built.files, built.result.set_dir), export, rtol)

@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 from schemas.export import Comparison, Difference, ExportedSet
 from schemas.sheet import PART_FIELDS, Part, Question, SheetSet, field_key
+from schemas.build import BuiltSet
 from tasks.write.build import IMAGE_LINK
 from tasks.cache import stage
 from tasks.errors import InputError
@@ -239,6 +240,6 @@ def compare(built: SheetSet, export: ExportedSet) -> Comparison:
 
 
 @stage("compare")
-def compare_task(built: SheetSet, export: ExportedSet) -> Comparison:
-    """:func:`compare` as a cached task."""
-    return compare(built, export)
+def compare_task(built: BuiltSet, export: ExportedSet) -> Comparison:
+    """:func:`compare` of the set as written (``built.result.written``) as a cached task."""
+    return compare(built.result.written, export)

@@ -7,14 +7,22 @@ count the same way.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import polars as pl
+from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from schemas.flags import Flag
-from schemas.report import Report, RouteSummary
+from schemas.areas import PartBoxes, Score
+from schemas.build import BuiltSet
+from schemas.export import Comparison
+from schemas.markdown import SheetText
+from schemas.report import Report, RouteSummary, RunInfo
+from schemas.routes import AdjudicationResult, RouteResult, Usage
+from schemas.tiers import Settled
 from schemas.tiers import FieldOutcome
-
-TIER_COLUMNS = {"agreed": "agreed", "single": "single_route", "adjudicated": "adjudicated"}
-
 
 def field_frame(fields: list[FieldOutcome]) -> pl.DataFrame:
     """One row per field: ``field``, ``tier``, ``taken`` (all strings)."""
@@ -32,26 +40,36 @@ def flag_frame(flags: list[Flag]) -> pl.DataFrame:
     )
 
 
+def route_summary(r: RouteResult) -> RouteSummary:
+    """A route's line in the report."""
+    q = r.questions
+    return RouteSummary(
+        status=r.status.state.value, reason=r.status.reason,
+        questions=len(q) if q is not None else 0, parts=q.n_parts() if q is not None else 0,
+        backend=r.backend, model=r.model, calls=r.calls, filter=r.filter_label,
+    )
+
+
 def count_report(
     *,
     fields: list[FieldOutcome],
     flags: list[Flag],
-    base: dict,
     route_a: RouteSummary,
     route_b: RouteSummary,
+    **counts: Any,
 ) -> Report:
     """Build the :class:`Report` from field outcomes and flags.
 
     ``fields`` counts exclude empty fields; ``flagged`` counts distinct fields with at
-    least one flag; ``flags_by_kind`` counts flags. ``base`` holds the remaining counts
-    (source, questions, parts, tokens, seconds, comparison, ...).
+    least one flag; ``flags_by_kind`` counts flags. ``counts`` are the report's other
+    fields (source, questions, parts, tokens, seconds, comparison, ...), validated by it.
     """
     ff = field_frame(fields).filter(pl.col("tier") != "empty")
     by_tier = dict(ff.group_by("tier").len().iter_rows())
     fl = flag_frame(flags)
     by_kind = dict(fl.group_by("kind").len().sort("kind").iter_rows())
     return Report(
-        **base,
+        **counts,
         fields=ff.height,
         agreed=by_tier.get("agreed", 0),
         single_route=by_tier.get("single", 0),
@@ -95,3 +113,78 @@ def summary_lines(report: Report) -> list[str]:
     for w in report.warnings:
         lines.append(f"warning    {w}")
     return lines
+
+
+def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
+                    settled: Settled, part_boxes: list[PartBoxes], boxes_status: str | None, answerable: int,
+                    built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
+    """The :class:`Report` of one document run from its stages' results.
+
+    ``part_boxes`` are the answer-box stage's parts (their refusals are flagged on their
+    parts), ``boxes_status`` its status when it did not run (``off``, ``skipped: …``),
+    ``answerable`` the parts it concerns; ``score`` the boxes against the export;
+    ``seconds`` is the wall time since ``info.started``.
+    """
+    from tasks.boxes.areas import flags_of, summarise
+
+    boxes = summarise(part_boxes, boxes_status)
+    if boxes_status is not None and boxes_status != "off":
+        boxes.parts = answerable
+    area_flags = flags_of(part_boxes)
+    if score is not None:
+        boxes = boxes.model_copy(update={"matched": score.matched, "in_export": score.in_export, "misses": score.misses})
+    box_usage = Usage(input_tokens=boxes.input_tokens, output_tokens=boxes.output_tokens, cost_usd=boxes.cost_usd)
+    usage = a.usage + b.usage + adjudication.usage + box_usage
+    warnings = [f"image not found: {link}" for link in sheet.missing_images()]
+    if info.solutions_note:
+        warnings.append(info.solutions_note)
+    if info.areas:
+        asked = {p.field for p in part_boxes}
+        warnings += [f"areas.json: {key} is not a part with something to answer; its reply was not used"
+                     for key in sorted(set(info.saved_area_keys) - asked)]
+    return count_report(
+        fields=settled.fields,
+        flags=settled.flags + area_flags,
+        route_a=route_summary(a),
+        route_b=route_summary(b),
+        source=info.source,
+        solutions=info.solutions,
+        set_name=info.set_name,
+        questions=built.result.questions,
+        parts=built.result.parts,
+        katex_warnings=len(built.result.katex_warnings),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=usage.cost_usd,
+        seconds=round(time.monotonic() - info.started, 3),
+        comparison=(comparison.model_dump(include={"fields_compared", "equal", "notation", "content"})
+                    if comparison is not None else None),
+        warnings=warnings,
+        adjudication=str(adjudication.status),
+        backend=info.backend,
+        areas=boxes,
+    )
+
+
+@task(name="report", cache_policy=NO_CACHE)
+def report_task(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
+                settled: Settled, part_boxes: list[PartBoxes], boxes_status: str | None, answerable: int,
+                built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
+    """:func:`document_report` as a task; never cached (it measures the run's time)."""
+    return document_report(info, sheet, a, b, adjudication, settled, part_boxes, boxes_status, answerable, built,
+                           comparison, score)
+
+
+def offline_refusals(a: RouteResult, adjudication: AdjudicationResult, part_boxes: list[PartBoxes],
+                     saved_areas: bool) -> list[str]:
+    """What an ``--offline`` run could not do without a live call: route A or adjudication
+    with no saved reply, and, when an ``areas.json`` was given, the parts it lacks (a saved
+    ``areas.json`` is replayed whole or not at all). Empty when nothing was refused."""
+    from schemas.status import Cause
+
+    refused = [f"{stage}: {status.reason}" for stage, status in (("route A", a.status), ("adjudication", adjudication.status))
+               if status.cause == Cause.offline_no_reply]
+    unanswered = [p.field for p in part_boxes if p.status.startswith("skipped: offline")]
+    if saved_areas and unanswered:
+        refused.append(f"answer boxes: no saved reply in areas.json for {', '.join(unanswered)}")
+    return refused

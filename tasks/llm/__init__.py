@@ -8,13 +8,32 @@ one file each, implementing :class:`Backend`.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
 from schemas.llm import BackendSpec, LLMReply, LLMRequest
 
+if TYPE_CHECKING:
+    from schemas.status import Cause, StageStatus
+
 
 class NoReply(Exception):
-    """The backend has no reply for this request (e.g. no saved reply); the stage is skipped."""
+    """The backend has no reply for this request (e.g. no saved reply); the stage is skipped.
+
+    ``cause`` is :attr:`schemas.status.Cause.offline_no_reply` when ``--offline`` forbade
+    the call (the run is then refused), else :attr:`~schemas.status.Cause.no_backend`.
+    """
+
+    def __init__(self, message: str, cause: "Cause | None" = None):
+        from schemas.status import Cause
+
+        super().__init__(message)
+        self.cause = cause or Cause.no_backend
+
+    def status(self) -> "StageStatus":
+        """The skipped :class:`~schemas.status.StageStatus` this stands for."""
+        from schemas.status import StageStatus, State
+
+        return StageStatus(state=State.skipped, reason=str(self), cause=self.cause)
 
 
 class BackendError(Exception):
@@ -171,6 +190,9 @@ class _SavedThenLive:
         if request.stage in self.saved.replies:
             return self.saved.complete(request)
         if self.live is None:
-            why = "offline: no saved reply" if self.offline else "no model backend and no saved reply"
-            raise NoReply(f"{why} {request.stage}.json")
+            from schemas.status import Cause
+
+            if self.offline:
+                raise NoReply(f"offline: no saved reply {request.stage}.json", Cause.offline_no_reply)
+            raise NoReply(f"no model backend and no saved reply {request.stage}.json", Cause.no_backend)
         return self.live.complete(request)

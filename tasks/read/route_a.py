@@ -12,6 +12,8 @@ import json
 from pydantic import ValidationError
 
 from schemas.llm import BackendSpec, LLMRequest
+from schemas.markdown import SheetText
+from schemas.status import Cause, StageStatus, State
 from schemas.routes import RouteResult, Usage
 from schemas.sheet import SheetSet
 from tasks import prompts
@@ -81,29 +83,31 @@ def run_route_a(backend: Backend, request: LLMRequest) -> RouteResult:
     try:
         questions, replies = ask(backend, request, parse_reply)
     except NoReply as e:
-        return RouteResult(route="A", status="skipped", reason=str(e))
+        return RouteResult(route="A", status=e.status())
     except ReplyInvalid as e:
         usage = sum((r.usage for r in e.replies), Usage())
-        return RouteResult(route="A", status="failed", reason=f"reply does not validate: {e.reason}",
+        return RouteResult(route="A", status=StageStatus(state=State.failed, reason=f"reply does not validate: {e.reason}",
+                                                         cause=Cause.invalid),
                            raw=e.replies[-1].text, usage=usage)
     except BackendError as e:
-        return RouteResult(route="A", status="failed", reason=str(e))
+        return RouteResult(route="A", status=StageStatus(state=State.failed, reason=str(e), cause=Cause.backend_error))
     last = replies[-1]
     return RouteResult(
         route="A",
-        status="replayed" if last.replayed else "ran",
+        status=StageStatus(state=State.replayed if last.replayed else State.ran),
         questions=questions,
         raw=last.text,
         usage=sum((r.usage for r in replies), Usage()),
-        detail={"backend": last.backend, "model": last.model, "calls": str(0 if last.replayed else len(replies))},
+        backend=last.backend,
+        model=last.model,
+        calls=0 if last.replayed else len(replies),
     )
 
 
-@stage("route A")
-def route_a_task(
-    questions_md: str, solutions_md: str | None, saved_reply: str | None, backend: BackendSpec | None, offline: bool
-) -> RouteResult:
+@stage("route A", views={"sheet": SheetText.texts})
+def route_a_task(sheet: SheetText, saved_reply: str | None, backend: BackendSpec | None, offline: bool) -> RouteResult:
     """Route A as a cached task: keyed by the two markdown texts, the prompt version, the
     saved reply's text and the backend and model (never a key)."""
     saved = {STAGE: saved_reply} if saved_reply is not None else {}
+    questions_md, solutions_md = sheet.texts()
     return run_route_a(backend_for(backend, saved, offline=offline), build_request(questions_md, solutions_md))

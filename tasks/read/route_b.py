@@ -9,9 +9,9 @@ document (role ``questions``) and, when there is one, once over the solutions do
 from __future__ import annotations
 
 from schemas.llm import BackendSpec
+from schemas.status import Cause, StageStatus, State
 from schemas.routes import RouteResult, Usage
 from schemas.sheet import Part, Question, SheetSet
-from tasks.cache import stage
 from tasks.settle.coverage import coverage, field_texts, is_timing
 from tasks.errors import FilterError
 from tasks.read.sandbox import FILTERS_DIR, run_filter
@@ -132,67 +132,3 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
         tied = [n for s, n in rescored if s == top]
     name = sorted(tied)[0]
     return name, filters[name]
-
-
-@stage("route B")
-def route_b_task(
-    questions_md: str,
-    solutions_md: str | None,
-    filter_source: str | None,
-    backend: BackendSpec | None = None,
-    tries: int = 3,
-) -> RouteResult:
-    """Route B as a cached task, keyed by the markdown texts, the filter's source, and the
-    backend and model that would write one.
-
-    The filter is ``filter_source`` when given (``--filter``, or ``filter.lua`` saved among
-    the replies); else, with a live ``backend``, one written for this sheet
-    (:func:`tasks.read.filter_writer.write_filter`, up to ``tries`` calls); else — or when no
-    written filter works — the library filter that accounts for most of the sheet
-    (:func:`choose_library_filter`). A failing filter gives a ``failed`` result with the
-    reason; the run goes on with route A alone.
-    """
-    from tasks.read.filter_writer import FilterWritingFailed, write_filter
-    from tasks.llm import BackendError, NoReply, backend_for
-
-    usage, note, calls = Usage(), "", 0
-    if filter_source is None and backend is not None:
-        try:
-            written = write_filter(backend_for(backend), questions_md, solutions_md, tries=tries)
-        except FilterWritingFailed as e:
-            usage, calls = e.usage, len(e.attempts)
-            note = f"no written filter worked in {len(e.attempts)} tries ({e.reason}); "
-        except (NoReply, BackendError) as e:
-            note = f"the filter writer failed ({e}); "
-        else:
-            n = len(written.attempts)
-            return RouteResult(
-                route="B",
-                status="ran",
-                questions=written.reading,
-                raw=written.reading.model_dump_json(indent=2),
-                usage=written.usage,
-                detail={
-                    "filter": f"written filter (attempt {written.chosen + 1} of {n})",
-                    "filter_source": written.source,
-                    "calls": str(n),
-                },
-            )
-    if filter_source is None:
-        name, source = choose_library_filter(questions_md, solutions_md)
-        label = f"{note}library filter {name}"
-    else:
-        name, source, label = "filter", filter_source, "given filter"
-    try:
-        reading = run_route_b(source, questions_md, solutions_md, name=name)
-    except FilterError as e:
-        return RouteResult(route="B", status="failed", reason=e.reason, usage=usage,
-                           detail={"filter": label, "filter_source": source, "calls": str(calls)})
-    return RouteResult(
-        route="B",
-        status="ran",
-        questions=reading,
-        raw=reading.model_dump_json(indent=2),
-        usage=usage,
-        detail={"filter": label, "filter_source": source, "calls": str(calls)},
-    )

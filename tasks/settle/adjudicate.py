@@ -14,7 +14,9 @@ import json
 from pydantic import ValidationError
 
 from schemas.llm import BackendSpec, LLMRequest
-from schemas.routes import Adjudication, AdjudicationReply, Usage
+from schemas.markdown import SheetText
+from schemas.routes import Adjudication, AdjudicationReply, AdjudicationResult, RouteChecks, Usage
+from schemas.status import Cause, StageStatus, State
 from tasks import prompts
 from tasks.settle.fold import fold_whitespace
 from tasks.cache import stage
@@ -70,34 +72,38 @@ def parse_reply(text: str) -> list[Adjudication]:
         raise ValueError(f"adjudication reply does not validate: {str(e).splitlines()[0]}") from None
 
 
-def adjudicate(backend: Backend, request: LLMRequest) -> tuple[list[Adjudication] | None, str, Usage, str]:
-    """Ask ``backend`` for verdicts: ``(verdicts or None, status, usage, raw reply)``.
+def adjudicate(backend: Backend, request: LLMRequest) -> AdjudicationResult:
+    """Ask ``backend`` for verdicts (:class:`AdjudicationResult`).
 
     A reply that does not validate is asked again once with the error. ``None`` verdicts
-    (status ``skipped: …`` or ``failed: …``) leave every dispute flagged "not adjudicated".
+    (status skipped or failed) leave every dispute flagged "not adjudicated".
     """
     try:
         verdicts, replies = ask(backend, request, parse_reply)
     except NoReply as e:
-        return None, f"skipped: {e}", Usage(), ""
+        return AdjudicationResult(status=e.status())
     except ReplyInvalid as e:
-        return None, f"failed: {e.reason}", sum((r.usage for r in e.replies), Usage()), e.replies[-1].text
+        return AdjudicationResult(status=StageStatus(state=State.failed, reason=e.reason, cause=Cause.invalid),
+                                  usage=sum((r.usage for r in e.replies), Usage()), raw=e.replies[-1].text)
     except BackendError as e:
-        return None, f"failed: {e}", Usage(), ""
+        return AdjudicationResult(status=StageStatus(state=State.failed, reason=str(e), cause=Cause.backend_error))
     last = replies[-1]
-    return verdicts, "replayed" if last.replayed else "ran", sum((r.usage for r in replies), Usage()), last.text
+    return AdjudicationResult(verdicts=verdicts, status=StageStatus(state=State.replayed if last.replayed else State.ran),
+                              usage=sum((r.usage for r in replies), Usage()), raw=last.text)
 
 
-@stage("adjudicate")
+@stage("adjudicate", views={"sheet": SheetText.texts})
 def adjudicate_task(
-    disputes: list[tuple[str, str, str]],
-    sources: list[str],
+    checks: RouteChecks,
+    sheet: SheetText,
     saved_reply: str | None,
     backend: BackendSpec | None,
     offline: bool,
-) -> tuple[list[Adjudication] | None, str, Usage, str]:
-    """Tier 2 as a cached task; with no disputes no call is made (status ``none disputed``)."""
-    if not disputes:
-        return [], "none disputed", Usage(), ""
+) -> AdjudicationResult:
+    """Tier 2 as a cached task; with no disputes no call is made (skipped, nothing to do)."""
+    if not checks.disputes:
+        return AdjudicationResult(verdicts=[], status=StageStatus(state=State.skipped, reason="none disputed",
+                                                                  cause=Cause.nothing_to_do))
     saved = {STAGE: saved_reply} if saved_reply is not None else {}
-    return adjudicate(backend_for(backend, saved, offline=offline), build_request(disputes, sources))
+    request = build_request([(d.field, d.a, d.b) for d in checks.disputes], sheet.sources())
+    return adjudicate(backend_for(backend, saved, offline=offline), request)

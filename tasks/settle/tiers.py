@@ -21,7 +21,8 @@ from typing import Literal
 
 from schemas.flags import Flag
 from schemas.markdown import ConversionWarning
-from schemas.routes import Adjudication
+from schemas.markdown import SheetText
+from schemas.routes import Adjudication, AdjudicationResult, RouteResult
 from schemas.sheet import Part, Question, SheetSet, field_key
 from schemas.tiers import FieldOutcome, Settled
 from tasks.cache import stage
@@ -261,21 +262,9 @@ def settle_document(
     return settled.model_copy(update={"flags": settled.flags + extra})
 
 
-@stage("tiers")
-def settle_task(
-    a: SheetSet | None,
-    b: SheetSet | None,
-    questions_md: str,
-    solutions_md: str | None,
-    verdicts: list[Adjudication] | None,
-    warnings: dict[str, list[ConversionWarning]],
-    mathpix: bool,
-) -> Settled:
-    """:func:`settle_document` as a cached task."""
-    return settle_document(a, b, questions_md, solutions_md, verdicts, warnings, mathpix)
-
-
-@stage("disputes")
-def disputes_task(a: SheetSet | None, b: SheetSet | None) -> list[tuple[str, str, str]]:
-    """:func:`disputes` as a cached task."""
-    return disputes(a, b)
+@stage("tiers", views={"sheet": lambda s: [s.texts(), s.mathpix, [w.model_dump() for ws in s.warnings().values() for w in ws]]})
+def settle_task(a: RouteResult, b: RouteResult, sheet: SheetText, adjudication: AdjudicationResult) -> Settled:
+    """:func:`settle_document` as a cached task, from both routes' results, the sheet and tier 2's verdicts."""
+    return settle_document(a.questions, b.questions, sheet.questions.text,
+                           sheet.solutions.text if sheet.solutions else None, adjudication.verdicts,
+                           sheet.warnings(), sheet.mathpix)

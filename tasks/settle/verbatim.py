@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 
 from schemas.sheet import SheetSet, iter_fields
-from schemas.routes import RouteResult
-from tasks.cache import stage
 from tasks.settle.fold import fold_whitespace
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -53,11 +51,3 @@ def not_verbatim(reading: SheetSet, sources: list[str]) -> dict[str, list[str]]:
         if missing:
             failures[key] = missing
     return failures
-
-
-@stage("verbatim")
-def verbatim_task(result: RouteResult, sources: list[str]) -> dict[str, list[str]]:
-    """:func:`not_verbatim` of a route's reading as a cached task (``{}`` when the route has none)."""
-    if result.questions is None:
-        return {}
-    return not_verbatim(result.questions, sources)

@@ -33,8 +33,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from schemas.areas import Box
-from schemas.build import BuildResult, KatexWarning
+from schemas.build import BuildResult, BuiltSet, KatexWarning
 from schemas.sheet import Part, Question, SheetSet, iter_fields
+from schemas.areas import PartBoxes
+from schemas.markdown import SheetText
+from schemas.tiers import Settled
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.write.katex import check_maths, find_maths
@@ -346,24 +349,25 @@ def write_set(
     )
 
 
-@stage("build", ignore=("images",))
-def build_task(
-    questions: SheetSet,
-    name: str,
-    images: dict[str, str | None],
-    image_digests: dict[str, str | None],
-    boxes: dict[str, list[Box]] | None = None,
-) -> tuple[BuildResult, dict[str, bytes], SheetSet]:
-    """:func:`write_set` as a cached task, keyed by the set, its name, the answer boxes and
-    the images' bytes (``image_digests``; the paths in ``images`` only locate them).
+def _image_key(sheet: SheetText) -> list[list[str | None]]:
+    return [[i.link, i.digest] for m in (sheet.questions, sheet.solutions) if m for i in m.images]
 
-    Returns ``(result, files, written)``: ``files`` maps each written path, relative to the
-    output folder (``<name>.zip``, ``<name>/question_000_….json``, …), to its bytes, so the
-    flow can put them in place on a cache hit too.
+
+@stage("build", views={"sheet": _image_key})
+def build_task(settled: Settled, name: str, sheet: SheetText, part_boxes: list[PartBoxes]) -> BuiltSet:
+    """:func:`write_set` as a cached task: the settled set, named ``name``, with the sheet's
+    images and the answer boxes kept in ``part_boxes``; keyed by the set, its name, the
+    boxes and the images' bytes (their paths only locate them).
+
+    Writes in a temporary folder and returns every file's bytes (:class:`BuiltSet`), so
+    the outputs stage can put them in place on a cache hit too.
     """
+    images = {i.link: i.path for m in (sheet.questions, sheet.solutions) if m for i in m.images}
+    boxes = {p.field: p.boxes for p in part_boxes if p.boxes}
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-build-") as tmp:
-        result = write_set(questions, name, Path(tmp), images, boxes)
+        result = write_set(settled.questions, name, Path(tmp), images, boxes)
         files = {
             str(p.relative_to(tmp)): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()
         }
-    return result, files, result.written
+    result = result.model_copy(update={"zip_path": f"{name}.zip", "set_dir": name})
+    return BuiltSet(result=result, files=files)

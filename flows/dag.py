@@ -1,0 +1,162 @@
+"""One sheet's DAG, wired: submit its stages as tasks and pass futures between them.
+
+    markdown(questions) ─┐            ┌─ route A ─────────────┐
+    markdown(solutions) ─┴─ sheet ────┤                        ├─ checks ─ adjudicate ─ tiers ─┐
+                  (folder's filter) ──┴─ route B ─────────────┘                                │
+      ┌─────────────────────────────────────────────────────────────────────────────────────────┘
+      └─ answer boxes (one task per part) ─ set ─┬─ compare ─┬─ report ─ outputs
+                                                 └─ score ───┘
+
+The document flow wires one sheet; the folder flow wires every sheet of a folder at once
+(:func:`submit_reading` for all, then :func:`submit_rest` for each as its tiers settle), so
+each sheet's markdown and route A start at once and only route B waits for the folder's
+filter. Nothing here computes: every stage is a task of ``tasks/``. The one place a value
+decides what to submit is the answer boxes (one task per part the tiers settled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefect.futures import PrefectFuture
+
+from schemas.llm import BackendSpec
+from schemas.report import RunInfo
+from schemas.tiers import Settled
+from tasks.boxes.areas import areas_task, eligible_parts, part_field
+from tasks.boxes.score import score_task
+from tasks.check.compare import compare_task
+from tasks.check.report import report_task
+from tasks.convert.inputs import Inputs, tex_context
+from tasks.convert.markdown import markdown_task
+from tasks.convert.sheet import conversion_error, sheet_task
+from tasks.read.choose import FolderFilter, route_b_task
+from tasks.read.route_a import route_a_task
+from tasks.settle.adjudicate import adjudicate_task
+from tasks.settle.checks import checks_task
+from tasks.settle.tiers import settle_task
+from tasks.write.build import build_task
+from tasks.write.outputs import outputs_task
+
+
+@dataclass
+class SheetRun:
+    """The futures of one sheet's stages (see the module's diagram), and what wires them."""
+
+    inputs: Inputs
+    info: RunInfo
+    out: Path
+    media_dir: str
+    spec: BackendSpec | None
+    offline: bool
+    markdown: list[PrefectFuture] = field(default_factory=list)
+    sheet: PrefectFuture | None = None
+    route_a: PrefectFuture | None = None
+    route_b: PrefectFuture | None = None
+    checks: PrefectFuture | None = None
+    adjudicate: PrefectFuture | None = None
+    settled: PrefectFuture | None = None
+    boxes: dict[str, PrefectFuture] = field(default_factory=dict)
+    boxes_status: str | None = None
+    answerable: int = 0
+    build: PrefectFuture | None = None
+    compare: PrefectFuture | None = None
+    score: PrefectFuture | None = None
+    report: PrefectFuture | None = None
+    outputs: PrefectFuture | None = None
+
+    def futures(self) -> dict[str, PrefectFuture]:
+        """Every submitted stage by name (for its state: ``Completed``, ``Cached``, …)."""
+        named = {"markdown": self.markdown[0] if self.markdown else None, "sheet": self.sheet,
+                 "route A": self.route_a, "route B": self.route_b, "checks": self.checks,
+                 "adjudicate": self.adjudicate, "tiers": self.settled, "build": self.build,
+                 "compare": self.compare, "score": self.score, "report": self.report, "outputs": self.outputs}
+        if len(self.markdown) > 1:
+            named["markdown (solutions)"] = self.markdown[1]
+        named.update({f"areas {key}": f for key, f in self.boxes.items()})
+        return {k: f for k, f in named.items() if f is not None}
+
+
+def submit_reading(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, spec: BackendSpec | None,
+                   offline: bool, tries: int, chosen: FolderFilter | PrefectFuture | None) -> SheetRun:
+    """Submit markdown → sheet → route A ∥ route B → checks → adjudication → tiers.
+
+    ``chosen`` is route B's filter (a future of the folder's filter, a given filter, or
+    ``None``: the route chooses). Returns once the markdown is converted, with the futures;
+    when a document could not be converted only the markdown was submitted (``sheet`` is
+    ``None``; :func:`unconverted` says why).
+    """
+    run = submit_markdown(inputs, info, out, media_dir, spec, offline)
+    return run if unconverted(run) else submit_routes(run, chosen, tries)
+
+
+def submit_markdown(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, spec: BackendSpec | None,
+                    offline: bool) -> SheetRun:
+    """Submit the markdown of both documents."""
+    run = SheetRun(inputs=inputs, info=info, out=out, media_dir=media_dir, spec=spec, offline=offline)
+    docs = [(inputs.source, inputs.source_bytes, "questions")]
+    if inputs.solutions_bytes is not None:
+        docs.append((inputs.solutions, inputs.solutions_bytes, "solutions"))
+    run.markdown = [markdown_task.submit(p.name, data, role, str(p.resolve().parent), media_dir, tex_context(p))
+                    for p, data, role in docs]
+    return run
+
+
+def unconverted(run: SheetRun) -> str | None:
+    """Wait for the sheet's markdown: the one line ``file: problem`` when a document could
+    not be converted (nothing more is submitted for it), else ``None``. A value that
+    decides what to submit."""
+    paths = [str(run.inputs.source), str(run.inputs.solutions)]
+    return conversion_error([(f.result(), path) for f, path in zip(run.markdown, paths)])
+
+
+def submit_routes(run: SheetRun, chosen: FolderFilter | PrefectFuture | None, tries: int) -> SheetRun:
+    """Submit the sheet (images resolved), route A ∥ route B (with the filter ``chosen``) →
+    checks → adjudication → tiers. Call once :func:`unconverted` said the markdown is good."""
+    inputs, spec, offline = run.inputs, run.spec, run.offline
+    if run.sheet is None:
+        submit_sheet(run)
+    run.route_a = route_a_task.submit(run.sheet, inputs.replies.get("route-a"), spec, offline)
+    run.route_b = route_b_task.submit(run.sheet, chosen, spec, tries)
+    run.checks = checks_task.submit(run.route_a, run.route_b, run.sheet)
+    run.adjudicate = adjudicate_task.submit(run.checks, run.sheet, inputs.replies.get("adjudication"), spec, offline)
+    run.settled = settle_task.submit(run.route_a, run.route_b, run.sheet, run.adjudicate)
+    return run
+
+
+def submit_sheet(run: SheetRun) -> SheetRun:
+    """Submit the sheet both routes read (the markdown checked, images resolved)."""
+    inputs = run.inputs
+    run.sheet = sheet_task.submit(run.markdown[0], run.markdown[1] if len(run.markdown) > 1 else None,
+                                  str(inputs.source), str(inputs.solutions) if inputs.solutions else None,
+                                  run.media_dir)
+    return run
+
+
+def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
+    """Given the settled set, submit one answer-box task per answerable part, then the set,
+    the comparison and score against an export, the report and the outputs."""
+    inputs = run.inputs
+    answerable = eligible_parts(settled.questions)
+    run.answerable = len(answerable)
+    if not areas:
+        run.boxes_status = "off"
+    elif run.spec is None and not inputs.areas:
+        why = "offline" if run.offline else "no model backend"
+        run.boxes_status = f"skipped: {why} and no reply in a saved areas.json"
+    else:
+        for qi, pi, part in answerable:
+            key = part_field(qi, pi)
+            run.boxes[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), run.spec, run.offline)
+    part_boxes = list(run.boxes.values())
+    run.build = build_task.submit(run.settled, run.info.set_name, run.sheet, part_boxes)
+    if inputs.export is not None:
+        run.compare = compare_task.submit(run.build, inputs.export)
+        if areas:  # --no-areas: no boxes, so nothing to score
+            run.score = score_task.submit(run.build, inputs.export_boxes, inputs.export_rtol)
+    run.report = report_task.submit(run.info, run.sheet, run.route_a, run.route_b, run.adjudicate, run.settled,
+                                    part_boxes, run.boxes_status, run.answerable, run.build, run.compare, run.score)
+    run.outputs = outputs_task.submit(str(run.out), run.media_dir, run.sheet, run.route_a, run.route_b,
+                                      run.adjudicate, part_boxes, run.build, run.compare, run.report, run.settled)
+    return run

@@ -1,0 +1,56 @@
+"""The sheet both routes read: the two converted documents checked, their images resolved.
+
+The markdown stage (:func:`tasks.convert.markdown.markdown_task`) is cached by the
+documents' bytes; where the images sit, and their bytes, are read anew each run here, so
+that the build is keyed by the images' content and a moved folder still finds them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from schemas.markdown import Converted, ImageLink, Markdown, SheetText
+from tasks.convert.inputs import file_digest
+from tasks.convert.markdown import mathpix_style, resolve_images, restore_media
+from tasks.errors import InputError
+
+
+def _localised(conv: Converted, path: Path, media_dir: str) -> Markdown:
+    if conv.error or conv.markdown is None:
+        raise InputError(str(path), conv.error or "could not be converted")
+    restore_media(conv, media_dir)
+    md = resolve_images(conv.markdown, str(path.resolve().parent), media_dir)
+    images = [ImageLink(link=i.link, path=i.path, digest=file_digest(i.path)) for i in md.images]
+    return md.model_copy(update={"images": images})
+
+
+def conversion_error(converted: list[tuple[Converted, str]]) -> str | None:
+    """The one line ``file: problem`` for the first document that could not be converted,
+    given ``(converted, the file as the user named it)`` pairs; ``None`` when all were."""
+    for conv, path in converted:
+        if conv.error or conv.markdown is None:
+            return f"{path}: {conv.error or 'could not be converted'}"
+    return None
+
+
+def sheet_text(questions: Converted, solutions: Converted | None, questions_path: str, solutions_path: str | None,
+               media_dir: str) -> SheetText:
+    """The :class:`SheetText` of a converted sheet and its solutions.
+
+    ``*_path`` are the files as the user named them (for the one-line error and to resolve
+    image links beside them); ``media_dir`` is where a docx's images are put back.
+    Raises :class:`InputError` ``file: problem`` when either document could not be converted.
+    """
+    q = _localised(questions, Path(questions_path), media_dir)
+    s = _localised(solutions, Path(solutions_path), media_dir) if solutions is not None and solutions_path else None
+    return SheetText(questions=q, solutions=s, mathpix=mathpix_style(q.text) or bool(s and mathpix_style(s.text)))
+
+
+@task(name="sheet", cache_policy=NO_CACHE)
+def sheet_task(questions: Converted, solutions: Converted | None, questions_path: str, solutions_path: str | None,
+               media_dir: str) -> SheetText:
+    """:func:`sheet_text` as a task; never cached (it reads the images' files each run)."""
+    return sheet_text(questions, solutions, questions_path, solutions_path, media_dir)

@@ -1,0 +1,121 @@
+"""Which filter route B runs over a sheet, and the route B stage.
+
+The filter is the one given (``--filter``, a saved ``filter.lua``, the folder's), else one
+the model writes for the sheet (:mod:`tasks.read.filter_writer`), else the library filter
+that accounts for most of the sheet (:func:`tasks.read.route_b.choose_library_filter`).
+A folder chooses once for all its sheets (:func:`folder_filter_task`).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from schemas.llm import BackendSpec
+from schemas.markdown import SheetText
+from schemas.routes import RouteResult, Usage
+from schemas.status import Cause, StageStatus, State
+from tasks.cache import stage
+from tasks.errors import FilterError
+from tasks.llm import BackendError, NoReply, backend_for
+from tasks.read.filter_writer import FilterWritingFailed, write_filter
+from tasks.read.route_b import choose_library_filter, library_filters, run_route_b
+
+
+class FolderFilter(BaseModel):
+    """A folder's one filter: its Lua ``source`` and a ``label`` saying where it came from."""
+
+    source: str
+    label: str
+
+
+@stage("route B", views={"sheet": SheetText.texts})
+def route_b_task(
+    sheet: SheetText,
+    chosen: FolderFilter | None,
+    backend: BackendSpec | None = None,
+    tries: int = 3,
+) -> RouteResult:
+    """Route B as a cached task, keyed by the markdown texts, the filter's source, and the
+    backend and model that would write one.
+
+    The filter is ``chosen`` when given (``--filter``, ``filter.lua`` saved among
+    the replies); else, with a live ``backend``, one written for this sheet
+    (:func:`tasks.read.filter_writer.write_filter`, up to ``tries`` calls); else — or when no
+    written filter works — the library filter that accounts for most of the sheet
+    (:func:`choose_library_filter`). A failing filter gives a ``failed`` result with the
+    reason; the run goes on with route A alone.
+    """
+    if chosen is None:
+        return read_route_b(*sheet.texts(), None, backend, tries)
+    return read_route_b(*sheet.texts(), chosen.source, backend, tries, label=chosen.label)
+
+
+def read_route_b(
+    questions_md: str,
+    solutions_md: str | None,
+    filter_source: str | None,
+    backend: BackendSpec | None = None,
+    tries: int = 3,
+    label: str = "given filter",
+) -> RouteResult:
+    """Route B's reading of two markdown texts (see :func:`route_b_task`); ``label`` names
+    a given ``filter_source`` in the result."""
+    usage, note, calls = Usage(), "", 0
+    if filter_source is None and backend is not None:
+        try:
+            written = write_filter(backend_for(backend), questions_md, solutions_md, tries=tries)
+        except FilterWritingFailed as e:
+            usage, calls = e.usage, len(e.attempts)
+            note = f"no written filter worked in {len(e.attempts)} tries ({e.reason}); "
+        except (NoReply, BackendError) as e:
+            note = f"the filter writer failed ({e}); "
+        else:
+            n = len(written.attempts)
+            return RouteResult(
+                route="B",
+                status=StageStatus(state=State.ran),
+                questions=written.reading,
+                raw=written.reading.model_dump_json(indent=2),
+                usage=written.usage,
+                filter_label=f"written filter (attempt {written.chosen + 1} of {n})",
+                filter_source=written.source,
+                calls=n,
+            )
+    if filter_source is None:
+        name, source = choose_library_filter(questions_md, solutions_md)
+        label = f"{note}library filter {name}"
+    else:
+        name, source = "filter", filter_source
+    try:
+        reading = run_route_b(source, questions_md, solutions_md, name=name)
+    except FilterError as e:
+        return RouteResult(route="B", status=StageStatus(state=State.failed, reason=e.reason, cause=Cause.invalid),
+                           usage=usage, filter_label=label, filter_source=source, calls=calls)
+    return RouteResult(
+        route="B",
+        status=StageStatus(state=State.ran),
+        questions=reading,
+        raw=reading.model_dump_json(indent=2),
+        usage=usage,
+        filter_label=label,
+        filter_source=source,
+        calls=calls,
+    )
+
+
+def folder_filter(sheet: SheetText, backend: BackendSpec | None, tries: int = 3) -> FolderFilter:
+    """The filter for a folder whose first sheet is ``sheet``: one the model writes for it
+    (with a live ``backend``), else the library filter that accounts for most of it."""
+    q_md, s_md = sheet.texts()
+    if backend is not None:
+        written = read_route_b(q_md, s_md, None, backend, tries)
+        if written.written_filter:
+            return FolderFilter(source=written.filter_source, label=f"written for {sheet.questions.name}")
+    name, _ = choose_library_filter(q_md, s_md)
+    return FolderFilter(source=library_filters()[name], label=f"library filter {name}")
+
+
+@stage("folder filter", views={"sheet": SheetText.texts})
+def folder_filter_task(sheet: SheetText, backend: BackendSpec | None, tries: int = 3) -> FolderFilter:
+    """:func:`folder_filter` as a cached task."""
+    return folder_filter(sheet, backend, tries)
