@@ -18,8 +18,13 @@ class InputError(Exception):
 
 class FilterError(Exception):
     """A route B filter failed: broke a sandbox rule, errored, ran out of time or memory,
-    or printed something that is not the JSON list. ``reason`` is one line."""
+    or printed something that is not the JSON list. ``reason`` is one line; ``stopped_by``
+    says which guard stopped a filter that ran too long or too large: ``runner`` (the
+    sandbox runner's own Lua hook or heap limit, a clean stop), ``kill`` (the wall-clock
+    kill of the process past the limit and its grace) or ``rlimit`` (the address-space
+    limit on the process); empty otherwise."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, stopped_by: str = ""):
         self.reason = reason
+        self.stopped_by = stopped_by
         super().__init__(reason)

@@ -117,7 +117,7 @@ BAD = {
     "unsupported suffix": ("sheet.rtf", b"{\\rtf1 hello}", "unsupported"),
     "empty file": ("sheet.md", b"", "empty"),
     "undecodable text": ("sheet.md", b"\xff\xfe\x00bad", "UTF-8"),
-    "pandoc cannot read": ("sheet.tex", b"\\begin{document}\n\\begin{enumerate}\n\\item x\n\\end{itemize}\n", ""),
+    "pandoc cannot read": ("sheet.tex", b"\\begin{document}\n\\begin{enumerate}\n\\item x\n\\end{itemize}\n", "pandoc cannot read it"),
 }
 
 

@@ -374,14 +374,27 @@ def corpus_documents() -> list[Path]:
     return sorted(p for f in folders if f.is_dir() for p in f.rglob("*") if p.suffix in (".tex", ".docx", ".md"))
 
 
+NOT_SHEETS = {
+    "external/ee102-hw3/macros.tex": "no text once converted",
+    "external/ee102-hw3/preamble.tex": "no text once converted",
+    "external/mcm-hw2/hw2.tex": "pandoc cannot read it: Error at (line 702",
+}
+"""Corpus documents that must fail, with the start of their one-line reason: two macro
+files, and a notebook export whose indented ``\\end{Verbatim}`` pandoc cannot read."""
+
+
 @needs_corpus
 @pytest.mark.parametrize("path", corpus_documents(), ids=lambda p: str(p.relative_to(CORPUS)))
-def test_corpus_document_gives_markdown_or_one_clear_input_error(path, tmp_path):
-    try:
-        md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent), media_dir=str(tmp_path / "media"))
-    except InputError as e:
-        assert "\n" not in str(e) and e.file == path.name and e.problem
+def test_corpus_document_gives_markdown_or_its_known_input_error(path, tmp_path):
+    rel = str(path.relative_to(CORPUS))
+    if rel in NOT_SHEETS:
+        with pytest.raises(InputError) as info:
+            to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent),
+                        media_dir=str(tmp_path / "media"))
+        assert "\n" not in str(info.value) and info.value.file == path.name
+        assert info.value.problem.startswith(NOT_SHEETS[rel])
         return
+    md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent), media_dir=str(tmp_path / "media"))
     assert md.text.strip()
     if path.suffix == ".md":
         assert md.text == path.read_text(encoding="utf-8").replace("\r\n", "\n")

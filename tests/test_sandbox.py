@@ -33,7 +33,7 @@ def watched(tmp_path, monkeypatch):
     return cwd, target
 
 
-def refused(source: str, watched, *, timeout: float = 10.0, memory_bytes: int = 1 << 30) -> str:
+def refused(source: str, watched, *, timeout: float = 10.0, memory_bytes: int = 1 << 30, stopped_by: str = "") -> str:
     cwd, target = watched
     source = source.replace("TARGET", str(target))
     with pytest.raises(FilterError) as info:
@@ -42,6 +42,7 @@ def refused(source: str, watched, *, timeout: float = 10.0, memory_bytes: int = 
     assert list(cwd.iterdir()) == [], "the filter left something in the cwd"
     reason = info.value.reason
     assert "\n" not in reason
+    assert info.value.stopped_by == stopped_by, f"stopped by {info.value.stopped_by!r}, not {stopped_by!r}"
     return reason
 
 
@@ -130,32 +131,32 @@ def test_pcall_cannot_hide_a_sandbox_rule_but_the_filter_gets_no_access(watched)
 
 
 def test_an_endless_loop_is_stopped_by_the_time_limit(watched):
-    reason = refused("function Pandoc(d) while true do end end", watched, timeout=2)
+    reason = refused("function Pandoc(d) while true do end end", watched, timeout=2, stopped_by="runner")
     assert reason == "filter ran past the 2 s time limit"
 
 
 def test_pcall_cannot_swallow_the_time_limit(watched):
     source = "function Pandoc(d) while true do pcall(function() while true do end end) end end"
-    reason = refused(source, watched, timeout=2)
+    reason = refused(source, watched, timeout=2, stopped_by="runner")
     assert reason == "filter ran past the 2 s time limit"
 
 
 def test_a_loop_inside_a_coroutine_is_stopped(watched):
     source = "function Pandoc(d) coroutine.wrap(function() while true do end end)() end"
-    reason = refused(source, watched, timeout=2)
+    reason = refused(source, watched, timeout=2, stopped_by="runner")
     assert reason == "filter ran past the 2 s time limit"
 
 
 @pytest.mark.parametrize(
-    "source",
+    "source,stopped_by",
     [
-        "function Pandoc(d) local s = 'x' while true do s = s .. s end end",
-        "function Pandoc(d) local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i} end end",
-        "function Pandoc(d) local s = string.rep('x', 1073741824) end",
+        ("function Pandoc(d) local s = 'x' while true do s = s .. s end end", "runner"),
+        ("function Pandoc(d) local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i} end end", "runner"),
+        ("function Pandoc(d) local s = string.rep('x', 1073741824) end", "runner"),
     ],
 )
-def test_unbounded_allocation_is_stopped_by_the_memory_limit(source, watched):
-    reason = refused(source, watched, timeout=20, memory_bytes=512 << 20)
+def test_unbounded_allocation_is_stopped_by_the_memory_limit(source, stopped_by, watched):
+    reason = refused(source, watched, timeout=20, memory_bytes=512 << 20, stopped_by=stopped_by)
     assert reason == "filter ran out of memory"
 
 

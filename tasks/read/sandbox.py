@@ -133,13 +133,14 @@ def run_filter(
         run = run_pandoc(args, cwd=work, timeout=timeout + GRACE_SECONDS, memory_bytes=memory_bytes)
         reason = _runner_reason(run.stderr)
         if reason:
-            raise FilterError(reason)
+            limit = reason.startswith(("filter ran past", "filter ran out of memory"))
+            raise FilterError(reason, "runner" if limit else "")
         if run.timed_out:
-            raise FilterError(f"filter ran past the {_seconds(timeout)} s time limit")
+            raise FilterError(f"filter ran past the {_seconds(timeout)} s time limit", "kill")
         if run.returncode != 0:
             low = run.stderr.lower()
             if "memory" in low or "heap" in low or run.returncode in (-11, -6, 251):
-                raise FilterError("filter ran out of memory")
+                raise FilterError("filter ran out of memory", "rlimit")
             last = next((x for x in reversed(run.stderr.splitlines()) if x.strip()), "")
             raise FilterError(f"filter error: pandoc stopped ({run.returncode}): {last.strip()[:200]}")
         out = work / "out.json"

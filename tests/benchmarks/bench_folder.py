@@ -19,7 +19,7 @@ would add one more wave of calls per sheet):
 
 1. a folder of ``--sheets`` sheets: the folder flow's wall time against the slowest sheet
    run alone (the document flow) and against the sheets run one after another; with the
-   defaults (``--max-concurrency 4``, 4 calls in flight) and with room for every sheet
+   defaults (the task runner's default threads, 4 calls in flight) and with room for every sheet
    (``--max-concurrency N``, ``SHEET2LAMBDA_MAX_IN_FLIGHT=N``); then the same two folder
    runs and the slowest sheet alone at ``--long-delay`` (closer to a live model's latency);
 2. a route-B-only sweep over ``--sweep`` sheets (``--backend none``, the latex library
@@ -209,16 +209,19 @@ def run_sheet_alone(copy: support.Copy, out: Path, tries: int):
     return state.result(raise_on_failure=False)
 
 
-def run_folder_flow(folder: Path, out: Path, backend: str, tries: int, concurrency: int, in_flight: int | None,
+def run_folder_flow(folder: Path, out: Path, backend: str, tries: int, concurrency: int | None, in_flight: int | None,
                     filter_path: Path | None = None):
-    from flows.folder import folder_flow
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows.folder import DEFAULT_THREADS, folder_flow
 
     before = os.environ.get("SHEET2LAMBDA_MAX_IN_FLIGHT")
     if in_flight is not None:
         os.environ["SHEET2LAMBDA_MAX_IN_FLIGHT"] = str(in_flight)
     try:
-        return folder_flow(str(folder), str(out), str(filter_path) if filter_path else None, None, None, False,
-                           concurrency, backend, None, tries, areas=False)
+        flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=concurrency or DEFAULT_THREADS))
+        return flow_(str(folder), str(out), str(filter_path) if filter_path else None, None, None, False,
+                     backend, None, tries, areas=False)
     finally:
         if before is None:
             os.environ.pop("SHEET2LAMBDA_MAX_IN_FLIGHT", None)
@@ -249,7 +252,7 @@ class FolderBench:
         return {"sheet": c.source.name, "original": c.original, **m.result, "calls": len(calls),
                 "model_busy": busy(calls), "built": bool(getattr(outcome, "report", None))}
 
-    def folder(self, tag: str, concurrency: int, in_flight: int | None, out_tag: str | None = None) -> dict:
+    def folder(self, tag: str, concurrency: int | None, in_flight: int | None, out_tag: str | None = None) -> dict:
         folder = self.work / f"folder-{tag}"
         mark = len(self.backend.calls)
         with Meter(self.server_pid) as m, captured(self.log, self.show):
@@ -257,7 +260,7 @@ class FolderBench:
             outcome = run_folder_flow(folder, self.work / f"out-{out_tag or tag}", "delayed", self.tries,
                                       concurrency, in_flight)
         calls = self.backend.calls[mark:]
-        return {**m.result, "concurrency": concurrency, "in_flight": in_flight or 4, "calls": len(calls),
+        return {**m.result, "concurrency": concurrency or "default", "in_flight": in_flight or 4, "calls": len(calls),
                 "model_busy": busy(calls), "timeline": support.timeline(calls, t0),
                 "built": sum(r.outcome == "built" for r in outcome.rows),
                 "sheet_seconds": [r.seconds for r in outcome.rows], "filter": outcome.filter}
@@ -271,7 +274,7 @@ class FolderBench:
         _, warm = self.copies("warm", 1)
         self.alone(warm[0])
         self.copies("warmf", 1)
-        self.folder("warmf", 4, None)
+        self.folder("warmf", None, None)
 
         result: dict = {"delay": self.backend.delay, "sheets": self.n, "tries": self.tries}
         # The sheets one after another, each alone (document flow), with time per stage.
@@ -291,7 +294,7 @@ class FolderBench:
 
         # The folder, with the defaults and with room for every sheet.
         self.copies("fa")
-        result["defaults"] = self.folder("fa", 4, None)
+        result["defaults"] = self.folder("fa", None, None)
         self.copies("fb")
         result["wide"] = self.folder("fb", self.n, self.n)
 
@@ -304,7 +307,7 @@ class FolderBench:
             _, one = self.copies("lone", 1, (slowest["original"],))
             result["long_alone"] = self.alone(one[0])
             self.copies("lfa")
-            result["long_defaults"] = self.folder("lfa", 4, None)
+            result["long_defaults"] = self.folder("lfa", None, None)
             self.copies("lfb")
             result["long_wide"] = self.folder("lfb", self.n, self.n)
             result["long_delay"] = long_delay
@@ -356,12 +359,12 @@ def sweep_child(folder: Path, out: Path, filter_path: Path, warm_folder: Path | 
     with no_heartbeats(), captured(out.parent / f"{out.name}.log", False):
         if warm_folder is not None:
             t = time.monotonic()
-            run_folder_flow(warm_folder, out.parent / f"{out.name}-warm", "none", 1, 4, None, filter_path)
+            run_folder_flow(warm_folder, out.parent / f"{out.name}-warm", "none", 1, None, None, filter_path)
             res["warm_s"] = time.monotonic() - t
         res["rss_before_mb"] = support.peak_rss_mb()[0]
         clock.install()
         with Meter(server_pid) as m:
-            outcome = run_folder_flow(folder, out, "none", 1, 4, None, filter_path)
+            outcome = run_folder_flow(folder, out, "none", 1, None, None, filter_path)
     res.update(m.result)
     res["rss_peak_mb"], res["rss_end_mb"] = support.peak_rss_mb()
     res["stages"] = dict(clock.seconds)
@@ -469,7 +472,7 @@ def report(server_start: float, costs: dict, folder: dict | None, sweep: dict | 
     if sweep:
         n = sweep["sheets"]
         p(f"\n== 2. Route-B-only sweep over {n} sheets (--backend none, latex library filter given)")
-        p(f"folder flow (--max-concurrency 4), timed in its own process: {sweep['wall']:.2f} s "
+        p(f"folder flow (default threads), timed in its own process: {sweep['wall']:.2f} s "
           f"({sweep['built']}/{n} built, {sweep['questions']} questions; {cpu(sweep)})")
         p(f"    time inside each stage, summed over threads (s): {stages_line(sweep['stages'])}; "
           f"{sweep['task_runs']} task runs ({sweep['task_runs'] / n:.1f} per sheet)")

@@ -317,11 +317,13 @@ class StageClock:
     def install(self):
         import functools
 
+        import flows.dag
         import flows.document
         import flows.folder
         from prefect import Task
 
-        tasks = {id(v): v for m in (flows.document, flows.folder) for v in vars(m).values() if isinstance(v, Task)}
+        tasks = {id(v): v for m in (flows.dag, flows.document, flows.folder) for v in vars(m).values()
+                 if isinstance(v, Task)}
         originals = {}
         for t in tasks.values():
             fn = t.fn
