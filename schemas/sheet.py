@@ -8,7 +8,9 @@ Field keys are 1-based: ``q2.title``, ``q2.main_text``, ``q2.p1.content``,
 
 from __future__ import annotations
 
-from typing import Iterator
+import re
+
+from typing import NamedTuple, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -75,18 +77,41 @@ class SheetSet(RootModel[list[Question]]):
         return sum(max(1, len(q.normalised_parts())) for q in self.root)
 
 
+class PartKey(NamedTuple):
+    """A question, or a part of one, by 0-based indices; written 1-based as ``q2`` / ``q2.p1``.
+
+    The one place keys are built (:meth:`__str__`, :meth:`field`) and read (:meth:`parse`);
+    flags, saved answer-box replies and reports name parts this way.
+    """
+
+    question: int
+    part: int | None = None
+
+    def __str__(self) -> str:
+        return f"q{self.question + 1}" + (f".p{self.part + 1}" if self.part is not None else "")
+
+    def field(self, name: str, option: int | None = None) -> str:
+        """The key of one of its fields: ``q2.p1.answer``, ``q5.p3.options[2]`` (``option`` 0-based)."""
+        return f"{self}.{name}" + (f"[{option + 1}]" if option is not None else "")
+
+    @classmethod
+    def parse(cls, text: str) -> "PartKey":
+        """``q2`` or ``q2.p1`` (1-based, no leading zeros) as a key; raises ``ValueError`` otherwise."""
+        m = _PART_KEY.fullmatch(text)
+        if not m:
+            raise ValueError(f"{text!r} is not a part key like q2.p1")
+        return cls(int(m[1]) - 1, int(m[2]) - 1 if m[2] else None)
+
+
+_PART_KEY = re.compile(r"q([1-9]\d*)(?:\.p([1-9]\d*))?")
+
+
 def field_key(q: int, name: str, p: int | None = None, option: int | None = None) -> str:
     """The 1-based key of a field: ``q2.main_text``, ``q2.p1.answer``, ``q5.p3.options[2]``.
 
-    ``q``, ``p`` and ``option`` are 0-based indices; the key is 1-based.
+    ``q``, ``p`` and ``option`` are 0-based indices; the key is 1-based (:class:`PartKey`).
     """
-    key = f"q{q + 1}"
-    if p is not None:
-        key += f".p{p + 1}"
-    key += f".{name}"
-    if option is not None:
-        key += f"[{option + 1}]"
-    return key
+    return PartKey(q, p).field(name, option)
 
 
 def iter_fields(questions: SheetSet | list[Question]) -> Iterator[tuple[str, str]]:

@@ -34,12 +34,9 @@ class Inputs(BaseModel):
     solutions: Path | None = None
     solutions_bytes: bytes | None = None
     solutions_note: str = ""
-    filter_path: Path | None = None
     filter_source: str | None = None
-    replies_dir: Path | None = None
     replies: dict[str, str] = {}
     areas: dict[str, str] = {}
-    export_path: Path | None = None
     export: ExportedSet | None = None
     export_boxes: dict[str, list[Box]] = {}
     export_rtol: dict[str, list[float | None]] = {}
@@ -93,13 +90,11 @@ def read_inputs(
         else:
             inputs.solutions_note = "no solutions document found beside the sheet: answers left empty"
     if filter:
-        inputs.filter_path = Path(filter)
-        inputs.filter_source = _read_text(inputs.filter_path, "Lua filter")
+        inputs.filter_source = _read_text(Path(filter), "Lua filter")
     if replies:
         rd = Path(replies)
         if not rd.is_dir():
             raise InputError(str(rd), "no such folder of saved replies")
-        inputs.replies_dir = rd
         for stage in ("route-a", "adjudication"):
             p = rd / f"{stage}.json"
             if p.is_file():
@@ -109,13 +104,11 @@ def read_inputs(
             inputs.areas = read_saved(_read_text(saved_areas, "saved reply"), str(saved_areas))
         saved_filter = rd / "filter.lua"
         if inputs.filter_source is None and saved_filter.is_file():
-            inputs.filter_path = saved_filter
             inputs.filter_source = _read_text(saved_filter, "Lua filter")
     if export:
-        inputs.export_path = Path(export)
-        files = read_export_files(inputs.export_path)  # read once: the fields and the answer boxes
-        inputs.export = export_of(files, str(inputs.export_path))
-        inputs.export_boxes, inputs.export_rtol = areas_of_members(files, str(inputs.export_path))
+        files = read_export_files(Path(export))  # read once: the fields and the answer boxes
+        inputs.export = export_of(files, export)
+        inputs.export_boxes, inputs.export_rtol = areas_of_members(files, export)
     return inputs
 
 

@@ -16,9 +16,9 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from tasks.llm.secrets import float_setting, int_setting
+from tasks.llm.secrets import Settings, settings
 
-DEFAULT_MAX_IN_FLIGHT = 4
+DEFAULT_MAX_IN_FLIGHT = Settings.model_fields["SHEET2LAMBDA_MAX_IN_FLIGHT"].default
 
 _lock = threading.Lock()
 _semaphores: dict[tuple[str, int], threading.BoundedSemaphore] = {}
@@ -29,7 +29,7 @@ def max_in_flight() -> int:
 
     Raises ``ValueError`` when the setting is not a whole number.
     """
-    return int_setting("SHEET2LAMBDA_MAX_IN_FLIGHT", DEFAULT_MAX_IN_FLIGHT)
+    return settings().SHEET2LAMBDA_MAX_IN_FLIGHT
 
 
 def semaphore(backend: str) -> threading.BoundedSemaphore:
@@ -50,8 +50,8 @@ def in_flight(backend: str) -> Iterator[None]:
         yield
 
 
-DEFAULT_ATTEMPTS = 4
-DEFAULT_TIMEOUT = 600.0
+DEFAULT_ATTEMPTS = Settings.model_fields["SHEET2LAMBDA_LLM_ATTEMPTS"].default
+DEFAULT_TIMEOUT = Settings.model_fields["SHEET2LAMBDA_LLM_TIMEOUT"].default
 
 
 def attempts() -> int:
@@ -59,7 +59,7 @@ def attempts() -> int:
 
     Raises ``ValueError`` when the setting is not a whole number.
     """
-    return int_setting("SHEET2LAMBDA_LLM_ATTEMPTS", DEFAULT_ATTEMPTS)
+    return settings().SHEET2LAMBDA_LLM_ATTEMPTS
 
 
 def timeout() -> float:
@@ -67,4 +67,4 @@ def timeout() -> float:
 
     Raises ``ValueError`` when the setting is not a positive number.
     """
-    return float_setting("SHEET2LAMBDA_LLM_TIMEOUT", DEFAULT_TIMEOUT)
+    return settings().SHEET2LAMBDA_LLM_TIMEOUT

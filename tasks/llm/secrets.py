@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 
 from dotenv import dotenv_values, find_dotenv
+from pydantic import ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: Every variable that holds a key; :func:`redact` blanks their values.
 SECRET_NAMES = ("ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY")
@@ -41,43 +43,65 @@ def secret(name: str) -> str | None:
     return _lookup(name)
 
 
+class Settings(BaseSettings):
+    """Every non-secret setting, from the environment, then the nearest ``.env``.
+
+    Read anew by :func:`settings` each time one is needed (a test or a user may change
+    the environment between runs). An empty value counts as unset; a whole-number
+    setting below 1 counts as 1; a bad value raises ``ValueError`` naming the variable.
+    """
+
+    model_config = SettingsConfigDict(case_sensitive=True, env_ignore_empty=True, extra="ignore")
+
+    LLM_MODEL: str | None = None
+    ANTHROPIC_BASE_URL: str | None = None
+    OPENROUTER_BASE_URL: str | None = None
+    OPENAI_BASE_URL: str | None = None
+    SHEET2LAMBDA_ANTHROPIC_STRUCTURED: str | None = None
+    SHEET2LAMBDA_EFFORT: str | None = None
+    SHEET2LAMBDA_PRICES: str | None = None
+    SHEET2LAMBDA_MAX_IN_FLIGHT: int = 4
+    SHEET2LAMBDA_LLM_ATTEMPTS: int = 4
+    SHEET2LAMBDA_LLM_TIMEOUT: float = 600.0
+
+    @field_validator("SHEET2LAMBDA_MAX_IN_FLIGHT", "SHEET2LAMBDA_LLM_ATTEMPTS", mode="before")
+    @classmethod
+    def _whole(cls, v, info):
+        try:
+            return max(1, int(str(v).strip()))
+        except ValueError:
+            raise ValueError(f"{info.field_name} must be a whole number, not {v!r}") from None
+
+    @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", mode="before")
+    @classmethod
+    def _positive(cls, v, info):
+        try:
+            value = float(str(v).strip())
+        except ValueError:
+            value = -1.0
+        if not value > 0:
+            raise ValueError(f"{info.field_name} must be a positive number, not {v!r}")
+        return value
+
+
+def settings() -> Settings:
+    """The settings as they are now; raises ``ValueError`` (one line, naming the variable)
+    when one does not validate."""
+    try:
+        return Settings(_env_file=find_dotenv(usecwd=True) or None)
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise ValueError(str(first.get("ctx", {}).get("error") or first["msg"]).removeprefix("Value error, ")) from None
+
+
 def setting(name: str, default: str | None = None) -> str | None:
-    """A non-secret setting (``LLM_MODEL``, ``OPENAI_BASE_URL``…), looked up like
-    :func:`secret`; ``default`` when unset or empty."""
+    """A non-secret setting (``LLM_MODEL``, ``OPENAI_BASE_URL``…) of :class:`Settings`, or
+    any other variable looked up like :func:`secret`; ``default`` when unset or empty."""
+    if name in Settings.model_fields:
+        value = getattr(settings(), name)
+        return default if value is None else str(value)
     value = _lookup(name)
     return value if value is not None else default
-
-
-def int_setting(name: str, default: int, minimum: int = 1) -> int:
-    """An integer setting, at least ``minimum``; ``default`` when unset.
-
-    Raises ``ValueError`` naming the variable when it is not an integer.
-    """
-    raw = setting(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
-    return max(minimum, value)
-
-
-def float_setting(name: str, default: float) -> float:
-    """A positive number setting (seconds…); ``default`` when unset.
-
-    Raises ``ValueError`` naming the variable when it is not a positive number.
-    """
-    raw = setting(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise ValueError(f"{name} must be a positive number, not {raw!r}")
-    return value
 
 
 def redact(text: str) -> str:

@@ -23,7 +23,7 @@ from schemas.flags import Flag
 from schemas.markdown import ConversionWarning
 from schemas.markdown import SheetText
 from schemas.routes import Adjudication, AdjudicationResult, RouteResult
-from schemas.sheet import Part, Question, SheetSet, field_key
+from schemas.sheet import Part, PartKey, Question, SheetSet, field_key
 from schemas.tiers import FieldOutcome, Settled
 from tasks.cache import stage
 from tasks.settle.fold import fold, fold_whitespace
@@ -124,7 +124,7 @@ def _walk(s: _Settler, a: SheetSet | None, b: SheetSet | None) -> list[Question]
         y = qb[qi] if qi < len(qb) else None
         if both and (x is None or y is None):
             only = "A" if y is None else "B"
-            s.flag(f"q{qi + 1}", "structural", f"only route {only} found this question")
+            s.flag(str(PartKey(qi)), "structural", f"only route {only} found this question")
         title_key = field_key(qi, "title")
         title = s.settle(title_key, x.title if x else None, y.title if y else None, check_verbatim=False)
         main = s.settle(field_key(qi, "main_text"), x.main_text if x else None, y.main_text if y else None)
@@ -136,7 +136,7 @@ def _walk(s: _Settler, a: SheetSet | None, b: SheetSet | None) -> list[Question]
             v = pb[pi] if pi < len(pb) else None
             if both and x is not None and y is not None and (u is None or v is None):
                 only = "A" if v is None else "B"
-                s.flag(f"q{qi + 1}.p{pi + 1}", "structural", f"only route {only} found this part")
+                s.flag(str(PartKey(qi, pi)), "structural", f"only route {only} found this part")
             content = s.settle(field_key(qi, "content", pi), u.content if u else None, v.content if v else None)
             options = _settle_options(s, qi, pi, u.options if u else [], v.options if v else [])
             answer = s.settle(field_key(qi, "answer", pi), u.answer if u else None, v.answer if v else None)

@@ -34,7 +34,7 @@ from types import SimpleNamespace
 
 from schemas.areas import Box
 from schemas.build import BuildResult, BuiltSet, KatexWarning
-from schemas.sheet import Part, Question, SheetSet, iter_fields
+from schemas.sheet import Part, PartKey, Question, SheetSet, iter_fields
 from schemas.areas import PartBoxes
 from schemas.markdown import SheetText
 from schemas.tiers import Settled
@@ -282,7 +282,7 @@ def write_set(
         katex += check_maths(text, key)
 
     boxes = boxes or {}
-    keys = {f"q{qi + 1}.p{pi + 1}" for qi, q in enumerate(written.root) for pi in range(len(q.parts))}
+    keys = {str(PartKey(qi, pi)) for qi, q in enumerate(written.root) for pi in range(len(q.parts))}
     if set(boxes) - keys:
         raise ValueError(f"answer boxes for parts the set does not have: {', '.join(sorted(set(boxes) - keys))}")
     for key, part_boxes in boxes.items():
@@ -315,7 +315,7 @@ def write_set(
                     content=p.content,
                     answer=p.answer,
                     worked_solution=p.worked_solution,
-                    response_areas=[to_in2lambda(b, p.options) for b in boxes.get(f"q{qi + 1}.p{pi + 1}", [])],
+                    response_areas=[to_in2lambda(b, p.options) for b in boxes.get(str(PartKey(qi, pi)), [])],
                 )
                 for pi, p in enumerate(q.parts)
             ] or [lib.Part()]
