@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from dataclasses import dataclass, field
 
 import panflute as pf
 
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
+from tasks.read.tree_nodes import INDENT, TEXT_CHARS, Node, read_nodes
 
-TEXT_CHARS = 60
-"""How many characters of a block's text a line quotes."""
+__all__ = ["TEXT_CHARS", "tree_view", "tree_view_of_json"]
 
 LIST_ITEMS_KEPT = 6
 """When abbreviating, the items of a list shown before ``… N more items``."""
@@ -45,258 +44,19 @@ RUN_KEPT = 3
 RUN_MIN = 5
 """The shortest run of alike siblings that is abbreviated."""
 
-INDENT = "  "
 
 
-@dataclass
-class _Node:
-    """One line of the view and the lines nested under it.
-
-    ``kind`` is the block's shape (type, list style, tags), used to recognise repeats.
-    """
-
-    line: str
-    kind: str
-    children: list["_Node"] = field(default_factory=list)
-    is_header: bool = False
-
-    def render(self, depth: int, out: list[str]) -> None:
-        out.append(INDENT * depth + self.line)
-        for c in self.children:
-            c.render(depth + 1, out)
-
-
-# --- text of blocks -----------------------------------------------------------------
-
-
-def _inline_text(inlines) -> str:
-    """The text of inlines: line breaks as ``\\n``, maths between ``$``/``$$``, images as
-    ``![alt](url)``, code between backticks; anything else as panflute stringifies it."""
-    out: list[str] = []
-    for x in inlines:
-        if isinstance(x, pf.Str):
-            out.append(x.text)
-        elif isinstance(x, pf.Space):
-            out.append(" ")
-        elif isinstance(x, (pf.SoftBreak, pf.LineBreak)):
-            out.append("\n")
-        elif isinstance(x, pf.Math):
-            d = "$$" if x.format == "DisplayMath" else "$"
-            out.append(f"{d}{x.text}{d}")
-        elif isinstance(x, pf.Code):
-            out.append(f"`{x.text}`")
-        elif isinstance(x, pf.RawInline):
-            out.append(x.text)
-        elif isinstance(x, pf.Image):
-            out.append(f"![{_inline_text(x.content)}]({x.url})")
-        elif isinstance(x, pf.Note):
-            out.append("[^note]")
-        elif isinstance(x, pf.Quoted):
-            q = '"' if x.quote_type == "DoubleQuote" else "'"
-            out.append(q + _inline_text(x.content) + q)
-        elif isinstance(x, (pf.Emph, pf.Strong, pf.Span, pf.Link, pf.Underline, pf.Strikeout,
-                            pf.SmallCaps, pf.Superscript, pf.Subscript, pf.Cite)):
-            out.append(_inline_text(x.content))
-        else:
-            out.append(pf.stringify(x))
-    return "".join(out)
-
-
-def _clip(text: str, limit: int = TEXT_CHARS) -> str:
-    """``text`` on one line (line breaks as `` ↵ ``, whitespace folded), at most ``limit``
-    characters, quoted."""
-    lines = [" ".join(line.split()) for line in text.split("\n")]
-    one = " ↵ ".join(line for line in lines if line)
-    if len(one) > limit:
-        one = one[: limit - 1].rstrip() + "…"
-    return '"' + one.replace('"', '\\"') + '"'
-
-
-def _line_count(text: str) -> int:
-    return sum(1 for line in text.split("\n") if line.strip())
-
-
-def _has(inlines, cls, test=lambda x: True) -> bool:
-    found = False
-
-    def visit(elem, doc):
-        nonlocal found
-        if isinstance(elem, cls) and test(elem):
-            found = True
-
-    for x in inlines:
-        x.walk(visit)
-        if found:
-            return True
-    return False
-
-
-def _text_line(kind: str, inlines, extra_tags: list[str] | None = None) -> tuple[str, str]:
-    """The line of a block of inlines (Para, Plain, Header…) and its shape."""
-    text = _inline_text(inlines)
-    tags: list[str] = list(extra_tags or [])
-    n = _line_count(text)
-    if n > 1:
-        tags.append(f"{n} lines")
-    shape_tags = []
-    if _has(inlines, pf.Math, lambda m: m.format == "DisplayMath"):
-        shape_tags.append("display maths")
-    if _has(inlines, pf.Image):
-        shape_tags.append("image")
-    tags += shape_tags
-    tag_text = f" [{', '.join(tags)}]" if tags else ""
-    return f"{kind}{tag_text} {_clip(text)}", " ".join([kind, *shape_tags])
-
-
-# --- list markers -------------------------------------------------------------------
-
-_ROMAN = [(1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]
-
-
-def _roman(n: int) -> str:
-    out = ""
-    for value, letters in _ROMAN:
-        while n >= value:
-            out += letters
-            n -= value
-    return out or str(n)
-
-
-def _alpha(n: int) -> str:
-    out = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        out = chr(ord("a") + r) + out
-    return out or str(n)
-
-
-def _marker(style: str, delimiter: str, n: int) -> str:
-    """The marker of item number ``n`` of an ordered list, as the sheet writes it."""
-    if style == "LowerAlpha":
-        label = _alpha(n)
-    elif style == "UpperAlpha":
-        label = _alpha(n).upper()
-    elif style == "LowerRoman":
-        label = _roman(n)
-    elif style == "UpperRoman":
-        label = _roman(n).upper()
-    elif style == "Example":
-        label = f"@{n}"
-    else:
-        label = str(n)
-    if delimiter == "TwoParens":
-        return f"({label})"
-    if delimiter == "OneParen":
-        return f"{label})"
-    return f"{label}."
-
-
-# --- blocks as nodes ----------------------------------------------------------------
-
-
-def _attr_text(elem) -> str:
-    parts = []
-    if getattr(elem, "identifier", ""):
-        parts.append("#" + elem.identifier)
-    parts += ["." + c for c in getattr(elem, "classes", [])]
-    return (" " + " ".join(parts)) if parts else ""
-
-
-def _item_nodes(marker: str, blocks) -> _Node:
-    """A list item: its marker and first block on one line, further blocks nested."""
-    nodes = _nodes(blocks)
-    if not nodes:
-        return _Node(f"{marker} (empty)", "item")
-    first, rest = nodes[0], nodes[1:]
-    return _Node(f"{marker} {first.line}", "item", children=first.children + rest)
-
-
-def _list_summary(n: int) -> str:
-    return f"({n} item{'s' if n != 1 else ''})"
-
-
-def _node(b) -> _Node:
-    """The node of one block."""
-    if isinstance(b, pf.Header):
-        line, _ = _text_line(f"Header h{b.level}", b.content)
-        return _Node(line, f"Header h{b.level}", is_header=True)
-    if isinstance(b, (pf.Para, pf.Plain)):
-        line, kind = _text_line(type(b).__name__, b.content)
-        return _Node(line, kind)
-    if isinstance(b, pf.BulletList):
-        items = [_item_nodes("-", item.content) for item in b.content]
-        return _Node(f"BulletList {_list_summary(len(items))}", "BulletList", items)
-    if isinstance(b, pf.OrderedList):
-        items = [
-            _item_nodes(_marker(b.style, b.delimiter, b.start + i), item.content)
-            for i, item in enumerate(b.content)
-        ]
-        start = f" start {_marker(b.style, b.delimiter, b.start)}" if b.start != 1 else ""
-        kind = f"OrderedList {b.style} {b.delimiter}"
-        return _Node(f"{kind}{start} {_list_summary(len(items))}", kind, items)
-    if isinstance(b, pf.CodeBlock):
-        n = _line_count(b.text)
-        tags = f" [{n} lines]" if n > 1 else ""
-        return _Node(f"CodeBlock{_attr_text(b)}{tags} {_clip(b.text)}", "CodeBlock")
-    if isinstance(b, pf.RawBlock):
-        n = _line_count(b.text)
-        tags = f" [{n} lines]" if n > 1 else ""
-        return _Node(f"RawBlock {b.format}{tags} {_clip(b.text)}", f"RawBlock {b.format}")
-    if isinstance(b, pf.BlockQuote):
-        return _Node("BlockQuote", "BlockQuote", _nodes(b.content))
-    if isinstance(b, pf.Div):
-        return _Node(f"Div{_attr_text(b)}", f"Div{_attr_text(b)}", _nodes(b.content))
-    if isinstance(b, pf.Figure):
-        caption = _clip(pf.stringify(b.caption)) if b.caption else '""'
-        return _Node(f"Figure{_attr_text(b)} caption {caption}", "Figure", _nodes(b.content))
-    if isinstance(b, pf.HorizontalRule):
-        return _Node("HorizontalRule", "HorizontalRule")
-    if isinstance(b, pf.LineBlock):
-        text = "\n".join(_inline_text(li.content) for li in b.content)
-        return _Node(f"LineBlock [{len(b.content)} lines] {_clip(text)}", "LineBlock")
-    if isinstance(b, pf.DefinitionList):
-        items = []
-        for item in b.content:
-            term = _Node(f"term {_clip(_inline_text(item.term))}", "term")
-            for d in item.definitions:
-                term.children.append(_item_nodes(":", d.content))
-            items.append(term)
-        return _Node(f"DefinitionList {_list_summary(len(items))}", "DefinitionList", items)
-    if isinstance(b, pf.Table):
-        rows = sum(len(body.content) for body in b.content)
-        if b.head is not None:
-            rows += len(b.head.content)
-        cols = len(b.colspec or [])
-        first = ""
-        header_rows = b.head.content if b.head is not None and len(b.head.content) else []
-        body_rows = [r for body in b.content for r in body.content]
-        sample = header_rows[0] if header_rows else (body_rows[0] if body_rows else None)
-        if sample is not None:
-            first = " " + _clip(" | ".join(pf.stringify(c).strip() for c in sample.content))
-        return _Node(f"Table ({rows} rows × {cols} columns){first}", "Table")
-    text = pf.stringify(b)
-    return _Node(f"{type(b).__name__} {_clip(text)}", type(b).__name__)
-
-
-def _nodes(blocks) -> list[_Node]:
-    return [_node(b) for b in blocks]
-
-
-# --- abbreviation -------------------------------------------------------------------
-
-
-def _render(nodes: list[_Node]) -> list[str]:
+def _render(nodes: list[Node]) -> list[str]:
     out: list[str] = []
     for n in nodes:
         n.render(0, out)
     return out
 
 
-def _trim(nodes: list[_Node], in_list: bool = False) -> list[_Node]:
+def _trim(nodes: list[Node], in_list: bool = False) -> list[Node]:
     """Nodes with long lists cut to :data:`LIST_ITEMS_KEPT` items and runs of
     :data:`RUN_MIN` or more alike siblings cut to :data:`RUN_KEPT`, each with a count."""
-    out: list[_Node] = []
+    out: list[Node] = []
     i = 0
     while i < len(nodes):
         j = i
@@ -307,19 +67,19 @@ def _trim(nodes: list[_Node], in_list: bool = False) -> list[_Node]:
         kept = run if len(run) < RUN_MIN or in_list else run[:RUN_KEPT]
         for n in kept:
             children = _trim(n.children, in_list=n.kind.startswith(("BulletList", "OrderedList", "DefinitionList")))
-            out.append(_Node(n.line, n.kind, children, n.is_header))
+            out.append(Node(n.line, n.kind, children, n.is_header))
         if len(kept) < len(run):
-            out.append(_Node(f"… {len(run) - len(kept)} more {run[0].kind} like these", "elided"))
+            out.append(Node(f"… {len(run) - len(kept)} more {run[0].kind} like these", "elided"))
         i = j
     if in_list and len(out) > LIST_ITEMS_KEPT:
         more = len(out) - LIST_ITEMS_KEPT
-        out = out[:LIST_ITEMS_KEPT] + [_Node(f"… {more} more item{'s' if more != 1 else ''}", "elided")]
+        out = out[:LIST_ITEMS_KEPT] + [Node(f"… {more} more item{'s' if more != 1 else ''}", "elided")]
     return out
 
 
-def _sections(nodes: list[_Node]) -> list[list[_Node]]:
+def _sections(nodes: list[Node]) -> list[list[Node]]:
     """Top-level nodes cut before every header (the first section may have none)."""
-    sections: list[list[_Node]] = []
+    sections: list[list[Node]] = []
     for n in nodes:
         if n.is_header or not sections:
             sections.append([n])
@@ -328,13 +88,13 @@ def _sections(nodes: list[_Node]) -> list[list[_Node]]:
     return sections
 
 
-def _shape_summary(blocks: list[_Node]) -> str:
+def _shape_summary(blocks: list[Node]) -> str:
     counts = Counter(n.kind for n in blocks if n.kind != "elided")
     shapes = ", ".join(f"{kind} ×{k}" for kind, k in counts.items())
     return f"… {len(blocks)} block{'s' if len(blocks) != 1 else ''} elided: {shapes}"
 
 
-def _compact(section: list[_Node]) -> list[str]:
+def _compact(section: list[Node]) -> list[str]:
     """A section as its heading and a count of its blocks by shape."""
     head = section[0] if section[0].is_header else None
     body = section[1:] if head else section
@@ -344,19 +104,19 @@ def _compact(section: list[_Node]) -> list[str]:
     return lines
 
 
-def _shape(section: list[_Node]) -> tuple[str, ...]:
+def _shape(section: list[Node]) -> tuple[str, ...]:
     """The kinds of a section's blocks in order: sections of one shape are repeats."""
     return tuple(n.kind for n in section)
 
 
-def _heading_text(section: list[_Node]) -> str:
+def _heading_text(section: list[Node]) -> str:
     head = section[0]
     return head.line.split(" ", 2)[-1] if head.is_header else "(no heading)"
 
 
-def _groups(sections: list[list[_Node]]) -> list[list[list[_Node]]]:
+def _groups(sections: list[list[Node]]) -> list[list[list[Node]]]:
     """Consecutive sections of one shape, grouped."""
-    groups: list[list[list[_Node]]] = []
+    groups: list[list[list[Node]]] = []
     for s in sections:
         if groups and _shape(groups[-1][0]) == _shape(s):
             groups[-1].append(s)
@@ -365,7 +125,7 @@ def _groups(sections: list[list[_Node]]) -> list[list[list[_Node]]]:
     return groups
 
 
-def _compact_group(group: list[list[_Node]]) -> list[str]:
+def _compact_group(group: list[list[Node]]) -> list[str]:
     """A group of alike sections: the first as :func:`_compact`, the others as a count."""
     lines = _compact(group[0])
     if len(group) > 1:
@@ -375,7 +135,7 @@ def _compact_group(group: list[list[_Node]]) -> list[str]:
     return lines
 
 
-def _abbreviate(nodes: list[_Node], max_lines: int) -> list[str]:
+def _abbreviate(nodes: list[Node], max_lines: int) -> list[str]:
     """Lines within ``max_lines``: the first sections in full, later ones as their heading
     and a count of their blocks (runs of alike sections as one count), the rest elided
     with a count."""
@@ -434,7 +194,7 @@ def tree_view_of_json(ast_json: str, *, max_lines: int = 400) -> str:
         doc = pf.load(io.StringIO(ast_json))
     except Exception as e:  # panflute raises plain exceptions on a foreign shape
         raise ValueError(f"not a pandoc JSON document: {e}") from None
-    nodes = _nodes(doc.content)
+    nodes = read_nodes(doc.content)
     if not nodes:
         return "(empty document)"
     lines = _render(nodes)
