@@ -1,0 +1,1 @@
+"""Checks of a built set: the export, the comparison, the report, the truth score."""
