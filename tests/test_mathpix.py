@@ -32,7 +32,7 @@ def env(monkeypatch, tmp_path):
     """Credentials for the fake, a cache of this test's own, the working folder a fresh one
     (so no .env is found); yields the cache folder."""
     for name in ("MATHPIX_APP_ID", "MATHPIX_APP_KEY", "MATHPIX_BASE_URL", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
-                 "SHEET2LAMBDA_MATHPIX_DEADLINE", "SHEET2LAMBDA_MATHPIX_ATTEMPTS"):
+                 "SHEET2LAMBDA_MATHPIX_DEADLINE", "SHEET2LAMBDA_MATHPIX_ATTEMPTS", "SHEET2LAMBDA_FRESH_OCR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MATHPIX_APP_ID", APP_ID)
     monkeypatch.setenv("MATHPIX_APP_KEY", APP_KEY)
@@ -240,6 +240,17 @@ def test_fresh_ocr_converts_again_and_replaces_the_entry(env, monkeypatch):
     assert ocr_context(PDF) == f"ocr:{second.entry.key}:{second.entry.created}" != before
     assert [p.name for p in entries(env)] == [entry_key(PDF)]  # one entry, no leftovers
     assert ocr_context(PDF, fresh=True).startswith("ocr-pending:")
+
+
+def test_the_fresh_ocr_setting_converts_every_pdf_again(env, monkeypatch):
+    with fake(sheet_job(), monkeypatch=monkeypatch) as server:
+        to_markdown("sheet.pdf", PDF, "questions")
+        monkeypatch.setenv("SHEET2LAMBDA_FRESH_OCR", "1")
+        assert ocr_context(PDF).startswith("ocr-pending:")
+        to_markdown("sheet.pdf", PDF, "questions")
+        monkeypatch.setenv("SHEET2LAMBDA_FRESH_OCR", "0")
+        to_markdown("sheet.pdf", PDF, "questions")
+        assert len(server.uploads) == 2
 
 
 def test_an_uncached_pdf_has_a_context_never_seen_twice(env):

@@ -170,7 +170,7 @@ def to_markdown(
 
     A ``.pdf`` becomes markdown through Mathpix (:func:`tasks.convert.ocr_cache.ocr_pdf`:
     from the OCR cache with no call and no credential, else converted and cached;
-    ``fresh_ocr`` converts it again); its images are copied into ``media_dir`` and linked
+    ``fresh_ocr``, or the setting ``SHEET2LAMBDA_FRESH_OCR``, converts it again); its images are copied into ``media_dir`` and linked
     ``media/<file>``, as a docx's.
 
     Raises :class:`tasks.errors.InputError` (one line) for a PDF Mathpix cannot convert
@@ -218,7 +218,7 @@ def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool) ->
     from tasks.convert.ocr_cache import MEDIA, ocr_pdf
 
     try:
-        got = ocr_pdf(data, name, fresh=fresh)
+        got = ocr_pdf(data, name, fresh=True if fresh else None)  # None: SHEET2LAMBDA_FRESH_OCR decides
     except MathpixError as e:
         raise InputError(name, e.reason) from None
     if media_dir and got.images:

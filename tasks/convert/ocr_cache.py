@@ -85,11 +85,18 @@ def looks_like_pdf(data: bytes) -> bool:
     return b"%PDF-" in data[:1024]
 
 
-def ocr_context(data: bytes, fresh: bool = False, root: Path | None = None) -> str:
+def fresh_setting() -> bool:
+    """``SHEET2LAMBDA_FRESH_OCR`` (environment or ``.env``) is ``1``, ``true`` or ``yes``:
+    every PDF is converted again, as with ``fresh=True``."""
+    return (setting("SHEET2LAMBDA_FRESH_OCR") or "").strip().lower() in ("1", "true", "yes")
+
+
+def ocr_context(data: bytes, fresh: bool | None = None, root: Path | None = None) -> str:
     """A cache-key context for the markdown stage of a PDF: the entry's key and creation
-    time when the cache holds it, else (or when ``fresh``) a value never seen before, so
-    that the markdown stage's own cache never keeps a failed or superseded conversion."""
-    if not fresh:
+    time when the cache holds it, else (or when ``fresh``, by default
+    :func:`fresh_setting`) a value never seen before, so that the markdown stage's own
+    cache never keeps a failed or superseded conversion."""
+    if not (fresh_setting() if fresh is None else fresh):
         got = read_entry((root or cache_root()) / entry_key(data))
         if got is not None:
             return f"ocr:{got.entry.key}:{got.entry.created}"
@@ -100,7 +107,7 @@ def ocr_pdf(
     data: bytes,
     name: str,
     *,
-    fresh: bool = False,
+    fresh: bool | None = None,
     root: Path | None = None,
     convert: Callable[..., MathpixConversion] = convert_pdf,
     progress: Callable[[str], None] | None = None,
@@ -108,7 +115,8 @@ def ocr_pdf(
     """The markdown of a PDF: from the cache, else converted by Mathpix and cached.
 
     ``data``: the PDF's bytes; ``name``: its file name (for messages and the upload);
-    ``fresh``: convert again even when cached (``--fresh-ocr``), replacing the entry;
+    ``fresh``: convert again even when cached, replacing the entry (default
+    :func:`fresh_setting`, ``SHEET2LAMBDA_FRESH_OCR``);
     ``root``: the cache folder (default :func:`cache_root`); ``convert``: the client
     (:func:`tasks.convert.mathpix.convert_pdf`).
 
@@ -118,6 +126,7 @@ def ocr_pdf(
     """
     if not looks_like_pdf(data):
         raise MathpixError("not a PDF (no %PDF- header in its first 1024 bytes)")
+    fresh = fresh_setting() if fresh is None else fresh
     root = root or cache_root()
     key = entry_key(data)
     final = root / key
