@@ -163,7 +163,9 @@ def test_parenthesis_delimiters_in_the_reply_still_become_dollars(env, monkeypat
     ("$$\\begin{array}{l} a \\\\(b) \\end{array}$$", "$$\\begin{array}{l} a \\\\(b) \\end{array}$$"),  # \\( is a line break
     ("```\n\\(code\\)\n```\n", "```\n\\(code\\)\n```\n"),
     ("an open \\( with no close", "an open \\( with no close"),
-    ("\\[x\\] and \\(y\\)", "$$x$$ and $y$"),
+    ("\\[x\\]\nand \\(y\\)", "$$x$$\nand $y$"),
+    ("see \\[1\\] and \\[2\\]", "see \\[1\\] and \\[2\\]"),  # escaped brackets in the text
+    ("- \\[\n a=b\n\\]\n", "- $$\n a=b\n$$\n"),
 ])
 def test_dollar_maths_rewrites_only_delimiters(before, after):
     assert dollar_maths(before) == after
