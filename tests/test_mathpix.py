@@ -110,6 +110,12 @@ def test_a_conversion_mathpix_ends_in_error_is_one_line_with_its_message_and_cac
     assert entries(env) == []  # no entry and no temporary folder left
 
 
+def test_a_pdf_mathpix_finds_no_text_in_is_one_line(env, monkeypatch):
+    with fake(Job(markdown="\n\n"), monkeypatch=monkeypatch):
+        with pytest.raises(InputError, match=r"^blank\.pdf: Mathpix found no text in it"):
+            to_markdown("blank.pdf", PDF, "questions")
+
+
 def test_an_encrypted_pdf_mathpix_rejects_says_to_save_a_copy_without_a_password(env, monkeypatch):
     locked = PDF + b"trailer << /Encrypt 5 0 R >>\n"
     with fake(Job(error="Failed to open PDF"), monkeypatch=monkeypatch):

@@ -221,6 +221,8 @@ def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool) ->
         got = ocr_pdf(data, name, fresh=True if fresh else None)  # None: SHEET2LAMBDA_FRESH_OCR decides
     except MathpixError as e:
         raise InputError(name, e.reason) from None
+    if not got.markdown.strip():
+        raise InputError(name, "Mathpix found no text in it (a blank page, or a scan it could not read)")
     if media_dir and got.images:
         Path(media_dir).mkdir(parents=True, exist_ok=True)
         for file_name in got.images:
