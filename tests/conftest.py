@@ -30,8 +30,13 @@ os.environ.update(
 os.environ.pop("PREFECT_API_URL", None)
 # No test may reach a real model: the live backends are tested against fake servers.
 for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL",
-              "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_MODEL"):
+              "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_MODEL",
+              "MATHPIX_APP_ID", "MATHPIX_APP_KEY"):
     os.environ.pop(_name, None)
+# Nor Mathpix, nor the user's OCR cache: PDF tests use a fake server and a cache of their own.
+# Port 9 (discard) refuses: even a Mathpix key in a .env reaches no real server.
+os.environ["SHEET2LAMBDA_OCR_CACHE"] = os.path.join(_HOME, "ocr")
+os.environ["MATHPIX_BASE_URL"] = "http://127.0.0.1:9"
 
 import pytest  # noqa: E402
 

@@ -127,8 +127,17 @@ TEX_CONTEXT = (".tex", ".sty", ".cls", ".bib", ".bbl", ".def")
 
 def tex_context(path: Path, limit: int = 500) -> str | None:
     """For a ``.tex`` sheet: a sha256 over the TeX files in its folder and below (files it
-    may ``\\input``), so that editing one invalidates the cached markdown; ``None`` for
-    other formats. At most ``limit`` files are read."""
+    may ``\\input``), so that editing one invalidates the cached markdown. For a ``.pdf``:
+    the OCR cache's context (:func:`tasks.convert.ocr_cache.ocr_context`), so a failed
+    conversion is never a cache hit of the markdown stage. ``None`` for other formats.
+    At most ``limit`` files are read."""
+    if path.suffix.lower() == ".pdf":
+        from tasks.convert.ocr_cache import ocr_context
+
+        try:
+            return ocr_context(path.read_bytes())
+        except OSError:
+            return None
     if path.suffix.lower() != ".tex":
         return None
     h = hashlib.sha256()

@@ -1,7 +1,9 @@
-r"""Stage 1: a document (markdown, LaTeX, Word) becomes the markdown both routes read.
+r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both routes read.
 
 - ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``): it already
   is what the routes read, so it is never rewritten.
+- ``.pdf`` goes through Mathpix OCR (:mod:`tasks.convert.ocr_cache`, :mod:`tasks.convert.mathpix`:
+  cached by the PDF's bytes) and is then read as Mathpix markdown, like a ``.md``.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
   ``commonmark_x-smart`` with ``--wrap=none``: curly quotes stay characters, maths stays
   ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``). The filter
@@ -58,6 +60,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from urllib.parse import unquote
@@ -72,7 +75,7 @@ TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 PANDOC_READERS = {".tex": "latex", ".docx": "docx"}
-SUPPORTED = MARKDOWN_SUFFIXES + tuple(PANDOC_READERS)
+SUPPORTED = MARKDOWN_SUFFIXES + tuple(PANDOC_READERS) + (".pdf",)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
 
@@ -150,6 +153,7 @@ def to_markdown(
     *,
     base_dir: str | None = None,
     media_dir: str | None = None,
+    fresh_ocr: bool = False,
 ) -> Markdown:
     """The markdown a document becomes (:class:`schemas.markdown.Markdown`).
 
@@ -164,14 +168,17 @@ def to_markdown(
     Returns the markdown with ``digest`` (sha256 hex of ``data``), ``images`` (each link
     with its file, or ``path=None``) and ``warnings`` (see the module docstring).
 
-    Raises :class:`tasks.errors.InputError` (one line) for a ``.pdf``, an unsupported
-    suffix, an empty file, text that is not UTF-8, a document pandoc cannot read (pandoc's
+    A ``.pdf`` becomes markdown through Mathpix (:func:`tasks.convert.ocr_cache.ocr_pdf`:
+    from the OCR cache with no call and no credential, else converted and cached;
+    ``fresh_ocr``, or the setting ``SHEET2LAMBDA_FRESH_OCR``, converts it again); its images are copied into ``media_dir`` and linked
+    ``media/<file>``, as a docx's.
+
+    Raises :class:`tasks.errors.InputError` (one line) for a PDF Mathpix cannot convert
+    (its reason, or the missing credential), an unsupported suffix, an empty file, text that is not UTF-8, a document pandoc cannot read (pandoc's
     own reason) or that takes longer than :data:`PANDOC_TIMEOUT` seconds, and a document
     that converts to no text at all (a preamble or macro file).
     """
     suffix = Path(name).suffix.lower()
-    if suffix == ".pdf":
-        raise InputError(name, "PDF is not supported yet (it needs Mathpix OCR): convert it to markdown first")
     if suffix not in SUPPORTED:
         got = f"'{suffix}'" if suffix else "no suffix"
         raise InputError(name, f"unsupported file type ({got}); supported: {', '.join(SUPPORTED)}")
@@ -179,7 +186,13 @@ def to_markdown(
         raise InputError(name, "empty file")
     digest = hashlib.sha256(data).hexdigest()
 
-    if suffix in MARKDOWN_SUFFIXES:
+    if suffix == ".pdf":  # Mathpix OCR (cached by the PDF's bytes), then read as Mathpix markdown
+        text = _ocr_markdown(name, data, media_dir, fresh_ocr)
+        ast = _read_markdown(name, text)
+        warnings = _raw_tex_warnings(ast)
+        links = image_links(ast)
+        base = str(Path(media_dir).parent) if media_dir else None
+    elif suffix in MARKDOWN_SUFFIXES:
         text = _decode(name, data)
         ast = _read_markdown(name, text)
         warnings = _raw_tex_warnings(ast)
@@ -199,14 +212,33 @@ def to_markdown(
     return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images, warnings=warnings)
 
 
+def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool) -> str:
+    """A PDF's Mathpix markdown from the OCR cache (or Mathpix), its images copied into ``media_dir``."""
+    from tasks.convert.mathpix import MathpixError
+    from tasks.convert.ocr_cache import MEDIA, ocr_pdf
+
+    try:
+        got = ocr_pdf(data, name, fresh=True if fresh else None)  # None: SHEET2LAMBDA_FRESH_OCR decides
+    except MathpixError as e:
+        raise InputError(name, e.reason) from None
+    if not got.markdown.strip():
+        raise InputError(name, "Mathpix found no text in it (a blank page, or a scan it could not read)")
+    if media_dir and got.images:
+        Path(media_dir).mkdir(parents=True, exist_ok=True)
+        for file_name in got.images:
+            if not (Path(media_dir) / file_name).exists():
+                shutil.copyfile(Path(got.folder) / MEDIA / file_name, Path(media_dir) / file_name)
+    return got.markdown.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | None = None) -> Markdown:
     """A copy of ``markdown`` with every image link resolved again (files may have moved).
 
-    Links of a ``.docx`` are resolved against ``media_dir``'s parent (where
+    Links of a ``.docx`` or ``.pdf`` are resolved against ``media_dir``'s parent (where
     :func:`to_markdown` linked them from), others against ``base_dir``. Never raises for a
     missing file: its ``path`` is ``None``.
     """
-    if markdown.suffix == ".docx":
+    if markdown.suffix in (".docx", ".pdf"):
         base = str(Path(media_dir).parent) if media_dir else None
     else:
         base = base_dir
@@ -702,18 +734,22 @@ def _raw_tex_warnings(ast: dict) -> list[ConversionWarning]:
 
 @stage("markdown", ignore=("base_dir", "media_dir"))
 def markdown_task(
-    name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None
+    name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None,
+    fresh_ocr: bool = False,
 ) -> Converted:
     """:func:`to_markdown` as a cached task, keyed by the file's name and bytes and, for
     LaTeX, ``context``: a digest of the TeX files beside it that ``\\input`` may read
-    (:func:`tasks.convert.inputs.tex_context`).
+    (:func:`tasks.convert.inputs.tex_context`); for a PDF ``context`` is the OCR cache's
+    (:func:`tasks.convert.ocr_cache.ocr_context`, which ``tex_context`` returns for a
+    ``.pdf``), so that a failed or superseded conversion is never a cache hit.
+    ``fresh_ocr``: convert a PDF again (``--fresh-ocr``; pass a fresh ``context`` too).
 
     Bad input is returned as ``Converted(error=problem)`` rather than raised, so the run
     ends with one line naming the file as the user gave it, and no traceback. A docx's extracted images are returned in
     ``media`` (restore them with :func:`restore_media` on a cache hit).
     """
     try:
-        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir)
+        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir, fresh_ocr=fresh_ocr)
     except InputError as e:
         return Converted(error=e.problem)
     media: dict[str, bytes] = {}
