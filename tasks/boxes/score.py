@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from schemas.areas import Box, Miss, Score
-from tasks.boxes.areas import areas_of_members, parse_expression, parse_quantity
+from tasks.boxes.answers import parse_expression, parse_quantity
+from tasks.boxes.export import areas_of_members
 from tasks.cache import stage
 
 DEFAULT_RTOL = 0.005
