@@ -12,13 +12,15 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from tasks.boxes.units import read_units
+
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _UNITS = re.compile(
     # Powers first: the repeat is possessive (no backtracking, so no exponential time on
     # a long run of letters), so ``**`` must be tried as a power before as two products.
     r"(?:(?<=[A-Za-z_µμΩÅ)])[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}(?![⁰¹²³⁴⁵⁶⁷⁸⁹])"
     r"|(?<=[A-Za-z_µμΩÅ)])\s*(?:\^|\*\*)\s*(?:\(\s*[-+]?\d{1,2}(?:\.\d{1,3})?\s*\)|[-+]?\d{1,2}(?:\.\d{1,3})?)"
-    r"|\s|[*/()·]|[A-Za-z_µμΩÅ]++|%|°)*+"
+    r"|\s|[*/()·]|[A-Za-z_µμΩÅ]++|%|[°º℃℉])*+"
 )
 """What may follow the number of a numeric answer: unit names (ASCII letters, ``_``,
 ``µ``, ``Ω``, ``Å``; ``%``, ``°``), ``*``, ``/``, ``·``, parentheses, spaces, and after
@@ -86,8 +88,9 @@ def parse_quantity(text: str):
     magnitude = float(number.group())
     if not math.isfinite(magnitude):
         raise ValueError("the number is not finite")
+    expression = read_units(unit_text)  # AmbiguousUnit (a ValueError) names both readings
     try:
-        q = units().Quantity(magnitude, unit_text.strip())
+        q = units().Quantity(magnitude, expression or "dimensionless")
     except Exception as e:  # pint raises UndefinedUnitError, DefinitionSyntaxError, tokenizer errors…
         reason = f"unknown unit {e}" if type(e).__name__ == "UndefinedUnitError" else f"not a quantity ({e})"
         raise ValueError(reason) from None

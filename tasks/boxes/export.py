@@ -84,3 +84,16 @@ def read_export_boxes(path: Path) -> dict[str, list[Box]]:
     return read_export_areas(path)[0]
 
 
+
+
+def part_texts_of_members(members: dict[str, bytes], where: str) -> dict[str, str]:
+    """Each part's text (its ``content``; the question's ``masterContent`` before it), keyed
+    by part (``q2.p1``), from a set's JSON files as :func:`areas_of_members` reads them: the
+    context in which a score reads a temperature as a difference."""
+    out: dict[str, str] = {}
+    for qi, q in enumerate(question_files(members, where)):
+        main = q.get("masterContent") if isinstance(q.get("masterContent"), str) else ""
+        for pi, p in enumerate(ordered(q.get("parts"))):
+            content = p.get("content") if isinstance(p.get("content"), str) else ""
+            out[part_field(qi, pi)] = f"{main}\n{content}"
+    return out
