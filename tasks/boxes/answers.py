@@ -99,26 +99,194 @@ def parse_quantity(text: str):
     return q
 
 
+def explicit_quantity(text: str) -> str:
+    """``text`` as the number and the unit reading of :func:`tasks.boxes.units.read_units`
+    (``12 Nm`` → ``12 N*m``, ``4186 J/kg K`` → ``4186 J/(kg*K)``), or ``text`` itself where
+    the table changes nothing (``0.106 kg``, ``2.65e25 m^(-3)``). Raises as :func:`parse_quantity`."""
+    parse_quantity(text)
+    clean = text.replace("\u2212", "-").strip()
+    number = _NUMBER.match(clean)
+    assert number is not None  # parse_quantity found one
+    unit_text = clean[number.end():].strip()
+    written = read_units(unit_text)
+    if written == unit_text or written.replace("*", " ") == unit_text or not unit_text:
+        return clean
+    written = re.sub(r"(?<![/*])\((\w+\*\w+)\)", r"\1", written).replace("**", "^")
+    written = written.replace("delta_degC", "K")  # an interval of 1 °C is 1 K (NIST SP 811 §8.5)
+    if written.startswith("(") and written.endswith(")") and written.count("(") == 1:
+        written = written[1:-1]
+    return f"{number.group().strip()} {written}"
+
+
 MAX_UNIT_POWER = 12
 """Largest power of one unit in a numeric answer (``((m^99)^99)`` is refused before any
 conversion raises a factor to it)."""
 
 
-def parse_expression(text: str):
-    """``text`` (Python or caret powers: ``(pi/6)*rho*U**2*R^2``) as a sympy expression.
+def parse_expression(text: str, context: str | None = None):
+    """``text`` (``(pi/6)*rho*U**2*R^2``, ``m(g+a)``, ``Q_0 e^(-t/tau)``) as a sympy
+    expression, read as Lambda Feedback's compareExpressions reads its explicit form
+    (:func:`explicit_expression`). ``context`` is the part's text (content, final answer,
+    worked solution, options); ``None`` when no part is known (scoring an export).
 
     Every name not followed by ``(`` is a plain symbol (``rho``, ``E``, ``N``), except
-    ``pi``; a name followed by ``(`` must be one of :data:`FUNCTIONS`. Juxtaposition
-    multiplies (``2x``). As sympy's ``parse_expr`` evaluates the text with Python, only
-    letters, digits, ``_ + - * / ^ ( ) . ,`` and spaces are read, a point only in a
+    ``pi`` (compareExpressions: "pi is a reserved constant"); ``e^x`` is ``exp(x)``; ``ln`` is
+    ``log``, the natural logarithm (sympy's and the platform's ``log``). A name followed by
+    ``(`` is one of :data:`FUNCTIONS`, or, where ``context`` has it as a symbol, a product
+    (``m(g+a)`` = ``m*(g+a)``). As sympy's ``parse_expr`` evaluates the text with Python,
+    only letters, digits, ``_ + - * / ^ ( ) . ,`` and spaces are read, a point only in a
     number, no ``__``, no Python builtin is reachable, and powers are bounded
     (:data:`MAX_POWER`).
 
-    Raises ``ValueError`` with a one-line reason when it does not parse as one
-    expression, calls another function, or raises to too high a power.
-    Source: sympy ``parse_expr`` with ``standard_transformations``,
-    ``implicit_multiplication`` and ``convert_xor``.
+    Raises :class:`Ambiguous` (a ``ValueError`` naming both readings) for a form whose
+    meaning depends on a convention the sheet does not settle: an implicit product right
+    after ``/`` (``F/2m``: compareExpressions reads ``(F/2)*m`` under its default
+    ``convention: equal_precedence``, ``F/(2*m)`` under ``implicit_higher_precedence``);
+    a bare ``e`` on a part (Euler's number under ``elementary_functions``, else a symbol;
+    with no part, as when scoring, a symbol on both sides); a
+    trigonometric function of a plain number where ``context`` speaks of degrees
+    (``cos(30)``: sympy reads radians). Raises ``ValueError`` with a one-line reason when
+    it does not parse as one expression, calls another function, or raises to too high a
+    power. Sources: compareExpressions ``app/docs/user.md`` (``convention``,
+    ``strict_syntax``, ``elementary_functions``); sympy ``parse_expr``.
     """
+    return _read_expression(text, context)[0]
+
+
+def explicit_expression(text: str, context: str | None = None) -> str:
+    """``text`` written so that compareExpressions reads it the same whatever its settings:
+    every product with ``*``, powers with ``**``, ``e^x`` as ``exp(x)``, ``ln`` as ``log``
+    (``Q_0 e^(-t/tau)`` → ``Q_0*exp(-t/tau)``, ``m(g+a)`` → ``m*(g+a)``). The answer box
+    is written in this form: compareExpressions' default ``strict_syntax`` is true, under
+    which ``*`` may not be omitted and ``^`` is not a power. Raises as
+    :func:`parse_expression`."""
+    return _read_expression(text, context)[1]
+
+
+class Ambiguous(ValueError):
+    """An answer with two readings; ``readings`` holds both."""
+
+    def __init__(self, text: str, readings: tuple[str, str], why: str):
+        self.readings = readings
+        super().__init__(f"ambiguous {text!r}: {why}; reads as {readings[0]} or as {readings[1]}")
+
+
+_ETOKEN = re.compile(r"(?P<ws>\s+)|(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+                     r"|(?P<op>\*\*|[-+*/^(),])")
+DEGREES = re.compile(r"°|\\circ\b|\\degree|\bdeg(?:rees?)?\b", re.IGNORECASE)
+"""What marks a part as working in degrees: ``30°``, ``30^\\circ``, ``\\degree``, "degrees"."""
+_TRIG = ("sin", "cos", "tan", "cot", "sec", "csc")
+
+
+def symbol_of(name: str, context: str) -> bool:
+    """True when ``name`` stands alone in ``context`` (``$m$``, ``m(g+a)``, ``m g``): a symbol of the part."""
+    return bool(re.search(rf"(?<![A-Za-z\\]){re.escape(name)}(?![A-Za-z])", context))
+
+
+def _explicit(tokens: list[tuple[str, str]], text: str, context: str | None) -> str:
+    """The token list written with explicit operators; raises for ``F/2m`` and a bare ``e``."""
+    out: list[str] = []
+    i = 0
+
+    def is_call(k: int) -> bool:
+        return tokens[k][0] == "name" and k + 1 < len(tokens) and tokens[k + 1][1] == "(" and tokens[k][1] in FUNCTIONS
+
+    def atom_end(k: int) -> int:
+        """Index after the atom starting at ``k`` (a number, a name or call, a group, with a power)."""
+        kind, value = tokens[k]
+        if value == "(" or is_call(k):
+            k = k + 1 if value == "(" else k + 2
+            depth = 1
+            while k < len(tokens) and depth:
+                depth += {"(": 1, ")": -1}.get(tokens[k][1], 0)
+                k += 1
+        elif kind in ("num", "name"):
+            k += 1
+        else:
+            return k
+        if k < len(tokens) and tokens[k][1] in ("^", "**"):
+            j = k + 1
+            if j < len(tokens) and tokens[j][1] in ("-", "+"):
+                j += 1
+            return atom_end(j) if j < len(tokens) else j
+        return k
+
+    def starts_atom(k: int) -> bool:
+        return k < len(tokens) and (tokens[k][0] in ("num", "name") or tokens[k][1] == "(")
+
+    while i < len(tokens):
+        kind, value = tokens[i]
+        if value == "/" and starts_atom(i + 1):
+            end = atom_end(i + 1)
+            if starts_atom(end):
+                after = atom_end(end)
+                num = "".join(v for _, v in tokens[:i]) or "1"
+                den1 = "".join(v for _, v in tokens[i + 1:end])
+                den2 = "".join(v for _, v in tokens[end:after])
+                raise Ambiguous(text, (f"({num}/{den1})*{den2}", f"{num}/({den1}*{den2})"),
+                                "an implicit product after '/' (compareExpressions' convention: equal_precedence "
+                                "or implicit_higher_precedence)")
+        if kind == "name" and value == "e":
+            if i + 1 < len(tokens) and tokens[i + 1][1] in ("^", "**"):
+                j = i + 2
+                sign = ""
+                if j < len(tokens) and tokens[j][1] in ("-", "+"):
+                    sign, j = tokens[j][1], j + 1
+                if j >= len(tokens):
+                    raise ValueError("a power with nothing after it")
+                end = atom_end(j)
+                group = tokens[j][1] == "(" and _closing(tokens, j) == end - 1
+                inner = _explicit(tokens[j + 1:end - 1] if group else tokens[j:end], text, context)
+                if out and (out[-1][-1:].isalnum() or out[-1][-1:] in ")_"):
+                    out.append("*")
+                out.append(f"exp({sign}{inner})")
+                i = end
+                continue
+            if context is None:  # scoring two texts with one reader: a bare e is a symbol on both sides
+                out.append(("*" if out and (out[-1][-1:].isalnum() or out[-1][-1:] in "_)") else "") + "e")
+                i += 1
+                continue
+            raise Ambiguous(text, ("E (Euler's number)", "a symbol e"),
+                            "a bare e (compareExpressions reads it as E only with elementary_functions)")
+        if kind == "name" and i + 1 < len(tokens) and tokens[i + 1][1] == "(" and value not in FUNCTIONS:
+            if context is not None and symbol_of(value, context) and value not in _FUNCTION_LIKE:
+                out.append(value)
+                out.append("*")
+                i += 1
+                continue
+            raise ValueError(f"calls {value}(), not one of the functions an answer may use"
+                             + ("" if context is None else " nor a symbol of the part"))
+        if kind == "name" and (value in FUNCTIONS or value == "ln") and not (i + 1 < len(tokens) and tokens[i + 1][1] == "("):
+            raise ValueError(f"{value} without parentheses (write {value}(x))")
+        if kind == "name" and value == "ln":
+            value = "log"
+        if value == "^":
+            value = "**"
+        prev = out[-1] if out else ""
+        prev_ends = bool(prev) and (prev[-1].isalnum() or prev[-1] in "_)" or prev[-1] == ".")
+        if prev_ends and (kind in ("num", "name") or value == "(") and not (prev in FUNCTIONS or prev == "log"):
+            out.append("*")
+        out.append(value)
+        i += 1
+    return "".join(out)
+
+
+def _closing(tokens: list[tuple[str, str]], j: int) -> int:
+    """Index of the ``)`` closing the ``(`` at ``j`` (``-1`` when none)."""
+    depth = 0
+    for k in range(j, len(tokens)):
+        depth += {"(": 1, ")": -1}.get(tokens[k][1], 0)
+        if depth == 0:
+            return k
+    return -1
+
+
+_FUNCTION_LIKE = frozenset(("f", "g", "h", "F", "G", "u", "v", "T", "p", "rho", "phi", "psi", "y", "x"))
+"""Names a sheet often writes as functions (``f(x)``, ``u(x,t)``, ``T(x)``): with ``(`` after
+them, never read as a product, so ``f(x+1)`` is refused rather than guessed as f·(x+1)."""
+
+
+def _read_expression(text: str, context: str | None):
     import sympy
     from sympy.parsing.sympy_parser import (
         convert_xor,
@@ -137,6 +305,11 @@ def parse_expression(text: str):
     for m in _EXPONENT.finditer(text):  # sympy's Float of 1e9999999 takes minutes
         if abs(int(m.group(1))) > MAX_EXPONENT:
             raise ValueError(f"a number beyond 1e±{MAX_EXPONENT}")
+    tokens = [(m.lastgroup or "", m.group()) for m in _ETOKEN.finditer(text) if m.lastgroup != "ws"]
+    if sum(len(v) for _, v in tokens) != len(re.sub(r"\s+", "", text)):
+        raise ValueError("characters an expression does not use")
+    original = text
+    text = explicit = _explicit(tokens, text, context)
     # ``lambda`` (a wavelength) is a Python keyword: read it under another name.
     text = re.sub(r"(?<![A-Za-z0-9_])lambda(?![A-Za-z0-9_])", "kw_lambda_", text)
     local: dict[str, Any] = {"kw_lambda_": sympy.Symbol("lambda"), **_aliases()}
@@ -167,7 +340,25 @@ def parse_expression(text: str):
         raise ValueError("not a single expression")
     if expr.has(sympy.zoo, sympy.nan, sympy.oo):
         raise ValueError("not finite (a division by zero?)")
-    return expr
+    if context is not None and DEGREES.search(context):
+        _degrees(expr, original)
+    return expr, explicit
+
+
+def _degrees(expr, text: str) -> None:
+    """Raise :class:`Ambiguous` when a trigonometric function takes a plain number (``cos(30)``)
+    on a part that works in degrees: sympy (and so compareExpressions) reads radians."""
+    import sympy
+
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Function) and type(node).__name__ in _TRIG and node.args \
+                and not node.args[0].free_symbols and node.args[0] != 0:
+            arg = node.args[0]
+            as_degrees = expr.xreplace({node: node.func(arg * sympy.pi / 180)})
+            value = expr.free_symbols and "" or f" = {float(expr):.4g}"
+            value_deg = expr.free_symbols and "" or f" = {float(as_degrees):.4g}"
+            raise Ambiguous(text, (f"{node} in radians{value}", f"{type(node).__name__}({arg}°){value_deg}"),
+                            "a trigonometric function of a number on a part in degrees (sympy reads radians)")
 
 
 MAX_DIGITS = 1000

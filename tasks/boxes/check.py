@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from schemas.areas import KINDS, Box, Proposal
 from schemas.sheet import Part
-from tasks.boxes.answers import parse_expression, parse_quantity
+from tasks.boxes.answers import explicit_expression, explicit_quantity
 from tasks.write.build import _in2lambda
 
 # --- the refusals ------------------------------------------------------------------------
@@ -47,27 +47,36 @@ def _label_problem(label: str) -> str | None:
     return None
 
 
-def _refusal(box: Box, part: Part) -> str | None:
+def part_text(part: Part) -> str:
+    """The part's own text, the context in which its answers are read: which names are its
+    symbols (``m(g+a)``), whether it works in degrees (``cos(30)``)."""
+    return "\n".join([part.content, *part.options, part.answer, part.worked_solution])
+
+
+def _refusal(box: Box, part: Part) -> tuple[str | None, Box]:
+    """The reason ``box`` is refused (``None`` when kept), and the box as it is written:
+    its answer in the explicit form the platform reads the same under any setting
+    (:func:`tasks.boxes.answers.explicit_expression`, :func:`~tasks.boxes.answers.explicit_quantity`)."""
     if box.kind == "MULTIPLE_CHOICE":
         if not part.options:
-            return "a multiple choice on a part with no options"
+            return "a multiple choice on a part with no options", box
         if not isinstance(box.answer, list):
-            return "a multiple choice answer must be a list of booleans"
+            return "a multiple choice answer must be a list of booleans", box
         if len(box.answer) != len(part.options):
-            return f"{len(box.answer)} booleans for {len(part.options)} options"
+            return f"{len(box.answer)} booleans for {len(part.options)} options", box
         if not any(box.answer):
-            return "no option is true"
-        return None
+            return "no option is true", box
+        return None, box
     if not isinstance(box.answer, str):
-        return "the answer must be a text"
+        return "the answer must be a text", box
     try:
         if box.kind == "NUMERIC_UNITS":
-            parse_quantity(box.answer)
+            written = explicit_quantity(box.answer)
         else:
-            parse_expression(box.answer)
+            written = explicit_expression(box.answer, part_text(part))
     except ValueError as e:
-        return f"{box.answer!r}: {e}"
-    return None
+        return f"{box.answer!r}: {e}", box
+    return None, box.model_copy(update={"answer": written})
 
 
 def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[str]]:
@@ -77,8 +86,11 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
     a reason, the rest of the part kept): a kind that is not ``NUMERIC_UNITS``,
     ``MATH_SINGLE_LINE`` or ``MULTIPLE_CHOICE``; a box that does not validate; a multiple
     choice whose answer is not exactly one boolean per option of ``part`` or has no true;
-    a numeric answer with no number or an unknown unit (:func:`parse_quantity`); a
-    symbolic answer that does not parse as an expression (:func:`parse_expression`).
+    a numeric answer with no number, an unknown or ambiguous unit
+    (:func:`tasks.boxes.answers.parse_quantity`); a symbolic answer that does not parse as an
+    expression, or reads two ways on this part (:func:`tasks.boxes.answers.parse_expression`,
+    whose context is the part's text). A kept box's answer is written explicitly (``m(g+a)``
+    → ``m*(g+a)``, ``12 Nm`` → ``12 N*m``).
     A reply that is not JSON or not ``{"boxes": [...]}`` is refused whole (no box kept,
     one line). Never raises on the reply's content.
     """
@@ -116,7 +128,7 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
         except UnicodeEncodeError:
             refused.append(f"{where}: holds a lone surrogate (not text)")
             continue
-        reason = _refusal(box, part)
+        reason, box = _refusal(box, part)
         if reason:
             refused.append(f"{where}: {reason}")
             continue
