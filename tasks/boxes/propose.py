@@ -14,8 +14,10 @@ from schemas.flags import Flag
 from schemas.llm import BackendSpec, LLMRequest
 from schemas.routes import Usage
 from schemas.sheet import Part, SheetSet
+from schemas.status import Cause, StageStatus, State
 from tasks import prompts
 from tasks.boxes.check import check
+from tasks.boxes.sheet import from_sheet
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
@@ -96,32 +98,42 @@ def _shape(text: str) -> dict:
     return data
 
 
-def propose(backend: Backend, part: Part, qi: int, pi: int) -> PartBoxes:
-    """Ask ``backend`` for the boxes of part ``pi`` of question ``qi`` (0-based) and keep
-    what :func:`check` keeps.
+def propose(backend: Backend, part: Part, qi: int, pi: int, offline: bool = False) -> PartBoxes:
+    """The boxes of part ``pi`` of question ``qi`` (0-based): read from the sheet where it
+    states them (:func:`tasks.boxes.sheet.from_sheet`: no call, ``source`` ``sheet``), else
+    asked of ``backend``, keeping what :func:`check` keeps.
 
     A reply that is not ``{"boxes": [...]}`` is asked again once; if it still is not, the
-    whole reply is refused (one line). No reply to be had gives status ``skipped: …`` and
-    a failed call ``failed: …``, both with no box and no refusal. Never raises on the
-    reply's content; usage counts every reply had.
+    whole reply is refused (one line). No reply to be had gives state ``skipped`` (cause
+    ``offline_no_reply`` when ``offline``, else ``no_backend``) and a failed call ``failed``
+    (``backend_error``), both with no box and no refusal. Never raises on the reply's
+    content; usage counts every reply had.
     """
     key = part_field(qi, pi)
+    sheet = from_sheet(part)
+    if sheet is not None:
+        kept, refused = check({"boxes": [b.model_dump() for b in sheet.boxes]}, part)
+        return PartBoxes(field=key, boxes=kept, refused=refused + [f"from the sheet: {r}" for r in sheet.refused],
+                         proposed=len(sheet.boxes) + len(sheet.refused), source="sheet", quote=sheet.quote,
+                         status=StageStatus(state=State.ran, reason="read from the sheet, no call"))
     try:
         data, replies = ask(backend, build_request(part, qi, pi), _shape)
     except NoReply as e:  # the part's key is named by the summary, not the backend's file name
-        return PartBoxes(field=key, status="skipped: " + str(e).removesuffix(f" {stage_name(qi, pi)}.json"))
+        cause = Cause.offline_no_reply if offline else Cause.no_backend
+        reason = str(e).removesuffix(f" {stage_name(qi, pi)}.json")
+        return PartBoxes(field=key, status=StageStatus(state=State.skipped, reason=reason, cause=cause))
     except ReplyInvalid as e:
         live = [r for r in e.replies if not r.replayed]
         return PartBoxes(
             field=key,
             refused=[f"reply: does not validate ({e.reason})"],
-            status="replayed" if not live else "ran",
+            status=StageStatus(state=State.replayed if not live else State.ran, cause=Cause.invalid),
             calls=len(live),
             usage=sum((r.usage for r in e.replies), Usage()),
             raw=e.replies[-1].text,
         )
     except BackendError as e:
-        return PartBoxes(field=key, status=f"failed: {e}")
+        return PartBoxes(field=key, status=StageStatus(state=State.failed, reason=str(e), cause=Cause.backend_error))
     kept, refused = check(data, part)
     last = replies[-1]
     return PartBoxes(
@@ -129,7 +141,7 @@ def propose(backend: Backend, part: Part, qi: int, pi: int) -> PartBoxes:
         boxes=kept,
         refused=refused,
         proposed=len(data["boxes"]),
-        status="replayed" if last.replayed else "ran",
+        status=StageStatus(state=State.replayed if last.replayed else State.ran),
         calls=0 if last.replayed else len(replies),
         usage=sum((r.usage for r in replies), Usage()),
         raw=last.text,
@@ -140,9 +152,10 @@ def propose(backend: Backend, part: Part, qi: int, pi: int) -> PartBoxes:
 def areas_task(part: Part, qi: int, pi: int, saved_reply: str | None, backend: BackendSpec | None,
                offline: bool) -> PartBoxes:
     """:func:`propose` for one part as a cached task, keyed by the part, its place, the
-    prompt, the saved reply's text and the backend and model (never a key)."""
+    prompt, the saved reply's text and the backend and model (never a key). Called for every
+    answerable part, with or without a backend: a part the sheet answers needs neither."""
     saved = {stage_name(qi, pi): saved_reply} if saved_reply is not None else {}
-    return propose(backend_for(backend, saved, offline=offline), part, qi, pi)
+    return propose(backend_for(backend, saved, offline=offline), part, qi, pi, offline)
 
 
 def eligible_parts(questions: SheetSet) -> list[tuple[int, int, Part]]:
@@ -214,15 +227,17 @@ def boxes_of(parts: list[PartBoxes]) -> dict[str, list[Box]]:
 
 def summarise(parts: list[PartBoxes], status: str | None = None) -> AreasSummary:
     """The counts of the stage (no score; see :func:`tasks.boxes.score.score`). ``status``
-    overrides the one derived from the parts (``ran``/``replayed``/``mixed``, ``failed``
-    when every part failed, ``skipped: …`` when none had a reply)."""
+    overrides the one derived from the parts: ``ran``/``replayed``/``mixed`` (parts each
+    way), then ``; N of M parts skipped (keys): reason`` for the rest; ``failed: …`` or
+    ``skipped: …`` when no part had boxes; ``no part to answer``. Parts read from the sheet
+    count as ``ran`` and in ``from_sheet``."""
     usage = sum((p.usage for p in parts), Usage())
     if status is None:
-        had = {p.status for p in parts if p.status in ("ran", "replayed")}
-        rest = [p for p in parts if p.status not in ("ran", "replayed")]
+        had = {p.status.state.value for p in parts if p.status.usable}
+        rest = [p for p in parts if not p.status.usable]
         if rest:
             keys = ", ".join(p.field for p in rest[:6]) + (", …" if len(rest) > 6 else "")
-            what, _, why = rest[0].status.partition(": ")
+            what, why = rest[0].status.state.value, rest[0].status.reason
             missed = f"{len(rest)} of {len(parts)} parts {what} ({keys}): {why}"
         if had:
             status = (had.pop() if len(had) == 1 else "mixed") + (f"; {missed}" if rest else "")
@@ -237,6 +252,7 @@ def summarise(parts: list[PartBoxes], status: str | None = None) -> AreasSummary
         proposed=sum(p.proposed for p in parts),
         refused=sum(len(p.refused) for p in parts),
         written=sum(len(p.boxes) for p in parts),
+        from_sheet=sum(len(p.boxes) for p in parts if p.source == "sheet"),
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         cost_usd=usage.cost_usd,
