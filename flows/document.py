@@ -37,6 +37,7 @@ from schemas.llm import BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RouteSummary  # noqa: E402
 from schemas.routes import RouteResult, Usage  # noqa: E402
+from schemas.status import Cause  # noqa: E402
 from tasks.settle.adjudicate import adjudicate_task  # noqa: E402
 from tasks.boxes.areas import areas_task, boxes_of, eligible_parts, flags_of, part_field, saved_file, summarise  # noqa: E402
 from tasks.write.build import build_task  # noqa: E402
@@ -311,9 +312,7 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
     answerable = eligible_parts(settled.questions)
     if not areas:
         areas_status = "off"
-    elif spec is None and not inputs.areas:
-        areas_status = "skipped: " + ("offline" if offline else "no model backend") + " and no reply in a saved areas.json"
-    else:
+    else:  # with no backend too: a part the sheet answers needs no call (tasks.boxes.sheet)
         for qi, pi, part in answerable:
             key = part_field(qi, pi)
             area_fs[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), spec, offline)
@@ -441,7 +440,7 @@ def _dag(inputs, set_name, out_dir: Path, run_dir: Path, t0: float, spec, offlin
         f"{stage}: {why}" for stage, why in (("route A", a.reason), ("adjudication", adj_status))
         if "offline: no saved reply" in why
     ]
-    unanswered = [p.field for p in part_boxes if p.status.startswith("skipped: offline")]
+    unanswered = [p.field for p in part_boxes if p.status.cause == Cause.offline_no_reply]
     if inputs.areas and unanswered:  # a saved areas.json is replayed whole or not at all
         refused.append(f"answer boxes: no saved reply in areas.json for {', '.join(unanswered)}")
     if refused:
