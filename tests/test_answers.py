@@ -245,3 +245,12 @@ def test_me2_offline_nine_of_the_twelve_boxes_come_from_the_sheet_with_no_call()
     export, rtol = read_export_areas(ME2_EXPORT)
     got = score(made, export, rtol)
     assert got.matched == 9 and {m.part for m in got.misses} == {"q4.p2", "q4.p3"}
+
+
+@needs_me2
+def test_me2_live_one_call_per_part_the_sheet_does_not_answer():
+    reply = json.loads(ME2_REPLY.read_text(encoding="utf-8"))
+    backend = ScriptedBackend([json.dumps({"boxes": []})] * 12)
+    parts = [propose(backend, Part(**p), qi, pi) for qi, q in enumerate(reply) for pi, p in enumerate(q["parts"])]
+    assert [r.stage for r in backend.requests] == ["areas-q1-p2", "areas-q4-p2", "areas-q4-p3"]
+    assert sum(p.calls for p in parts) == 3
