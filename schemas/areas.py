@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
 from schemas.routes import Usage
+from schemas.status import StageStatus, State
 
 BoxKind = Literal["NUMERIC_UNITS", "MATH_SINGLE_LINE", "MULTIPLE_CHOICE"]
 """The three kinds of answer box proposed; the platform's ``responseType`` names."""
@@ -61,11 +62,14 @@ class PartBoxes(BaseModel):
     """The outcome for one part: ``field`` its 1-based key (``q2.p1``), ``boxes`` the boxes
     kept, ``refused`` one line per box (or whole reply) refused, with the reason.
 
-    ``proposed`` counts the boxes the reply held (kept and refused); ``status`` is
-    ``ran`` (live), ``replayed`` (saved reply), ``skipped: …`` (no reply to be had) or
-    ``failed: …`` (the call failed); ``calls`` the live calls made (a re-ask counts),
-    ``usage`` their tokens and cost, ``raw`` the last reply's text (saved in
-    ``replies/areas.json``).
+    ``proposed`` counts the boxes proposed (kept and refused); ``status`` a
+    :class:`schemas.status.StageStatus`: ``ran`` (a live call, or read from the sheet with
+    none), ``replayed`` (saved reply), ``skipped`` (no reply to be had; ``cause``
+    ``offline_no_reply`` under ``--offline``, else ``no_backend``) or ``failed``
+    (``backend_error``); ``source`` ``sheet`` when the boxes were read from the part's own
+    final answer or marked option (:mod:`tasks.boxes.sheet`, no call; ``quote`` the text
+    read), else ``model``; ``calls`` the live calls made (a re-ask counts), ``usage`` their
+    tokens and cost, ``raw`` the last reply's text (saved in ``replies/areas.json``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -74,7 +78,9 @@ class PartBoxes(BaseModel):
     boxes: list[Box] = Field(default_factory=list)
     refused: list[str] = Field(default_factory=list)
     proposed: int = 0
-    status: str = "ran"
+    status: StageStatus = Field(default_factory=lambda: StageStatus(state=State.ran))
+    source: Literal["model", "sheet"] = "model"
+    quote: str = ""
     calls: int = 0
     usage: Usage = Field(default_factory=Usage)
     raw: str = ""
@@ -104,7 +110,8 @@ class AreasSummary(BaseModel):
     (``--no-areas``), ``skipped: …`` (no backend and no saved ``areas.json``) or ``failed``
     (no part had a reply); ``parts`` eligible parts asked, ``calls`` live calls;
     ``proposed`` boxes in the replies, ``refused`` refusals (boxes or whole replies),
-    ``written`` boxes in the set. ``matched``/``in_export``/``misses`` score the written
+    ``written`` boxes in the set, ``from_sheet`` of them read from the sheet with no call.
+    ``matched``/``in_export``/``misses`` score the written
     boxes against the export's (``None`` and empty without an export).
     """
 
@@ -114,6 +121,7 @@ class AreasSummary(BaseModel):
     proposed: int = 0
     refused: int = 0
     written: int = 0
+    from_sheet: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0

@@ -29,6 +29,8 @@ ME2 = CORPUS / "me2" / "export" / "set_Introduction"
 needs_me2 = pytest.mark.skipif(not ME2.is_dir(), reason="the ME2 export of ../shared/corpus is absent")
 
 CHOICE = Part(content="Which colour is the sky at noon?", options=["Green", "Blue", "Red"], answer="Blue.")
+CHOICE_UNSTATED = Part(content="Which colour is the sky at noon?", options=["Green", "Blue", "Red"],
+                       answer="It depends on the weather.")
 PLAIN = Part(content="Find the mass of the block.", answer="$m = 0.2$ kg", worked_solution="Weigh it.")
 
 
@@ -371,6 +373,7 @@ from tasks.boxes.areas import (  # noqa: E402
     saved_file,
     summarise,
 )
+from schemas.status import Cause, State  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm import BackendError  # noqa: E402
 from tests.scripted import ScriptedBackend  # noqa: E402
@@ -383,7 +386,7 @@ def test_propose_keeps_what_validates_and_counts_usage():
     ]})], usage=Usage(input_tokens=300, output_tokens=40, cost_usd=0.001))
     got = propose(backend, PLAIN, 2, 0)
     assert backend.requests[0].stage == "areas-q3-p1"
-    assert got.field == "q3.p1" and got.status == "ran" and got.calls == 1
+    assert got.field == "q3.p1" and got.status.state == State.ran and got.calls == 1
     assert [b.answer for b in got.boxes] == ["0.2 kg"] and got.proposed == 2
     assert len(got.refused) == 1 and "furlongz" in got.refused[0]
     assert got.usage.input_tokens == 300 and json.loads(got.raw)["boxes"][0]["answer"] == "0.2 kg"
@@ -405,15 +408,19 @@ def test_propose_a_reply_mended_on_the_second_ask_is_kept():
 
 def test_propose_with_no_reply_or_a_failed_call_makes_no_box_and_no_refusal():
     skipped = propose(ScriptedBackend([]), PLAIN, 0, 0)
-    assert skipped.status.startswith("skipped") and skipped.boxes == [] and skipped.refused == []
+    assert skipped.status.state == State.skipped and skipped.status.cause == Cause.no_backend
+    assert skipped.boxes == [] and skipped.refused == []
+    offline = propose(ScriptedBackend([]), PLAIN, 0, 0, offline=True)
+    assert offline.status.cause == Cause.offline_no_reply
     failed = propose(ScriptedBackend([BackendError("scripted", "529 overloaded")]), PLAIN, 0, 0)
-    assert failed.status.startswith("failed") and "529" in failed.status and failed.refused == []
+    assert failed.status.state == State.failed and failed.status.cause == Cause.backend_error
+    assert "529" in failed.status.reason and failed.refused == []
 
 
 def test_a_saved_reply_is_replayed_not_asked_again():
     backend = ScriptedBackend(["not json"], replayed=True)
     got = propose(backend, PLAIN, 0, 0)
-    assert len(backend.requests) == 1 and got.status == "replayed" and got.calls == 0
+    assert len(backend.requests) == 1 and got.status.state == State.replayed and got.calls == 0
     assert got.refused and got.refused[0].startswith("reply: does not validate")
 
 
@@ -449,7 +456,7 @@ def test_flags_and_summary():
                                                        {"kind": "NUMERIC_UNITS", "label": "", "answer": "3 m"}]})]),
                 PLAIN, 0, 0),
         propose(ScriptedBackend([json.dumps(one("MULTIPLE_CHOICE", [False, True, False]))], replayed=True),
-                CHOICE, 0, 1),
+                CHOICE_UNSTATED, 0, 1),
         propose(ScriptedBackend([]), PLAIN, 1, 0),
     ]
     flags = flags_of(parts)

@@ -222,7 +222,9 @@ def test_me2_hand_written_boxes_replayed_score_12_of_12(tmp_path):
                   export=str(me2 / "export" / "set_Introduction"))
     assert outcome.error is None
     a = outcome.report.areas
-    assert (a.status, a.parts, a.calls, a.proposed, a.refused, a.written) == ("replayed", 12, 0, 12, 0, 12)
+    # 9 boxes read from the sheet itself (issue 12), the other 3 parts' replayed from areas.json
+    assert (a.status, a.parts, a.calls, a.proposed, a.refused, a.written) == ("mixed", 12, 0, 12, 0, 12)
+    assert a.from_sheet == 9
     assert (a.matched, a.in_export, a.misses) == (12, 12, [])
     assert "area" not in outcome.report.flags_by_kind
     # q5.p2's multiple choice box carries the part's seven options, in the set in2lambda wrote.
@@ -236,18 +238,19 @@ def test_me2_hand_written_boxes_replayed_score_12_of_12(tmp_path):
 
 def test_me2_a_refused_box_touches_only_its_part_and_is_flagged(tmp_path):
     me2 = corpus("me2")
-    bad = {"q3.p1": {"boxes": [{"kind": "MATH_SINGLE_LINE", "label": "$F=$", "answer": "rho*U**2)("}]},
-           "q4.p1": {"boxes": [{"kind": "ESSAY", "label": "", "answer": "Discuss."}]},
+    # parts whose boxes the sheet does not state, so their saved replies are read (issue 12)
+    bad = {"q4.p2": {"boxes": [{"kind": "MATH_SINGLE_LINE", "label": "$F=$", "answer": "rho*U**2)("}]},
+           "q4.p3": {"boxes": [{"kind": "ESSAY", "label": "", "answer": "Discuss."}]},
            "q9.p1": {"boxes": [{"kind": "NUMERIC_UNITS", "label": "", "answer": "1 m"}]}}
     out = tmp_path / "out"
     outcome = run(me2 / "questions.md", out, replies=str(me2_replies(tmp_path, bad)),
                   export=str(me2 / "export" / "set_Introduction"))
     a = outcome.report.areas
-    assert (a.refused, a.written, a.matched, a.in_export) == (2, 10, 10, 12)
-    assert sorted(m.part for m in a.misses) == ["q3.p1", "q4.p1"]
+    assert (a.refused, a.written, a.matched, a.in_export) == (2, 9, 9, 12)
+    assert sorted({m.part for m in a.misses}) == ["q4.p2", "q4.p3"]
     area = {f["field"]: f["reason"] for f in flags(out) if f["kind"] == "area"}
-    assert set(area) == {"q3.p1", "q4.p1"}
-    assert "does not parse" in area["q3.p1"] and "'ESSAY' is not one of" in area["q4.p1"]
+    assert set(area) == {"q4.p2", "q4.p3"}
+    assert "does not parse" in area["q4.p2"] and "'ESSAY' is not one of" in area["q4.p3"]
     assert "areas.json: q9.p1 is not a part with something to answer; its reply was not used" in outcome.report.warnings
 
 
@@ -273,12 +276,12 @@ def test_offline_replays_a_saved_areas_json_whole_or_names_what_is_missing(tmp_p
     args = [str(me2 / "questions.md"), "--replies", str(replies), "--offline"]
     assert main(args + ["--out", str(tmp_path / "whole")]) == 0
     areas = json.loads((replies / "areas.json").read_text())
-    del areas["q5.p3"], areas["q2.p1"]
+    del areas["q4.p3"], areas["q1.p2"]  # parts the sheet does not answer (q2.p1, q5.p3 it does)
     (replies / "areas.json").write_text(json.dumps(areas))
     capsys.readouterr()
     assert main(args + ["--out", str(tmp_path / "part")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "answer boxes: no saved reply in areas.json for q2.p1, q5.p3" in err[0]
+    assert len(err) == 1 and "answer boxes: no saved reply in areas.json for q1.p2, q4.p3" in err[0]
 
 
 def test_a_malformed_areas_file_is_one_line_and_exit_1(tmp_path, capsys):

@@ -229,13 +229,15 @@ def test_me2_runs_live_and_a_second_run_makes_no_call(backend, monkeypatch, tmp_
 
 @pytest.mark.parametrize("backend", ["anthropic", "openai"])
 def test_me2_answer_boxes_live_one_call_per_part_concurrently(backend, monkeypatch, tmp_path):
-    """Each eligible part of ME2 gets one call, answered after 0.5 s with the part's boxes in
-    the export, except two the fake is scripted to get wrong: q1.p1 in a unit pint does
-    not know, q5.p2 with six booleans for seven options. Those two are refused and
-    flagged; the other ten boxes are written and match the export."""
+    """Each eligible part of ME2 whose boxes the sheet does not state (issue 12: q1.p2, q4.p2,
+    q4.p3, and q4.p1, whose adjudicated answer here is route B's, with a line of words after
+    the quantity; the other eight are read from the sheet with no call) gets one call,
+    answered after 0.5 s with the export's boxes, the fake scripted to get two wrong: q4.p2
+    in a unit pint does not know, q4.p3 with one boolean for two options. Those two are
+    refused and flagged; the other nine boxes are written and match the export."""
     sheet = me2()
-    sheet.boxes["q1.p1"] = {"boxes": [{"kind": "NUMERIC_UNITS", "label": "$m=$", "answer": "0.106 blorbs"}]}
-    sheet.boxes["q5.p2"] = {"boxes": [{"kind": "MULTIPLE_CHOICE", "label": "", "answer": [False] * 5 + [True]}]}
+    sheet.boxes["q4.p2"] = {"boxes": [{"kind": "NUMERIC_UNITS", "label": "$d=$", "answer": "0.541 blorbs"}]}
+    sheet.boxes["q4.p3"] = {"boxes": [{"kind": "MULTIPLE_CHOICE", "label": "", "answer": [True]}]}
     model = f"boxes-test-{backend}"  # a model id of its own: no earlier run's cached replies stand in
     if backend == "anthropic":
         fake = anthropic_fake(sheet, areas_delay=0.5).start()
@@ -252,22 +254,22 @@ def test_me2_answer_boxes_live_one_call_per_part_concurrently(backend, monkeypat
     r = outcome.report
     asked = [rec for rec in fake.requests if kind(json.dumps(rec.body)) == "areas"]
     keys = sorted(re.search(r"Part (q\d+\.p\d+)", json.dumps(rec.body)).group(1) for rec in asked)
-    assert keys == sorted(f"q{q}.p{p}" for q, n in enumerate([2, 2, 2, 3, 3], 1) for p in range(1, n + 1))
-    assert len(fake.requests) == 3 + 12  # route A, the filter, one adjudication, one call per part
+    assert keys == ["q1.p2", "q4.p1", "q4.p2", "q4.p3"]
+    assert len(fake.requests) == 3 + 4  # route A, the filter, one adjudication, one call per part left
     assert fake.max_open >= 2, "the parts' calls did not overlap"
     assert fake.max_open <= 4  # the backend's in-flight limit (SHEET2LAMBDA_MAX_IN_FLIGHT, default 4)
     a = r.areas
-    assert (a.status, a.parts, a.calls, a.proposed, a.refused, a.written) == ("ran", 12, 12, 12, 2, 10)
-    assert (a.matched, a.in_export) == (10, 12) and sorted(m.part for m in a.misses) == ["q1.p1", "q5.p2"]
-    assert (a.input_tokens, a.output_tokens) == (12 * TOKENS["areas"][0], 12 * TOKENS["areas"][1])
+    assert (a.parts, a.calls, a.refused, a.written, a.from_sheet) == (12, 4, 2, 9, 8)
+    assert (a.matched, a.in_export) == (9, 12) and sorted({m.part for m in a.misses}) == ["q4.p2", "q4.p3"]
+    assert (a.input_tokens, a.output_tokens) == (4 * TOKENS["areas"][0], 4 * TOKENS["areas"][1])
     assert r.input_tokens == sum(TOKENS[s][0] for s in ("route-a", "filter", "adjudication")) + a.input_tokens
     assert r.flags_by_kind.get("area") == 2
     flags = json.loads((tmp_path / "out" / "flags.json").read_text())
     area = sorted((f["field"], f["reason"]) for f in flags if f["kind"] == "area")
-    assert area[0][0] == "q1.p1" and "blorbs" in area[0][1]
-    assert area[1][0] == "q5.p2" and "6 booleans for 7 options" in area[1][1]
+    assert area[0][0] == "q4.p2" and "blorbs" in area[0][1]
+    assert area[1][0] == "q4.p3" and "1 booleans for 2 options" in area[1][1]
     saved = json.loads((tmp_path / "out" / "replies" / "areas.json").read_text())
-    assert sorted(saved) == keys and saved["q1.p1"] == sheet.boxes["q1.p1"]
+    assert sorted(saved) == keys and saved["q4.p2"] == sheet.boxes["q4.p2"]
 
 
 def test_replay_of_saved_replies_offline_makes_no_call(monkeypatch, tmp_path):

@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from schemas.areas import Box, Miss, Score
-from tasks.boxes.areas import areas_of_members, parse_expression, parse_quantity
+from tasks.boxes.answers import parse_expression, parse_quantity
+from tasks.boxes.export import areas_of_members, part_texts_of_members
+from tasks.boxes.units import speaks_of_difference
 from schemas.build import BuiltSet
 from tasks.cache import stage
 
@@ -24,18 +26,63 @@ def _show(box: Box | None) -> str:
     return " ".join(t for t in (box.kind, box.label.strip(), str(box.answer)) if t)
 
 
-def equal_quantities(made: str, wanted: str, rtol: float | None = None) -> bool:
-    """True when the two numbers with units (pint) have the same dimensions and ``made``,
+def equal_quantities(made: str, wanted: str, rtol: float | None = None, difference: bool = False) -> bool:
+    """True when the two numbers with units (:func:`tasks.boxes.answers.parse_quantity`,
+    the alias table of :mod:`tasks.boxes.units`) have the same dimensions and ``made``,
     converted to ``wanted``'s units, is within ``rtol`` (relative to ``wanted``; default
     :data:`DEFAULT_RTOL`) of it: ``0.541 mm`` equals ``5.41e-4 m``. False when either
-    does not parse."""
+    does not parse.
+
+    Two rules beyond pint's conversion, each with its source:
+
+    - Rotation against frequency: a speed in revolutions (``rpm``, ``rev/s``) against one in
+      ``Hz`` or ``1/s`` is compared as revolutions per second, one revolution one cycle
+      (``3000 rpm`` = ``50 Hz``). SI Brochure 9th ed. Table 4 (the hertz is for periodic
+      phenomena, a cycle per second) and NIST SP 811 App. B.8 (r/min). Against ``rad/s``
+      pint's revolution of 2π rad applies (``3000 rpm`` = ``314.16 rad/s``).
+    - Temperature: with ``difference`` (the part or a label speaks of a rise, drop, change or
+      ΔT: :func:`tasks.boxes.units.speaks_of_difference`) a lone ``°C``/``°F`` value is an
+      interval (``15 °C`` = ``15 K``, NIST SP 811 §8.5); otherwise a temperature (``20 °C``
+      = ``293.15 K``).
+    """
     try:
         a, b = parse_quantity(made), parse_quantity(wanted)
+        if difference:
+            a, b = _interval(a), _interval(b)
+        a, b = _cycles(a, b)
+        b, a = _cycles(b, a)
         a = a.to(b.units)
     except Exception:  # ValueError from parsing, pint's DimensionalityError
         return False
     tol = DEFAULT_RTOL if rtol is None else rtol
     return abs(a.magnitude - b.magnitude) <= tol * abs(b.magnitude)
+
+
+_ANGLES = ("radian", "degree", "turn", "revolution", "arcminute", "arcsecond", "grade", "gon")
+
+
+def _names(q) -> list[str]:
+    return [str(name) for name, _ in q.unit_items()]
+
+
+def _cycles(a, b):
+    """``a`` in revolutions counted as cycles (``a`` in ``1/s`` per revolution per second)
+    when ``b`` has no angle unit; else ``a`` unchanged."""
+    if any("turn" in n or "revolution" in n for n in _names(a)) and not any(
+        any(angle in n for angle in _ANGLES) for n in _names(b)
+    ):
+        ureg = a._REGISTRY
+        per_second = a.to(ureg.turn / ureg.second).magnitude  # DimensionalityError when not a rotation speed
+        return ureg.Quantity(per_second, "1/s"), b
+    return a, b
+
+
+def _interval(q):
+    """A lone Celsius or Fahrenheit temperature as the same interval (``delta_degC``)."""
+    names = _names(q)
+    if len(names) == 1 and names[0] in ("degree_Celsius", "degree_Fahrenheit"):
+        return q._REGISTRY.Quantity(q.magnitude, "delta_" + ("degC" if "Celsius" in names[0] else "degF"))
+    return q
 
 
 SAMPLES = 8
@@ -114,9 +161,11 @@ def equal_expressions(made: str, wanted: str) -> bool:
     return both * 2 >= SAMPLES
 
 
-def equal_boxes(made: Box, wanted: Box, rtol: float | None = None) -> bool:
+def equal_boxes(made: Box, wanted: Box, rtol: float | None = None, context: str = "") -> bool:
     """True when the boxes have the same kind and equal answers (numbers with units within
-    ``rtol``, symbolic as expressions, multiple choice as lists; labels are not compared)."""
+    ``rtol``, symbolic as expressions, multiple choice as lists; labels are not compared).
+    ``context`` is the part's text: where it or a label speaks of a difference, a Celsius
+    value is scored as an interval (:func:`equal_quantities`)."""
     if made.kind != wanted.kind:
         return False
     if made.kind == "MULTIPLE_CHOICE":
@@ -124,13 +173,15 @@ def equal_boxes(made: Box, wanted: Box, rtol: float | None = None) -> bool:
     if not (isinstance(made.answer, str) and isinstance(wanted.answer, str)):
         return False
     if made.kind == "NUMERIC_UNITS":
-        return equal_quantities(made.answer, wanted.answer, rtol)
+        difference = speaks_of_difference(" ".join((context, made.label, wanted.label)))
+        return equal_quantities(made.answer, wanted.answer, rtol, difference)
     if made.kind == "MATH_SINGLE_LINE":
         return equal_expressions(made.answer, wanted.answer)
     return made.answer == wanted.answer
 
 
-def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[str, list[float | None]]) -> Score:
+def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[str, list[float | None]],
+          texts: dict[str, str] | None = None) -> Score:
     """``made`` boxes scored against ``export``'s, both keyed by part (``q2.p1``).
 
     ``rtol`` gives per part one relative tolerance per export box (``None``: 0.5 %), as
@@ -138,7 +189,8 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
     from the export's matches none of its boxes; otherwise box ``i`` matches when
     :func:`equal_boxes` holds for the export's box ``i``. ``in_export`` counts the
     export's boxes; one miss per export box not matched and per made box with no export
-    box (in part order, then box order).
+    box (in part order, then box order). ``texts`` gives each part's text (its content),
+    the context of :func:`equal_boxes`.
     """
     result = Score(in_export=sum(len(v) for v in export.values()))
 
@@ -153,7 +205,7 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
             mine = ours[i] if i < len(ours) else None
             wanted = theirs[i] if i < len(theirs) else None
             tol = tolerances[i] if i < len(tolerances) else None
-            if same_count and mine is not None and wanted is not None and equal_boxes(mine, wanted, tol):
+            if same_count and mine is not None and wanted is not None and equal_boxes(mine, wanted, tol, (texts or {}).get(part, "")):
                 result.matched += 1
             else:
                 result.misses.append(Miss(part=part, wanted=_show(wanted), made=_show(mine)))
@@ -172,8 +224,19 @@ def built_boxes(files: dict[str, bytes], name: str) -> dict[str, list[Box]]:
     return areas_of_members(members, f"{name} (as built)")[0]
 
 
+def built_members(files: dict[str, bytes], name: str) -> dict[str, bytes]:
+    """The question files of the set in2lambda wrote, by file name."""
+    return {
+        PurePosixPath(rel).name: data
+        for rel, data in files.items()
+        if PurePosixPath(rel).parent == PurePosixPath(name) and rel.endswith(".json")
+    }
+
+
 @stage("score")
 def score_task(built: BuiltSet, export: dict[str, list[Box]], rtol: dict[str, list[float | None]]) -> Score:
     """The boxes of the built set (read back from what in2lambda wrote) scored against the
     export's (:func:`score`), as a cached task."""
-    return score(built_boxes(built.files, built.result.set_dir), export, rtol)
+    files, name = built.files, built.result.set_dir
+    members = built_members(files, name)
+    return score(built_boxes(files, name), export, rtol, part_texts_of_members(members, f"{name} (as built)"))

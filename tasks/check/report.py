@@ -184,7 +184,7 @@ def offline_refusals(a: RouteResult, adjudication: AdjudicationResult, part_boxe
 
     refused = [f"{stage}: {status.reason}" for stage, status in (("route A", a.status), ("adjudication", adjudication.status))
                if status.cause == Cause.offline_no_reply]
-    unanswered = [p.field for p in part_boxes if p.status.startswith("skipped: offline")]
+    unanswered = [p.field for p in part_boxes if p.status.cause == Cause.offline_no_reply]
     if saved_areas and unanswered:
         refused.append(f"answer boxes: no saved reply in areas.json for {', '.join(unanswered)}")
     return refused
