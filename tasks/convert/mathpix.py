@@ -52,7 +52,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util import Retry
 
 from schemas.ocr import MathpixConversion
-from tasks.llm.secrets import float_setting, int_setting, redact as _redact_models, secret, setting
+from tasks.llm.secrets import redact as _redact_models, secret, setting, settings
 
 DEFAULT_BASE = "https://api.mathpix.com"
 ID_VARIABLE, KEY_VARIABLE = "MATHPIX_APP_ID", "MATHPIX_APP_KEY"
@@ -229,9 +229,9 @@ def convert_pdf(
                            f"a PDF needs Mathpix, with {ID_VARIABLE} and {KEY_VARIABLE}")
     client = _Client(
         base_url(),
-        timeout if timeout is not None else float_setting("SHEET2LAMBDA_MATHPIX_TIMEOUT", 60.0),
-        deadline if deadline is not None else float_setting("SHEET2LAMBDA_MATHPIX_DEADLINE", 900.0),
-        attempts if attempts is not None else int_setting("SHEET2LAMBDA_MATHPIX_ATTEMPTS", 4),
+        timeout if timeout is not None else settings().SHEET2LAMBDA_MATHPIX_TIMEOUT,
+        deadline if deadline is not None else settings().SHEET2LAMBDA_MATHPIX_DEADLINE,
+        attempts if attempts is not None else settings().SHEET2LAMBDA_MATHPIX_ATTEMPTS,
         {"app_id": app_id, "app_key": app_key},
     )
     del app_id, app_key

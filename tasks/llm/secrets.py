@@ -63,8 +63,13 @@ class Settings(BaseSettings):
     SHEET2LAMBDA_MAX_IN_FLIGHT: int = 4
     SHEET2LAMBDA_LLM_ATTEMPTS: int = 4
     SHEET2LAMBDA_LLM_TIMEOUT: float = 600.0
+    MATHPIX_BASE_URL: str | None = None
+    SHEET2LAMBDA_MATHPIX_TIMEOUT: float = 60.0
+    SHEET2LAMBDA_MATHPIX_DEADLINE: float = 900.0
+    SHEET2LAMBDA_MATHPIX_ATTEMPTS: int = 4
 
-    @field_validator("SHEET2LAMBDA_MAX_IN_FLIGHT", "SHEET2LAMBDA_LLM_ATTEMPTS", mode="before")
+    @field_validator("SHEET2LAMBDA_MAX_IN_FLIGHT", "SHEET2LAMBDA_LLM_ATTEMPTS", "SHEET2LAMBDA_MATHPIX_ATTEMPTS",
+                     mode="before")
     @classmethod
     def _whole(cls, v, info):
         try:
@@ -72,7 +77,8 @@ class Settings(BaseSettings):
         except ValueError:
             raise ValueError(f"{info.field_name} must be a whole number, not {v!r}") from None
 
-    @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", mode="before")
+    @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_MATHPIX_TIMEOUT", "SHEET2LAMBDA_MATHPIX_DEADLINE",
+                     mode="before")
     @classmethod
     def _positive(cls, v, info):
         try:
