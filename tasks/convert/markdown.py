@@ -68,10 +68,12 @@ from tasks.errors import InputError
 from tasks.convert import checks
 from tasks.convert.checks import OWN, math_not_kept as _math_not_kept, structure_lost as _structure_lost  # noqa: F401 (tests)
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
-from tasks.convert.pandoc_ast import divs, image_links, plain
+from tasks.convert.pandoc_ast import divs, image_links, plain, walk
+from tasks.convert.tex_rewrite import Prepared, prepare
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
+STRUCTURE_FILTER = ROOT / "filters" / "convert" / "structure.lua"
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 PANDOC_READERS = {".tex": "latex", ".docx": "docx"}
@@ -258,13 +260,29 @@ def _read_markdown(name: str, text: str) -> dict:
 
 
 def _convert_latex(name: str, source: str, base_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
-    args = ["-f", "latex", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=latex"]
+    prepared = prepare(source, base_dir)
+    args = ["-f", "latex", f"--lua-filter={STRUCTURE_FILTER}", f"--lua-filter={TIDY_FILTER}",
+            "-M", "sheet2lambda-reader=latex"]
     if base_dir and Path(base_dir).is_dir():
-        ast, log = _pandoc(name, args, source.encode(), base_dir)
+        ast, log = _pandoc(name, args, prepared.source.encode(), base_dir)
     else:
         with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
-            ast, log = _pandoc(name, args, source.encode(), cwd)
-    return _finish(name, ast, log, source)
+            ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
+    _honour_graphicspath(ast, prepared.graphicspath, base_dir)
+    return _finish(name, ast, log, source, prepared)
+
+
+def _honour_graphicspath(ast: dict, folders: list[str], base_dir: str | None) -> None:
+    """Point each image link that finds no file at the ``\\graphicspath`` folder that has it
+    (in the order the sheet lists them, as LaTeX searches)."""
+    for n in walk(ast.get("blocks", [])):
+        if n.get("t") != "Image" or resolve_image(n["c"][2][0], base_dir):
+            continue
+        for folder in folders:
+            candidate = folder.rstrip("/") + "/" + n["c"][2][0]
+            if resolve_image(candidate, base_dir):
+                n["c"][2][0] = candidate
+                break
 
 
 def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
@@ -279,7 +297,9 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, l
     return _finish(name, ast, log, None)
 
 
-def _finish(name: str, ast: dict, log: list[dict], tex: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
+def _finish(
+    name: str, ast: dict, log: list[dict], tex: str | None, prepared: Prepared | None = None
+) -> tuple[str, list[ConversionWarning], list[str]]:
     """Write ``ast`` as markdown, read it back, and gather every warning."""
     text, write_log = _write_markdown(name, ast)
     back = _read_markdown(name, text)
@@ -288,9 +308,12 @@ def _finish(name: str, ast: dict, log: list[dict], tex: str | None) -> tuple[str
     warnings = [w for e in entries if (w := checks.keep(e, found)) is not None]
     if tex is not None:
         body = checks.tex_body(tex)
-        warnings += checks.structure_lost(body, entries, ast, checks.defined(tex))
+        converted = prepared.converted if prepared else set()
+        warnings += prepared.notes if prepared else []
+        warnings += checks.structure_lost(body, entries, ast, checks.defined(tex) | converted)
         meta = " ".join(plain(v) for v in ast.get("meta", {}).values())
-        warnings += checks.content_lost(body, text, entries, meta)
+        hidden = prepared.hidden if prepared else ""
+        warnings += checks.content_lost(body, text, entries, meta + "\n" + hidden)
     warnings += checks.metadata_not_kept(ast, text)
     warnings += checks.math_not_kept(ast, back)
     warnings += checks.raw_tex_warnings(back)
