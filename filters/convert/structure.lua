@@ -170,11 +170,41 @@ local function OrderedList(el)
   return el
 end
 
+-- Labels inside list items print as the item's label: (a), ii, 3.
+local itemno = {}
+local function format_item(n, style, delim)
+  local s = tostring(n)
+  if style == "LowerAlpha" or style == "UpperAlpha" then
+    s = string.char(96 + ((n - 1) % 26) + 1)
+  elseif style == "LowerRoman" or style == "UpperRoman" then
+    local romans = { "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii" }
+    s = romans[n] or tostring(n)
+  end
+  if style == "UpperAlpha" or style == "UpperRoman" then s = s:upper() end
+  if delim == "TwoParens" then s = "(" .. s .. ")" end
+  return s
+end
+
+local function number_items(el)
+  for i, item in ipairs(el.content) do
+    local first = item[1]
+    if first then
+      pandoc.walk_block(pandoc.Div({ first }), {
+        Span = function(sp)
+          if sp.identifier ~= "" and not sp.identifier:match("^" .. START .. "$") then
+            itemno[sp.identifier] = format_item(el.start + i - 1, el.style, el.delimiter)
+          end
+        end,
+      })
+    end
+  end
+end
+
 local function Link(el)
   local kind = el.attributes["reference-type"]
   local target = el.attributes["reference"] or el.target:match("^#(.*)$")
   if kind and target then
-    local n = eqno[target]
+    local n = eqno[target] or itemno[target]
     local text = n and tostring(n) or pandoc.utils.stringify(el.content):gsub("^%[(.*)%]$", "%1")
     if kind == "eqref" then text = "(" .. text .. ")" end
     return pandoc.Str(text)
@@ -192,6 +222,8 @@ end
 function Pandoc(doc)
   doc = doc:walk({ Math = function(el) if el.mathtype == "DisplayMath" then return number_math(el) end end })
   doc = doc:walk({ Div = Div })
-  doc = doc:walk({ OrderedList = OrderedList, Link = Link, Superscript = script("^"), Subscript = script("_") })
+  doc = doc:walk({ OrderedList = OrderedList })
+  doc:walk({ OrderedList = function(el) number_items(el) end })
+  doc = doc:walk({ Link = Link, Superscript = script("^"), Subscript = script("_") })
   return doc
 end

@@ -276,8 +276,11 @@ def _learn(nodes, ctx: _Context, from_sheet: bool) -> None:
             ctx.booleans[(_arg(n, 0) or "").strip()] = (_arg(n, 1) or "").strip().lower() == "true"
         elif m == "newif":
             pass
-        elif m in ("excludecomment", "excludeversion"):
-            ctx.excluded.add((_arg(n, 0) or "").strip())
+        elif m in ("excludecomment", "excludeversion") and from_sheet:
+            # A class's own \\excludecomment sits under an option's conditional, which this
+            # pass does not evaluate; solution environments stay solution divs either way.
+            if (_arg(n, 0) or "").strip() not in SOLUTION_ENVS:
+                ctx.excluded.add((_arg(n, 0) or "").strip())
         elif m == "graphicspath":
             ctx.graphicspath += [g.nodelist[0].latex_verbatim().strip() if g.nodelist else ""
                                  for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
