@@ -148,11 +148,15 @@ local function proof(div)
   return pandoc.Div(blocks, pandoc.Attr("", { "solution" }))
 end
 
+-- Classes of the divs unwrapped, so stage 1 knows their environment's content survived.
+local unwrapped = {}
+
 local function Div(div)
   for _, c in ipairs(div.classes) do
     if KEEP[c] then return nil end
     if c == "proof" then return proof(div) end
   end
+  for _, c in ipairs(div.classes) do table.insert(unwrapped, c) end
   return theorem(div) or div.content
 end
 
@@ -222,6 +226,7 @@ end
 function Pandoc(doc)
   doc = doc:walk({ Math = function(el) if el.mathtype == "DisplayMath" then return number_math(el) end end })
   doc = doc:walk({ Div = Div })
+  if #unwrapped > 0 then doc.meta["sheet2lambda-unwrapped"] = pandoc.MetaList(unwrapped) end
   doc = doc:walk({ OrderedList = OrderedList })
   doc:walk({ OrderedList = function(el) number_items(el) end })
   doc = doc:walk({ Link = Link, Superscript = script("^"), Subscript = script("_") })

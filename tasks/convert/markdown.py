@@ -301,10 +301,13 @@ def _finish(
     name: str, ast: dict, log: list[dict], tex: str | None, prepared: Prepared | None = None
 ) -> tuple[str, list[ConversionWarning], list[str]]:
     """Write ``ast`` as markdown, read it back, and gather every warning."""
+    unwrapped = [plain(v) for v in ast.get("meta", {}).pop("sheet2lambda-unwrapped", {}).get("c", [])]
     text, write_log = _write_markdown(name, ast)
     back = _read_markdown(name, text)
     entries = checks.dedupe(log + write_log)
     found = divs(ast)
+    for cls in unwrapped:  # divs structure.lua unwrapped: their content survived too
+        found[cls] = found.get(cls, 0) + 1
     warnings = [w for e in entries if (w := checks.keep(e, found)) is not None]
     if tex is not None:
         body = checks.tex_body(tex)
