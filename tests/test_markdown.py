@@ -21,6 +21,7 @@ from tasks.convert.markdown import (
     resolve_images,
     to_markdown,
 )
+from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "markdown"
@@ -376,8 +377,8 @@ def test_corpus_document_gives_markdown_or_one_clear_input_error(path, tmp_path)
         assert "\n" not in str(e) and e.file == path.name and e.problem
         return
     assert md.text.strip()
-    if path.suffix == ".md":
-        assert md.text == path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    if path.suffix == ".md":  # read as it is, but for \\( \\) / \\[ \\] maths written with dollars
+        assert md.text == dollar_maths(path.read_text(encoding="utf-8").replace("\r\n", "\n"))
 
 
 @needs_corpus
@@ -395,3 +396,12 @@ def test_mavrin_class_parts_become_lettered_items_with_solution_divs():
     assert "(a)  Prove that there is no rational number whose square is $2$." in md.text.splitlines()
     assert md.text.startswith("**Problem 1.**")
     assert md.text.count("::: {.solution}") == 6
+
+
+def test_markdown_backslash_maths_becomes_dollars_but_escaped_brackets_and_code_stay():
+    text = ("Find \\( x^2 \\) now \\[2 marks\\]\n\\[\nE = mc^2\n\\]\n"
+            "Code `\\(raw\\)` stays.\n\n```\n\\(fenced\\)\n```\n")
+    out = to_markdown("m.md", text.encode(), "questions").text
+    assert "Find $x^2$ now \\[2 marks\\]" in out
+    assert "$$\nE = mc^2\n$$" in out
+    assert "`\\(raw\\)`" in out and "\\(fenced\\)" in out

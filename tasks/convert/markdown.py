@@ -68,6 +68,7 @@ from tasks.errors import InputError
 from tasks.convert import checks
 from tasks.convert.checks import OWN, math_not_kept as _math_not_kept, structure_lost as _structure_lost  # noqa: F401 (tests)
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
+from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_rewrite import Prepared, prepare
 
@@ -124,7 +125,7 @@ def to_markdown(
     digest = hashlib.sha256(data).hexdigest()
 
     if suffix in MARKDOWN_SUFFIXES:
-        text = _decode(name, data)
+        text = dollar_maths(_decode(name, data))
         ast = _read_markdown(name, text)
         warnings = checks.raw_tex_warnings(ast)
         links = image_links(ast)
