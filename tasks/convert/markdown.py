@@ -1,7 +1,12 @@
 r"""Stage 1: a document (markdown, LaTeX, Word) becomes the markdown both routes read.
 
-- ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``): it already
-  is what the routes read, so it is never rewritten.
+- ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``), except that
+  ``\(…\)``/``\[…\]`` maths is written ``$…$``/``$$…$$`` (:mod:`tasks.convert.mdmath`).
+- ``.tex`` first goes through the TeX pre-pass (:mod:`tasks.convert.latex`,
+  :mod:`tasks.convert.tex_rewrite`), which keeps exam class, theorem, class-file, list,
+  conditional and siunitx structure, then pandoc with ``filters/convert/structure.lua``
+  (the contract's markers) before ``tidy.lua``. The loss checks live in
+  :mod:`tasks.convert.checks`.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
   ``commonmark_x-smart`` with ``--wrap=none``: curly quotes stay characters, maths stays
   ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``). The filter
