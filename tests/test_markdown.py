@@ -21,6 +21,7 @@ from tasks.convert.markdown import (
     resolve_images,
     to_markdown,
 )
+from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "markdown"
@@ -175,26 +176,19 @@ def test_missing_input_is_a_warning_but_a_missing_package_is_not(tmp_path):
     assert not any("amsmath" in t for _, t in kinds)
 
 
-def test_exam_class_sheet_gives_warnings_not_a_silently_shorter_document():
+def test_exam_class_sheet_keeps_questions_parts_and_solutions_as_contract_markers():
     path = FIXTURES / "exam_sheet.tex"
     md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(FIXTURES))
-    reported = "\n".join(w.text for w in md.warnings)
-    # Pandoc drops the parts blocks: each part's words must be in a warning if not in the text.
-    for sentence in (
-        "Write the trolley's equation of motion.",
-        "State the period of its oscillation.",
-        "Draw a free body diagram for each bucket.",
-        "A trolley of mass $m$ is tied to a wall",
-        "A rope runs over a light pulley carrying two buckets.",
-    ):
-        assert sentence in md.text or sentence in reported, sentence
-    assert "Draw a free body diagram" not in md.text  # pandoc really did drop it ...
-    assert any(w.kind == "SkippedContent" and "\\begin{parts}" in w.text for w in md.warnings)  # ... and said so
-    assert sum("\\question" in w.text for w in md.warnings) == 2
-    # The solution environment survives as a div: its wrapper skip is not a loss.
-    assert "$m\\ddot{x} = -kx$" in md.text
-    assert not any(w.text.strip() in ("\\begin{solution}", "\\end{solution}") for w in md.warnings)
-    assert all(w.message.startswith("[INFO] ") for w in md.warnings)
+    lines = md.text.splitlines()
+    # Questions are a top-level ordered list, parts a nested (a) list, solutions a div.
+    assert "1.  A trolley of mass $m$ is tied to a wall by a spring of stiffness $k$." in lines
+    assert "    (a) Write the trolley’s equation of motion." in lines
+    assert "    (b) State the period of its oscillation." in lines
+    assert "2.  A rope runs over a light pulley carrying two buckets." in lines
+    assert "    (a) Draw a free body diagram for each bucket." in lines
+    assert "    ::: {.solution}" in lines and "$m\\ddot{x} = -kx$" in md.text
+    assert "\\question" not in md.text and "[2]" not in md.text  # points dropped
+    assert not [w for w in md.warnings if w.kind in ("StructureLost", "SkippedContent", "ContentLost")]
 
 
 def test_unknown_environment_keeps_content_and_tikz_is_reported():
@@ -218,10 +212,10 @@ def test_words_lost_without_a_pandoc_message_are_detected():
     )
     md = to_markdown("lost.tex", tex(body, "\\newcommand{\\hidden}[1]{}\n"), "questions", base_dir=None)
     lost = [w for w in md.warnings if w.kind == "ContentLost"]
-    assert len(lost) == 2, md.warnings
-    assert "Bonus" in lost[0].message and "\\item[Bonus]" in lost[0].text
-    assert "Concealed" in lost[1].message and "reasoning" in lost[1].message
-    assert "line 5:" in lost[0].message  # line numbers count from the top of the file
+    assert len(lost) == 1, md.warnings
+    assert "Bonus Prove the lemma." in md.text  # an \\item label pandoc would drop stays as text
+    assert "Concealed" in lost[0].message and "reasoning" in lost[0].message
+    assert "line 7:" in lost[0].message  # line numbers count from the top of the file
 
 
 def test_title_moved_to_metadata_is_reported():
@@ -396,8 +390,8 @@ def test_corpus_document_gives_markdown_or_its_known_input_error(path, tmp_path)
         return
     md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent), media_dir=str(tmp_path / "media"))
     assert md.text.strip()
-    if path.suffix == ".md":
-        assert md.text == path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    if path.suffix == ".md":  # read as it is, but for \\( \\) / \\[ \\] maths written with dollars
+        assert md.text == dollar_maths(path.read_text(encoding="utf-8").replace("\r\n", "\n"))
 
 
 @needs_corpus
@@ -409,9 +403,18 @@ def test_me2_missing_images_are_warnings_not_failures():
 
 
 @needs_corpus
-def test_mavrin_parts_dropped_by_pandoc_are_reported():
+def test_mavrin_class_parts_become_lettered_items_with_solution_divs():
     path = CORPUS / "external" / "mavrin-homework" / "example.tex"
     md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent))
-    sentence = "Prove that there is no rational number whose square is $2$."
-    assert sentence not in md.text
-    assert any(sentence in w.text for w in md.warnings)
+    assert "(a)  Prove that there is no rational number whose square is $2$." in md.text.splitlines()
+    assert md.text.startswith("**Problem 1.**")
+    assert md.text.count("::: {.solution}") == 6
+
+
+def test_markdown_backslash_maths_becomes_dollars_but_escaped_brackets_and_code_stay():
+    text = ("Find \\( x^2 \\) now \\[2 marks\\]\n\\[\nE = mc^2\n\\]\n"
+            "Code `\\(raw\\)` stays.\n\n```\n\\(fenced\\)\n```\n")
+    out = to_markdown("m.md", text.encode(), "questions").text
+    assert "Find $x^2$ now \\[2 marks\\]" in out
+    assert "$$\nE = mc^2\n$$" in out
+    assert "`\\(raw\\)`" in out and "\\(fenced\\)" in out

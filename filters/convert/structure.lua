@@ -1,0 +1,234 @@
+--[[
+structure.lua: run by stage 1 (tasks/convert/markdown.py) while pandoc reads a .tex
+sheet, after the TeX pre-pass (tasks/convert/tex_rewrite.py) and before tidy.lua. It
+turns what pandoc's LaTeX reader made of the sheet's structure into the markers of
+notes' contract (plain markdown), and adds no word of its own:
+
+- a theorem-style environment (a div whose first paragraph opens with pandoc's bold
+  "Problem 1") becomes a paragraph opening with the bold marker **Problem 1.**, its
+  optional title kept right after it in parentheses; the italics pandoc gives a plain
+  theorem's body are removed (they are the style, not the author's emphasis);
+- a proof becomes a `solution` div (its "Proof." label and end mark dropped); every
+  other div but `solution`/`answer` is unwrapped (its content kept);
+- a list whose first item opens with the pre-pass's `sheet2lambda-start-N` label starts
+  at N;
+- `\ref`/`\eqref` links become the printed number: equations are numbered as LaTeX
+  numbers them (equation, and each row of align/gather/multline/eqnarray without
+  \nonumber or \notag), and `(n)` for \eqref; a numbered equation gets `\tag{n}` so the
+  platform prints its number; other internal links become their text;
+- superscript and subscript text (pandoc-only ^x^ and ~x~) become maths.
+]]
+
+local START = "sheet2lambda%-start%-(%d+)"
+local KEEP = { solution = true, answer = true }
+
+local eqno = {}
+local count = 0
+
+local function envs_of(text)
+  return text:match("^%s*\\begin{([%a%*]+)}")
+end
+
+local NUMBERED_ROWS = { align = true, gather = true, multline = true, eqnarray = true, flalign = true, alignat = true }
+
+local function number_math(el)
+  local env = envs_of(el.text)
+  if not env then return nil end
+  local body = el.text:match("^%s*\\begin{" .. env:gsub("%*", "%%*") .. "}(.*)\\end{" .. env:gsub("%*", "%%*") .. "}%s*$")
+  if not body then return nil end
+  if env == "equation" then
+    count = count + 1
+    local n = count
+    local label = body:match("\\label%s*{([^}]*)}")
+    if label then eqno[label] = n end
+    body = body:gsub("\\label%s*{[^}]*}", "")
+    el.text = body:gsub("^%s+", ""):gsub("%s+$", "") .. " \\tag{" .. n .. "}"
+    return el
+  elseif env == "equation*" then
+    el.text = body:gsub("^%s+", ""):gsub("%s+$", "")
+    return el
+  elseif NUMBERED_ROWS[env] then
+    local rows = {}
+    for row in (body .. "\\\\"):gmatch("(.-)\\\\") do table.insert(rows, row) end
+    for _, row in ipairs(rows) do
+      if row:match("%S") and not row:match("\\nonumber") and not row:match("\\notag") then
+        count = count + 1
+        local label = row:match("\\label%s*{([^}]*)}")
+        if label then eqno[label] = count end
+      end
+    end
+    el.text = el.text:gsub("\\label%s*{[^}]*}", "")
+    return el
+  end
+  return nil
+end
+
+local function drop_leading_space(inlines)
+  while #inlines > 0 and (inlines[1].t == "Space" or inlines[1].t == "SoftBreak") do inlines:remove(1) end
+  return inlines
+end
+
+-- A paragraph whose whole content is italic loses the italics.
+local function unitalic(inlines)
+  local rest = pandoc.Inlines({})
+  local only = nil
+  for _, x in ipairs(inlines) do
+    if x.t == "Emph" and only == nil then only = x
+    elseif x.t ~= "Space" and x.t ~= "SoftBreak" then return inlines end
+  end
+  if only then return only.content end
+  return inlines
+end
+
+local function theorem_label(div)
+  local first = div.content[1]
+  if not first or (first.t ~= "Para" and first.t ~= "Plain") then return nil end
+  local s = first.content[1]
+  if not s or s.t ~= "Strong" then return nil end
+  local text = pandoc.utils.stringify(s)
+  if text:match("^%S.-%s%d+[%.%d]*$") then return first end
+  return nil
+end
+
+local function theorem(div)
+  local first = theorem_label(div)
+  if not first then return nil end
+  local inl = first.content
+  local strong = inl:remove(1)
+  local label = pandoc.utils.stringify(strong)
+  local out = pandoc.Inlines({ pandoc.Strong({ pandoc.Str(label .. ".") }) })
+  drop_leading_space(inl)
+  if #inl > 0 and inl[1].t == "Str" and inl[1].text == "." then
+    inl:remove(1)
+  elseif #inl > 0 and inl[1].t == "Str" and inl[1].text:sub(1, 1) == "(" then
+    -- the optional title: inlines up to the one ending in ")."
+    local title = pandoc.Inlines({})
+    while #inl > 0 do
+      local x = inl:remove(1)
+      if x.t == "Str" and x.text:match("%)%.$") then
+        title:insert(pandoc.Str(x.text:sub(1, -2)))
+        break
+      end
+      title:insert(x)
+    end
+    out:insert(pandoc.Space())
+    out:extend(title)
+  end
+  drop_leading_space(inl)
+  local body = unitalic(inl)
+  if #body > 0 then
+    out:insert(pandoc.Space())
+    out:extend(body)
+  end
+  local blocks = pandoc.Blocks({ pandoc.Para(out) })
+  for i = 2, #div.content do blocks:insert(div.content[i]) end
+  return blocks:walk({
+    Para = function(p) p.content = unitalic(p.content); return p end,
+    Plain = function(p) p.content = unitalic(p.content); return p end,
+  })
+end
+
+local function proof(div)
+  local blocks = div.content
+  local first = blocks[1]
+  if first and first.t == "Para" and first.content[1] and first.content[1].t == "Emph"
+      and pandoc.utils.stringify(first.content[1]):match("^Proof%.?$") then
+    first.content:remove(1)
+    drop_leading_space(first.content)
+  end
+  local last = blocks[#blocks]
+  if last and (last.t == "Para" or last.t == "Plain") then
+    local n = #last.content
+    local mark = n > 0 and last.content[n].t == "Str" and last.content[n].text:gsub("\u{a0}", "")
+    if mark == "◻" then
+      last.content:remove(n)
+      while #last.content > 0 and last.content[#last.content].t == "Space" do last.content:remove(#last.content) end
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "solution" }))
+end
+
+-- Classes of the divs unwrapped, so stage 1 knows their environment's content survived.
+local unwrapped = {}
+
+local function Div(div)
+  for _, c in ipairs(div.classes) do
+    if KEEP[c] then return nil end
+    if c == "proof" then return proof(div) end
+  end
+  for _, c in ipairs(div.classes) do table.insert(unwrapped, c) end
+  return theorem(div) or div.content
+end
+
+local function OrderedList(el)
+  local item = el.content[1]
+  local block = item and item[1]
+  if block and (block.t == "Para" or block.t == "Plain") and block.content[1] and block.content[1].t == "Span" then
+    local n = block.content[1].identifier:match("^" .. START .. "$")
+    if n then
+      el.start = tonumber(n)
+      block.content:remove(1)
+      drop_leading_space(block.content)
+    end
+  end
+  return el
+end
+
+-- Labels inside list items print as the item's label: (a), ii, 3.
+local itemno = {}
+local function format_item(n, style, delim)
+  local s = tostring(n)
+  if style == "LowerAlpha" or style == "UpperAlpha" then
+    s = string.char(96 + ((n - 1) % 26) + 1)
+  elseif style == "LowerRoman" or style == "UpperRoman" then
+    local romans = { "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii" }
+    s = romans[n] or tostring(n)
+  end
+  if style == "UpperAlpha" or style == "UpperRoman" then s = s:upper() end
+  if delim == "TwoParens" then s = "(" .. s .. ")" end
+  return s
+end
+
+local function number_items(el)
+  for i, item in ipairs(el.content) do
+    local first = item[1]
+    if first then
+      pandoc.walk_block(pandoc.Div({ first }), {
+        Span = function(sp)
+          if sp.identifier ~= "" and not sp.identifier:match("^" .. START .. "$") then
+            itemno[sp.identifier] = format_item(el.start + i - 1, el.style, el.delimiter)
+          end
+        end,
+      })
+    end
+  end
+end
+
+local function Link(el)
+  local kind = el.attributes["reference-type"]
+  local target = el.attributes["reference"] or el.target:match("^#(.*)$")
+  if kind and target then
+    local n = eqno[target] or itemno[target]
+    local text = n and tostring(n) or pandoc.utils.stringify(el.content):gsub("^%[(.*)%]$", "%1")
+    if kind == "eqref" then text = "(" .. text .. ")" end
+    return pandoc.Str(text)
+  end
+  if el.target:sub(1, 1) == "#" then return el.content end
+  return nil
+end
+
+local function script(sign)
+  return function(el)
+    return pandoc.Math("InlineMath", sign .. "{\\text{" .. pandoc.utils.stringify(el.content) .. "}}")
+  end
+end
+
+function Pandoc(doc)
+  doc = doc:walk({ Math = function(el) if el.mathtype == "DisplayMath" then return number_math(el) end end })
+  doc = doc:walk({ Div = Div })
+  if #unwrapped > 0 then doc.meta["sheet2lambda-unwrapped"] = pandoc.MetaList(unwrapped) end
+  doc = doc:walk({ OrderedList = OrderedList })
+  doc:walk({ OrderedList = function(el) number_items(el) end })
+  doc = doc:walk({ Link = Link, Superscript = script("^"), Subscript = script("_") })
+  return doc
+end

@@ -1,0 +1,325 @@
+r"""The TeX pre-pass: a LaTeX sheet rewritten, where pandoc's LaTeX reader would lose its
+structure, into LaTeX pandoc reads with that structure kept.
+
+The source is parsed with pylatexenc (:class:`pylatexenc.latexwalker.LatexWalker`); every
+change is an edit of a parsed node (a macro with its arguments, or an environment's
+``\begin``/``\end``), never a pattern over the text. What it does:
+
+- exam class (and any sheet using these names without defining them): ``questions`` →
+  ``enumerate``, ``\question[pts]``/``\titledquestion{T}[pts]`` → ``\item`` (points
+  dropped), ``parts``/``subparts``/``subsubparts`` → nested ``enumerate`` labelled
+  ``(a)``, ``i.``, ``A.`` (or the ``[r]``/``[A]`` option), ``\part[pts]`` etc. →
+  ``\item``; ``choices``/``checkboxes``/``oneparchoices``/``oneparcheckboxes`` →
+  ``itemize`` whose items start with ☐ (``\choice``) or ☒ (``\CorrectChoice``),
+  which pandoc writes as task lists ``- [ ]``/``- [x]``; ``solutionorbox`` and kin →
+  ``solution`` (pandoc keeps it as a ``solution`` div);
+- macros defined in a class or package file beside the sheet (``\documentclass{pset}``
+  with ``pset.cls`` in the folder, ``\usepackage``/``\RequirePackage``/``\LoadClass`` of
+  a file there): their definitions are given to pandoc ahead of ``\begin{document}``, as
+  if the sheet defined them; a macro whose body counts (``\stepcounter``,
+  ``\alph{c}`` …), which pandoc cannot do, is expanded here with the counters kept;
+- environments a sheet or class defines with ``\newenvironment`` whose name is a
+  question word (problem, exercise, question, task) become ``\newtheorem``s, so that
+  pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
+  environment's own definition is dropped so that it stays a ``solution`` div;
+- enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
+  ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
+  become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
+  reads); other ``\item[X]`` labels stay as text at the start of the item;
+- ``\ifthenelse{\boolean{b}}{…}{…}`` resolves to the branch the sheet's booleans choose;
+  ``comment`` environments and those named by ``\excludecomment``/``\excludeversion``
+  are dropped; ``\ifX … \fi`` blocks with ``\Xfalse`` (pandoc drops them itself) are
+  noted. Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a
+  conversion note);
+- siunitx ``\SI``, ``\qty``, ``\num``, ``\si``, ``\unit``, ``\ang`` and the ranges
+  become maths (``\ensuremath{9.81\,\mathrm{m\,s^{-2}}}``), see :mod:`tasks.convert.siunitx`;
+- ``\graphicspath`` folders are returned for image links to be resolved against.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pylatexenc.latexwalker import (
+    LatexCharsNode,
+    LatexCommentNode,
+    LatexEnvironmentNode,
+    LatexGroupNode,
+    LatexMacroNode,
+    LatexMathNode,
+    LatexWalker,
+    get_default_latex_context_db,
+)
+from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
+
+from schemas.markdown import ConversionWarning
+from tasks.convert.checks import OWN
+from tasks.convert.siunitx import SIUNITX_SPECS, siunitx_maths
+
+START_LABEL = "sheet2lambda-start-"
+"""``\\label{sheet2lambda-start-N}`` at the start of a list's first item: the list starts
+at N (read and removed by ``filters/convert/structure.lua``)."""
+
+BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
+
+_EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
+_EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
+_EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes"}
+_EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
+_PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
+SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
+QUESTION_WORDS = {"problem", "exercise", "question", "task", "exercice", "aufgabe"}
+_DEFINERS = {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "DeclareMathOperator",
+             "newenvironment", "renewenvironment", "newtheorem"}
+_COUNTING = {"stepcounter", "refstepcounter", "setcounter", "addtocounter", "alph", "Alph", "arabic", "roman",
+             "Roman", "value"}
+_LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", "pagebreak", "clearpage",
+                   "newpage", "quad", "qquad", "hfill", "vfill", "vspace", "hspace", "large", "Large", "normalsize",
+                   "small", "relax", "ignorespaces", "color"}
+
+_SPECS = [
+    MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("part", "["),
+    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", ""), MacroSpec("CorrectChoice", ""),
+    MacroSpec("ifthenelse", "{{{"), MacroSpec("newboolean", "{"), MacroSpec("provideboolean", "{"),
+    MacroSpec("setboolean", "{{"), MacroSpec("excludecomment", "{"), MacroSpec("includecomment", "{"),
+    MacroSpec("excludeversion", "{"), MacroSpec("includeversion", "{"), MacroSpec("graphicspath", "{"),
+    MacroSpec("newtheorem", "*{[{["), MacroSpec("newcounter", "{["), MacroSpec("documentclass", "[{["),
+    MacroSpec("usepackage", "[{["), MacroSpec("RequirePackage", "[{["), MacroSpec("LoadClass", "[{["),
+    MacroSpec("stepcounter", "{"), MacroSpec("refstepcounter", "{"), MacroSpec("setcounter", "{{"),
+    MacroSpec("addtocounter", "{{"), MacroSpec("alph", "{"), MacroSpec("Alph", "{"), MacroSpec("arabic", "{"),
+    MacroSpec("roman", "{"), MacroSpec("Roman", "{"), MacroSpec("value", "{"),
+    MacroSpec("DeclareRobustCommand", "*{[[{"),
+    *SIUNITX_SPECS,
+]
+_ENV_SPECS = [EnvironmentSpec(n, "[") for n in ("enumerate", "itemize", "parts", "subparts", "subsubparts", "questions",
+                                                "choices", "checkboxes", "solution", "problem", "exercise")]
+
+
+@dataclass
+class Definition:
+    """A command a class or package file defines: its name, argument count, default of
+    an optional first argument (or None), and body."""
+
+    name: str
+    nargs: int
+    default: str | None
+    body: str
+
+
+@dataclass
+class Prepared:
+    """The pre-pass's result: ``source`` for pandoc, ``notes`` (conversion notes),
+    ``converted`` (marker names rewritten, for the structure check), ``hidden`` (the text
+    of dropped bodies, which the content check must not call lost) and ``graphicspath``."""
+
+    source: str
+    notes: list[ConversionWarning] = field(default_factory=list)
+    converted: set[str] = field(default_factory=set)
+    hidden: str = ""
+    graphicspath: list[str] = field(default_factory=list)
+
+
+def _db(extra: list[MacroSpec] = ()):
+    db = get_default_latex_context_db()
+    db.add_context_category("sheet2lambda", macros=[*_SPECS, *extra], environments=_ENV_SPECS, prepend=True)
+    return db
+
+
+def _nodes(text: str, extra: list[MacroSpec] = ()) -> list:
+    walker = LatexWalker(text, latex_context=_db(extra), tolerant_parsing=True)
+    return walker.get_latex_nodes()[0]
+
+
+def _arg(node, i: int) -> str | None:
+    """The text inside argument ``i`` of a macro/environment node (None when absent)."""
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    if i >= len(args) or args[i] is None:
+        return None
+    a = args[i]
+    if isinstance(a, LatexGroupNode):
+        return "".join(n.latex_verbatim() for n in a.nodelist)
+    return a.latex_verbatim()
+
+
+def _end_of_args(node) -> int:
+    args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+    if args:
+        return max(a.pos + a.len for a in args)
+    if isinstance(node, LatexEnvironmentNode):
+        return node.pos + len(f"\\begin{{{node.environmentname}}}")
+    return node.pos + len(node.macroname) + 1
+
+
+def _walk(nodes):
+    """Every node, depth first (macro arguments and environment bodies included)."""
+    for n in nodes or []:
+        if n is None:
+            continue
+        yield n
+        if isinstance(n, (LatexGroupNode, LatexEnvironmentNode, LatexMathNode)):
+            yield from _walk(n.nodelist)
+        if getattr(n, "nodeargd", None) is not None:
+            yield from _walk(n.nodeargd.argnlist)
+
+
+def _plain_lines(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# --- definitions beside the sheet ---------------------------------------------------
+
+
+def _definition(node) -> Definition | tuple[str, str] | None:
+    """A ``\\newcommand``-like node as a :class:`Definition`, a ``\\newenvironment`` as
+    ``(name, "env")``, a ``\\newtheorem`` as ``(name, printed)``."""
+    m = node.macroname
+    if m in ("newcommand", "renewcommand", "providecommand", "DeclareRobustCommand"):
+        name = (_arg(node, 1) or "").strip().lstrip("\\")
+        n = _arg(node, 2)
+        return Definition(name, int(n.strip("[] ")) if n and n.strip("[] ").isdigit() else 0,
+                          _arg(node, 3)[1:-1] if _arg(node, 3) else None, _arg(node, 4) or "")
+    if m in ("newenvironment", "renewenvironment"):
+        return ((_arg(node, 1) or "").strip(), "env")
+    if m == "newtheorem":
+        return ((_arg(node, 1) or "").strip(), _plain_lines(_arg(node, 3) or _arg(node, 2) or ""))
+    return None
+
+
+def _files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
+    """Class and package files the node list loads that sit in ``base`` (recursively)."""
+    out: list[Path] = []
+    for n in _walk(nodes):
+        if not isinstance(n, LatexMacroNode):
+            continue
+        suffix = {"documentclass": ".cls", "LoadClass": ".cls", "usepackage": ".sty", "RequirePackage": ".sty"}.get(n.macroname)
+        if not suffix:
+            continue
+        for name in (_arg(n, 1) or "").split(","):
+            p = (base / (name.strip() + suffix))
+            if name.strip() and p.is_file() and p.resolve() not in seen and p.resolve().parent == base.resolve():
+                seen.add(p.resolve())
+                try:
+                    inner = _nodes(p.read_text(encoding="utf-8", errors="replace"))
+                except Exception:  # noqa: BLE001 - an unparsable class is skipped, the sheet still converts
+                    continue
+                out.append(p)
+                out += _files_beside(inner, base, seen)
+    return out
+
+
+@dataclass
+class _Context:
+    macros: dict[str, Definition] = field(default_factory=dict)   # expanded here (they count)
+    feed: list[str] = field(default_factory=list)                 # given to pandoc
+    theorems: dict[str, str] = field(default_factory=dict)
+    question_envs: set[str] = field(default_factory=set)
+    sheet_defines: set[str] = field(default_factory=set)
+    counters: dict[str, int] = field(default_factory=dict)
+    resets: dict[str, list[str]] = field(default_factory=dict)
+    booleans: dict[str, bool] = field(default_factory=dict)
+    newifs: dict[str, bool] = field(default_factory=dict)
+    excluded: set[str] = field(default_factory=lambda: {"comment"})
+    graphicspath: list[str] = field(default_factory=list)
+    label_enum: dict[int, str] = field(default_factory=dict)
+
+
+def _one_line_tex(text: str) -> str:
+    """A definition's TeX on one line: comments (with the line end they eat) removed."""
+    return " ".join("".join(n.latex_verbatim() for n in _nodes(text) if not isinstance(n, LatexCommentNode)).split())
+
+
+def _learn(nodes, ctx: _Context, from_sheet: bool) -> None:
+    """Record definitions, counters, booleans and switches of one file's nodes."""
+    for n in _walk(nodes):
+        if not isinstance(n, LatexMacroNode):
+            continue
+        m = n.macroname
+        d = _definition(n) if m in _DEFINERS else None
+        if isinstance(d, Definition) and d.name:
+            if from_sheet:
+                ctx.sheet_defines.add(d.name)
+                if d.name in ("labelenumi", "labelenumii", "labelenumiii"):
+                    ctx.label_enum[len(d.name) - len("labelenum")] = _template(d.body)
+            elif "@" not in d.name and "@" not in d.body and "\\def" not in d.body and "\\if" not in d.body:
+                if any(f"\\{c}" in d.body for c in _COUNTING) or re.search(r"\\the[a-z]", d.body):
+                    ctx.macros[d.name] = d
+                else:
+                    ctx.feed.append(_one_line_tex(n.latex_verbatim()))
+            elif "@" not in d.name and any(f"\\{c}" in d.body for c in _COUNTING):
+                ctx.macros[d.name] = d
+        elif isinstance(d, tuple) and d[0]:
+            name, kind = d
+            if kind == "env":
+                if from_sheet:
+                    ctx.sheet_defines.add(name)
+                if name.lower().rstrip("*") in QUESTION_WORDS:
+                    ctx.question_envs.add(name)
+            elif "@" not in name:
+                ctx.theorems[name] = kind
+                if from_sheet:
+                    ctx.sheet_defines.add(name)
+                elif name not in SOLUTION_ENVS:
+                    ctx.feed.append(_one_line_tex(n.latex_verbatim()))
+            elif "@" in name and kind:
+                pass
+        elif m == "newcounter":
+            c = (_arg(n, 0) or "").strip()
+            ctx.counters[c] = 0
+            parent = (_arg(n, 1) or "").strip("[] ")
+            if parent:
+                ctx.resets.setdefault(parent, []).append(c)
+        elif m in ("newboolean", "provideboolean"):
+            ctx.booleans.setdefault((_arg(n, 0) or "").strip(), False)
+        elif m == "setboolean":
+            ctx.booleans[(_arg(n, 0) or "").strip()] = (_arg(n, 1) or "").strip().lower() == "true"
+        elif m == "newif":
+            pass
+        elif m in ("excludecomment", "excludeversion") and from_sheet:
+            # A class's own \\excludecomment sits under an option's conditional, which this
+            # pass does not evaluate; solution environments stay solution divs either way.
+            if (_arg(n, 0) or "").strip() not in SOLUTION_ENVS:
+                ctx.excluded.add((_arg(n, 0) or "").strip())
+        elif m == "graphicspath":
+            ctx.graphicspath += [g.nodelist[0].latex_verbatim().strip() if g.nodelist else ""
+                                 for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
+        elif m.endswith("true") or m.endswith("false"):
+            pass
+    _learn_switches(nodes, ctx)
+
+
+def _learn_switches(nodes, ctx: _Context) -> None:
+    """``\\newif\\ifX`` and the ``\\Xtrue``/``\\Xfalse`` that set it, in source order."""
+    flat = list(_walk(nodes))
+    for i, n in enumerate(flat):
+        if isinstance(n, LatexMacroNode) and n.macroname == "newif" and i + 1 < len(flat):
+            nxt = flat[i + 1]
+            if isinstance(nxt, LatexMacroNode) and nxt.macroname.startswith("if"):
+                ctx.newifs[nxt.macroname[2:]] = False
+    for n in flat:
+        if isinstance(n, LatexMacroNode):
+            for name in ctx.newifs:
+                if n.macroname == name + "true":
+                    ctx.newifs[name] = True
+                elif n.macroname == name + "false":
+                    ctx.newifs[name] = False
+
+
+def _template(label: str) -> str:
+    """An enumerate label (``(\\alph{enumi})``, ``\\roman*.``) as pandoc's enumerate
+    option (``(a)``, ``i.``); empty when it has none of the counters."""
+    kinds = {"alph": "a", "Alph": "A", "roman": "i", "Roman": "I", "arabic": "1"}
+    out, found = [], False
+    for n in _nodes(label):
+        if isinstance(n, LatexMacroNode) and n.macroname in kinds:
+            out.append(kinds[n.macroname])
+            found = True
+        elif isinstance(n, LatexMacroNode) and n.macroname in ("textup", "textbf", "textit", "emph"):
+            inner = _template(_arg(n, 0) or "")
+            out.append(inner)
+            found = found or bool(inner)
+        elif isinstance(n, LatexCharsNode):
+            out.append(n.chars.replace("*", ""))
+    text = "".join(out).strip()
+    return text if found and re.fullmatch(r"[(\[]?[aAiI1][)\].:]?", text) else ""

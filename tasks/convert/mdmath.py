@@ -1,0 +1,65 @@
+r"""Markdown maths delimiters the platform renders: ``\(…\)`` → ``$…$`` and ``\[…\]`` →
+``$$…$$`` (Mathpix and other converters write them; commonmark reads them as escaped
+brackets, so the maths would show as text). Code (fenced blocks, inline code spans) is
+left alone. ``\[…\]`` counts as maths only when it holds maths (a command, ``^``, ``_``,
+``=``, ``+``, ``<``, ``>``, braces or a single letter): ``\[2 marks\]`` is an escaped
+bracket around words, which commonmark shows as ``[2 marks]``, and stays as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)")
+_INLINE = re.compile(r"\\\((.+?)\\\)", re.S)
+_DISPLAY = re.compile(r"\\\[(.+?)\\\]", re.S)
+_MATHS = re.compile(r"[\\^_=+<>{}]|^\s*[A-Za-z]\s*$")
+
+
+def _inline(m: re.Match) -> str:
+    body = m.group(1).strip()
+    return f"${body}$" if body else m.group(0)
+
+
+def _display(m: re.Match) -> str:
+    body = m.group(1)
+    if not _MATHS.search(body):
+        return m.group(0)
+    if "\n" in body:
+        return "$$" + body.rstrip(" \t") + "$$" if body.endswith("\n") else "$$" + body + "$$"
+    return f"$${body.strip()}$$"
+
+
+def _prose(text: str) -> str:
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_DISPLAY.sub(_display, _INLINE.sub(_inline, text[last:m.start()])))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_DISPLAY.sub(_display, _INLINE.sub(_inline, text[last:])))
+    return "".join(out)
+
+
+def dollar_maths(markdown: str) -> str:
+    """``markdown`` with ``\\(…\\)``/``\\[…\\]`` maths written ``$…$``/``$$…$$``; the rest
+    unchanged (a text without them is returned as it is)."""
+    if "\\(" not in markdown and "\\[" not in markdown:
+        return markdown
+    chunks, prose, fence = [], [], None
+    for line in markdown.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            if prose:
+                chunks.append(_prose("\n".join(prose)))
+            prose, fence = [], m.group(1)
+            chunks.append(line)
+        elif fence is not None:
+            chunks.append(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+        else:
+            prose.append(line)
+    if prose:
+        chunks.append(_prose("\n".join(prose)))
+    return "\n".join(chunks)

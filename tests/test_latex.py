@@ -1,0 +1,124 @@
+"""The TeX pre-pass (tasks/convert/latex.py, tex_rewrite.py, siunitx.py) and
+filters/convert/structure.lua: each kind of LaTeX structure becomes the contract's
+markers. Every input here is a small sheet written for the test."""
+
+from __future__ import annotations
+
+from tasks.convert.markdown import to_markdown
+from tasks.convert.siunitx import number
+from tasks.convert.tex_rewrite import label_sequence
+
+
+def md(body: str, preamble: str = "", cls: str = "article", base_dir: str | None = None):
+    src = f"\\documentclass{{{cls}}}\n{preamble}\\begin{{document}}\n{body}\n\\end{{document}}\n"
+    return to_markdown("s.tex", src.encode(), "questions", base_dir=base_dir)
+
+
+def test_exam_choices_become_task_lists_with_the_correct_one_ticked():
+    out = md("\\begin{questions}\n\\question[3] Pick the prime.\n\\begin{choices}\n\\choice Four\n"
+             "\\CorrectChoice Seven\n\\end{choices}\n\\question Why?\n\\end{questions}", cls="exam")
+    lines = out.text.splitlines()
+    assert "1.  Pick the prime." in lines and "2.  Why?" in lines
+    assert "    - [ ] Four" in lines and "    - [x] Seven" in lines
+    assert "[3]" not in out.text
+
+
+def test_exam_subparts_stay_inside_their_part():
+    out = md("\\begin{questions}\\question Lead.\n\\begin{parts}\\part[1] Alpha.\n\\begin{subparts}"
+             "\\subpart Inner one.\n\\subpart Inner two.\\end{subparts}\n\\part Beta.\\end{parts}\\end{questions}",
+             cls="exam")
+    lines = out.text.splitlines()
+    assert "    (a) Alpha." in lines and "    (b) Beta." in lines
+    assert "        i.  Inner one." in lines and "        ii. Inner two." in lines
+
+
+def test_theorem_environment_gives_bold_numbered_marker_with_title_and_no_italics():
+    out = md("\\begin{exercise}[Warm up] Add two numbers.\\end{exercise}\n"
+             "\\begin{exercise} Subtract them.\\end{exercise}\n\\begin{proof}Obvious.\\end{proof}",
+             "\\usepackage{amsthm}\n\\newtheorem{exercise}{Exercise}\n")
+    assert "**Exercise 1.** (Warm up) Add two numbers." in out.text
+    assert "**Exercise 2.** Subtract them." in out.text
+    assert "::: {.solution}\nObvious.\n:::" in out.text  # a proof is the solution, its label dropped
+    assert "*Add" not in out.text
+
+
+def test_newenvironment_with_a_question_word_is_numbered_like_a_theorem():
+    out = md("\\begin{problem}[Bridges] Cross each once.\\end{problem}\n"
+             "\\begin{solution}Impossible.\\end{solution}",
+             "\\newenvironment{problem}[1][]{\\textbf{Problem.} #1}{}\n"
+             "\\newenvironment{solution}{\\textit{Solution.}}{}\n")
+    assert out.text.startswith("**Problem 1.** (Bridges) Cross each once.")
+    assert "::: {.solution}\nImpossible.\n:::" in out.text
+
+
+def test_class_file_beside_the_sheet_is_expanded_with_its_counters(tmp_path):
+    (tmp_path / "drill.cls").write_text(
+        "\\LoadClass{article}\n\\newcounter{step}\n"
+        "\\newcommand{\\task}[1]{\\par\\noindent\\textbf{Task #1}\\par\\setcounter{step}{0}}\n"
+        "\\newcommand{\\step}{\\par\\stepcounter{step}\\textbf{(\\alph{step})}\\ }\n"
+        "\\newcommand{\\unitless}{dimensionless}\n")
+    out = md("\\task{1} Intro words.\n\n\\step First thing.\n\n\\step Second is \\unitless.\n\n\\task{2} Again.\n\n\\step Redo.",
+             cls="drill", base_dir=str(tmp_path))
+    lines = out.text.replace("\u00a0", " ").splitlines()  # "\\ " is a no-break space
+    assert "**Task 1**" in lines and "**Task 2**" in lines
+    assert "**(a)** First thing." in lines and "**(b)** Second is dimensionless." in lines
+    assert "**(a)** Redo." in lines  # the class resets its counter per task
+
+
+def test_item_labels_that_count_on_become_list_numbering_and_resume_continues():
+    out = md("\\begin{enumerate}\\item[(c)] Third.\\item[(d)] Fourth.\\end{enumerate}\n\nBetween.\n\n"
+             "\\begin{enumerate}[label=\\roman*.]\\item One.\\item Two.\\end{enumerate}\nGap.\n"
+             "\\begin{enumerate}[resume]\\item Three.\\end{enumerate}\n"
+             "\\begin{itemize}\\item[Note] Kept label.\\end{itemize}", "\\usepackage{enumitem}\n")
+    lines = out.text.splitlines()
+    assert "(c) Third." in lines and "(d) Fourth." in lines
+    assert "i.  One." in lines and "3.  Three." in lines
+    assert "- Note Kept label." in lines
+
+
+def test_renewed_labelenumi_styles_the_top_level_list():
+    out = md("\\begin{enumerate}\\item Yes.\\item No.\\end{enumerate}", "\\renewcommand{\\labelenumi}{(\\alph{enumi})}\n")
+    assert out.text.splitlines()[0] == "(a) Yes."
+
+
+def test_hidden_answers_and_comments_are_dropped_with_a_note():
+    out = md("Ask this.\\ifkey\\ Secret key.\\fi\n\\begin{comment}Tutor aside.\\end{comment}\n"
+             "\\ifthenelse{\\boolean{long}}{Long form.}{Short form.}\n\\begin{memo}Memo words.\\end{memo}",
+             "\\usepackage{comment,ifthen}\n\\newif\\ifkey\\keyfalse\n\\newboolean{long}\\setboolean{long}{false}\n"
+             "\\excludecomment{memo}\n")
+    assert "Ask this." in out.text and "Short form." in out.text
+    for hidden in ("Secret", "Tutor", "Long form", "Memo"):
+        assert hidden not in out.text
+    notes = [w for w in out.warnings if w.kind == "HiddenDropped"]
+    assert len(notes) == 4 and not [w for w in out.warnings if w.kind == "ContentLost"]
+
+
+def test_siunitx_becomes_maths():
+    out = md("Go \\SI{9.81}{\\metre\\per\\second\\squared}, \\qty{2}{\\kilo\\gram}, \\num{3e8}, "
+             "\\si{\\ohm}, $\\theta=\\ang{45}$.", "\\usepackage{siunitx}\n")
+    assert "$9.81\\,\\mathrm{m}\\,\\mathrm{s}^{-2}$" in out.text
+    assert "$2\\,\\mathrm{kg}$" in out.text and "$3\\times10^{8}$" in out.text
+    assert "$\\Omega$" in out.text and "$\\theta={45^{\\circ}}$" in out.text
+    assert "^" not in out.text.replace("^{", "")  # no pandoc superscript left
+
+
+def test_refs_print_numbers_and_equations_are_tagged():
+    out = md("\\begin{equation}a=b\\label{e:one}\\end{equation}\n\\begin{equation}c=d\\label{e:two}\\end{equation}\n"
+             "By \\eqref{e:two} and \\ref{e:one}.")
+    assert "$$a=b \\tag{1}$$" in out.text and "$$c=d \\tag{2}$$" in out.text
+    assert "By (2) and 1." in out.text
+    assert "](#" not in out.text and "begin{equation}" not in out.text
+
+
+def test_graphicspath_finds_the_image(tmp_path):
+    (tmp_path / "pics").mkdir()
+    (tmp_path / "pics" / "cat.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    out = md("\\includegraphics{cat}", "\\usepackage{graphicx}\n\\graphicspath{{pics/}}\n", base_dir=str(tmp_path))
+    assert [i.link for i in out.images] == ["pics/cat"] and out.images[0].path.endswith("cat.png")
+
+
+def test_label_sequence_and_siunitx_numbers():
+    assert label_sequence(["(c)", "(d)"]) == ("(a)", 3)
+    assert label_sequence(["ii.", "iii."]) == ("i.", 2)
+    assert label_sequence(["(a)", "(c)"]) is None and label_sequence(["Bonus"]) is None
+    assert number("1.5e-3") == "1.5\\times10^{-3}" and number("2 +- 0.1") == "2 \\pm  0.1"
