@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
 PART_FIELDS = ("content", "answer", "worked_solution")
 """The text fields of a part, in the order the platform shows them."""
@@ -23,6 +23,11 @@ class Part(BaseModel):
     ``options`` the multiple-choice options in sheet order (not repeated in ``content``),
     ``answer`` the final answer and ``worked_solution`` the worked solution, all markdown
     with maths as ``$…$`` / ``$$…$$``.
+
+    ``correct`` holds the 0-based indices into ``options`` of the options the source marks
+    correct (a task-list item ``- [x] option``, exam class ``\\CorrectChoice``); empty when
+    the part is not multiple choice or the source does not say. Several indices mean
+    several correct options. An index is never outside ``options``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -31,6 +36,14 @@ class Part(BaseModel):
     options: list[str] = Field(default_factory=list)
     answer: str = ""
     worked_solution: str = ""
+    correct: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _correct_within_options(self) -> "Part":
+        bad = [i for i in self.correct if not 0 <= i < len(self.options)]
+        if bad:
+            raise ValueError(f"correct option indices {bad} outside the {len(self.options)} options")
+        return self
 
     def is_empty(self) -> bool:
         """True when the part has no text in any field."""
