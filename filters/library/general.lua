@@ -186,6 +186,7 @@ local ROMANS = { 'i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii', 'ix', 'x', 'x
 local function list_label(style, n)
   if style == 'LowerAlpha' or style == 'UpperAlpha' then
     local l = ALPHA:sub(n, n)
+    if ROMAN_SET[l] then return l, 'alpha_or_roman' end
     return l, 'alpha'
   elseif style == 'LowerRoman' or style == 'UpperRoman' then
     return ROMANS[n] or tostring(n), 'roman'
@@ -247,13 +248,23 @@ end
 --   {k='quote', text=, label=}                    a block quote (solutions: a restatement)
 --   {k='solstart'}                                a `Solution` sub-heading (solutions role)
 
+-- A task-list item's box: ' ' or 'x' (pandoc's task_lists gives ☐ / ☒; commonmark_x
+-- as read here leaves `[ ]` / `[x]` as text).
+local function task_box(item)
+  local first = item[1]
+  if not first or (first.t ~= 'Plain' and first.t ~= 'Para') or not first.content[1] then return nil end
+  local s = first.content[1]
+  if s.t == 'Str' and s.text == '\u{2610}' then return ' ' end
+  if s.t == 'Str' and s.text == '\u{2612}' then return 'x' end
+  local box = pandoc.utils.stringify(first):match('^%[([ xX]?)%]%s')
+  if box then return box == '' and ' ' or box:lower() end
+  return nil
+end
+
 local function is_task_list(b)
   if b.t ~= 'BulletList' or #b.content == 0 then return false end
   for _, item in ipairs(b.content) do
-    local first = item[1]
-    if not first or (first.t ~= 'Plain' and first.t ~= 'Para') or not first.content[1] then return false end
-    local s = first.content[1]
-    if s.t ~= 'Str' or (s.text ~= '\u{2610}' and s.text ~= '\u{2612}') then return false end
+    if not task_box(item) then return false end
   end
   return true
 end
@@ -262,9 +273,9 @@ local function options_unit(b)
   local options, correct = {}, {}
   for i, item in ipairs(b.content) do
     local text = trim(sheet.text(item))
-    text = text:gsub('^%[[ xX]%]%s*', '')
+    text = text:gsub('^%[[ xX]?%]%s*', ''):gsub('^[\u{2610}\u{2612}]%s*', '')
     options[#options + 1] = text
-    if item[1].content[1].text == '\u{2612}' then correct[#correct + 1] = i - 1 end
+    if task_box(item) == 'x' then correct[#correct + 1] = i - 1 end
   end
   return { k = 'options', options = options, correct = correct }
 end
@@ -397,8 +408,33 @@ local function block_units(b, units)
   elseif b.t == 'OrderedList' then
     local start = b.listAttributes.start or 1
     local list = { whole = sheet.text_of(b) }
+    local whole_lines, at = sheet.lines(list.whole), 1
+    local records = {}
     for i, item in ipairs(b.content) do
+      local rec = { start = nil }
+      records[i] = rec
       local label, form = list_label(b.listAttributes.style, start + i - 1)
+      -- the marker as written: a list can run on with labels of another kind, as
+      -- `(i)` after `(c)`
+      local first_line = item[1] and trim(sheet.lines(sheet.text_of(item[1]))[1] or '') or ''
+      if first_line ~= '' then
+        for k = at, #whole_lines do
+          local line = whole_lines[k]
+          local a = line:find(first_line, 1, true)
+          if a then
+            local marker = trim(line:sub(1, a - 1))
+            local inner = marker:match('^%(?(%l+)[%.%)]$')
+            if inner and ROMAN_SET[inner] and inner ~= label then
+              label, form = inner, (#inner == 1 and 'alpha_or_roman' or 'roman')
+            elseif inner and #inner == 1 and inner ~= label then
+              label, form = inner, 'alpha'
+            end
+            rec.start = k
+            at = k + 1
+            break
+          end
+        end
+      end
       local sub = {}
       -- hard-break lines with labels inside the item's first paragraph
       local first = item[1]
@@ -427,7 +463,20 @@ local function block_units(b, units)
       end
       if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) } end
       if trailing_options then units[#units + 1] = trailing_options end
-      for k = first_unit, #units do units[k].list = list end
+      for k = first_unit, #units do units[k].item = rec end
+    end
+    -- each item's source lines, marker included
+    for i, rec in ipairs(records) do
+      local from = rec.start or 1
+      local to = #whole_lines
+      for j = i + 1, #records do
+        if records[j].start then to = records[j].start - 1; break end
+      end
+      if rec.start then
+        rec.whole = trim(table.concat(whole_lines, '\n', from, math.max(from, to)))
+      else
+        rec.whole = list.whole
+      end
     end
   elseif b.t == 'BulletList' then
     if is_task_list(b) then
@@ -544,9 +593,8 @@ local function assemble(q)
     local f = u.form
     if f == 'alpha_or_roman' then
       -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters
-      if form == 'alpha' and last_alpha == 'h' and u.label == 'i' then f = 'alpha'
-      elseif form == 'alpha' and cur then f = 'roman'
-      else f = 'alpha' end
+      local before = ALPHA:sub(ALPHA:find(u.label, 1, true) - 1, ALPHA:find(u.label, 1, true) - 1)
+      if form == 'alpha' and cur and last_alpha ~= before then f = 'roman' else f = 'alpha' end
     end
     if u.k == 'open' and f == form then
       cur = new_part(u.label)
@@ -554,15 +602,15 @@ local function assemble(q)
       if f == 'alpha' then last_alpha = u.label end
       flush_pending(cur.texts)
       add(cur.texts, u.text)
-    elseif u.list and u.list.done then
-      -- the rest of a list already taken whole
+    elseif u.item and u.item.done then
+      -- the rest of a list item already taken whole
     elseif u.k == 'open' or u.k == 'inner' then
       -- a sub-part or the rest of a list item: inside the part before it (a list
-      -- whose items are no parts is taken whole, with its markers)
+      -- item that is no part is taken whole, with its marker)
       local text = u.whole or u.text
-      if u.list and u.k == 'open' then
-        text = u.list.whole
-        u.list.done = true
+      if u.item and u.k == 'open' then
+        text = u.item.whole
+        u.item.done = true
       end
       if cur then flush_pending(cur.texts); add(cur.texts, text) else add(main, text) end
     elseif u.k == 'text' or u.k == 'quote' then
@@ -594,6 +642,12 @@ local function assemble(q)
   end
   if #pending > 0 then
     if cur then flush_pending(cur.texts) else flush_pending(main) end
+  end
+  -- a multiple-choice part's final answer: the options the source marks correct
+  for _, p in ipairs(parts) do
+    if #p.answer == 0 and #p.correct > 0 then
+      for _, c in ipairs(p.correct) do p.answer[#p.answer + 1] = p.options[c + 1] end
+    end
   end
   q.main_texts, q.parts = main, parts
   if ROLE == 'solutions' then
@@ -703,6 +757,7 @@ local function segment(blocks)
       local start = b.listAttributes.start or 1
       for i, item in ipairs(b.content) do
         cur = new_question(qs, tostring(start + i - 1), group, 99)
+        cur.group = group ~= ''
         for _, c in ipairs(item) do block_units(c, cur.units) end
       end
     elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) then
@@ -722,6 +777,18 @@ local function segment(blocks)
     cur.units[#cur.units + 1] = sol_unit(table.concat(html_capture, '\n\n'))
   end
   html_capture = nil
+  -- a heading before a list of questions is their group title only when numbering
+  -- restarts under two or more such headings (topic groups), not a sheet's title
+  local groups, starts = {}, 0
+  for _, q in ipairs(qs) do
+    if q.group then
+      groups[q.title] = true
+      if q.number == '1' then starts = starts + 1 end
+    end
+  end
+  for _, q in ipairs(qs) do
+    if q.group and starts < 2 then q.title = '' end
+  end
   for _, q in ipairs(qs) do assemble(q) end
   return qs, answers
 end
