@@ -151,6 +151,9 @@ local ROMAN_SET = { i = 1, ii = 2, iii = 3, iv = 4, v = 5, vi = 6, vii = 7, viii
 
 local function line_label(line)
   local s = line:gsub('^%s+', '')
+  -- `\(a\)`: the escaped parentheses pandoc writes for a typed `(a)` (Word)
+  local el, erest = s:match('^\\%((%w+)\\%)%s*(.*)$')
+  if el then s = '(' .. el .. ') ' .. erest end
   local l, rest = s:match('^%((%l+)%)%s*(.*)$')
   if not l then l, rest = s:match('^(%l+)%)%s*(.*)$') end
   if not l then
@@ -615,7 +618,10 @@ local function assemble(q)
       if cur then flush_pending(cur.texts); add(cur.texts, text) else add(main, text) end
     elseif u.k == 'text' or u.k == 'quote' then
       if not cur then add(main, u.text)
-      elseif #pending == 0 and starts_continuation(u.text) then add(cur.texts, u.text)
+      elseif ROLE == 'solutions' or (#pending == 0 and starts_continuation(u.text)) then
+        -- a solution's text runs on to the next label; a sheet's text carries on
+        -- the part before it only when it reads so
+        add(cur.texts, u.text)
       else pending[#pending + 1] = u.text end
     elseif u.k == 'options' then
       if not cur then
