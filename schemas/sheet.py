@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_serializer, model_validator
 
 PART_FIELDS = ("content", "answer", "worked_solution")
 """The text fields of a part, in the order the platform shows them."""
@@ -27,7 +27,8 @@ class Part(BaseModel):
     ``correct`` holds the 0-based indices into ``options`` of the options the source marks
     correct (a task-list item ``- [x] option``, exam class ``\\CorrectChoice``); empty when
     the part is not multiple choice or the source does not say. Several indices mean
-    several correct options. An index is never outside ``options``.
+    several correct options. An index is never outside ``options``; an empty list is left
+    out when the part is serialised.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -44,6 +45,15 @@ class Part(BaseModel):
         if bad:
             raise ValueError(f"correct option indices {bad} outside the {len(self.options)} options")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty_correct(self, handler):
+        # an empty ``correct`` is left out, so readings and replies saved before the
+        # field existed serialise as they did
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("correct"):
+            data.pop("correct", None)
+        return data
 
     def is_empty(self) -> bool:
         """True when the part has no text in any field."""

@@ -272,6 +272,16 @@ local function is_task_list(b)
   return true
 end
 
+-- A bullet list ending a part, each item one short paragraph: the part's choices (an
+-- itemize after a LaTeX part's question); no option is marked correct.
+local function plain_choices(b)
+  if b.t ~= 'BulletList' or #b.content < 2 then return false end
+  for _, item in ipairs(b.content) do
+    if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return false end
+  end
+  return true
+end
+
 local function options_unit(b)
   local options, correct = {}, {}
   for i, item in ipairs(b.content) do
@@ -458,7 +468,7 @@ local function block_units(b, units)
       local tail = {}
       local trailing_options = nil
       for k, blk in ipairs(body) do
-        if k == #body and is_task_list(blk) then trailing_options = options_unit(blk)
+        if k == #body and (is_task_list(blk) or plain_choices(blk)) then trailing_options = options_unit(blk)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
