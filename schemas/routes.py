@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from schemas.flags import Flag
 from schemas.sheet import SheetSet
 from schemas.status import StageStatus
 
@@ -47,6 +48,8 @@ class RouteResult(BaseModel):
     calls: int = 0
     filter_label: str = ""
     filter_source: str = ""
+    pairing: str = ""
+    flags: list[Flag] = Field(default_factory=list)
 
     @property
     def written_filter(self) -> bool:

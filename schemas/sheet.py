@@ -12,7 +12,7 @@ import re
 
 from typing import NamedTuple, Iterator
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_serializer, model_validator
 
 PART_FIELDS = ("content", "answer", "worked_solution")
 """The text fields of a part, in the order the platform shows them."""
@@ -25,6 +25,12 @@ class Part(BaseModel):
     ``options`` the multiple-choice options in sheet order (not repeated in ``content``),
     ``answer`` the final answer and ``worked_solution`` the worked solution, all markdown
     with maths as ``$…$`` / ``$$…$$``.
+
+    ``correct`` holds the 0-based indices into ``options`` of the options the source marks
+    correct (a task-list item ``- [x] option``, exam class ``\\CorrectChoice``); empty when
+    the part is not multiple choice or the source does not say. Several indices mean
+    several correct options. An index is never outside ``options``; an empty list is left
+    out when the part is serialised.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -33,6 +39,23 @@ class Part(BaseModel):
     options: list[str] = Field(default_factory=list)
     answer: str = ""
     worked_solution: str = ""
+    correct: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _correct_within_options(self) -> "Part":
+        bad = [i for i in self.correct if not 0 <= i < len(self.options)]
+        if bad:
+            raise ValueError(f"correct option indices {bad} outside the {len(self.options)} options")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty_correct(self, handler):
+        # an empty ``correct`` is left out, so readings and replies saved before the
+        # field existed serialise as they did
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("correct"):
+            data.pop("correct", None)
+        return data
 
     def is_empty(self) -> bool:
         """True when the part has no text in any field."""

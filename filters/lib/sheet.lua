@@ -47,8 +47,10 @@ Functions (blocks may be given as a Block, a Blocks list or a plain Lua list of 
                               when there are none); nil for any other heading.
   sheet.emit(questions)       the document the filter returns: one CodeBlock holding
                               the JSON list [{title, main_text, parts: [{content,
-                              options, answer, worked_solution}]}] (missing fields are
-                              empty strings, empty lists encode as []).
+                              options, answer, worked_solution, correct}]}] (missing
+                              fields are empty strings, empty lists encode as [];
+                              `correct`, the 0-based indices of the options marked
+                              correct, is written only when not empty).
   sheet.source                the input markdown as text (nil when unknown).
 
 How quoting works: the runner passes the text of the input file; on first use the
@@ -476,12 +478,18 @@ return function(ctx)
       for _, p in ipairs(q.parts or {}) do
         local options = pandoc.List({})
         for _, o in ipairs(p.options or {}) do options:insert(str(o)) end
-        parts:insert({
+        local part = {
           content = str(p.content),
           options = options,
           answer = str(p.answer),
           worked_solution = str(p.worked_solution),
-        })
+        }
+        if p.correct and #p.correct > 0 then
+          local correct = pandoc.List({})
+          for _, i in ipairs(p.correct) do correct:insert(math.tointeger(i) or i) end
+          part.correct = correct
+        end
+        parts:insert(part)
       end
       out:insert({ title = str(q.title), main_text = str(q.main_text), parts = parts })
     end

@@ -1,3 +1,4 @@
+-- superseded-by: general
 --[[
 latex.lua: a library route B filter for markdown that pandoc wrote from a LaTeX sheet
 (sheet2lambda), e.g. `pandoc -f latex -t commonmark_x-smart --wrap=none sheet.tex`.

@@ -18,7 +18,8 @@ from tasks.cache import stage
 from tasks.errors import FilterError
 from tasks.llm import BackendError, NoReply, backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
-from tasks.read.route_b import choose_library_filter, library_filters, run_route_b
+from tasks.read.route_b import choose_library_filter, library_filters
+from tasks.read.route_b import read_route_b as read_and_pair
 
 
 class FolderFilter(BaseModel):
@@ -87,7 +88,7 @@ def read_route_b(
     else:
         name, source = "filter", filter_source
     try:
-        reading = run_route_b(source, questions_md, solutions_md, name=name)
+        reading, pairing = read_and_pair(source, questions_md, solutions_md, name=name)
     except FilterError as e:
         return RouteResult(route="B", status=StageStatus(state=State.failed, reason=e.reason, cause=Cause.invalid),
                            usage=usage, filter_label=label, filter_source=source, calls=calls)
@@ -100,6 +101,8 @@ def read_route_b(
         filter_label=label,
         filter_source=source,
         calls=calls,
+        pairing=pairing.how,
+        flags=pairing.flags,
     )
 
 

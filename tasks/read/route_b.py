@@ -3,11 +3,19 @@
 The filter (a model-written one, or one of the library filters in
 ``filters/library/``) runs in the sandbox (:mod:`tasks.read.sandbox`) once over the questions
 document (role ``questions``) and, when there is one, once over the solutions document
-(role ``solutions``); the two readings are merged by position.
+(role ``solutions``). The two readings are merged by question number and part label when
+both documents number them (a library filter that reads numbers says so: it runs a second
+time with ``SHEET2LAMBDA_NUMBERING = true`` and returns the numbers instead of the fields),
+else by position, with a flag when the counts differ.
 """
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass, field
+
+from schemas.flags import Flag
 from schemas.llm import BackendSpec
 from schemas.status import Cause, StageStatus, State
 from schemas.routes import RouteResult, Usage
@@ -54,6 +62,150 @@ def merge_by_position(questions: SheetSet, solutions: SheetSet | None) -> SheetS
     return out
 
 
+Numbers = list[tuple[str, list[str]]]
+"""A document's numbering: per question, its number as printed ("" when none) and its
+parts' labels ("" when none), in reading order."""
+
+NUMBERING_SWITCH = "SHEET2LAMBDA_NUMBERING"
+"""The global a library filter reads to return the numbering instead of the fields."""
+
+
+@dataclass
+class Pairing:
+    """How the solutions reading was paired with the questions reading.
+
+    ``how`` is ``number`` (by question number and part label), ``position`` or ``none``
+    (no solutions document); ``flags`` are ``structural`` flags for a person: solution
+    numbers that match no question, or, paired by position, counts that differ.
+    """
+
+    how: str = "none"
+    flags: list[Flag] = field(default_factory=list)
+
+
+def reads_numbers(filter_source: str) -> bool:
+    """True when the filter can return the numbering (it reads :data:`NUMBERING_SWITCH`)."""
+    return NUMBERING_SWITCH in filter_source
+
+
+def numbering(filter_source: str, markdown: str, role: str, **limits) -> Numbers:
+    """The numbering of a document as the filter reads it (see :data:`Numbers`): the filter
+    runs with ``SHEET2LAMBDA_NUMBERING = true`` set before it, returning each question's
+    number as its title and each part's label as its content. Raises :class:`FilterError`."""
+    reading = run_filter(f"{NUMBERING_SWITCH} = true\n" + filter_source, markdown, role, **limits)
+    return [(q.title.strip(), [p.content.strip() for p in q.parts]) for q in reading.root]
+
+
+def _numbered(numbers: Numbers | None) -> bool:
+    if not numbers:
+        return False
+    seen = [n for n, _ in numbers]
+    return all(seen) and len(set(seen)) == len(seen)
+
+
+def _put(part: Part, solution: Part) -> None:
+    if solution.answer:
+        part.answer = solution.answer
+    if solution.worked_solution:
+        part.worked_solution = solution.worked_solution
+
+
+def merge_by_number(
+    questions: SheetSet, q_numbers: Numbers, solutions: SheetSet, s_numbers: Numbers
+) -> tuple[SheetSet, list[Flag]]:
+    """The questions reading with each solution merged into the question of the same
+    number ("Solution 4" into question 4 even when solution 3 is missing).
+
+    ``q_numbers`` / ``s_numbers`` are the readings' numberings (:func:`numbering`), one
+    entry per question in the same order. Inside a question, parts are matched by label
+    when every solution part has a label the question also has, else by position (a
+    question with fewer parts gets parts with empty content appended). A solution whose
+    number names no question is left out and flagged (``structural``, field
+    ``solutions``). Returns the merged copy and the flags; the inputs are not changed.
+    """
+    out = questions.model_copy(deep=True)
+    flags: list[Flag] = []
+    index = {n: i for i, (n, _) in enumerate(q_numbers)}
+    for si, sq in enumerate(solutions.root):
+        number = s_numbers[si][0] if si < len(s_numbers) else ""
+        qi = index.get(number)
+        if qi is None or qi >= len(out.root):
+            flags.append(Flag(field="solutions", kind="structural",
+                              reason=f"solution {number or si + 1} matches no question of the sheet; left out"))
+            continue
+        q = out.root[qi]
+        q_labels = q_numbers[qi][1]
+        s_labels = s_numbers[si][1] if si < len(s_numbers) else []
+        by_label = bool(s_labels) and len(s_labels) == len(sq.parts) and all(
+            label and label in q_labels for label in s_labels)
+        for j, sp in enumerate(sq.parts):
+            if not (sp.answer or sp.worked_solution):
+                continue
+            k = q_labels.index(s_labels[j]) if by_label else j
+            while k >= len(q.parts):
+                q.parts.append(Part())
+            _put(q.parts[k], sp)
+    return out, flags
+
+
+def merge_solutions(
+    questions: SheetSet,
+    solutions: SheetSet | None,
+    q_numbers: Numbers | None = None,
+    s_numbers: Numbers | None = None,
+) -> tuple[SheetSet, Pairing]:
+    """The questions reading with the solutions merged in, and how they were paired.
+
+    By number (:func:`merge_by_number`) when both numberings are given and every
+    question in each has a number, no number twice; else by position
+    (:func:`merge_by_position`), flagging (``structural``) a count of solutions that
+    differs from the count of questions. ``solutions=None`` gives a copy and
+    ``Pairing("none")``.
+    """
+    if solutions is None:
+        return questions.model_copy(deep=True), Pairing()
+    if _numbered(q_numbers) and _numbered(s_numbers):
+        merged, flags = merge_by_number(questions, q_numbers, solutions, s_numbers)
+        return merged, Pairing("number", flags)
+    flags = []
+    if len(solutions) != len(questions):
+        flags.append(Flag(
+            field="solutions", kind="structural",
+            reason=(f"the solutions do not number their questions and hold {len(solutions)} where the sheet has "
+                    f"{len(questions)}: paired by position, so answers may sit on the wrong question"),
+        ))
+    return merge_by_position(questions, solutions), Pairing("position", flags)
+
+
+def read_route_b(
+    filter_source: str,
+    questions_md: str,
+    solutions_md: str | None,
+    *,
+    timeout: float = 20.0,
+    memory_bytes: int = 1 << 30,
+    name: str = "filter",
+) -> tuple[SheetSet, Pairing]:
+    """Route B's reading of a sheet and how its solutions were paired: ``filter_source``
+    over ``questions_md`` (role ``questions``) and, when given, over ``solutions_md`` (role
+    ``solutions``), merged with :func:`merge_solutions` (by number when the filter
+    :func:`reads_numbers` and both documents number their questions).
+
+    ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
+    :class:`FilterError` when a run fails (see :func:`tasks.read.sandbox.run_filter`).
+    """
+    limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
+    questions = run_filter(filter_source, questions_md, "questions", **limits)
+    if solutions_md is None:
+        return questions, Pairing()
+    solutions = run_filter(filter_source, solutions_md, "solutions", **limits)
+    q_numbers = s_numbers = None
+    if reads_numbers(filter_source):
+        q_numbers = numbering(filter_source, questions_md, "questions", **limits)
+        s_numbers = numbering(filter_source, solutions_md, "solutions", **limits)
+    return merge_solutions(questions, solutions, q_numbers, s_numbers)
+
+
 def run_route_b(
     filter_source: str,
     questions_md: str,
@@ -63,19 +215,9 @@ def run_route_b(
     memory_bytes: int = 1 << 30,
     name: str = "filter",
 ) -> SheetSet:
-    """Route B's reading of a sheet: ``filter_source`` over ``questions_md`` (role
-    ``questions``) and, when given, over ``solutions_md`` (role ``solutions``), merged
-    with :func:`merge_by_position`.
-
-    ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
-    :class:`FilterError` when either run fails (see :func:`tasks.read.sandbox.run_filter`).
-    """
-    limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
-    questions = run_filter(filter_source, questions_md, "questions", **limits)
-    if solutions_md is None:
-        return questions
-    solutions = run_filter(filter_source, solutions_md, "solutions", **limits)
-    return merge_by_position(questions, solutions)
+    """Route B's reading of a sheet: :func:`read_route_b` without the pairing."""
+    return read_route_b(filter_source, questions_md, solutions_md, timeout=timeout,
+                        memory_bytes=memory_bytes, name=name)[0]
 
 
 def chrome_quoted(texts: list[str]) -> int:
@@ -89,25 +231,56 @@ def chrome_quoted(texts: list[str]) -> int:
     )
 
 
+_TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
+_BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
+_ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
+_HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
+
+
+def markers_removed(markdown: str) -> str:
+    """``markdown`` with, per line, the markers a reader drops rather than copies cut: a
+    task-list box (``- [x] A`` → ``- A``), a notebook part label and its points (``* 1a
+    (2pt) Text`` → ``* Text``), an escaped label (``\\(a\\) Text`` → ``Text``) and HTML
+    tags at either end (``<div class="answer">`` → an empty line). Used to score readings."""
+    out = []
+    for line in markdown.splitlines():
+        line = _TASK_BOX.sub(r"\1", line)
+        line = _BULLET_LABEL.sub(r"\1", line)
+        line = _ESCAPED_LABEL.sub(r"\1", line)
+        line = _HTML_EDGES.sub("", line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def score_reading(markdown: str, reading: SheetSet) -> float:
-    """How well a reading accounts for ``markdown``: its :func:`tasks.settle.coverage.coverage`
-    less, per counted line, the chrome lines it copied (:func:`chrome_quoted`).
-    A reading that copies timing lines into its fields has not understood the layout."""
+    """How well a reading accounts for ``markdown``: the
+    :func:`tasks.settle.coverage.coverage` of :func:`markers_removed` (so a reading that
+    drops a task box or an HTML tag loses nothing by it) less, per counted line, the chrome
+    lines it copied (:func:`chrome_quoted`). A reading that copies timing lines into its
+    fields has not understood the layout."""
     texts = field_texts(reading)
     counted = max(1, sum(1 for line in markdown.splitlines() if line.strip()))
-    return coverage(markdown, texts) - chrome_quoted(texts) / counted
+    return coverage(markers_removed(markdown), texts) - chrome_quoted(texts) / counted
+
+
+def superseded(filter_source: str) -> bool:
+    """True when a library filter's first line says ``-- superseded-by: NAME``: it stays in
+    the library for whoever names it, but :func:`choose_library_filter` no longer picks it
+    (``latex.lua``, whose layouts ``general.lua`` reads with the rest)."""
+    return filter_source.lstrip().startswith("-- superseded-by:")
 
 
 def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[str, str]:
     """The library filter that accounts for most of the questions document: ``(name,
-    source)``.
+    source)``, among the filters not :func:`superseded` (the general reader and the
+    family filters such as ``mathpix``).
 
     Each library filter is run over the questions document alone (role ``questions``)
     and scored with :func:`score_reading`; a filter that fails, or finds no question,
     scores zero. On equal scores the solutions document decides (when given), then the
     name. Raises :class:`FilterError` only when there is no library filter at all.
     """
-    filters = library_filters()
+    filters = {n: src for n, src in library_filters().items() if not superseded(src)}
     if not filters:
         raise FilterError("no library filter found in filters/library")
     scored: list[tuple[float, float, str]] = []

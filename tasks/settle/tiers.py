@@ -265,6 +265,7 @@ def settle_document(
 @stage("tiers", views={"sheet": lambda s: [s.texts(), s.mathpix, [w.model_dump() for ws in s.warnings().values() for w in ws]]})
 def settle_task(a: RouteResult, b: RouteResult, sheet: SheetText, adjudication: AdjudicationResult) -> Settled:
     """:func:`settle_document` as a cached task, from both routes' results, the sheet and tier 2's verdicts."""
-    return settle_document(a.questions, b.questions, sheet.questions.text,
-                           sheet.solutions.text if sheet.solutions else None, adjudication.verdicts,
-                           sheet.warnings(), sheet.mathpix)
+    settled = settle_document(a.questions, b.questions, sheet.questions.text,
+                              sheet.solutions.text if sheet.solutions else None, adjudication.verdicts,
+                              sheet.warnings(), sheet.mathpix)
+    return settled.model_copy(update={"flags": settled.flags + a.flags + b.flags})

@@ -1,0 +1,313 @@
+"""The general library reader (filters/library/general.lua) and route B's pairing of
+solutions, on small sheets written for these tests (one layout kind each)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from schemas.sheet import SheetSet
+from tasks.read.route_b import library_filters, merge_solutions, numbering, read_route_b, run_route_b
+
+GENERAL = library_filters()["general"]
+
+
+def read(md: str, solutions: str | None = None) -> SheetSet:
+    return run_route_b(GENERAL, md, solutions)
+
+
+def contents(q) -> list[str]:
+    return [p.content for p in q.parts]
+
+
+def test_heading_questions_keep_sub_parts_inside_and_lead_in_text_with_the_next_part():
+    md = """# Optics sheet
+
+Bring a calculator.
+
+## Question 1
+
+A lens forms an image.
+
+(a) Find the focal length.
+
+(b) Find the power.
+
+Now the lens is immersed in water.
+
+(c) Find the new focal length:
+
+   (i) for a thin lens;
+
+   (ii) for a thick lens.
+
+## Question 2
+
+Explain dispersion.
+"""
+    out = read(md)
+    assert len(out) == 2
+    one, two = out.root
+    assert one.main_text == "A lens forms an image."
+    assert len(one.parts) == 3
+    assert one.parts[2].content.startswith("Now the lens is immersed in water.")
+    assert "(i) for a thin lens;" in one.parts[2].content and "(ii) for a thick lens." in one.parts[2].content
+    assert two.main_text == "Explain dispersion." and two.parts == []
+    assert "calculator" not in json.dumps(out.model_dump())  # chrome is in no question
+
+
+def test_bold_markers_and_marks_are_not_parts():
+    md = """**Quiz 4 — Waves**
+
+**Q1.** A string vibrates.
+
+a) Find its frequency. [2 marks]
+
+b) Find its period. [1 marks]
+
+**Q2.** Define a node. [3 marks]
+"""
+    out = read(md)
+    assert [len(q.parts) for q in out.root] == [2, 0]
+    assert out.root[0].main_text == "A string vibrates."
+    assert "Quiz 4" not in out.root[0].main_text
+
+
+def test_hard_break_lines_open_parts_and_page_breaks_leave_nothing():
+    md = """### 1) Pumps
+
+A pump lifts water.
+
+a) Find the head.  
+b) Find the power.
+
+<div style="page-break-after: always;"></div>
+
+### 2) Valves
+
+A valve closes.
+"""
+    out = read(md)
+    assert [q.title for q in out.root] == ["Pumps", "Valves"]
+    assert contents(out.root[0]) == ["Find the head.", "Find the power."]
+    assert "<div" not in json.dumps(out.model_dump())
+
+
+def test_notebook_bullets_are_parts_and_a_code_cell_stays_in_its_part():
+    md = """### Exercise 3 (5 pts), Orbits
+
+A planet circles a star.
+
+* 3a (2pt) Write Kepler's third law.
+* 3b (3pt) Complete the function.
+
+  ```python
+  def period(a):
+      pass
+  ```
+"""
+    out = read(md)
+    (q,) = out.root
+    assert q.title == "Orbits"
+    assert q.parts[0].content == "Write Kepler's third law."
+    assert q.parts[1].content.startswith("Complete the function.")
+    assert "def period(a):" in q.parts[1].content
+
+
+def test_html_answer_divs_and_solution_divs_become_solutions_never_text():
+    md = """## Problem 1.
+
+Differentiate.
+
+(a) $x^2$
+
+<div class="answer">
+
+$2x$
+
+</div>
+
+(b) $x^3$
+
+<div class="answer">
+Power rule: $3x^2$.
+</div>
+
+## Problem 2.
+
+Integrate $1$.
+
+::: solution
+$x + C$
+:::
+"""
+    out = read(md)
+    one, two = out.root
+    assert contents(one) == ["$x^2$", "$x^3$"]
+    assert [p.worked_solution for p in one.parts] == ["$2x$", "Power rule: $3x^2$."]
+    assert two.main_text == "Integrate $1$."
+    assert two.parts[0].worked_solution == "$x + C$" and two.parts[0].content == ""
+    text = json.dumps(out.model_dump())
+    assert "<div" not in text and ":::" not in text
+
+
+def test_task_lists_are_options_with_the_correct_ones_known():
+    md = """## Question 1
+
+Which are metals?
+
+- [x] Iron
+- [ ] Glass
+- [x] Copper
+
+## Question 2
+
+A beam bends.
+
+(a) The stress is
+
+- [ ] zero
+- [x] linear in depth
+"""
+    out = read(md)
+    one, two = out.root
+    assert one.parts[0].options == ["Iron", "Glass", "Copper"]
+    assert one.parts[0].correct == [0, 2]
+    assert one.parts[0].answer == "Iron\n\nCopper"
+    assert one.main_text == "Which are metals?"
+    assert two.parts[0].content == "The stress is"
+    assert two.parts[0].options == ["zero", "linear in depth"] and two.parts[0].correct == [1]
+
+
+def test_list_questions_with_lettered_paragraph_parts():
+    md = r"""Throughout, take $g = 10$.
+
+1. A ball is thrown.
+
+(a) Find its range.
+
+(b) Find its height.
+
+2. A car brakes.
+"""
+    out = read(md)
+    assert [q.main_text for q in out.root] == ["A ball is thrown.", "A car brakes."]
+    assert contents(out.root[0]) == ["Find its range.", "Find its height."]
+
+
+def test_answer_lines_and_a_trailing_answers_section():
+    md = """## Q1
+
+Solve $x + 1 = 2$.
+
+Answer: $x = 1$
+
+## Q2
+
+Solve $2x = 6$.
+
+## Answers
+
+## Q2
+
+$x = 3$
+"""
+    out = read(md)
+    one, two = out.root
+    assert one.main_text == "Solve $x + 1 = 2$." and one.parts[0].answer == "$x = 1$"
+    assert two.parts[0].worked_solution == "$x = 3$"
+    assert "Answer" not in one.main_text
+
+
+def test_solutions_are_matched_by_number_when_one_is_missing():
+    questions = """## Question 1
+
+Add 1 and 1.
+
+## Question 2
+
+Add 2 and 2.
+
+## Question 3
+
+Add 3 and 3.
+"""
+    solutions = """## Solution 1
+
+Two.
+
+## Solution 3
+
+Six.
+"""
+    out, pairing = read_route_b(GENERAL, questions, solutions)
+    assert pairing.how == "number" and pairing.flags == []
+    assert [q.parts[0].worked_solution if q.parts else "" for q in out.root] == ["Two.", "", "Six."]
+
+
+def test_parts_are_matched_by_label_and_a_restated_question_is_dropped():
+    questions = """## Problem 1
+
+Consider a cube.
+
+(a) Find its volume.
+
+(b) Find its area.
+"""
+    solutions = """## Problem 1
+
+> Consider a cube. (a) Find its volume. (b) Find its area.
+
+(b) Six faces: $6s^2$.
+"""
+    out, pairing = read_route_b(GENERAL, questions, solutions)
+    assert pairing.how == "number"
+    (q,) = out.root
+    assert [p.worked_solution for p in q.parts] == ["", "Six faces: $6s^2$."]
+    assert "Consider a cube" not in q.parts[1].worked_solution
+
+
+def test_a_solution_with_no_question_is_flagged():
+    questions = "## Question 1\n\nName a prime.\n"
+    solutions = "## Solution 1\n\nTwo.\n\n## Solution 7\n\nSeven.\n"
+    out, pairing = read_route_b(GENERAL, questions, solutions)
+    assert out.root[0].parts[0].worked_solution == "Two."
+    assert len(pairing.flags) == 1 and pairing.flags[0].kind == "structural"
+    assert "7" in pairing.flags[0].reason
+
+
+def test_unnumbered_solutions_pair_by_position_and_a_count_that_differs_is_flagged():
+    q = SheetSet.model_validate([{"main_text": "one"}, {"main_text": "two"}])
+    s = SheetSet.model_validate([{"parts": [{"worked_solution": "W1"}]}])
+    merged, pairing = merge_solutions(q, s, [("", []), ("", [])], [("", [])])
+    assert pairing.how == "position"
+    assert merged.root[0].parts[0].worked_solution == "W1"
+    assert len(pairing.flags) == 1 and "paired by position" in pairing.flags[0].reason
+    merged, pairing = merge_solutions(q, SheetSet.model_validate([{}, {}]), None, None)
+    assert pairing.flags == []
+
+
+def test_numbering_mode_reports_numbers_and_labels():
+    md = "## Question 4\n\nTwo parts.\n\n(a) one\n\n(b) two\n\n## Problem 5: Heat\n\nNo parts.\n"
+    assert numbering(GENERAL, md, "questions") == [("4", ["a", "b"]), ("5", [])]
+
+
+@pytest.mark.parametrize("role", ["questions", "solutions"])
+def test_every_field_is_a_quote_of_the_markdown(role):
+    md = """## Question 1
+
+A tank drains.  
+
+(a) Find the time.  
+(b) Find the rate.
+
+<div class="answer">
+Rate: $2$ L/s <br>
+Using $Q = vA$.
+</div>
+"""
+    out = run_route_b(GENERAL, md, None) if role == "questions" else run_route_b(GENERAL, md, md)
+    from tasks.settle.verbatim import not_verbatim
+
+    assert not_verbatim(out, [md]) == {}
