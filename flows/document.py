@@ -107,12 +107,14 @@ def document_flow(
     offline: bool = False,
     tries: int = 3,
     areas: bool = True,
+    tex_root: str | None = None,
 ):
     """Convert one sheet into a set under ``out`` (default ``out/<stem>/``).
 
     ``backend``/``model`` choose the live model backend (``auto``: from the environment);
     ``offline`` allows no live call at all (saved replies only); ``tries`` bounds the
-    filter writer's calls; ``areas`` False skips the answer boxes (``--no-areas``). Returns
+    filter writer's calls; ``areas`` False skips the answer boxes (``--no-areas``);
+    ``tex_root`` is a folder besides its own a LaTeX sheet may read files in. Returns
     a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose message
     is the one-line error (``file: problem``) with nothing written.
     """
@@ -123,7 +125,7 @@ def document_flow(
         return Failed(message=line, data=DocumentOutcome(source=source, out=str(out_dir), error=line))
 
     try:
-        inputs = read_inputs(source, solutions, filter, replies, export)
+        inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root)
         live = None if offline else select_backend(backend, model)
     except (InputError, BackendMissing, ValueError) as e:
         return failed(str(e))
@@ -264,6 +266,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tries", type=int, default=3, help="calls the filter writer may make (default 3)")
     p.add_argument("--no-areas", dest="areas", action="store_false",
                    help="skip the answer boxes (one model call per part otherwise)")
+    p.add_argument("--tex-root", help="a folder (a course's, holding a shared common/) whose files a LaTeX sheet may "
+                                      "also read with \\input and the like (default: only the sheet's own folder)")
     return p.parse_args(argv)
 
 
@@ -282,7 +286,7 @@ def _main(argv: list[str] | None = None) -> int:
     with runtime.no_heartbeats():
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
-            args.backend, args.model, args.offline, args.tries, args.areas,
+            args.backend, args.model, args.offline, args.tries, args.areas, args.tex_root,
             return_state=True,
         )
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None

@@ -40,6 +40,9 @@ class Inputs(BaseModel):
     export: ExportedSet | None = None
     export_boxes: dict[str, list[Box]] = {}
     export_rtol: dict[str, list[float | None]] = {}
+    tex_roots: list[str] = []
+    """Folders besides its own a LaTeX sheet may read files in (``--tex-root``, a folder or
+    sweep run's root; :mod:`tasks.convert.tex_files`)."""
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -67,6 +70,7 @@ def read_inputs(
     filter: str | None = None,
     replies: str | None = None,
     export: str | None = None,
+    tex_root: str | None = None,
 ) -> Inputs:
     """Read every input of a document run; raises :class:`InputError` on the first problem.
 
@@ -80,6 +84,11 @@ def read_inputs(
 
     src = Path(source)
     inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"))
+    if tex_root:
+        root = Path(tex_root)
+        if not root.is_dir():
+            raise InputError(str(root), "--tex-root is not a folder")
+        inputs.tex_roots = [str(root.resolve())]
     if solutions:
         sol = Path(solutions)
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
@@ -122,22 +131,22 @@ def file_digest(path: str | None) -> str | None:
         return None
 
 
-TEX_CONTEXT = (".tex", ".sty", ".cls", ".bib", ".bbl", ".def")
+def tex_context(path: Path, roots: list[str] | None = None) -> str | None:
+    """For a ``.tex`` sheet: a sha256 over every file it reads (``\\input``,
+    ``\\lstinputlisting``, local packages, its class, images: wherever they are, found as
+    :func:`tasks.convert.tex_files.inline` finds them) and over the folders it may read in
+    (``roots``, besides its own), so that editing any one invalidates the cached markdown;
+    ``None`` for other formats."""
+    from tasks.convert.tex_files import inline
 
-
-def tex_context(path: Path, limit: int = 500) -> str | None:
-    """For a ``.tex`` sheet: a sha256 over the TeX files in its folder and below (files it
-    may ``\\input``), so that editing one invalidates the cached markdown; ``None`` for
-    other formats. At most ``limit`` files are read."""
     if path.suffix.lower() != ".tex":
         return None
-    h = hashlib.sha256()
-    folder = path.resolve().parent
-    for n, p in enumerate(sorted(q for q in folder.rglob("*") if q.suffix.lower() in TEX_CONTEXT and q.is_file())):
-        if n >= limit:
-            break
-        try:
-            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
-        except OSError:
-            continue
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    resolved = inline(text, path.resolve().parent, roots)
+    h = hashlib.sha256(resolved.digest().encode())
+    for root in sorted(str(Path(r).resolve()) for r in roots or []):
+        h.update(b"\0root\0" + root.encode())
     return h.hexdigest()

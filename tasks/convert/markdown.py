@@ -66,6 +66,7 @@ from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, 
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
+from tasks.convert.tex_files import inline
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
@@ -150,6 +151,7 @@ def to_markdown(
     *,
     base_dir: str | None = None,
     media_dir: str | None = None,
+    roots: list[str] | None = None,
 ) -> Markdown:
     """The markdown a document becomes (:class:`schemas.markdown.Markdown`).
 
@@ -187,7 +189,7 @@ def to_markdown(
         base = base_dir
     elif suffix == ".tex":
         source = _decode(name, data)
-        text, warnings, links = _convert_latex(name, source, base_dir)
+        text, warnings, links = _convert_latex(name, source, base_dir, roots)
         base = base_dir
     else:
         text, warnings, links = _convert_docx(name, data, media_dir)
@@ -315,14 +317,16 @@ def _read_markdown(name: str, text: str) -> dict:
     return ast
 
 
-def _convert_latex(name: str, source: str, base_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
-    args = ["-f", "latex", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=latex"]
-    if base_dir and Path(base_dir).is_dir():
-        ast, log = _pandoc(name, args, source.encode(), base_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
-            ast, log = _pandoc(name, args, source.encode(), cwd)
-    return _finish(name, ast, log, source)
+def _convert_latex(name: str, source: str, base_dir: str | None,
+                   roots: list[str] | None = None) -> tuple[str, list[ConversionWarning], list[str]]:
+    # pandoc reads nothing (--sandbox): the files the sheet may read are put in place first
+    # (tasks.convert.tex_files), and those it may not are refused with a warning naming them.
+    resolved = inline(source, base_dir if base_dir and Path(base_dir).is_dir() else None, roots)
+    args = ["-f", "latex", "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=latex"]
+    with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
+        ast, log = _pandoc(name, args, resolved.tex.encode(), cwd)
+    text, warnings, links = _finish(name, ast, log, resolved.tex)
+    return text, resolved.warnings + warnings, links
 
 
 def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
@@ -700,9 +704,10 @@ def _raw_tex_warnings(ast: dict) -> list[ConversionWarning]:
     return out
 
 
-@stage("markdown", ignore=("base_dir", "media_dir"))
+@stage("markdown", ignore=("base_dir", "media_dir", "roots"))
 def markdown_task(
-    name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None
+    name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None,
+    roots: list[str] | None = None,
 ) -> Converted:
     """:func:`to_markdown` as a cached task, keyed by the file's name and bytes and, for
     LaTeX, ``context``: a digest of the TeX files beside it that ``\\input`` may read
@@ -713,7 +718,7 @@ def markdown_task(
     ``media`` (restore them with :func:`restore_media` on a cache hit).
     """
     try:
-        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir)
+        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir, roots=roots)
     except InputError as e:
         return Converted(error=e.problem)
     media: dict[str, bytes] = {}
