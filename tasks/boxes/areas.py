@@ -33,6 +33,7 @@ from tasks.cache import stage
 from tasks.check.compare import _dict, ordered, question_files, read_export_files
 from tasks.errors import InputError
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.convert.bounds import json_loads
 
 OUTPUT_LIMIT = 2000
 """Output limit of one part's call in tokens; a part rarely has more than a few boxes."""
@@ -361,7 +362,7 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
         data: Any = proposal.model_dump()
     elif isinstance(proposal, str):
         try:
-            data = json.loads(proposal)
+            data = json_loads(proposal)
         except json.JSONDecodeError as e:
             return [], [f"reply: not JSON ({e.msg})"]
     else:
@@ -513,7 +514,7 @@ def _shape(text: str) -> dict:
     """The reply as ``{"boxes": [...]}`` (boxes unchecked); ``ValueError`` otherwise, so
     that :func:`tasks.llm.ask` asks again once with the reason."""
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"reply is not JSON ({e.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("boxes"), list):
@@ -589,7 +590,7 @@ def read_saved(text: str, where: str) -> dict[str, str]:
     when the file is not such an object or a key is not a part key.
     """
     try:
-        data = json.loads(text.removeprefix("\ufeff"))
+        data = json_loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as e:
         raise InputError(where, f"not JSON ({e.msg} at line {e.lineno})") from None
     except ValueError as e:  # an integer of more than 4,300 digits
@@ -616,7 +617,7 @@ def saved_file(parts: list[PartBoxes]) -> str:
         if not p.raw:
             continue
         try:
-            out[p.field] = json.loads(p.raw)
+            out[p.field] = json_loads(p.raw)
         except ValueError:
             out[p.field] = p.raw
     text = json.dumps(out, indent=1, ensure_ascii=False)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemas.areas import Box
 from schemas.export import ExportedSet
+from tasks.convert.bounds import check_docx, check_document_size
 from tasks.errors import InputError
 
 
@@ -46,14 +47,24 @@ class Inputs(BaseModel):
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as e:  # a name too long for the file system, a loop of links
+        raise InputError(str(path)[:120] + ("..." if len(str(path)) > 120 else ""),
+                         f"cannot read {what}: {e.strerror or e}") from None
+    if not exists:
         raise InputError(str(path), f"no such {what}")
     if path.is_dir():
         raise InputError(str(path), f"is a folder, not a {what}")
     try:
-        return path.read_bytes()
+        if what in ("document", "solutions document"):
+            check_document_size(path, path.stat().st_size)
+        data = path.read_bytes()
     except OSError as e:
         raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
+    if what in ("document", "solutions document") and path.suffix.lower() == ".docx":
+        check_docx(data, str(path))
+    return data
 
 
 def _read_text(path: Path, what: str) -> str:

@@ -58,7 +58,9 @@ _COMMAND = re.compile(
     r"(?![A-Za-z@])"
 )
 _VERBATIM = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment|filecontents\*?)\}(.*?)\\end\{\1\}", re.S)
-_IMAGE_SUFFIXES = ("", ".png", ".pdf", ".jpg", ".jpeg", ".eps", ".svg", ".gif")
+_IMAGE_SUFFIXES = ("", ".pdf", ".png", ".jpg", ".mps", ".jpeg", ".jbig2", ".jb2", ".PDF", ".PNG", ".JPG", ".JPEG",
+                   ".JBIG2", ".JB2", ".eps")
+"""As pandoc's LaTeX reader tries them for ``\\includegraphics{name}`` without a suffix."""
 
 
 @dataclass
@@ -92,6 +94,8 @@ def refusal(path: Path, roots: list[Path]) -> str | None:
     for bad in FORBIDDEN:
         if real == bad or bad in real.parents:
             return f"{bad} is never read"
+    if not real.exists():
+        return None  # nothing to read: pandoc, which reads nothing itself, reports it missing
     inside = None
     for root in roots:
         r = Path(root).resolve()
@@ -316,11 +320,17 @@ class _Inliner:
             return None
         # includegraphics: pandoc links it; count the file, refuse one the sheet may not read.
         bases = [self.path(d) / name for d in self.graphicspath] if not Path(name).is_absolute() else [Path(name)]
-        for b in bases:
+        for n, b in enumerate(bases):
             cands = [b.with_name(b.name + ext) for ext in _IMAGE_SUFFIXES] if not b.suffix else [b]
             for c in cands:
                 if c.exists() or c.is_symlink():
+                    why = refusal(c, self.roots)
+                    if why is not None:
+                        self.refuse(command, name, why)
+                        return "", end
                     self.note([c], command, name)
+                    if n == 0 and c != b:  # pandoc, reading in the sheet's folder, linked the file it found
+                        return f"\\includegraphics{opts_text}{{{name}{c.name[len(b.name):]}}}", end
                     return None
         why = refusal(bases[0], self.roots)
         if why is not None:
