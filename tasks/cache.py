@@ -97,7 +97,7 @@ def reusable(value: Any) -> bool:
     (``status.cause`` ``backend_error``, e.g. route B on a library filter because the filter
     writer's server failed), when a folder's filter was chosen because the writer failed
     (``writer_failed``), or when a document could not be converted (``error``)."""
-    status = getattr(value, "status", None)
+    status = value if hasattr(value, "state") and hasattr(value, "cause") else getattr(value, "status", None)
     if isinstance(status, str):  # the answer boxes' status: "ran", "failed: …", "skipped: …"
         if status.startswith(("failed", "skipped")):
             return False
