@@ -167,14 +167,31 @@ def interruptible():
     tempfile.tempdir = root
     os.environ["TMPDIR"] = root
 
-    def on_term(signum, frame):
-        raise KeyboardInterrupt
+    def on_signal(signum, frame):
+        # Stop here, not by raising: Prefect's engine would wait for every stage thread
+        # (a model call may take minutes) before an exception reached the command. While a
+        # flow runs Prefect holds SIGTERM itself; its handler restores this one and sends
+        # the signal again as it unwinds.
+        stop("run")
 
-    old_term = signal.signal(signal.SIGTERM, on_term)
+    old_term = signal.signal(signal.SIGTERM, on_signal)
+    old_int = signal.signal(signal.SIGINT, on_signal)
+    # Prefect's flow engine puts its own SIGTERM handler in place while a flow runs (it
+    # raises TerminationSignal, then waits for the stage threads): a command stops at once
+    # instead. (prefect.utilities.engine._prefect_sigterm_handler, Prefect 3.)
+    try:
+        import prefect.utilities.engine as prefect_engine
+
+        prefect_handler = getattr(prefect_engine, "_prefect_sigterm_handler", None)
+        if prefect_handler is not None:
+            prefect_engine._prefect_sigterm_handler = on_signal
+    except ImportError:
+        prefect_engine, prefect_handler = None, None
 
     def stop(what: str) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        logging.disable(logging.CRITICAL)  # stages failing as their processes are killed: not news
         from tasks.convert.pandoc import kill_running
         from tasks.write.outputs import PUBLISHING
 
@@ -209,6 +226,9 @@ def interruptible():
         yield stop
     finally:
         signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGINT, old_int)
+        if prefect_engine is not None and prefect_handler is not None:
+            prefect_engine._prefect_sigterm_handler = prefect_handler
         tempfile.tempdir = old_tempdir
         if old_env is None:
             os.environ.pop("TMPDIR", None)
