@@ -91,20 +91,29 @@ MAX_GENERATIONS = 64
 """How many stored failures of one call are stepped past before caching is given up for it."""
 
 
+DECIDED_BY_KEY = ("no_backend", "offline_no_reply", "nothing_to_do")
+"""Causes of a skip that the cache key itself decides (no backend, ``--offline``, nothing to
+do are all arguments of the call): replaying such a skip is computing it again, so a second
+offline run is still all cache hits. Any other skip is run again."""
+
+
 def reusable(value: Any) -> bool:
-    """May a stored result of a stage be replayed? Not when it says the stage failed or
-    was skipped (``status.state`` ``failed``/``skipped``), when a live call behind it failed
+    """May a stored result of a stage be replayed? Not when it says the stage failed
+    (``status.state`` ``failed``) or was skipped for a cause the key does not decide
+    (:data:`DECIDED_BY_KEY`), when a live call behind it failed
     (``status.cause`` ``backend_error``, e.g. route B on a library filter because the filter
     writer's server failed), when a folder's filter was chosen because the writer failed
     (``writer_failed``), or when a document could not be converted (``error``)."""
     status = value if hasattr(value, "state") and hasattr(value, "cause") else getattr(value, "status", None)
     if isinstance(status, str):  # the answer boxes' status: "ran", "failed: …", "skipped: …"
-        if status.startswith(("failed", "skipped")):
+        if status.startswith("failed"):  # their skips are "no backend"/"offline": see below
             return False
     elif status is not None:
         state = getattr(getattr(status, "state", None), "value", None)
         cause = getattr(getattr(status, "cause", None), "value", None)
-        if state in ("failed", "skipped") or cause == "backend_error":
+        if state == "failed" or cause == "backend_error":
+            return False
+        if state == "skipped" and cause not in DECIDED_BY_KEY:
             return False
     if getattr(value, "writer_failed", ""):
         return False

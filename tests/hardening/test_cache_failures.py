@@ -48,6 +48,8 @@ def test_a_failed_status_is_not_replayed_and_a_later_success_is():
 
 @pytest.mark.parametrize("value,ok", [
     (Result(StageStatus(state=State.failed)), False), (Result(StageStatus(state=State.skipped)), False),
+    (Result(StageStatus(state=State.skipped, cause="no_backend")), True),
+    (Result(StageStatus(state=State.failed, cause="invalid")), False),
     (Result(StageStatus(state=State.ran)), True), (Result("failed: HTTP 500"), False), (Result("ran"), True),
     (Result(StageStatus(state=State.ran, cause="backend_error")), False),
 ])

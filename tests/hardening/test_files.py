@@ -37,6 +37,9 @@ def course(tmp_path):
 
 
 def convert(course: Path, body: str, roots=None):
+    linkdir = course / "course" / "week3" / "linkdir"
+    if not linkdir.is_symlink():
+        linkdir.symlink_to(course / "outside", target_is_directory=True)
     sheet = course / "course" / "week3" / "sheet.tex"
     sheet.write_text(tex(body))
     return to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(sheet.parent), roots=roots)
@@ -56,6 +59,9 @@ REFUSED = [
     ("\\includegraphics{/etc/passwd}", "/etc/passwd"),
     ("\\input /etc/hostname", "/etc/hostname"),
     ("\\usepackage{../../outside/pkg}\\leak", "../../outside/pkg"),
+    # found when trying to break it again: a path through an allowed folder, a linked folder
+    ("\\input{sub/../../../outside/secret}", "sub/../../../outside/secret"),
+    ("\\lstinputlisting{linkdir/secret.tex}", "linkdir/secret.tex"),
 ]
 
 
@@ -134,3 +140,16 @@ def test_a_local_package_file_counts_and_is_put_in_place(course):
     md = to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(sheet.parent))
     assert "It goes fast now." in md.text
     assert any(p.endswith("mymacros.sty") for p in inline(sheet.read_text(), sheet.parent).files)
+
+
+@pytest.mark.parametrize("body", ["\\input{|\"cat ../../outside/secret.tex\"}", "\\input|cat",
+                                  "\\subfile{../../outside/secret}", "\\import{../../outside/}{secret}"])
+def test_forms_the_inliner_does_not_know_read_nothing_either(course, body):
+    from tasks.errors import InputError
+
+    try:
+        md = convert(course, f"A {body} B")
+    except InputError as e:  # pandoc cannot parse it: one line, nothing read
+        assert CANARY not in str(e) and "\n" not in str(e)
+    else:
+        assert CANARY not in md.text
