@@ -98,7 +98,9 @@ def submit_markdown(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, sp
     docs = [(inputs.source, inputs.source_bytes, "questions")]
     if inputs.solutions_bytes is not None:
         docs.append((inputs.solutions, inputs.solutions_bytes, "solutions"))
-    run.markdown = [markdown_task.submit(p.name, data, role, str(p.resolve().parent), media_dir, tex_context(p))
+    roots = inputs.tex_roots or None
+    run.markdown = [markdown_task.submit(p.name, data, role, str(p.resolve().parent), media_dir,
+                                         tex_context(p, roots), roots=roots)
                     for p, data, role in docs]
     return run
 

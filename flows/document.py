@@ -107,12 +107,14 @@ def document_flow(
     offline: bool = False,
     tries: int = 3,
     areas: bool = True,
+    tex_root: str | None = None,
 ):
     """Convert one sheet into a set under ``out`` (default ``out/<stem>/``).
 
     ``backend``/``model`` choose the live model backend (``auto``: from the environment);
     ``offline`` allows no live call at all (saved replies only); ``tries`` bounds the
-    filter writer's calls; ``areas`` False skips the answer boxes (``--no-areas``). Returns
+    filter writer's calls; ``areas`` False skips the answer boxes (``--no-areas``);
+    ``tex_root`` is a folder besides its own a LaTeX sheet may read files in. Returns
     a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose message
     is the one-line error (``file: problem``) with nothing written.
     """
@@ -123,7 +125,7 @@ def document_flow(
         return Failed(message=line, data=DocumentOutcome(source=source, out=str(out_dir), error=line))
 
     try:
-        inputs = read_inputs(source, solutions, filter, replies, export)
+        inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root)
         live = None if offline else select_backend(backend, model)
     except (InputError, BackendMissing, ValueError) as e:
         return failed(str(e))
@@ -134,7 +136,7 @@ def document_flow(
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
-        check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"})
+        check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"}, str(inputs.source))
     except InputError as e:
         return failed(str(e))
     chosen = FolderFilter(source=inputs.filter_source, label="given filter") if inputs.filter_source else None
@@ -190,6 +192,22 @@ def failure_line(run: SheetRun) -> str:
     return f"{run.inputs.source}: the run did not finish"
 
 
+def route_failure(a: RouteResult, b: RouteResult) -> str:
+    """One line when a live route failed after its retries (its server failed: route A's
+    call, or route B's filter writer, which then fell back to a library filter) while the
+    set was still built; ``""`` otherwise."""
+    from schemas.status import Cause, State
+
+    failed = []
+    if a.status.cause == Cause.backend_error:
+        failed.append(f"route A failed ({a.status.reason}): the set is built from route B alone")
+    if b.status.cause == Cause.backend_error:
+        failed.append(f"route B's filter writer failed ({b.status.reason.removeprefix('the filter writer failed: ')}): "
+                      + ("route B read the sheet with a library filter" if b.status.state != State.failed
+                         else "the set is built from route A alone"))
+    return "; ".join(failed)
+
+
 def finish(run: SheetRun, verbose: bool) -> DocumentOutcome:
     """Wait for a wired sheet's outputs and hand back its :class:`DocumentOutcome`."""
     try:
@@ -206,8 +224,10 @@ def finish(run: SheetRun, verbose: bool) -> DocumentOutcome:
         comparison=run.compare.result() if run.compare is not None else None,
         task_states={k: f.state.name for k, f in run.futures().items()},
     )
+    outcome.route_failed = route_failure(run.route_a.result(), run.route_b.result())
     if verbose:
-        for line in stage_lines(run) + summary_lines(report):
+        first = [f"ROUTE FAILED {outcome.route_failed}"] if outcome.route_failed else []
+        for line in stage_lines(run) + first + summary_lines(report):
             print(line)
         print(f"out        {run.out}/ ({', '.join(written)})")
     refused = offline_refusals(run.route_a.result(), run.adjudicate.result(), part_boxes, bool(run.inputs.areas))
@@ -246,16 +266,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tries", type=int, default=3, help="calls the filter writer may make (default 3)")
     p.add_argument("--no-areas", dest="areas", action="store_false",
                    help="skip the answer boxes (one model call per part otherwise)")
+    p.add_argument("--tex-root", help="a folder (a course's, holding a shared common/) whose files a LaTeX sheet may "
+                                      "also read with \\input and the like (default: only the sheet's own folder)")
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry: returns the exit status (0 built, 1 bad input)."""
+    """Command line entry: returns the exit status (0 built, 1 bad input, 2 built but a
+    live route failed after its retries, 130 interrupted)."""
+    with runtime.redacted_output(), runtime.interruptible() as stop:
+        try:
+            return _main(argv)
+        except KeyboardInterrupt:
+            return stop("document run")
+
+
+def _main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     with runtime.no_heartbeats():
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
-            args.backend, args.model, args.offline, args.tries, args.areas,
+            args.backend, args.model, args.offline, args.tries, args.areas, args.tex_root,
             return_state=True,
         )
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None
@@ -265,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(outcome, DocumentOutcome) and outcome.error:
         print(outcome.error, file=sys.stderr)
         return 1
+    if isinstance(outcome, DocumentOutcome) and outcome.route_failed:
+        print(f"built, a route failed: {outcome.route_failed}", file=sys.stderr)
+        return 2
     return 0
 
 

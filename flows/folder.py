@@ -40,6 +40,7 @@ from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
 from tasks.read.choose import FolderFilter, folder_filter_task  # noqa: E402
+from tasks.convert.tree import leaves, skipped_line  # noqa: E402
 
 
 DEFAULT_THREADS = 16
@@ -140,6 +141,7 @@ def run_folder(
     total: int | None = None,
     accepted_file: Path | None = None,
     areas: bool = True,
+    root: Path | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): every sheet's stages
@@ -147,14 +149,33 @@ def run_folder(
     markdown and route A start at once and only route B waits for the folder's filter.
     ``accepted_file`` is the folder's ``accepted.txt`` (default: beside its saved filter,
     else in the folder); ``areas`` False skips the answer boxes; ``done``/``total`` count
-    sheets finished across folders (a sweep) for the progress line and artifact."""
+    sheets finished across folders (a sweep) for the progress line and artifact. ``root``
+    (default ``folder``) is what the run stays inside: LaTeX sheets may read files in it,
+    and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
+    ``FolderOutcome.skipped_links`` and in ``flags.md``)."""
     out.mkdir(parents=True, exist_ok=True)
-    pairs = pair_folder(folder, suffixes)
+    root_dir = root or folder
+    skipped: list[str] = []
+    pairs = []
+    for pair in pair_folder(folder, suffixes):
+        if leaves(pair.source, root_dir):
+            skipped.append(skipped_line(pair.source, root_dir))
+            continue
+        if pair.solutions is not None and leaves(pair.solutions, root_dir):
+            skipped.append(skipped_line(pair.solutions, root_dir))
+            pair = SheetPair(pair.source, None, lone=pair.lone)
+        pairs.append(pair)
     export = find_export(folder)
+    if export is not None and leaves(export, root_dir):
+        skipped.append(skipped_line(export, root_dir))
+        export = None
     if export is not None and len(pairs) != 1:
         export = None  # a target is one sheet and its export
     root = replies or folder
     chosen, saved = given_filter(folder, filter_path, replies)
+    if saved is not None and filter_path is None and leaves(saved, root_dir):
+        skipped.append(skipped_line(saved, root_dir))
+        chosen, saved = None, None
     accepted = read_accepted(accepted_file or ((saved.parent / "accepted.txt") if saved else (folder / "accepted.txt")))
     done = done if done is not None else [0]
     total = total if total is not None else len(pairs)
@@ -185,7 +206,8 @@ def run_folder(
             try:
                 where = replies_for(pair, root, single=len(pairs) == 1)
                 inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
-                                     str(where) if where else None, str(export) if export else None)
+                                     str(where) if where else None, str(export) if export else None,
+                                     tex_root=str(root_dir))
             except InputError as e:
                 finished(pair, _row(pair, folder).model_copy(update={"reason": str(e)}))
                 continue
@@ -237,10 +259,16 @@ def run_folder(
         (out / "filter.lua").write_text(written.source, encoding="utf-8")
     ordered = [rows[str(p.source)] for p in pairs]
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
-    outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale)
+    outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
+                            skipped_links=skipped)
     df = folder_report.with_totals(folder_report.frame(ordered))
     folder_report.write(df, out)
-    (out / "flags.md").write_text(folder_report.flags_markdown(flags_by_sheet), encoding="utf-8")
+    links = "".join(f"- skipped: {line}\n" for line in skipped)
+    (out / "flags.md").write_text(folder_report.flags_markdown(flags_by_sheet) + ("\n" + links if links else ""),
+                                  encoding="utf-8")
+    if verbose:
+        for line in skipped:
+            print(f"skipped    {line}")
     return outcome
 
 

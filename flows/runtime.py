@@ -8,8 +8,10 @@ second per flow run; sheet2lambda's runs are short and local).
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import sys
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -46,6 +48,7 @@ def quiet_environment(extra: dict[str, str] | None = None) -> None:
     prefect), and give Prefect's queue-service loggers the same level."""
     for k, v in {**DEFAULTS, **(extra or {})}.items():
         os.environ.setdefault(k, v)
+    install_log_redaction()
     level = os.environ["PREFECT_LOGGING_LEVEL"].upper()
     for name in SERVICE_LOGGERS:
         logging.getLogger(name).setLevel(level if level in logging.getLevelNamesMapping() else "ERROR")
@@ -58,3 +61,177 @@ def no_heartbeats() -> Iterator[None]:
 
     with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
+
+
+def install_log_redaction() -> None:
+    """Every log record's message, and its exception text, pass through
+    :func:`tasks.llm.secrets.redact` (a log-record factory, so Prefect's handlers, whatever
+    they are, only ever see redacted text). Installed once."""
+    old = logging.getLogRecordFactory()
+    if getattr(old, "sheet2lambda_redacts", False):
+        return
+
+    class RedactedRecord(logging.LogRecord):
+        def getMessage(self) -> str:  # noqa: N802 - logging's name
+            from tasks.llm.secrets import redact
+
+            if self.exc_info and not self.exc_text:
+                self.exc_text = redact(logging.Formatter().formatException(self.exc_info))
+            return redact(super().getMessage())
+
+    def factory(*args, **kwargs):
+        record = old(*args, **kwargs)
+        record.__class__ = RedactedRecord
+        return record
+
+    factory.sheet2lambda_redacts = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
+
+
+class _Redacting(io.TextIOBase):
+    """A text stream that writes what it is given, redacted, to another (line by line)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        from tasks.llm.secrets import redact
+
+        self.pending += text
+        if "\n" in self.pending:
+            done, self.pending = self.pending.rsplit("\n", 1)
+            self.inner.write(redact(done + "\n"))
+        return len(text)
+
+    def flush(self) -> None:
+        from tasks.llm.secrets import redact
+
+        if self.pending:
+            self.inner.write(redact(self.pending))
+            self.pending = ""
+        self.inner.flush()
+
+    def isatty(self) -> bool:
+        return self.inner.isatty()
+
+    @property
+    def encoding(self):  # noqa: D401
+        return getattr(self.inner, "encoding", "utf-8")
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+
+@contextmanager
+def redacted_output() -> Iterator[None]:
+    """Everything printed to stdout and stderr inside passes through
+    :func:`tasks.llm.secrets.redact` (a command's printed output never shows a key)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Redacting(out), _Redacting(err)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        sys.stdout, sys.stderr = out, err
+
+
+STOP_GRACE = 2.0
+"""Seconds an interrupted run gives its stages to unwind before it exits."""
+
+
+@contextmanager
+def interruptible():
+    """Make Ctrl-C and SIGTERM stop a command within a few seconds, leaving nothing behind.
+
+    Inside: the run's temporary folders all sit under one folder of its own (``TMPDIR``
+    and :data:`tempfile.tempdir` point there), and SIGTERM raises ``KeyboardInterrupt``
+    like Ctrl-C. Yields ``stop(what) -> 130``, for the command's ``except
+    KeyboardInterrupt``: it kills running pandoc children, waits for an output folder
+    being published to be complete (:data:`tasks.write.outputs.PUBLISHING`), removes the
+    temporary folder, stops Prefect's temporary server, prints one line and ends the
+    process (stage threads blocked on a model call are not waited for; every stage that
+    completed is in Prefect's cache, so a rerun resumes there). On a normal exit the
+    temporary folder is removed and the handlers restored.
+    """
+    import shutil
+    import signal
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="sheet2lambda-run-")
+    old_tempdir, old_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = root
+    os.environ["TMPDIR"] = root
+
+    def on_signal(signum, frame):
+        # Stop here, not by raising: Prefect's engine would wait for every stage thread
+        # (a model call may take minutes) before an exception reached the command. While a
+        # flow runs Prefect holds SIGTERM itself; its handler restores this one and sends
+        # the signal again as it unwinds.
+        stop("run")
+
+    old_term = signal.signal(signal.SIGTERM, on_signal)
+    old_int = signal.signal(signal.SIGINT, on_signal)
+    # Prefect's flow engine puts its own SIGTERM handler in place while a flow runs (it
+    # raises TerminationSignal, then waits for the stage threads): a command stops at once
+    # instead. (prefect.utilities.engine._prefect_sigterm_handler, Prefect 3.)
+    try:
+        import prefect.utilities.engine as prefect_engine
+
+        prefect_handler = getattr(prefect_engine, "_prefect_sigterm_handler", None)
+        if prefect_handler is not None:
+            prefect_engine._prefect_sigterm_handler = on_signal
+    except ImportError:
+        prefect_engine, prefect_handler = None, None
+
+    def stop(what: str) -> int:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        logging.disable(logging.CRITICAL)  # stages failing as their processes are killed: not news
+        from tasks.convert.pandoc import kill_running
+        from tasks.write.outputs import PUBLISHING
+
+        kill_running()
+        got = PUBLISHING.acquire(timeout=30)  # an output folder being moved in is finished first
+        try:
+            import time as _time
+
+            _time.sleep(min(STOP_GRACE, 0.5))
+            kill_running()
+            shutil.rmtree(root, ignore_errors=True)
+            try:
+                from prefect.server.api.server import SubprocessASGIServer
+
+                for server in list(SubprocessASGIServer._instances.values()):
+                    server.stop()
+            except Exception:
+                pass
+            print(f"interrupted: the {what} stopped; --out is as it was or complete; "
+                  "a rerun resumes from the cache", file=sys.stderr)
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:
+                    pass
+        finally:
+            if got:
+                PUBLISHING.release()
+        os._exit(130)
+
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGINT, old_int)
+        if prefect_engine is not None and prefect_handler is not None:
+            prefect_engine._prefect_sigterm_handler = prefect_handler
+        tempfile.tempdir = old_tempdir
+        if old_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_env
+        shutil.rmtree(root, ignore_errors=True)

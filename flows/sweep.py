@@ -34,13 +34,20 @@ from tasks.llm.select import backend_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 
 
-def sheet_folders(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
+def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | None = None) -> list[Path]:
     """Every folder under ``root`` (``root`` included) that holds a sheet, sorted; folders
-    whose name starts with ``.`` or ``set_`` (an export) are not entered."""
+    whose name starts with ``.`` or ``set_`` (an export) are not entered, nor is a link to a
+    folder outside ``root`` (its line is added to ``skipped``)."""
+    from tasks.convert.tree import leaves, skipped_line
+
     found = []
     for d in sorted([root, *[p for p in root.rglob("*") if p.is_dir()]]):
         rel = d.relative_to(root).parts
         if any(part.startswith((".", "set_")) for part in rel):
+            continue
+        if leaves(d, root):
+            if skipped is not None:
+                skipped.append(skipped_line(d, root))
             continue
         try:
             if pair_folder(d, suffixes):
@@ -109,11 +116,14 @@ def sweep_flow(
     out_dir = Path(out) if out else Path("out") / "sweep"
     if out_dir.resolve().is_relative_to(base.resolve()):
         raise InputError(str(out_dir), "the sweep never writes into the corpus: choose --out outside it")
-    folders = [Path(p) for p in paths] if paths else sheet_folders(base, sfx)
+    skipped: list[str] = []
+    folders = [Path(p) for p in paths] if paths else sheet_folders(base, sfx, skipped)
+    for line in skipped:
+        print(f"skipped    {line}")
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
     print(f"backend    {backend_line(live, offline)}")
-    total = sum(len(pair_folder(f, sfx)) for f in folders)
+    total = sum(len(pair_folder(f, sfx)) for f in folders)  # (links leaving the root are skipped later)
     done = [0]
     outcomes = []
     for f in folders:
@@ -122,7 +132,7 @@ def sweep_flow(
         outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
                                    done=done, total=total,
                                    accepted_file=kept if kept is not None and kept.is_file() else None,
-                                   areas=areas))
+                                   areas=areas, root=base if f.resolve().is_relative_to(base.resolve()) else f))
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)

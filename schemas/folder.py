@@ -56,3 +56,5 @@ class FolderOutcome(BaseModel):
     filter: str = ""
     rows: list[SheetRow] = Field(default_factory=list)
     stale_accepted: list[str] = Field(default_factory=list)
+    skipped_links: list[str] = Field(default_factory=list)
+    """One line per symbolic link the run did not follow because it leaves the run's root."""

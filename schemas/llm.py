@@ -54,3 +54,6 @@ class BackendSpec(BaseModel):
 
     name: str
     model: str = ""
+    base_url: str = ""
+    """The server the backend calls (``""`` for Claude Code), so that a cached reply of one
+    server is never replayed for another."""

@@ -27,3 +27,6 @@ class DocumentOutcome(BaseModel):
     flags: list[Flag] = Field(default_factory=list)
     comparison: Comparison | None = None
     task_states: dict[str, str] = Field(default_factory=dict)
+    route_failed: str = ""
+    """When a live route failed after its retries and the set was built from the other
+    route alone: one line saying so (the command then exits 2); empty otherwise."""

@@ -5,6 +5,13 @@ file changes. Every cached task here takes content (text, bytes, models) and is 
 :func:`content_key`: the task's name, a digest of this project's code (``tasks/``,
 ``filters/``, ``schemas/``: any edit invalidates every cache) and the arguments.
 A ``Path`` argument is refused, so a path can never become a cache key by mistake.
+
+A failed or skipped result is never a cache hit. Our stages return a failure as a value
+(a :class:`~schemas.status.StageStatus` of state ``failed``), so Prefect, which caches
+every *completed* task run, would replay it: :func:`reusable` says which stored results
+may be replayed, and the key a stage uses (:func:`usable_key`) steps past a stored one that
+may not (the next key of a short chain), so the stage runs again and its new result is
+stored where the next run looks first.
 """
 
 from __future__ import annotations
@@ -80,17 +87,82 @@ def content_key_except(*ignored: str, views: dict[str, Any] | None = None):
     return key
 
 
+MAX_GENERATIONS = 64
+"""How many stored failures of one call are stepped past before caching is given up for it."""
+
+
+DECIDED_BY_KEY = ("no_backend", "offline_no_reply", "nothing_to_do")
+"""Causes of a skip that the cache key itself decides (no backend, ``--offline``, nothing to
+do are all arguments of the call): replaying such a skip is computing it again, so a second
+offline run is still all cache hits. Any other skip is run again."""
+
+
+def reusable(value: Any) -> bool:
+    """May a stored result of a stage be replayed? Not when it says the stage failed
+    (``status.state`` ``failed``) or was skipped for a cause the key does not decide
+    (:data:`DECIDED_BY_KEY`), when a live call behind it failed
+    (``status.cause`` ``backend_error``, e.g. route B on a library filter because the filter
+    writer's server failed), when a folder's filter was chosen because the writer failed
+    (``writer_failed``), or when a document could not be converted (``error``)."""
+    status = value if hasattr(value, "state") and hasattr(value, "cause") else getattr(value, "status", None)
+    if isinstance(status, str):  # the answer boxes' status: "ran", "failed: …", "skipped: …"
+        if status.startswith("failed"):  # their skips are "no backend"/"offline": see below
+            return False
+    elif status is not None:
+        state = getattr(getattr(status, "state", None), "value", None)
+        cause = getattr(getattr(status, "cause", None), "value", None)
+        if state == "failed" or cause == "backend_error":
+            return False
+        if state == "skipped" and cause not in DECIDED_BY_KEY:
+            return False
+    if getattr(value, "writer_failed", ""):
+        return False
+    if isinstance(getattr(value, "error", None), str) and value.error:
+        return False
+    if isinstance(value, list):
+        return all(reusable(v) for v in value)
+    return True
+
+
+def usable_key(base: str, store: Any) -> str | None:
+    """The key a call of content key ``base`` uses: ``base`` itself unless the result stored
+    there may not be replayed (:func:`reusable`), then the next of the chain
+    ``sha256(base:n)`` that is free or holds a reusable result. ``None`` (no caching) past
+    :data:`MAX_GENERATIONS` stored failures. ``store`` is Prefect's result store."""
+    for n in range(MAX_GENERATIONS):
+        key = base if n == 0 else hashlib.sha256(f"{base}:{n}".encode()).hexdigest()
+        try:
+            if store is None or not store.exists(key):
+                return key
+            if reusable(store.read(key).result):
+                return key
+        except Exception:  # an unreadable record is not a hit either: run again under it
+            return key
+    return None
+
+
+def skipping_failures(key_fn):
+    """A ``cache_key_fn`` like ``key_fn`` whose key steps past stored failures (:func:`usable_key`)."""
+
+    def key(context: Any, parameters: dict[str, Any]) -> str | None:
+        return usable_key(key_fn(context, parameters), getattr(context, "result_store", None))
+
+    return key
+
+
 def stage(name: str, *, ignore: tuple[str, ...] = (), views: dict[str, Any] | None = None, **kwargs: Any):
     """A Prefect ``@task`` for a stage: cached by content, result persisted, no expiry.
 
     ``ignore`` and ``views`` as in :func:`content_key_except`. A failed run is never
-    cached: Prefect records a cache entry only for a completed result.
+    cached (Prefect records a cache entry only for a completed run), and neither is a
+    completed run that returned a failed or skipped status (:func:`skipping_failures`).
     """
     from prefect import task
 
+    base = content_key_except(*ignore, views=views) if (ignore or views) else content_key
     return task(
         name=name,
-        cache_key_fn=content_key_except(*ignore, views=views) if (ignore or views) else content_key,
+        cache_key_fn=skipping_failures(base),
         persist_result=True,
         **kwargs,
     )

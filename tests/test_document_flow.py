@@ -186,14 +186,17 @@ def test_out_never_replaces_what_the_user_keeps_there(tmp_path, capsys):
     assert main([str(sheet), "--out", str(tmp_path), "--backend", "none"]) == 1
     assert "week3" in capsys.readouterr().err
     assert (sheet.parent / "notes.txt").read_text() == "mine" and sheet.is_file()
-    # A run's own outputs are replaced by the next run, and stale ones removed.
+    # A run's own outputs are replaced by its next run; another document's are never (issue 11).
     out = tmp_path / "out"
     assert main([str(EXAMPLE), "--out", str(out), "--backend", "none"]) == 0
     assert (out / "solutions.md").is_file()
     (out / "mine.txt").write_text("keep")
-    assert main([str(sheet), "--out", str(out), "--backend", "none"]) == 0
-    assert not (out / "solutions.md").exists() and not (out / "inclined-plane.zip").exists()
-    assert (out / "week3.zip").is_file() and (out / "mine.txt").read_text() == "keep"
+    capsys.readouterr()
+    assert main([str(sheet), "--out", str(out), "--backend", "none"]) == 1
+    assert "another document" in capsys.readouterr().err
+    assert (out / "inclined-plane.zip").is_file() and not (out / "week3.zip").exists()
+    assert main([str(EXAMPLE), "--out", str(out), "--backend", "none"]) == 0
+    assert (out / "inclined-plane.zip").is_file() and (out / "mine.txt").read_text() == "keep"
 
 
 # --- answer boxes, from saved replies ------------------------------------------------------

@@ -8,7 +8,7 @@ SOL = "(a) $v = \\sqrt{2gh}$\n\n(b) $E = mgh$\n"
 
 
 def reading(content_b="Find its energy $E$.", answer_a="$v = \\sqrt{2gh}$"):
-    return SheetSet([Question(title="Cart", main_text="A cart rolls down a hill.", parts=[
+    return SheetSet([Question(title="Question 1", main_text="A cart rolls down a hill.", parts=[
         Part(content="Find its speed $v$.", answer=answer_a),
         Part(content=content_b, answer="$E = mgh$"),
     ])])
@@ -61,7 +61,7 @@ def test_a_passage_in_the_adjudicators_own_words_becomes_a_flag():
 
 def test_a_part_only_one_route_found_is_structural():
     a = reading()
-    b = SheetSet([Question(title="Cart", main_text="A cart rolls down a hill.", parts=[reading().root[0].parts[0]])])
+    b = SheetSet([Question(title="Question 1", main_text="A cart rolls down a hill.", parts=[reading().root[0].parts[0]])])
     result = settle(a, b, [SRC, SOL])
     assert ("q1.p2", "structural") in [(f.field, f.kind) for f in result.flags]
     assert len(result.questions[0].parts) == 2

@@ -10,7 +10,7 @@ def test_paragraphs_split_at_blank_lines():
 
 
 def test_quoted_fields_pass_with_whitespace_folded():
-    reading = SheetSet([Question(title="Anything", main_text="A block sits on a ramp inclined at $30^\\circ$.",
+    reading = SheetSet([Question(title="Question 1", main_text="A block sits on a ramp inclined at $30^\\circ$.",
                                  parts=[Part(content="Find the friction.", answer="The friction is $mg\\sin\\theta$.")])])
     assert not_verbatim(reading, [SHEET, ANSWERS]) == {}
 

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from schemas.areas import KINDS, Box, Proposal
 from schemas.sheet import Part
+from tasks.convert.bounds import json_loads
 from tasks.boxes.answers import explicit_expression, explicit_quantity
 from tasks.write.build import _in2lambda
 
@@ -98,7 +99,7 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
         data: Any = proposal.model_dump()
     elif isinstance(proposal, str):
         try:
-            data = json.loads(proposal)
+            data = json_loads(proposal)
         except json.JSONDecodeError as e:
             return [], [f"reply: not JSON ({e.msg})"]
     else:

@@ -16,6 +16,7 @@ from schemas.routes import Usage
 from schemas.sheet import Part, SheetSet
 from schemas.status import Cause, StageStatus, State
 from tasks import prompts
+from tasks.convert.bounds import json_loads
 from tasks.boxes.check import check
 from tasks.boxes.sheet import from_sheet
 from tasks.cache import stage
@@ -90,7 +91,7 @@ def _shape(text: str) -> dict:
     """The reply as ``{"boxes": [...]}`` (boxes unchecked); ``ValueError`` otherwise, so
     that :func:`tasks.llm.ask` asks again once with the reason."""
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"reply is not JSON ({e.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("boxes"), list):
@@ -177,7 +178,7 @@ def read_saved(text: str, where: str) -> dict[str, str]:
     when the file is not such an object or a key is not a part key.
     """
     try:
-        data = json.loads(text.removeprefix("\ufeff"))
+        data = json_loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as e:
         raise InputError(where, f"not JSON ({e.msg} at line {e.lineno})") from None
     except ValueError as e:  # an integer of more than 4,300 digits
@@ -204,7 +205,7 @@ def saved_file(parts: list[PartBoxes]) -> str:
         if not p.raw:
             continue
         try:
-            out[p.field] = json.loads(p.raw)
+            out[p.field] = json_loads(p.raw)
         except ValueError:
             out[p.field] = p.raw
     text = json.dumps(out, indent=1, ensure_ascii=False)

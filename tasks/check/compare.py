@@ -15,6 +15,7 @@ from tasks.write.build import IMAGE_LINK
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.settle.fold import fold_quotes
+from tasks.convert.bounds import MAX_MEMBER_BYTES, check_zip, json_loads, read_member
 
 _SET_FILE = re.compile(r"^set_.*\.json$")
 _QUESTION_FILE = re.compile(r"^question_.*\.json$")
@@ -51,7 +52,7 @@ def load_json(members: dict[str, bytes], name: str, where: str) -> dict:
     """File ``name`` of a set's files as a JSON object; ``InputError(where, …)`` when it
     is not UTF-8, not JSON (or holds an integer of more than 4,300 digits), or not an object."""
     try:
-        data = json.loads(members[name].decode("utf-8"))
+        data = json_loads(members[name].decode("utf-8"))
     except ValueError as e:
         raise InputError(where, f"{name} is not JSON that can be read ({str(e).split(';')[0]})") from None
     if not isinstance(data, dict):
@@ -101,9 +102,14 @@ def read_export_files(path: Path) -> dict[str, bytes]:
     if not path.exists():
         raise InputError(str(path), "no such file or folder")
     if path.is_dir():
-        return {p.name: p.read_bytes() for p in sorted(path.iterdir()) if p.is_file() and p.suffix == ".json"}
+        files = [p for p in sorted(path.iterdir()) if p.is_file() and p.suffix == ".json"]
+        big = next((p for p in files if p.stat().st_size > MAX_MEMBER_BYTES), None)
+        if big is not None:
+            raise InputError(str(big), f"too large for an exported set's file ({big.stat().st_size >> 20} MiB)")
+        return {p.name: p.read_bytes() for p in files}
     try:
         with zipfile.ZipFile(path) as zf:
+            check_zip(zf, str(path))
             names = [n for n in zf.namelist() if n.endswith(".json") and not n.endswith("/")]
             # The set may sit at the zip's root (in2lambda) or in one folder inside it.
             folders = {str(PurePosixPath(n).parent) for n in names if _SET_FILE.match(PurePosixPath(n).name)}
@@ -111,7 +117,7 @@ def read_export_files(path: Path) -> dict[str, bytes]:
                 raise InputError(str(path), "no set_*.json in the zip" if not folders else "more than one set in the zip")
             folder = folders.pop()
             return {
-                PurePosixPath(n).name: zf.read(n) for n in names if str(PurePosixPath(n).parent) == folder
+                PurePosixPath(n).name: read_member(zf, n, str(path)) for n in names if str(PurePosixPath(n).parent) == folder
             }
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, KeyError) as e:
         raise InputError(str(path), f"not a readable zip ({e})") from None

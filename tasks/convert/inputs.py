@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemas.areas import Box
 from schemas.export import ExportedSet
+from tasks.convert.bounds import check_docx, check_document_size
 from tasks.errors import InputError
 
 
@@ -40,17 +41,30 @@ class Inputs(BaseModel):
     export: ExportedSet | None = None
     export_boxes: dict[str, list[Box]] = {}
     export_rtol: dict[str, list[float | None]] = {}
+    tex_roots: list[str] = []
+    """Folders besides its own a LaTeX sheet may read files in (``--tex-root``, a folder or
+    sweep run's root; :mod:`tasks.convert.tex_files`)."""
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as e:  # a name too long for the file system, a loop of links
+        raise InputError(str(path)[:120] + ("..." if len(str(path)) > 120 else ""),
+                         f"cannot read {what}: {e.strerror or e}") from None
+    if not exists:
         raise InputError(str(path), f"no such {what}")
     if path.is_dir():
         raise InputError(str(path), f"is a folder, not a {what}")
     try:
-        return path.read_bytes()
+        if what in ("document", "solutions document"):
+            check_document_size(path, path.stat().st_size)
+        data = path.read_bytes()
     except OSError as e:
         raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
+    if what in ("document", "solutions document") and path.suffix.lower() == ".docx":
+        check_docx(data, str(path))
+    return data
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -67,6 +81,7 @@ def read_inputs(
     filter: str | None = None,
     replies: str | None = None,
     export: str | None = None,
+    tex_root: str | None = None,
 ) -> Inputs:
     """Read every input of a document run; raises :class:`InputError` on the first problem.
 
@@ -80,6 +95,11 @@ def read_inputs(
 
     src = Path(source)
     inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"))
+    if tex_root:
+        root = Path(tex_root)
+        if not root.is_dir():
+            raise InputError(str(root), "--tex-root is not a folder")
+        inputs.tex_roots = [str(root.resolve())]
     if solutions:
         sol = Path(solutions)
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
@@ -122,15 +142,16 @@ def file_digest(path: str | None) -> str | None:
         return None
 
 
-TEX_CONTEXT = (".tex", ".sty", ".cls", ".bib", ".bbl", ".def")
+def tex_context(path: Path, roots: list[str] | None = None) -> str | None:
+    """For a ``.tex`` sheet: a sha256 over every file it reads (``\\input``,
+    ``\\lstinputlisting``, local packages, its class, images: wherever they are, found as
+    :func:`tasks.convert.tex_files.inline` finds them) and over the folders it may read in
+    (``roots``, besides its own), so that editing any one invalidates the cached markdown;
+    For a ``.pdf``: the OCR cache's context (:func:`tasks.convert.ocr_cache.ocr_context`),
+    so a failed conversion is never a cache hit of the markdown stage. ``None`` for other
+    formats."""
+    from tasks.convert.tex_files import inline
 
-
-def tex_context(path: Path, limit: int = 500) -> str | None:
-    """For a ``.tex`` sheet: a sha256 over the TeX files in its folder and below (files it
-    may ``\\input``), so that editing one invalidates the cached markdown. For a ``.pdf``:
-    the OCR cache's context (:func:`tasks.convert.ocr_cache.ocr_context`), so a failed
-    conversion is never a cache hit of the markdown stage. ``None`` for other formats.
-    At most ``limit`` files are read."""
     if path.suffix.lower() == ".pdf":
         from tasks.convert.ocr_cache import ocr_context
 
@@ -140,13 +161,12 @@ def tex_context(path: Path, limit: int = 500) -> str | None:
             return None
     if path.suffix.lower() != ".tex":
         return None
-    h = hashlib.sha256()
-    folder = path.resolve().parent
-    for n, p in enumerate(sorted(q for q in folder.rglob("*") if q.suffix.lower() in TEX_CONTEXT and q.is_file())):
-        if n >= limit:
-            break
-        try:
-            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
-        except OSError:
-            continue
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    resolved = inline(text, path.resolve().parent, roots)
+    h = hashlib.sha256(resolved.digest().encode())
+    for root in sorted(str(Path(r).resolve()) for r in roots or []):
+        h.update(b"\0root\0" + root.encode())
     return h.hexdigest()

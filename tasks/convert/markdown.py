@@ -78,6 +78,7 @@ from tasks.convert.checks import OWN, math_not_kept as _math_not_kept, structure
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
+from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,6 +105,7 @@ def to_markdown(
     base_dir: str | None = None,
     media_dir: str | None = None,
     fresh_ocr: bool = False,
+    roots: list[str] | None = None,
 ) -> Markdown:
     """The markdown a document becomes (:class:`schemas.markdown.Markdown`).
 
@@ -150,7 +152,7 @@ def to_markdown(
         base = base_dir
     elif suffix == ".tex":
         source = _decode(name, data)
-        text, warnings, links = _convert_latex(name, source, base_dir)
+        text, warnings, links = _convert_latex(name, source, base_dir, roots)
         base = base_dir
     else:
         text, warnings, links = _convert_docx(name, data, media_dir)
@@ -297,17 +299,20 @@ def _read_markdown(name: str, text: str) -> dict:
     return ast
 
 
-def _convert_latex(name: str, source: str, base_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
-    prepared = prepare(source, base_dir)
-    args = ["-f", "latex", f"--lua-filter={STRUCTURE_FILTER}", f"--lua-filter={TIDY_FILTER}",
+def _convert_latex(name: str, source: str, base_dir: str | None,
+                   roots: list[str] | None = None) -> tuple[str, list[ConversionWarning], list[str]]:
+    # pandoc reads nothing (--sandbox): the files the sheet may read are put in place first
+    # (tasks.convert.tex_files), and those it may not are refused with a warning naming them;
+    # then the TeX pre-pass keeps the sheet's structure (tasks.convert.tex_rewrite).
+    resolved = inline(source, base_dir if base_dir and Path(base_dir).is_dir() else None, roots)
+    prepared = prepare(resolved.tex, base_dir)
+    args = ["-f", "latex", "--sandbox", f"--lua-filter={STRUCTURE_FILTER}", f"--lua-filter={TIDY_FILTER}",
             "-M", "sheet2lambda-reader=latex"]
-    if base_dir and Path(base_dir).is_dir():
-        ast, log = _pandoc(name, args, prepared.source.encode(), base_dir)
-    else:
-        with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
-            ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
+    with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
+        ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
     _honour_graphicspath(ast, prepared.graphicspath, base_dir)
-    return _finish(name, ast, log, source, prepared)
+    text, warnings, links = _finish(name, ast, log, resolved.tex, prepared)
+    return text, resolved.warnings + warnings, links
 
 
 def _honour_graphicspath(ast: dict, folders: list[str], base_dir: str | None) -> None:
@@ -362,10 +367,11 @@ def _finish(
 
 
 
-@stage("markdown", ignore=("base_dir", "media_dir"))
+@stage("markdown", ignore=("base_dir", "media_dir", "roots"))
 def markdown_task(
     name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None,
     fresh_ocr: bool = False,
+    roots: list[str] | None = None,
 ) -> Converted:
     """:func:`to_markdown` as a cached task, keyed by the file's name and bytes and, for
     LaTeX, ``context``: a digest of the TeX files beside it that ``\\input`` may read
@@ -379,7 +385,7 @@ def markdown_task(
     ``media`` (restore them with :func:`restore_media` on a cache hit).
     """
     try:
-        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir, fresh_ocr=fresh_ocr)
+        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir, fresh_ocr=fresh_ocr, roots=roots)
     except InputError as e:
         return Converted(error=e.problem)
     media: dict[str, bytes] = {}

@@ -1,9 +1,12 @@
 """The one place pandoc is invoked.
 
 pandoc comes from the ``pypandoc-binary`` wheel (never a system pandoc). Every run gets
-a scrubbed environment (no API keys can reach pandoc or a filter it runs), optional
-time and memory limits, and its stderr captured so that ``--verbose`` warnings can be
-reported.
+a scrubbed environment (no API keys can reach pandoc or a filter it runs), a time limit
+(wall clock, and CPU seconds as a resource limit of the child), a memory limit
+(``RLIMIT_AS`` of the child, :data:`MEMORY_BYTES` unless the caller gives its own), a cap
+on what it writes (:data:`MAX_OUTPUT_BYTES`, ``RLIMIT_FSIZE``), and its stderr captured so
+that ``--verbose`` warnings can be reported. Running children are known
+(:func:`kill_running`), so an interrupted run stops them at once.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +26,32 @@ READ_FORMAT = "commonmark_x-smart"
 WRITE_FORMAT = "commonmark_x-smart"
 """How markdown is written: curly quotes and dashes are kept as characters, not turned
 into ASCII (pandoc manual, "Extension: smart")."""
+
+
+MEMORY_BYTES = 3 << 30
+"""Default address-space limit of a pandoc run (3 GiB): a sheet needs well under 1 GiB; a
+``\\lstinputlisting{/dev/zero}`` or a 50 MB document stops here instead of taking the machine."""
+
+MAX_OUTPUT_BYTES = 512 << 20
+"""Largest file a pandoc run may write (``RLIMIT_FSIZE``), e.g. its ``--log`` or ``-o``."""
+
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_running() -> int:
+    """Kill the process group of every pandoc run still going (an interrupted run);
+    returns how many were killed."""
+    with _RUNNING_LOCK:
+        procs = list(_RUNNING)
+    n = 0
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, 9)
+            n += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return n
 
 
 @lru_cache(maxsize=1)
@@ -65,18 +95,23 @@ def run_pandoc(
     stdin: bytes | None = None,
     cwd: str | os.PathLike | None = None,
     timeout: float | None = 60.0,
-    memory_bytes: int | None = None,
+    memory_bytes: int | None = MEMORY_BYTES,
 ) -> PandocRun:
     """Run pandoc with ``args``; never raises for a non-zero exit (the caller decides).
 
-    ``timeout`` is in seconds (the process group is killed past it, ``timed_out`` set);
-    ``memory_bytes`` caps the address space (RLIMIT_AS) of the process.
+    ``timeout`` is in seconds (the process group is killed past it, ``timed_out`` set; the
+    child's CPU time is limited to it too); ``memory_bytes`` caps the address space
+    (RLIMIT_AS) of the process (default :data:`MEMORY_BYTES`; ``None`` or 0: no cap).
     """
+    cpu = int(timeout) + 5 if timeout else None
 
     def limits() -> None:
         os.setsid()
         if memory_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        if cpu:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     proc = subprocess.Popen(
@@ -88,6 +123,16 @@ def run_pandoc(
         env=clean_env(str(cwd) if cwd else None),
         preexec_fn=limits,
     )
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc)
+    try:
+        return _wait(proc, stdin, timeout)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
+
+
+def _wait(proc: subprocess.Popen, stdin: bytes | None, timeout: float | None) -> PandocRun:
     try:
         out, err = proc.communicate(input=stdin, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -77,11 +77,14 @@ class LiveBackend:
         backend's ``_exchange`` lists its reasons)."""
         from tasks.llm import limits
 
+        from tasks.llm.secrets import redact
+
         with limits.in_flight(self.name):
             outcome = self._exchange(request)
             if isinstance(outcome, str):
-                raise BackendError(self.name, outcome)
-            return outcome
+                raise BackendError(self.name, redact(outcome))
+            # A server may echo what it was sent: no secret value enters a result from a reply.
+            return outcome.model_copy(update={"text": redact(outcome.text), "model": redact(outcome.model)})
 
     def _exchange(self, request: LLMRequest) -> LLMReply | str:
         raise NotImplementedError

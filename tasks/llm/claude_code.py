@@ -36,6 +36,7 @@ from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import redact
+from tasks.convert.bounds import json_loads
 
 
 #: The longest system prompt passed as a command-line argument, in bytes.
@@ -188,7 +189,7 @@ class ClaudeCodeBackend(LiveBackend):
     @staticmethod
     def _parse(stdout: str) -> dict | None:
         try:
-            data = json.loads(stdout)
+            data = json_loads(stdout)
         except ValueError:
             return None
         if isinstance(data, list):  # an event list: the result is the last "result" event

@@ -218,7 +218,8 @@ class OpenAICompatBackend(LiveBackend):
             err = data["error"]
             msg = err.get("message", err) if isinstance(err, dict) else err
             return redact(f"HTTP {resp.status_code} error in the reply: {_one_line(msg)}")
-        if not isinstance(data, dict) or not data.get("choices"):
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], (dict, type(None))):
             return f"HTTP {resp.status_code}: the reply has no choices"
         return data, attempts
 
@@ -228,6 +229,13 @@ class OpenAICompatBackend(LiveBackend):
 
     def _usage(self, data: dict) -> Usage:
         u = data.get("usage") or {}
+        if not isinstance(u, dict):  # a server that sends no usage, or not an object: none counted
+            u = {}
+        details = u.get("prompt_tokens_details")
+        details = {k: v for k, v in details.items() if isinstance(v, int)} if isinstance(details, dict) else None
+        u = {**u, "prompt_tokens_details": details}
+        u = {k: (v if k == "prompt_tokens_details" or isinstance(v, (int, float)) and not isinstance(v, bool) else None)
+             for k, v in u.items()}
         prompt = int(u.get("prompt_tokens") or 0)
         cached = int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
         written = int((u.get("prompt_tokens_details") or {}).get("cache_write_tokens") or 0)

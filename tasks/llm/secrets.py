@@ -15,13 +15,22 @@ provider's error message, a CLI's stderr) before it becomes part of an error.
 from __future__ import annotations
 
 import os
+import re
 
 from dotenv import dotenv_values, find_dotenv
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-#: Every variable that holds a key; :func:`redact` blanks their values.
-SECRET_NAMES = ("ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY")
+#: Every variable that holds a key; :func:`redact` blanks their values (and those of any
+#: variable whose name :data:`SECRET_PATTERN` matches).
+SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENROUTER_API_KEY", "OPENAI_API_KEY",
+                "MATHPIX_APP_KEY", "MATHPIX_APP_ID")
+
+#: Names of variables taken for secrets wherever they are set (environment or ``.env``).
+SECRET_PATTERN = re.compile(r"(?:^|_)(?:API_?KEY|APP_KEY|APP_ID|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_|$)", re.I)
+
+MIN_SECRET = 8
+"""Values shorter than this are not redacted (too short to be a key, too likely a word)."""
 
 
 def _lookup(name: str) -> str | None:
@@ -110,15 +119,31 @@ def setting(name: str, default: str | None = None) -> str | None:
     return value if value is not None else default
 
 
-def redact(text: str) -> str:
-    """``text`` with the value of every key variable (:data:`SECRET_NAMES`) replaced by ``***``.
+def secret_values() -> list[str]:
+    """Every secret value the process holds, longest first: the variables of
+    :data:`SECRET_NAMES` and every variable whose name :data:`SECRET_PATTERN` matches, from
+    the environment and the nearest ``.env``; values shorter than :data:`MIN_SECRET` left out."""
+    values: set[str] = set()
+    env = dict(os.environ)
+    try:
+        path = find_dotenv(usecwd=True)
+        dotenv = {k: v for k, v in dotenv_values(path).items() if v} if path else {}
+    except Exception:  # an unreadable .env holds no value we could redact
+        dotenv = {}
+    for source in (env, dotenv):
+        for name, value in source.items():
+            if value and (name in SECRET_NAMES or SECRET_PATTERN.search(name)):
+                values.add(value.strip())
+    return sorted((v for v in values if len(v) >= MIN_SECRET), key=len, reverse=True)
 
-    For texts that came from outside (error bodies, stderr) before they are raised or
-    printed. Values shorter than 8 characters are left alone (too short to be a key and
-    too likely to match ordinary words).
-    """
-    for name in SECRET_NAMES:
-        value = _lookup(name)
-        if value and len(value) >= 8 and value in text:
+
+def redact(text: str) -> str:
+    """``text`` with every secret value the process holds (:func:`secret_values`) replaced
+    by ``***``: the one redaction every reason, message, exception text, reply, printed
+    line, log record and written output passes through. Non-text is returned as it is."""
+    if not isinstance(text, str) or not text:
+        return text
+    for value in secret_values():
+        if value in text:
             text = text.replace(value, "***")
     return text

@@ -116,7 +116,14 @@ def spec_of(live: Backend | None) -> BackendSpec | None:
     key); ``None`` for no live backend."""
     if live is None:
         return None
-    return BackendSpec(name=live.name, model=getattr(live, "model", "") or "")
+    base = getattr(live, "base_url", None)
+    try:
+        url = base() if callable(base) else (base or "")
+    except Exception:  # an unset base URL: the call itself reports it
+        url = ""
+    if not url and live.name == "anthropic":
+        url = setting("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+    return BackendSpec(name=live.name, model=getattr(live, "model", "") or "", base_url=url)
 
 
 def backend_line(live: Backend | None, offline: bool) -> str:

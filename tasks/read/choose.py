@@ -27,6 +27,9 @@ class FolderFilter(BaseModel):
 
     source: str
     label: str
+    writer_failed: str = ""
+    """Why the filter writer's call failed, when that is why this filter was chosen (such a
+    choice is never a cache hit: :func:`tasks.cache.reusable`)."""
 
 
 @stage("route B", views={"sheet": SheetText.texts})
@@ -61,7 +64,7 @@ def read_route_b(
 ) -> RouteResult:
     """Route B's reading of two markdown texts (see :func:`route_b_task`); ``label`` names
     a given ``filter_source`` in the result."""
-    usage, note, calls = Usage(), "", 0
+    usage, note, calls, writer_error = Usage(), "", 0, ""
     if filter_source is None and backend is not None:
         try:
             written = write_filter(backend_for(backend), questions_md, solutions_md, tries=tries)
@@ -70,6 +73,7 @@ def read_route_b(
             note = f"no written filter worked in {len(e.attempts)} tries ({e.reason}); "
         except (NoReply, BackendError) as e:
             note = f"the filter writer failed ({e}); "
+            writer_error = str(e) if isinstance(e, BackendError) else ""
         else:
             n = len(written.attempts)
             return RouteResult(
@@ -92,9 +96,13 @@ def read_route_b(
     except FilterError as e:
         return RouteResult(route="B", status=StageStatus(state=State.failed, reason=e.reason, cause=Cause.invalid),
                            usage=usage, filter_label=label, filter_source=source, calls=calls)
+    # A library filter read the sheet because the writer's server failed: a result, but
+    # never a cache hit (tasks.cache.reusable), so a rerun asks the writer again.
+    status = (StageStatus(state=State.ran, reason=f"the filter writer failed: {writer_error}", cause=Cause.backend_error)
+              if writer_error else StageStatus(state=State.ran))
     return RouteResult(
         route="B",
-        status=StageStatus(state=State.ran),
+        status=status,
         questions=reading,
         raw=reading.model_dump_json(indent=2),
         usage=usage,
@@ -114,8 +122,11 @@ def folder_filter(sheet: SheetText, backend: BackendSpec | None, tries: int = 3)
         written = read_route_b(q_md, s_md, None, backend, tries)
         if written.written_filter:
             return FolderFilter(source=written.filter_source, label=f"written for {sheet.questions.name}")
+        failed = written.status.reason if written.status.cause == Cause.backend_error else ""
+    else:
+        failed = ""
     name, _ = choose_library_filter(q_md, s_md)
-    return FolderFilter(source=library_filters()[name], label=f"library filter {name}")
+    return FolderFilter(source=library_filters()[name], label=f"library filter {name}", writer_failed=failed)
 
 
 @stage("folder filter", views={"sheet": SheetText.texts})

@@ -19,6 +19,7 @@ from schemas.sheet import SheetSet
 from tasks import prompts
 from tasks.cache import stage
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.convert.bounds import json_loads
 
 STAGE = "route-a"
 
@@ -59,7 +60,7 @@ def parse_reply(text: str) -> SheetSet:
     """The reply text as a set; raises ``ValueError`` with a one-line reason when it is not
     a JSON list of questions of the right shape."""
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"reply is not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     if isinstance(data, dict) and set(data) == {"questions"}:

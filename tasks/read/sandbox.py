@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
+from tasks.convert.bounds import json_loads
 
 FILTERS_DIR = Path(__file__).resolve().parents[2] / "filters"
 RUNNER = FILTERS_DIR / "sandbox.lua"
@@ -64,7 +65,7 @@ def parse_output(ast_json: str) -> SheetSet:
     list does not fit :class:`SheetSet`.
     """
     try:
-        doc = json.loads(ast_json)
+        doc = json_loads(ast_json)
         blocks = doc["blocks"]
     except (ValueError, KeyError, TypeError):
         raise FilterError("filter output is not a JSON list: pandoc wrote no document")
@@ -76,7 +77,7 @@ def parse_output(ast_json: str) -> SheetSet:
         )
     text = blocks[0]["c"][1]
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except ValueError as err:
         head = " ".join(text.split())[:60]
         raise FilterError(f"filter output is not a JSON list: {err.msg} at {err.pos} in {head!r}")

@@ -21,6 +21,7 @@ from tasks import prompts
 from tasks.settle.fold import fold_whitespace
 from tasks.cache import stage
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.convert.bounds import json_loads
 
 STAGE = "adjudication"
 
@@ -64,7 +65,7 @@ def parse_reply(text: str) -> list[Adjudication]:
     Raises ``ValueError`` with a one-line reason when it does not validate.
     """
     try:
-        data = json.loads(text)
+        data = json_loads(text)
         if isinstance(data, list):
             data = {"verdicts": data}
         return AdjudicationReply.model_validate(data).verdicts

@@ -27,7 +27,7 @@ from schemas.sheet import Part, PartKey, Question, SheetSet, field_key
 from schemas.tiers import FieldOutcome, Settled
 from tasks.cache import stage
 from tasks.settle.fold import fold, fold_whitespace
-from tasks.settle.verbatim import missing_paragraphs
+from tasks.settle.verbatim import missing_paragraphs, title_ok
 
 Side = Literal["A", "B"]
 
@@ -50,6 +50,12 @@ class _Settler:
     def flag(self, field: str, kind: str, reason: str, a: str | None = None, b: str | None = None) -> None:
         self.flags.append(Flag(field=field, kind=kind, reason=reason, a=a, b=b))  # type: ignore[arg-type]
 
+    def ok(self, key: str, text: str) -> bool:
+        """Is ``text`` verbatim for field ``key`` (a title may also be ``Question N``)?"""
+        if key.endswith(".title"):
+            return title_ok(text, self.folded)
+        return _quote_ok(text, self.folded)
+
     def settle(self, key: str, a: str | None, b: str | None, *, check_verbatim: bool = True) -> str:
         """Settle one field; returns the text the set carries."""
         a_text, b_text = (a or ""), (b or "")
@@ -63,13 +69,13 @@ class _Settler:
             return self._accept(key, "single", taken, text, a, b, check_verbatim)
         if fold(a_text) == fold(b_text):
             # Prefer the text that is a quote of the source, A's when both are.
-            if check_verbatim and not _quote_ok(a_text, self.folded) and _quote_ok(b_text, self.folded):
+            if check_verbatim and not self.ok(key, a_text) and self.ok(key, b_text):
                 return self._accept(key, "agreed", "B", b_text, a, b, check_verbatim)
             return self._accept(key, "agreed", "A", a_text, a, b, check_verbatim)
         return self._dispute(key, a_text, b_text, check_verbatim)
 
     def _accept(self, key: str, tier: str, taken: str, text: str, a, b, check_verbatim: bool) -> str:
-        if check_verbatim and not _quote_ok(text, self.folded):
+        if check_verbatim and not self.ok(key, text):
             self.flag(key, "not_verbatim", f"route {taken}'s text is not a quote of the sheet", a, b)
             self.fields.append(FieldOutcome(field=key, tier="flagged", taken=taken, a=a, b=b))  # type: ignore[arg-type]
         else:
@@ -83,7 +89,7 @@ class _Settler:
             reason = "routes disagree; not adjudicated" + ("" if self.adjudication_ran else " (no adjudication reply)")
             self.flag(key, "disputed", reason, a, b)
             # Until a person reads it, carry the text that is a quote of the sheet (A's if both are).
-            take_b = check_verbatim and not _quote_ok(a, self.folded) and _quote_ok(b, self.folded)
+            take_b = check_verbatim and not self.ok(key, a) and self.ok(key, b)
             self.fields.append(FieldOutcome(field=key, tier="flagged", taken="B" if take_b else "A", a=a, b=b))
             return b if take_b else a
         why = f" ({verdict.reason})" if verdict.reason else ""
@@ -93,7 +99,7 @@ class _Settler:
             return self._accept(key, "adjudicated", taken, text, a, b, check_verbatim)
         if verdict.verdict == "source":
             passage = verdict.passage or ""
-            if passage.strip() and _quote_ok(passage, self.folded):
+            if passage.strip() and self.ok(key, passage):
                 self.fields.append(FieldOutcome(field=key, tier="adjudicated", taken="source", a=a, b=b))
                 return passage
             self.flag(key, "not_verbatim", "adjudication's passage is not a quote of the sheet" + why, a, b)
@@ -126,7 +132,7 @@ def _walk(s: _Settler, a: SheetSet | None, b: SheetSet | None) -> list[Question]
             only = "A" if y is None else "B"
             s.flag(str(PartKey(qi)), "structural", f"only route {only} found this question")
         title_key = field_key(qi, "title")
-        title = s.settle(title_key, x.title if x else None, y.title if y else None, check_verbatim=False)
+        title = s.settle(title_key, x.title if x else None, y.title if y else None)
         main = s.settle(field_key(qi, "main_text"), x.main_text if x else None, y.main_text if y else None)
         pa = x.normalised_parts() if x else []
         pb = y.normalised_parts() if y else []

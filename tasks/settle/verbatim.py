@@ -1,20 +1,33 @@
-"""The verbatim check: every paragraph of every field must occur in the markdown read.
+"""The verbatim check: every field, whole, must be a quote of the markdown read.
 
-Copy, never write: a field passes when each of its paragraphs (blank-line separated),
-whitespace folded, is a substring of the markdown the route read (the questions
-document and the solutions document), whitespace folded the same way. Titles are
-excepted: a title is a heading shortened by the route (``1.1 Hydraulic scale`` →
-``Hydraulic scale``) or given by the platform (``Question 1``).
+Copy, never write. A field passes when each of its paragraphs (blank-line separated),
+whitespace folded (:func:`tasks.settle.fold.fold_whitespace`), occurs in the markdown the
+route read (the questions document or the solutions document, folded the same way) as a
+*whole* quote (:func:`quoted`):
+
+- it starts and ends at word boundaries: not inside a word (``1`` of ``12``), nor inside a
+  number (``1`` of ``1.5``);
+- it starts and ends outside the sheet's maths spans, so every maths span in the field
+  equals a whole maths span of the sheet (``$a = 12/8 = 1$`` is not a quote of
+  ``$a = 12/8 = 1.5\\,\\mathrm{m/s^2}$``, nor is ``12/8 = 1`` a quote of it).
+
+A title passes when it is such a quote too, or the platform's default ``Question N``
+(:data:`DEFAULT_TITLE`).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from functools import lru_cache
 
 from schemas.sheet import SheetSet, iter_fields
 from tasks.settle.fold import fold_whitespace
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+DEFAULT_TITLE = re.compile(r"Question \d+")
+"""The title the platform gives a question that has none (Lambda Feedback's default)."""
 
 
 def paragraphs(text: str) -> list[str]:
@@ -22,8 +35,55 @@ def paragraphs(text: str) -> list[str]:
     return [p.strip() for p in _PARAGRAPH_BREAK.split(text or "") if p.strip()]
 
 
+@lru_cache(maxsize=64)
+def _maths(folded_source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(starts, ends) of the maths spans of a folded source, sorted by start."""
+    from tasks.write.katex import find_maths
+
+    spans = sorted((s.start, s.end) for s in find_maths(folded_source))
+    return tuple(s for s, _ in spans), tuple(e for _, e in spans)
+
+
+def _inside_maths(pos: int, starts: tuple[int, ...], ends: tuple[int, ...]) -> bool:
+    k = bisect.bisect_left(starts, pos) - 1  # the last span starting before pos
+    return k >= 0 and pos < ends[k]
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _boundaries_ok(src: str, i: int, j: int, needle: str) -> bool:
+    if i > 0 and _word(needle[0]) and _word(src[i - 1]):
+        return False
+    if i > 1 and needle[0].isdigit() and src[i - 1] in ".," and src[i - 2].isdigit():
+        return False  # "5" of "1.5"
+    if j < len(src) and _word(needle[-1]) and _word(src[j]):
+        return False
+    if j + 1 < len(src) and needle[-1].isdigit() and src[j] in ".," and src[j + 1].isdigit():
+        return False  # "1" of "1.5"
+    return True
+
+
+def quoted(needle: str, folded_source: str) -> bool:
+    """True when the folded ``needle`` occurs in ``folded_source`` as a whole quote: at
+    word boundaries, and starting and ending outside the source's maths spans."""
+    if not needle:
+        return True
+    starts, ends = _maths(folded_source)
+    at = folded_source.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        if (_boundaries_ok(folded_source, at, end, needle) and not _inside_maths(at, starts, ends)
+                and not _inside_maths(end, starts, ends)):
+            return True
+        at = folded_source.find(needle, at + 1)
+    return False
+
+
 def missing_paragraphs(text: str, folded_sources: list[str]) -> list[str]:
-    """The paragraphs of ``text`` that occur in none of ``folded_sources``.
+    """The paragraphs of ``text`` that are a whole quote (:func:`quoted`) of none of
+    ``folded_sources``.
 
     ``folded_sources`` are markdown texts already passed through
     :func:`tasks.settle.fold.fold_whitespace` (fold once, check many fields).
@@ -31,21 +91,31 @@ def missing_paragraphs(text: str, folded_sources: list[str]) -> list[str]:
     missing = []
     for para in paragraphs(text):
         needle = fold_whitespace(para)
-        if not any(needle in src for src in folded_sources):
+        if not any(quoted(needle, src) for src in folded_sources):
             missing.append(para)
     return missing
+
+
+def title_ok(title: str, folded_sources: list[str]) -> bool:
+    """A title is a whole quote of the sheet or the default ``Question N``."""
+    return bool(DEFAULT_TITLE.fullmatch(fold_whitespace(title))) or not missing_paragraphs(title, folded_sources)
 
 
 def not_verbatim(reading: SheetSet, sources: list[str]) -> dict[str, list[str]]:
     """Fields of ``reading`` that fail the check: ``{field key: [missing paragraphs]}``.
 
     ``sources`` are the markdown texts the route read (questions, and solutions if any).
-    Titles are not checked. An empty dict means every field is verbatim.
+    A title fails when it is neither a quote nor ``Question N``. An empty dict means every
+    field is verbatim.
     """
     folded = [fold_whitespace(s) for s in sources if s]
     failures: dict[str, list[str]] = {}
     for key, text in iter_fields(reading):
-        if key.endswith(".title") or not text.strip():
+        if not text.strip():
+            continue
+        if key.endswith(".title"):
+            if not title_ok(text, folded):
+                failures[key] = [text]
             continue
         missing = missing_paragraphs(text, folded)
         if missing:

@@ -40,7 +40,7 @@ from schemas.markdown import SheetText
 from schemas.tiers import Settled
 from tasks.cache import stage
 from tasks.errors import InputError
-from tasks.write.katex import check_maths, find_maths
+from tasks.write.katex import KatexBudget, check_maths, find_maths
 
 IMAGE_LINK = re.compile(
     r"!\[(?P<alt>(?:[^\]\\\n]|\\.)*)\]"
@@ -278,8 +278,9 @@ def write_set(
     written = SheetSet(written_questions)
 
     katex: list[KatexWarning] = []
+    budget = KatexBudget()  # bounded: past it a span is a warning, never a stall
     for key, text in iter_fields(written):
-        katex += check_maths(text, key)
+        katex += check_maths(text, key, budget)
 
     boxes = boxes or {}
     keys = {str(PartKey(qi, pi)) for qi, q in enumerate(written.root) for pi in range(len(q.parts))}
@@ -287,7 +288,7 @@ def write_set(
         raise ValueError(f"answer boxes for parts the set does not have: {', '.join(sorted(set(boxes) - keys))}")
     for key, part_boxes in boxes.items():
         for n, box in enumerate(part_boxes, 1):
-            katex += check_maths(box.label, f"{key}.box{n}.label")
+            katex += check_maths(box.label, f"{key}.box{n}.label", budget)
     from tasks.boxes.areas import to_in2lambda  # imported here: tasks.boxes.areas imports this module
 
     lib = _in2lambda()

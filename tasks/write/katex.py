@@ -34,8 +34,34 @@ from typing import Literal
 
 from schemas.build import KatexWarning
 
-MAX_TEX_CHARS = 20_000
-"""Spans longer than this are not rendered (reported as a warning instead)."""
+MAX_TEX_CHARS = 5_000
+"""Spans longer than this are not rendered (reported as a warning instead): rendering
+time grows with the square of the length (20,000 characters took ~16 s, 5,000 ~1 s)."""
+
+SPAN_SECONDS = 3.0
+"""Per-span budget: a span KaTeX has not rendered in this time is reported as not checked."""
+
+RUN_SECONDS = 20.0
+"""Per-run budget (one set's check): past it the remaining spans are reported as not
+checked, in one warning, instead of stalling the run."""
+
+
+class KatexBudget:
+    """The time one run's KaTeX check may take (:data:`RUN_SECONDS` in all,
+    :data:`SPAN_SECONDS` per span). ``spent_out`` counts the spans left unchecked."""
+
+    def __init__(self, run_seconds: float = RUN_SECONDS, span_seconds: float = SPAN_SECONDS):
+        import time
+
+        self.deadline = time.monotonic() + run_seconds
+        self.run_seconds = run_seconds
+        self.span_seconds = span_seconds
+        self.spent_out = 0
+
+    def left(self) -> float:
+        import time
+
+        return self.deadline - time.monotonic()
 
 _KATEX_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="katex")
 """The one thread every pykatex call runs on (see the module docstring)."""
@@ -229,6 +255,39 @@ def katex_error(tex: str, display: bool = False) -> str | None:
     return _KATEX_THREAD.submit(_render, tex, bool(display)).result()
 
 
+class _Late(Exception):
+    pass
+
+
+_PENDING: dict[tuple[str, bool], object] = {}
+_DONE: dict[tuple[str, bool], str | None] = {}
+
+
+def _timed_error(tex: str, display: bool, seconds: float) -> str | None:
+    """:func:`katex_error` within ``seconds``; raises :class:`_Late` past them (the render
+    goes on in KaTeX's thread and its result is cached for later)."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    if len(tex) > MAX_TEX_CHARS:
+        return katex_error(tex, display)
+    key = (tex, bool(display))
+    if key in _DONE:
+        return _DONE[key]
+    fut = _PENDING.get(key)
+    if fut is None:
+        fut = _KATEX_THREAD.submit(_render, tex, bool(display))
+        _PENDING[key] = fut
+    try:
+        result = fut.result(timeout=max(0.0, seconds))
+    except FutureTimeout:
+        raise _Late from None
+    _PENDING.pop(key, None)
+    if len(_DONE) > 4096:
+        _DONE.clear()
+    _DONE[key] = result
+    return result
+
+
 def _render(tex: str, display: bool) -> str | None:
     import pykatex
 
@@ -241,16 +300,28 @@ def _render(tex: str, display: bool) -> str | None:
     return None
 
 
-def check_maths(text: str, field: str = "") -> list[KatexWarning]:
+def check_maths(text: str, field: str = "", budget: KatexBudget | None = None) -> list[KatexWarning]:
     """Render every maths span of ``text`` with KaTeX; one warning per span that fails.
 
     ``field`` is the field key put into each warning. Spans are found by
-    :func:`find_maths`; ``$$…$$`` and ``\\[…\\]`` render in display mode. Returns the
-    warnings in text order (empty when all render); never raises.
+    :func:`find_maths`; ``$$…$$`` and ``\\[…\\]`` render in display mode. With a
+    ``budget`` (:class:`KatexBudget`) a span not rendered within the span budget, and every
+    span once the run's budget is spent, is reported as not checked (a warning), never
+    waited for. Returns the warnings in text order (empty when all render); never raises.
     """
     warnings: list[KatexWarning] = []
     for span in find_maths(text or ""):
-        message = katex_error(span.tex, span.display)
+        if budget is None:
+            message = katex_error(span.tex, span.display)
+        elif budget.left() <= 0:
+            budget.spent_out += 1
+            message = f"not checked: the KaTeX check's budget of {budget.run_seconds:g} s for the set was spent"
+        else:
+            try:
+                message = _timed_error(span.tex, span.display, min(budget.span_seconds, budget.left()))
+            except _Late:
+                budget.spent_out += 1
+                message = f"not checked: KaTeX took longer than {min(budget.span_seconds, budget.run_seconds):g} s"
         if message is not None:
             warnings.append(KatexWarning(field=field, tex=span.tex, message=message))
     return warnings

@@ -6,9 +6,14 @@ ever replaced; anything else in ``--out`` is the user's and a clash is refused f
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
 import tempfile
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from prefect import task
@@ -37,16 +42,58 @@ def default_out(source: str) -> Path:
     return Path("out") / Path(source).stem
 
 
-def _ours(out: Path) -> set[str]:
+PUBLISHING = threading.Lock()
+"""Held while this process moves outputs into an ``--out``: an interrupted run waits for it
+(:func:`flows.runtime.interruptible`), so ``--out`` is left as it was or complete."""
+
+LOCK = ".sheet2lambda.lock"
+"""Held (``flock``) while a run publishes into its output folder: two runs into one
+``--out`` never mix; the second waits up to :data:`LOCK_WAIT` seconds, then is refused."""
+
+LOCK_WAIT = 120.0
+"""Seconds a run waits for another run publishing into the same ``--out``."""
+
+
+def plain_name(name: object) -> bool:
+    """A name a run's output can have: a non-empty string with no path separator, NUL or
+    other control character, not ``.``/``..`` and not hidden, at most 255 bytes."""
+    return (isinstance(name, str) and bool(name) and name not in (".", "..") and not name.startswith(".")
+            and "/" not in name and "\\" not in name and not any(ord(c) < 32 for c in name)
+            and len(name.encode("utf-8", "replace")) <= 255)
+
+
+def _manifest(out: Path) -> dict:
+    """The manifest as ``{"source": str | None, "entries": [plain names]}``; a missing,
+    unreadable or malformed one is empty. Entries that are not plain names (``../x``,
+    ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is named."""
     try:
-        return set(json.loads((out / MANIFEST).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return set()
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError, RecursionError):
+        return {"source": None, "entries": []}
+    if isinstance(data, list):  # the first format: the entries alone
+        data = {"source": None, "entries": data}
+    if not isinstance(data, dict):
+        return {"source": None, "entries": []}
+    entries = data.get("entries")
+    source = data.get("source")
+    return {"source": source if isinstance(source, str) else None,
+            "entries": [e for e in entries if plain_name(e)] if isinstance(entries, list) else []}
 
 
-def check_out(out: Path, names: set[str] | None = None) -> None:
-    """Refuse an output folder this run could damage: a file, or a folder holding an entry
-    of the same name as an output that an earlier run did not write (a user's own file).
+def _ours(out: Path) -> set[str]:
+    return set(_manifest(out)["entries"])
+
+
+def source_id(source: str | os.PathLike) -> str:
+    """How a manifest names the document a folder's outputs came from: its absolute path."""
+    return str(Path(source).resolve())
+
+
+def check_out(out: Path, names: set[str] | None = None, source: str | None = None) -> None:
+    """Refuse an output folder this run could damage: a file, a folder holding an entry
+    of the same name as an output that an earlier run did not write (a user's own file),
+    or, given ``source``, a folder holding the outputs of a different document
+    (``vectors.docx`` after ``vectors.md``, both defaulting to ``out/vectors/``).
 
     ``names`` are the entries the run will write (default: the fixed ones). Raises
     :class:`InputError` naming ``--out``.
@@ -55,7 +102,11 @@ def check_out(out: Path, names: set[str] | None = None) -> None:
         raise InputError(str(out), "--out is a file, not a folder")
     if not out.is_dir():
         return
-    ours = _ours(out)
+    manifest = _manifest(out)
+    ours = set(manifest["entries"])
+    if source is not None and manifest["source"] and manifest["source"] != source_id(source):
+        raise InputError(str(out), f"--out holds the outputs of another document ({manifest['source']}): "
+                                   "choose another --out, or remove that folder first")
     for name in sorted(names or OUTPUT_NAMES):
         if (out / name).exists() and name not in ours:
             raise InputError(str(out), f"--out already holds {name}, which sheet2lambda did not write: choose another --out")
@@ -63,32 +114,64 @@ def check_out(out: Path, names: set[str] | None = None) -> None:
 
 def check_set_name(name: str, where: str) -> None:
     """A set's name becomes a folder and a zip (``set_<name>.json`` inside): refuse one that
-    is empty, hidden, holds a path separator, or is too long for a file name."""
-    if not name.strip() or name.startswith(".") or "/" in name or "\\" in name or len(name.encode()) > 120:
-        raise InputError(where, f"{name!r} cannot be a set's name (a plain file name of at most 120 bytes)")
+    is empty, hidden, holds a path separator, a NUL or other control character, starts or
+    ends with a space, or is too long for a file name (120 bytes)."""
+    if (not name.strip() or name != name.strip() or name.startswith(".") or "/" in name or "\\" in name
+            or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name.encode("utf-8", "replace")) > 120):
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        raise InputError(where, f"{shown!r} cannot be a set's name (a plain file name of at most 120 bytes, "
+                                "no control character, no space at either end)")
 
 
-def publish(staging: Path, out: Path) -> list[str]:
-    """Move every entry of ``staging`` into ``out``; returns the names moved, sorted.
-
-    Only entries an earlier run wrote (listed in ``out``'s manifest) are replaced, and those
-    of them this run did not write again are removed (no stale outputs); anything else in
-    ``out`` is the user's and is never touched (:func:`check_out` refuses a clash first).
-    """
+@contextmanager
+def out_lock(out: Path, wait: float | None = None):
+    """Hold ``out``'s publishing lock (:data:`LOCK`), waiting up to ``wait`` seconds
+    (default :data:`LOCK_WAIT`) for another run; raises :class:`InputError` past it."""
     out.mkdir(parents=True, exist_ok=True)
+    wait = LOCK_WAIT if wait is None else wait
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise InputError(str(out), f"another run is writing into this --out (waited {wait:g} s): "
+                                               "try again when it ends, or choose another --out") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def publish(staging: Path, out: Path, source: str | None = None) -> list[str]:
+    """Move every entry of ``staging`` into ``out``, under ``out``'s lock; returns the names
+    moved, sorted.
+
+    Only entries an earlier run wrote (listed in ``out``'s manifest) and that this run's
+    outputs can have (a fixed output name or a name in ``staging``; always a plain name)
+    are replaced or, when this run did not write them again, removed; anything else in
+    ``out`` is the user's and is never touched (:func:`check_out` refuses a clash first,
+    and a manifest written by another document's run is refused when ``source`` is given).
+    """
     names = {e.name for e in staging.iterdir()}
-    check_out(out, names)
-    for old in sorted(_ours(out)):
-        target = out / old
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.exists() or target.is_symlink():
-            target.unlink()
-    written = []
-    for entry in sorted(staging.iterdir()):
-        shutil.move(str(entry), str(out / entry.name))
-        written.append(entry.name)
-    (out / MANIFEST).write_text(json.dumps(written), encoding="utf-8")
+    with out_lock(out), PUBLISHING:
+        check_out(out, names, source)
+        allowed = OUTPUT_NAMES | names
+        for old in sorted(_ours(out) & allowed):
+            target = out / old
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif target.exists() or target.is_symlink():
+                target.unlink()
+        written = []
+        for entry in sorted(staging.iterdir()):
+            shutil.move(str(entry), str(out / entry.name))
+            written.append(entry.name)
+        manifest = {"source": source_id(source) if source else None, "entries": written}
+        (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     return written
 
 
@@ -131,7 +214,7 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
             (staging / "comparison.json").write_text(comparison.model_dump_json(indent=1), encoding="utf-8")
         if built.result.katex_warnings:
             (staging / "katex.json").write_text(_json(built.result.katex_warnings), encoding="utf-8")
-        return publish(staging, Path(out))
+        return publish(staging, Path(out), report.source)
 
 
 @task(name="outputs", cache_policy=NO_CACHE)

@@ -40,6 +40,7 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     events: list[tuple[str, Any]] = field(default_factory=list)
     delay: float = 0.0
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -100,7 +101,7 @@ class _Handler(BaseHTTPRequestHandler):
             payload = json.dumps(step.body).encode() if not isinstance(step.body, (bytes, str)) else (
                 step.body.encode() if isinstance(step.body, str) else step.body
             )
-            content_type = "application/json"
+            content_type = step.content_type
         self.send_response(step.status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))

@@ -1,0 +1,127 @@
+"""Stated bounds on what a run reads, checked before anything is read whole.
+
+- A sheet (or its solutions) of markdown or LaTeX is at most :data:`MAX_TEXT_BYTES`, a Word
+  document at most :data:`MAX_DOCX_BYTES` (sheets are kilobytes; pandoc needs about a
+  hundred times a document's size in memory).
+- A zip (a ``.docx``, an export) is read only when every member inflates to at most
+  :data:`MAX_MEMBER_BYTES`, all members to at most :data:`MAX_ZIP_BYTES`, no member
+  inflates more than :data:`MAX_RATIO` times, and it has at most :data:`MAX_MEMBERS`
+  members: sizes from the zip's directory, and reading stops at the stated size should a
+  member lie about it (:func:`read_member`).
+- JSON from outside (a reply, an export, a filter's output) nests at most
+  :data:`MAX_JSON_DEPTH` deep (:func:`json_loads`), so a deeply nested one is a one-line
+  error, never a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from tasks.errors import InputError
+
+MAX_TEXT_BYTES = 2 << 20
+"""Largest markdown or LaTeX document read (2 MiB)."""
+MAX_DOCX_BYTES = 20 << 20
+"""Largest Word document read (20 MiB, images included)."""
+MAX_MEMBER_BYTES = 64 << 20
+"""Largest size a zip member may inflate to (64 MiB)."""
+MAX_ZIP_BYTES = 256 << 20
+"""Largest size all of a zip's members may inflate to (256 MiB)."""
+MAX_RATIO = 200
+"""Largest inflation ratio of a member over 1 MiB (a zip bomb inflates thousands of times)."""
+MAX_MEMBERS = 10_000
+"""Most members a zip may have."""
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of JSON read from outside (a set is about 8 deep)."""
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def check_document_size(path: Path, size: int) -> None:
+    """Refuse a document over its stated size (:data:`MAX_TEXT_BYTES`, or
+    :data:`MAX_DOCX_BYTES` for ``.docx``): :class:`InputError` naming the file."""
+    limit = MAX_DOCX_BYTES if path.suffix.lower() == ".docx" else MAX_TEXT_BYTES
+    if size > limit:
+        raise InputError(str(path), f"too large: {_size(size)} (a sheet is at most {_size(limit)})")
+
+
+def check_zip(zf: zipfile.ZipFile, name: str) -> None:
+    """Refuse a zip whose members would inflate past the bounds (module docstring), from
+    its directory, before any member is read: :class:`InputError` naming ``name``."""
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise InputError(name, f"a zip of {len(infos)} members (at most {MAX_MEMBERS})")
+    total = 0
+    for info in infos:
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise InputError(name, f"zip member {info.filename[:80]} inflates to {_size(info.file_size)} "
+                                   f"(at most {_size(MAX_MEMBER_BYTES)})")
+        if info.file_size > (1 << 20) and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            raise InputError(name, f"zip member {info.filename[:80]} inflates {info.file_size // max(info.compress_size, 1)} "
+                                   f"times (a zip bomb?)")
+        total += info.file_size
+    if total > MAX_ZIP_BYTES:
+        raise InputError(name, f"zip members inflate to {_size(total)} in all (at most {_size(MAX_ZIP_BYTES)})")
+
+
+def read_member(zf: zipfile.ZipFile, member: str, name: str) -> bytes:
+    """A member's bytes, reading no more than it states (plus one byte to catch a lie)."""
+    info = zf.getinfo(member)
+    with zf.open(info) as f:
+        data = f.read(info.file_size + 1)
+    if len(data) > info.file_size:
+        raise InputError(name, f"zip member {member[:80]} inflates past its stated size")
+    return data
+
+
+def check_docx(data: bytes, name: str) -> None:
+    """Refuse a ``.docx`` (bytes) that is not a zip or would inflate past the bounds."""
+    import io
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            check_zip(zf, name)
+    except zipfile.BadZipFile:
+        raise InputError(name, "not a Word document (not a zip)") from None
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in a JSON text (strings skipped); linear time."""
+    depth = best = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif c in "]}":
+            depth -= 1
+    return best
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads`` that refuses JSON nested deeper than :data:`MAX_JSON_DEPTH` with a
+    ``json.JSONDecodeError`` (a ``ValueError``, as for any bad JSON), never a
+    ``RecursionError``."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise json.JSONDecodeError(f"nested {depth} deep (at most {MAX_JSON_DEPTH})", text[:40], 0)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deep", text[:40], 0) from None

@@ -1,0 +1,137 @@
+"""2. Every external process (pandoc) runs under memory and time limits; zip members are
+size-checked before reading; the KaTeX check has a per-span and per-run budget; a sheet over
+a stated size is refused with one line."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tasks.check.compare import read_export_files
+from tasks.convert import bounds
+from tasks.convert.inputs import read_inputs
+from tasks.convert.pandoc import run_pandoc
+from tasks.errors import InputError
+from tasks.write.katex import KatexBudget, check_maths
+
+CATEGORY = "2 bounds"
+
+
+def test_pandoc_runs_under_a_memory_limit_by_default():
+    """Reading 40 MB of markdown takes pandoc several GB: with a 200 MB cap it stops."""
+    big = ("word " * 8_000_000).encode()
+    run = run_pandoc(["-f", "markdown", "-t", "json"], stdin=big, memory_bytes=200 << 20, timeout=60)
+    assert run.returncode != 0
+
+
+def test_pandoc_runs_under_a_time_limit():
+    t = time.monotonic()
+    run = run_pandoc(["-f", "markdown", "-t", "json"], stdin=("x " * 3_000_000).encode(), timeout=0.5)
+    assert run.timed_out and time.monotonic() - t < 10
+
+
+@pytest.mark.parametrize("suffix,size", [(".md", bounds.MAX_TEXT_BYTES + 1), (".tex", bounds.MAX_TEXT_BYTES + 1),
+                                         (".docx", bounds.MAX_DOCX_BYTES + 1)])
+def test_a_sheet_over_the_stated_size_is_refused_with_one_line(tmp_path, suffix, size):
+    sheet = tmp_path / f"big{suffix}"
+    with open(sheet, "wb") as f:
+        f.truncate(size)  # sparse: nothing is written, the size is what counts
+    with pytest.raises(InputError) as e:
+        read_inputs(str(sheet))
+    assert "too large" in str(e.value) and "\n" not in str(e.value) and str(sheet) in str(e.value)
+
+
+def _bomb(member: str, size: int) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        with zf.open(member, "w", force_zip64=True) as f:
+            chunk = b"\0" * (1 << 20)
+            for _ in range(size >> 20):
+                f.write(chunk)
+    return buf.getvalue()
+
+
+def test_a_docx_whose_document_inflates_past_the_bound_is_refused(tmp_path):
+    sheet = tmp_path / "bomb.docx"
+    sheet.write_bytes(_bomb("word/document.xml", bounds.MAX_MEMBER_BYTES + (1 << 20)))
+    with pytest.raises(InputError) as e:
+        read_inputs(str(sheet))
+    assert "inflates" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_high_ratio_member_is_refused_even_under_the_size_bound(tmp_path):
+    sheet = tmp_path / "ratio.docx"
+    sheet.write_bytes(_bomb("word/document.xml", 32 << 20))
+    with pytest.raises(InputError) as e:
+        read_inputs(str(sheet))
+    assert "inflates" in str(e.value)
+
+
+def test_an_export_zip_with_a_huge_member_is_refused_before_reading(tmp_path):
+    export = tmp_path / "set_Big.zip"
+    export.write_bytes(_bomb("set_Big/set_Big.json", bounds.MAX_MEMBER_BYTES + (1 << 20)))
+    t = time.monotonic()
+    with pytest.raises(InputError) as e:
+        read_export_files(export)
+    assert "inflates" in str(e.value) and time.monotonic() - t < 5
+
+
+def test_a_member_that_lies_about_its_size_is_stopped(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("set_X/set_X.json", b"{}")
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        info = zf.getinfo("set_X/set_X.json")
+        info.file_size = 1  # the directory says 1 byte, the member holds 2
+        with pytest.raises((InputError, zipfile.BadZipFile)):
+            bounds.read_member(zf, "set_X/set_X.json", "x.zip")
+
+
+@pytest.fixture
+def slow_katex(monkeypatch):
+    """KaTeX taking 1 s per span (a span that is slow to render, stated, not searched for)."""
+    import tasks.write.katex as k
+
+    def slow(tex, display):
+        time.sleep(1.0)
+        return None
+
+    monkeypatch.setattr(k, "_render", slow)
+    return k
+
+
+def test_the_katex_check_has_a_per_span_budget(slow_katex):
+    budget = KatexBudget(run_seconds=30, span_seconds=0.2)
+    t = time.monotonic()
+    warnings = check_maths("$a_{span}+1$ and $b_{span}+2$", "q1.main_text", budget)
+    assert time.monotonic() - t < 1.5
+    assert len(warnings) == 2 and all(w.message.startswith("not checked") for w in warnings)
+
+
+def test_the_katex_check_has_a_per_run_budget(slow_katex):
+    spans = " ".join(f"$c_{{run}}+{i}$" for i in range(20))
+    budget = KatexBudget(run_seconds=1.0, span_seconds=0.5)
+    t = time.monotonic()
+    warnings = check_maths(spans, "q1.main_text", budget)
+    assert time.monotonic() - t < 2.5
+    assert len(warnings) == 20 and all(w.message.startswith("not checked") for w in warnings)
+    assert any("budget" in w.message for w in warnings)
+
+
+def test_an_overlong_span_is_a_warning_not_a_stall():
+    t = time.monotonic()
+    warnings = check_maths("$" + "a" * 19_990 + "$", "f", KatexBudget())
+    assert time.monotonic() - t < 2 and "not checked" in warnings[0].message
+
+
+def test_a_filter_runs_under_time_and_memory_limits():
+    from tasks.errors import FilterError
+    from tasks.read.sandbox import run_filter
+
+    with pytest.raises(FilterError):
+        run_filter("function Pandoc(d) local t = {} while true do t[#t+1] = string.rep('x', 1e6) end end",
+                   "# Q\n\ntext\n", "questions", timeout=5, memory_bytes=256 << 20)

@@ -1,0 +1,155 @@
+"""1. A sheet reads only files inside its own folder tree (or --tex-root DIR, or a folder or
+sweep run's root); /proc, /dev, /sys and hidden files never; each refused file a flag
+naming it. pandoc itself reads nothing (--sandbox)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tasks.convert.inputs import tex_context
+from tasks.convert.markdown import to_markdown
+from tasks.convert.tex_files import inline
+from tasks.settle.tiers import conversion_loss_flags
+from tests.hardening.support import tex
+
+CATEGORY = "1 file access"
+
+CANARY = "CANARY-WORDS-" + "outsidefile"
+
+
+@pytest.fixture
+def course(tmp_path):
+    """course/common/shared.tex, course/week3/ (the sheet's folder), outside/secret.tex."""
+    (tmp_path / "course" / "common").mkdir(parents=True)
+    (tmp_path / "course" / "week3" / "sub").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.tex").write_text(CANARY + "\n")
+    (tmp_path / "outside" / "code.py").write_text("print('" + CANARY + "')\n")
+    (tmp_path / "outside" / "pkg.sty").write_text("\\newcommand{\\leak}{" + CANARY + "}\n")
+    (tmp_path / "course" / "common" / "shared.tex").write_text("Shared course words.\n")
+    (tmp_path / "course" / "week3" / "sub" / "inner.tex").write_text("Inner allowed words.\n")
+    (tmp_path / "course" / "week3" / ".hidden.tex").write_text(CANARY + "\n")
+    (tmp_path / "course" / "week3" / "listing.py").write_text("x = 42  # allowed listing\n")
+    return tmp_path
+
+
+def convert(course: Path, body: str, roots=None):
+    linkdir = course / "course" / "week3" / "linkdir"
+    if not linkdir.is_symlink():
+        linkdir.symlink_to(course / "outside", target_is_directory=True)
+    sheet = course / "course" / "week3" / "sheet.tex"
+    sheet.write_text(tex(body))
+    return to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(sheet.parent), roots=roots)
+
+
+REFUSED = [
+    ("\\input{/etc/hostname}", "/etc/hostname"),
+    ("\\input{../../outside/secret}", "../../outside/secret"),
+    ("\\input{../common/shared}", "../common/shared"),  # outside the sheet's folder without --tex-root
+    ("\\include{../../outside/secret}", "../../outside/secret"),
+    ("\\lstinputlisting{/etc/passwd}", "/etc/passwd"),
+    ("\\lstinputlisting{/proc/self/environ}", "/proc/self/environ"),
+    ("\\lstinputlisting{/dev/zero}", "/dev/zero"),
+    ("\\lstinputlisting{/sys/kernel/hostname}", "/sys/kernel/hostname"),
+    ("\\inputminted{python}{../../outside/code.py}", "../../outside/code.py"),
+    ("\\input{.hidden}", ".hidden"),
+    ("\\includegraphics{/etc/passwd}", "/etc/passwd"),
+    ("\\input /etc/hostname", "/etc/hostname"),
+    ("\\usepackage{../../outside/pkg}\\leak", "../../outside/pkg"),
+    # found when trying to break it again: a path through an allowed folder, a linked folder
+    ("\\input{sub/../../../outside/secret}", "sub/../../../outside/secret"),
+    ("\\lstinputlisting{linkdir/secret.tex}", "linkdir/secret.tex"),
+]
+
+
+@pytest.mark.parametrize("command,name", REFUSED, ids=[c for c, _ in REFUSED])
+def test_a_file_outside_the_sheet_is_refused_and_named(course, command, name):
+    md = convert(course, f"Before. {command} After.")
+    refused = [w for w in md.warnings if w.kind == "FileRefused"]
+    assert refused and refused[0].text == name, md.warnings
+    assert CANARY not in md.text
+    assert os.uname().nodename not in md.text or os.uname().nodename in ("Before", "After")
+    flags = conversion_loss_flags("questions", md.warnings)
+    assert any(name.split("/")[-1] in f.reason for f in flags), [f.reason for f in flags]
+
+
+def test_a_link_inside_the_folder_to_a_file_outside_is_refused(course):
+    link = course / "course" / "week3" / "link.tex"
+    link.symlink_to(course / "outside" / "secret.tex")
+    md = convert(course, "A \\input{link} B")
+    assert CANARY not in md.text
+    assert [w.text for w in md.warnings if w.kind == "FileRefused"] == ["link"]
+
+
+def test_files_inside_the_folder_tree_are_read(course):
+    md = convert(course, "A \\input{sub/inner} B\n\n\\lstinputlisting[language=Python]{listing.py}")
+    assert "Inner allowed words." in md.text and "x = 42" in md.text
+    assert not [w for w in md.warnings if w.kind == "FileRefused"]
+
+
+def test_tex_root_allows_a_courses_shared_folder(course):
+    md = convert(course, "A \\input{../common/shared} B", roots=[str(course / "course")])
+    assert "Shared course words." in md.text
+    still = convert(course, "A \\input{../../outside/secret} B", roots=[str(course / "course")])
+    assert CANARY not in still.text
+
+
+def test_commands_in_comments_and_verbatim_are_text_not_reads(course):
+    md = convert(course, "% \\input{../../outside/secret}\nA\n\\begin{verbatim}\n\\input{../../outside/secret}\n\\end{verbatim}\n")
+    assert CANARY not in md.text
+    assert not [w for w in md.warnings if w.kind == "FileRefused"]
+
+
+def test_an_input_loop_stops(course):
+    (course / "course" / "week3" / "loop.tex").write_text("again \\input{loop}\n")
+    md = convert(course, "A \\input{loop} B")
+    assert md.text.count("again") <= 13
+    assert any("nested deeper" in w.message for w in md.warnings)
+
+
+def test_pandoc_itself_reads_nothing(course):
+    """What the inliner does not resolve (a form it does not know) pandoc cannot read either:
+    pandoc runs with --sandbox, so a missing or unknown include is at most a warning."""
+    md = convert(course, "A \\input{\\detokenize{../../outside/secret}} B")
+    assert CANARY not in md.text
+
+
+def test_the_cache_key_holds_every_file_read_wherever_it_is(course):
+    sheet = course / "course" / "week3" / "sheet.tex"
+    sheet.write_text(tex("\\input{../common/shared} \\includegraphics{fig}"))
+    (course / "course" / "week3" / "fig.png").write_bytes(b"\x89PNG one")
+    roots = [str(course / "course")]
+    first = tex_context(sheet, roots)
+    (course / "course" / "common" / "shared.tex").write_text("Changed shared words.\n")
+    second = tex_context(sheet, roots)
+    (course / "course" / "week3" / "fig.png").write_bytes(b"\x89PNG two")
+    third = tex_context(sheet, roots)
+    assert len({first, second, third}) == 3
+    assert tex_context(sheet, roots) == third  # unchanged files: the same key
+
+
+def test_a_local_package_file_counts_and_is_put_in_place(course):
+    (course / "course" / "week3" / "mymacros.sty").write_text("\\newcommand{\\speed}{fast}\n")
+    md = convert(course, "It goes \\speed{} now.".replace("\\begin", ""), roots=None)
+    # the macro file was not named yet: the command is unknown, so pandoc keeps no "fast"
+    sheet = course / "course" / "week3" / "sheet.tex"
+    sheet.write_text(tex("It goes \\speed{} now.", preamble="\\usepackage{mymacros}\n"))
+    md = to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(sheet.parent))
+    assert "It goes fast now." in md.text
+    assert any(p.endswith("mymacros.sty") for p in inline(sheet.read_text(), sheet.parent).files)
+
+
+@pytest.mark.parametrize("body", ["\\input{|\"cat ../../outside/secret.tex\"}", "\\input|cat",
+                                  "\\subfile{../../outside/secret}", "\\import{../../outside/}{secret}"])
+def test_forms_the_inliner_does_not_know_read_nothing_either(course, body):
+    from tasks.errors import InputError
+
+    try:
+        md = convert(course, f"A {body} B")
+    except InputError as e:  # pandoc cannot parse it: one line, nothing read
+        assert CANARY not in str(e) and "\n" not in str(e)
+    else:
+        assert CANARY not in md.text

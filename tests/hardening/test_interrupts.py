@@ -1,0 +1,77 @@
+"""8. Ctrl-C/SIGTERM stops a run within a few seconds, removes its temporary folders, leaves
+--out as it was; a rerun resumes from the cache. A live route that fails after its retries
+still gives a set from the other route, says so first, and exits 2."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flows.document import main
+from tests.conftest import ROOT
+from tests.hardening.live import StageServer
+from tests.hardening.support import write_sheet
+
+CATEGORY = "8 interrupts and dead backends"
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_a_route_that_fails_after_its_retries_exits_2_and_says_so_first(tmp_path, monkeypatch, capsys):
+    sheet = write_sheet(tmp_path / "src", stem="deadroute")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SHEET2LAMBDA_LLM_ATTEMPTS", "1")
+    with StageServer(mode="fail") as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
+        code = main([str(sheet), "--backend", "openai", "--model", "local", "--out", str(tmp_path / "out")])
+    printed = capsys.readouterr()
+    assert code == 2
+    summary = printed.out.split("ROUTE FAILED", 1)
+    assert len(summary) == 2 and "route A failed" in summary[1].splitlines()[0]
+    assert (tmp_path / "out" / "deadroute.zip").exists()  # the set was built from route B
+    assert printed.err.startswith("built, a route failed")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig):
+    sheet = write_sheet(tmp_path / "src", stem="slow")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp), "PREFECT_HOME": str(tmp_path / "prefect"),
+           "SHEET2LAMBDA_LLM_ATTEMPTS": "1", "PYTHONPATH": str(ROOT)}
+    with StageServer(mode="slow") as fake:
+        env["OPENAI_BASE_URL"] = fake.base
+        proc = subprocess.Popen([sys.executable, "-m", "flows.document", str(sheet), "--backend", "openai",
+                                 "--model", "local", "--out", str(tmp_path / "out")],
+                                cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 300
+        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert fake.stages, "the run never reached its model call"
+        t = time.monotonic()
+        proc.send_signal(sig)
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError("the run did not stop within 20 s")
+        took = time.monotonic() - t
+    assert took < 10, f"stopped after {took:.1f} s"
+    assert proc.returncode == 130
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert list(tmp.iterdir()) == [], [p.name for p in tmp.iterdir()]
+    # The rerun resumes from the cache: the markdown converted before the interrupt is a hit.
+    with StageServer(mode="ok") as fake:
+        env["OPENAI_BASE_URL"] = fake.base
+        done = subprocess.run([sys.executable, "-m", "flows.document", str(sheet), "--backend", "openai",
+                               "--model", "local", "--out", str(tmp_path / "out"), "--no-areas"],
+                              cwd=str(ROOT), env=env, capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-500:]
+    assert b"[cached]" in done.stdout.split(b"\n", 2)[1] or b"markdown" in done.stdout and b"[cached]" in done.stdout
+    assert (tmp_path / "out" / "slow.zip").exists()

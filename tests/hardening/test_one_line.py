@@ -1,0 +1,134 @@
+"""7. One-line errors instead of tracebacks: deeply nested JSON (a reply, an export, a
+filter's output), a NUL or trailing space in a set name, a 300-character file name, a reply
+with no usage, a sweep over a folder holding a symlink that leaves it."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from flows.sweep import sheet_folders
+from tasks.check.compare import export_of, read_export_files
+from tasks.convert.inputs import read_inputs
+from tasks.errors import FilterError, InputError
+from tasks.read.route_a import parse_reply
+from tasks.read.sandbox import parse_output, run_filter
+from tasks.settle.adjudicate import parse_reply as parse_verdicts
+from tasks.write.outputs import check_set_name
+from tests.fakes import openai_api
+from tests.hardening.support import write_sheet
+
+CATEGORY = "7 one-line errors"
+
+DEEP = "[" * 100_000 + "]" * 100_000
+DEEP_OBJ = '{"a":' * 50_000 + "1" + "}" * 50_000
+
+
+def one_line(e: BaseException) -> str:
+    text = str(e)
+    assert text and "\n" not in text and not isinstance(e, RecursionError)
+    return text
+
+
+@pytest.mark.parametrize("text", [DEEP, DEEP_OBJ], ids=["list", "object"])
+def test_a_deeply_nested_route_a_reply(text):
+    with pytest.raises(ValueError) as e:
+        parse_reply(text)
+    assert "not JSON" in one_line(e.value)
+
+
+def test_a_deeply_nested_adjudication_reply():
+    with pytest.raises(ValueError) as e:
+        parse_verdicts(DEEP)
+    one_line(e.value)
+
+
+def test_a_deeply_nested_answer_box_reply():
+    from tasks.boxes.areas import _shape as parse_boxes
+
+    with pytest.raises(ValueError) as e:
+        parse_boxes(DEEP_OBJ)
+    one_line(e.value)
+
+
+def test_a_deeply_nested_export(tmp_path):
+    d = tmp_path / "set_Deep"
+    d.mkdir()
+    (d / "set_Deep.json").write_text(DEEP_OBJ)
+    with pytest.raises(InputError) as e:
+        export_of(read_export_files(d), str(d))
+    one_line(e.value)
+
+
+def test_a_deeply_nested_export_zip(tmp_path):
+    z = tmp_path / "set_Deep.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr("set_Deep/set_Deep.json", DEEP)
+    with pytest.raises(InputError) as e:
+        export_of(read_export_files(z), str(z))
+    one_line(e.value)
+
+
+def test_a_deeply_nested_filter_output_json():
+    with pytest.raises(FilterError) as e:
+        parse_output(json.dumps({"blocks": [{"t": "CodeBlock", "c": [["", [], []], DEEP]}]}))
+    one_line(e.value)
+
+
+def test_a_filter_that_builds_a_deeply_nested_document():
+    source = ("function Pandoc(d) local b = pandoc.Plain{pandoc.Str('x')} "
+              "for i = 1, 20000 do b = pandoc.Div{b} end return pandoc.Pandoc{b} end")
+    with pytest.raises(FilterError) as e:
+        run_filter(source, "# Q\n\ntext\n", "questions", timeout=20)
+    one_line(e.value)
+
+
+@pytest.mark.parametrize("name", ["Week\x003", "Week 3 ", " Week 3", "Week\n3", "a" * 300, ".hidden", "a/b", ""])
+def test_a_bad_set_name_is_one_line(name):
+    with pytest.raises(InputError) as e:
+        check_set_name(name, "--name")
+    one_line(e.value)
+
+
+def test_a_300_character_file_name_is_one_line(tmp_path):
+    with pytest.raises(InputError) as e:
+        read_inputs(str(tmp_path / ("s" * 300 + ".md")))
+    assert len(one_line(e.value)) < 400
+
+
+@pytest.mark.parametrize("body", [{}, {"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]},
+                                  {"choices": [{"message": {"content": "hi"}}], "usage": {}},
+                                  {"choices": [{"message": {"content": "hi"}}], "usage": None},
+                                  {"choices": [None]}, {"choices": "x"}, []],
+                         ids=["empty", "no-usage", "usage-empty", "usage-null", "choice-null", "choices-str", "list"])
+def test_a_reply_with_no_usage_or_no_shape(body, monkeypatch, tmp_path):
+    from schemas.llm import LLMRequest
+    from tasks.llm import BackendError
+    from tasks.llm.openai_compat import OpenAIBackend
+
+    monkeypatch.chdir(tmp_path)
+    with openai_api.FakeOpenAI(default=lambda rec: openai_api.ok(body)) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
+        backend = OpenAIBackend("local", attempts=1, timeout=5)
+        req = LLMRequest(stage="route-a", prompt_version="1", system="s", user="u")
+        try:
+            reply = backend.complete(req)
+        except BackendError as e:
+            one_line(e)
+        else:
+            assert reply.text == "hi" and reply.usage.input_tokens == 0
+
+
+def test_a_sweep_never_follows_a_link_out_of_its_root(tmp_path):
+    root = tmp_path / "corpus"
+    write_sheet(root / "course")
+    outside = tmp_path / "elsewhere"
+    write_sheet(outside, "secret")
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    skipped: list[str] = []
+    folders = sheet_folders(root, (".md",), skipped)
+    assert folders == [root / "course"]
+    assert len(skipped) == 1 and "link" in skipped[0] and "\n" not in skipped[0]
