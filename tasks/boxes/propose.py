@@ -87,7 +87,7 @@ STAGE = "areas"
 """The reply file of the stage: ``replies/areas.json``, one reply per part key."""
 
 
-def _shape(text: str) -> dict:
+def parse_reply(text: str) -> dict:
     """The reply as ``{"boxes": [...]}`` (boxes unchecked); ``ValueError`` otherwise, so
     that :func:`tasks.llm.ask` asks again once with the reason."""
     try:
@@ -118,7 +118,7 @@ def propose(backend: Backend, part: Part, qi: int, pi: int, offline: bool = Fals
                          proposed=len(sheet.boxes) + len(sheet.refused), source="sheet", quote=sheet.quote,
                          status=StageStatus(state=State.ran, reason="read from the sheet, no call"))
     try:
-        data, replies = ask(backend, build_request(part, qi, pi), _shape)
+        data, replies = ask(backend, build_request(part, qi, pi), parse_reply)
     except NoReply as e:  # the part's key is named by the summary, not the backend's file name
         cause = Cause.offline_no_reply if offline else Cause.no_backend
         reason = str(e).removesuffix(f" {stage_name(qi, pi)}.json")

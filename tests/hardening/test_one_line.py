@@ -47,7 +47,7 @@ def test_a_deeply_nested_adjudication_reply():
 
 
 def test_a_deeply_nested_answer_box_reply():
-    from tasks.boxes.areas import _shape as parse_boxes
+    from tasks.boxes.propose import parse_reply as parse_boxes
 
     with pytest.raises(ValueError) as e:
         parse_boxes(DEEP_OBJ)
