@@ -273,7 +273,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: returns the exit status (0 built, 1 bad input)."""
-    args = precheck("document", argv, prog="python -m flows.document")
+    try:
+        args = precheck("document", argv, prog="python -m flows.document")
+    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
+        return int(e.code or 0)
     runtime.STARTUP.setdefault("imports", time.monotonic() - runtime.STARTED - float(runtime.STARTUP.get("server", 0)))
     t_flow = time.monotonic()
     with runtime.no_heartbeats():
