@@ -11,6 +11,7 @@ is one line.
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 from schemas.folder import SheetRow
@@ -39,7 +40,7 @@ def sheet_name(row: SheetRow, root: Path | None = None) -> str:
 
 def short_table(rows: list[SheetRow], root: Path | None = None) -> list[str]:
     """Lines for a terminal: ``N sheets: B built, F failed``, then each failure (``FAILED
-    sheet: reason``), then a table of the built sheets (questions, parts, flagged, answer
+    sheet: reason``, wrapped, the reason without the sheet's path), then a table of the built sheets (questions, parts, flagged, answer
     boxes written, new differences from the export, seconds), every line at most
     :data:`WIDTH` characters."""
     failed = [r for r in rows if r.outcome != "built"]
@@ -47,7 +48,11 @@ def short_table(rows: list[SheetRow], root: Path | None = None) -> list[str]:
     lines = [f"sheets     {len(rows)}: {len(built)} built, {len(failed)} failed, "
              f"{sum(r.flagged or 0 for r in built)} fields flagged"]
     for r in failed:
-        lines.append(_cut(f"FAILED     {sheet_name(r, root)}: {r.reason}", WIDTH))
+        reason = r.reason
+        for prefix in (f"{r.source}: ", f"{Path(r.source).resolve()}: "):
+            reason = reason[len(prefix):] if reason.startswith(prefix) else reason
+        lines += textwrap.wrap(f"FAILED     {sheet_name(r, root)}: {reason}", WIDTH, subsequent_indent=" " * 11,
+                               break_long_words=True, break_on_hyphens=False)
     if built:
         name_w = min(max(len(sheet_name(r, root)) for r in built), WIDTH - 44)
         lines.append(f"{'sheet':<{name_w}}  {'qs':>3} {'parts':>5} {'flagged':>7} {'boxes':>5} {'new diff':>8} {'s':>6}")
