@@ -150,3 +150,21 @@ def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
     assert done, ([(r.name, r.state.name if r.state else None) for r in runs], (tmp / "serve.log").read_text()[-3000:])
     assert done[0].parameters["root"] == "corpus" and done[0].parameters["offline"] is True
     assert (base / "sweep-out" / "report.json").is_file()
+
+
+def test_prefect_yaml_deploys_to_a_process_work_pool(served):
+    """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
+    the sweep on its schedule with concurrency 1 and ``base`` the folder deployed from."""
+    url, base, tmp = served
+    env = {**os.environ, "PREFECT_API_URL": url, "PWD": str(ROOT)}
+    subprocess.run([PREFECT, "work-pool", "create", "sheet2lambda", "--type", "process"], cwd=ROOT, env=env,
+                   check=True, capture_output=True, timeout=120)
+    proc = subprocess.run([PREFECT, "--no-prompt", "deploy", "--all", "--prefect-file", "deployments/prefect.yaml"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    doc, sweep = _deployment("document/worker"), _deployment("sweep/nightly")
+    _deployment("folder/worker")
+    assert doc.work_pool_name == "sheet2lambda" and doc.parameters["base"] == str(ROOT)
+    assert [s.schedule.cron for s in sweep.schedules] == ["0 3 * * *"]
+    limit = sweep.global_concurrency_limit.limit if sweep.global_concurrency_limit else sweep.concurrency_limit
+    assert limit == 1 and sweep.parameters["baseline"] == "baselines/corpus.json"
