@@ -3,7 +3,6 @@
     sheet2lambda document SHEET [options]     one sheet (python -m flows.document)
     sheet2lambda folder DIR [options]         a folder of sheets (python -m flows.folder)
     sheet2lambda sweep ROOT [options]         a corpus; the gate (python -m flows.sweep)
-    sheet2lambda review OUT [options]         a person's review of a finished run (python -m flows.review)
     sheet2lambda server start|stop|status     the Prefect server later commands reuse
 
 ``--help``, a bad option and a missing file are answered before Prefect is imported
@@ -18,14 +17,13 @@ import importlib
 import sys
 
 MODULES = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep",
-           "review": "flows.review", "server": "flows.server"}
-USAGE = ("usage: sheet2lambda {document,folder,sweep,review,server} ...\n\n"
+           "server": "flows.server"}
+USAGE = ("usage: sheet2lambda {document,folder,sweep,server} ...\n\n"
          "Convert problem sheets into Lambda Feedback sets, copying never writing.\n\n"
          "commands:\n"
          "  document SHEET   one sheet and its solutions -> a set, flags.json, report.json\n"
          "  folder DIR       every sheet of a folder, one route B filter, a report per sheet\n"
          "  sweep ROOT       every sheet folder of a corpus; --baseline: the regression gate\n"
-         "  review OUT       review a finished run's flags and rebuild its set\n"
          "  server ACTION    start|stop|status the Prefect server later commands reuse\n\n"
          "`sheet2lambda COMMAND --help` lists a command's options.\n")
 
@@ -44,10 +42,6 @@ def main(argv: list[str] | None = None) -> int:
         import flows.runtime as runtime
 
         runtime.entry(command, rest)
-    elif command == "review":
-        from flows.options import precheck
-
-        precheck("review", rest)
     module = importlib.import_module(MODULES[command])
     return module.main(rest)
 

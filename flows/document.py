@@ -114,7 +114,6 @@ def document_flow(
     offline: bool = False,
     tries: int = 3,
     areas: bool = True,
-    review: bool = False,
     base: str | None = None,
 ):
     """Convert one sheet (and its solutions) into a Lambda Feedback set, its flags and report.
@@ -135,7 +134,6 @@ def document_flow(
         offline: make no live call at all: every reply must be among `replies`.
         tries: calls the route B filter writer may make (default 3).
         areas: propose answer boxes (one model call per part); off skips them.
-        review: after the audit, when there are flags, pause for a person's review in the UI.
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
     """
     t0 = time.monotonic()
@@ -165,10 +163,6 @@ def document_flow(
                            publish=True, auto=backend == "auto")
     if outcome.report is None:
         return Failed(message=outcome.error, data=outcome)
-    if review and outcome.flags:
-        from flows.review import review_in_ui
-
-        outcome = review_in_ui(outcome, spec)
     return Completed(data=outcome)
 
 
@@ -282,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     with runtime.no_heartbeats():
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
-            args.backend, args.model, args.offline, args.tries, args.areas, args.review,
+            args.backend, args.model, args.offline, args.tries, args.areas,
             return_state=True,
         )
     flow_seconds = time.monotonic() - t_flow

@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # --help (0) or bad input (1): answered without a run
         return int(e.code or 0)
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
-    flow_ = folder_flow.with_options(task_runner=task_runner(args.max_concurrency, args.dask_address))
+    flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
                       args.backend, args.model, args.tries, args.areas, return_state=True)
@@ -362,19 +362,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     outcome = state.result()
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
-
-
-def task_runner(max_concurrency: int, dask_address: str | None = None):
-    """The folder's task runner: threads (``max_concurrency``), or with ``dask_address``
-    prefect-dask's ``DaskTaskRunner`` on that scheduler (``local``: a local cluster of
-    2 worker processes of 4 threads: a task waiting for its inputs holds a thread)."""
-    if not dask_address:
-        return ThreadPoolTaskRunner(max_workers=max(1, max_concurrency))
-    from prefect_dask import DaskTaskRunner
-
-    if dask_address == "local":
-        return DaskTaskRunner(cluster_kwargs={"n_workers": 2, "threads_per_worker": 4, "processes": True})
-    return DaskTaskRunner(address=dask_address)
 
 
 if __name__ == "__main__":

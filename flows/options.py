@@ -61,9 +61,6 @@ def _document(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false",
                    help="skip the answer boxes (one model call per part otherwise)")
-    p.add_argument("--review", action="store_true",
-                   help="after the audit, when there are flags, pause the run for a person's review in the "
-                        "Prefect UI (needs a running server; see README 'Review')")
 
 
 def _folder(p: argparse.ArgumentParser) -> None:
@@ -82,8 +79,6 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help=MODEL_HELP)
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
-    p.add_argument("--dask-address", help="run the sheets' tasks on this Dask scheduler (tcp://HOST:PORT) or "
-                   "'local' for a local 2-worker cluster (needs prefect-dask; default: threads in this process)")
 
 
 def _sweep(p: argparse.ArgumentParser) -> None:
@@ -103,15 +98,6 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
 
 
-def _review(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", help="a finished document run's output folder (holding flags.json and replies/)")
-    p.add_argument("--decisions", help="a JSON file of decisions to apply without asking "
-                   "([{flag, action, text?, note?}]; default: ask for each open flag on the terminal)")
-    p.add_argument("--backend", default="auto", choices=BACKENDS,
-                   help="who turns an equation note into corrected LaTeX (one call per note; default auto)")
-    p.add_argument("--model", help=MODEL_HELP)
-
-
 def _server(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["start", "stop", "status"],
                    help="start a Prefect server that later commands reuse (left running), stop it, or say "
@@ -123,8 +109,6 @@ COMMANDS = {
     "document": ("Convert one problem sheet (and its solutions) into a Lambda Feedback set.", _document),
     "folder": ("Convert every sheet of a folder with one route B filter.", _folder),
     "sweep": ("Convert every sheet folder of a corpus; with --baseline, the regression gate.", _sweep),
-    "review": ("Review a finished run's flags: take A, take B, keep, a passage, or a note; rebuild the set.",
-               _review),
     "server": ("Start, stop or inspect the Prefect server this project reuses between commands.", _server),
 }
 
@@ -202,11 +186,6 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             need_dir(p, "folder")
         need_file(args.baseline, "baseline")
         need_out(args.out)
-    elif command == "review":
-        need_dir(args.out, "output folder")
-        if not out and not (Path(args.out) / "flags.json").is_file():
-            out.append(f"{args.out}: no flags.json: not a finished document run's output folder")
-        need_file(args.decisions, "decisions file")
     return out
 
 

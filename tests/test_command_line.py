@@ -38,16 +38,15 @@ print("EXIT", code, "PREFECT", "prefect" in sys.modules, "PYDANTIC", "pydantic" 
 
 @pytest.mark.parametrize("argv, code, where, words", [
     (["document", "--help"], 0, "out", "--no-areas"),
-    (["folder", "--help"], 0, "out", "--dask-address"),
+    (["folder", "--help"], 0, "out", "--max-concurrency"),
     (["sweep", "--help"], 0, "out", "--baseline"),
-    (["review", "--help"], 0, "out", "--decisions"),
     (["document", "nothere.tex"], 1, "err", "nothere.tex: no such document"),
     (["document", "README.md", "--bogus"], 1, "err", "unrecognized arguments: --bogus"),
     (["document", "pyproject.toml"], 1, "err", "unsupported file type ('.toml')"),
     (["document", "README.md", "--replies", "nowhere"], 1, "err", "nowhere: no such folder of saved replies"),
     (["folder", "no-such-folder"], 1, "err", "no-such-folder: no such folder"),
     (["sweep", "flows", "--baseline", "nothing.json"], 1, "err", "nothing.json: no such baseline"),
-    (["review", "flows"], 1, "err", "flows: no flags.json"),
+    (["server", "--help"], 0, "out", "start"),
     (["nonsense"], 1, "err", "unknown command"),
 ])
 def test_help_and_bad_input_answer_before_prefect_is_imported(argv, code, where, words):
