@@ -20,7 +20,7 @@ from tasks.boxes.areas import (
     read_export_boxes,
     to_in2lambda,
 )
-from tasks.write.build import _in2lambda
+from tasks.write.build import load_in2lambda
 from tasks.check.compare import read_export
 from tasks.boxes.score import score
 
@@ -342,7 +342,7 @@ def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(
     replies = {
         key: json.dumps({"boxes": [b.model_dump() for b in boxes]}) for key, boxes in wanted.items()
     }
-    lib = _in2lambda()
+    lib = load_in2lambda()
     i2l_set = lib.Set()
     i2l_set.set_name("Scored")
     refusals = []

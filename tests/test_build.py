@@ -162,7 +162,7 @@ def test_in2lambda_runs_under_beartype():
     """beartype >= 0.20 (the uv override) decorates in2lambda: a wrong type is refused."""
     from beartype.roar import BeartypeCallHintViolation
 
-    lib = build._in2lambda()
+    lib = build.load_in2lambda()
     with pytest.raises(BeartypeCallHintViolation):
         lib.Set().set_name(42)
 
@@ -171,8 +171,8 @@ def test_importing_in2lambda_keeps_the_excepthook_and_warns_nothing():
     code = (
         "import sys\n"
         "hook = sys.excepthook\n"
-        "from tasks.write.build import _in2lambda\n"
-        "_in2lambda()\n"
+        "from tasks.write.build import load_in2lambda\n"
+        "load_in2lambda()\n"
         "import in2lambda\n"
         "assert 'in2lambda' in sys.modules\n"
         "print(sys.excepthook is hook)\n"

@@ -18,7 +18,7 @@ from schemas.areas import KINDS, Box, Proposal
 from schemas.sheet import Part
 from tasks.convert.bounds import json_loads
 from tasks.boxes.answers import explicit_expression, explicit_quantity
-from tasks.write.build import _in2lambda
+from tasks.write.build import load_in2lambda
 
 # --- the refusals ------------------------------------------------------------------------
 
@@ -145,7 +145,7 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
 
 
 def _response_areas():
-    _in2lambda()  # imports in2lambda (and with it api.response_area) without its side effects
+    load_in2lambda()  # imports in2lambda (and with it api.response_area) without its side effects
     return importlib.import_module("in2lambda.api.response_area")
 
 

@@ -5,7 +5,7 @@ This is the one module that imports in2lambda (1.1.0); its quirks live here:
 - ``import in2lambda`` installs rich's traceback handler as ``sys.excepthook`` (it
   prints local variables, which can hold keys) and runs ``beartype_this_package()``,
   whose decoration of in2lambda's ``master_content`` property warns
-  (``BeartypeClawDecorWarning``). :func:`_in2lambda` restores the hook and silences the
+  (``BeartypeClawDecorWarning``). :func:`load_in2lambda` restores the hook and silences the
   warnings of the import only.
 - ``Set.to_json(dir)`` deletes ``dir`` first (``shutil.rmtree``): :func:`write_set`
   lets it write into a fresh temporary folder and moves the complete result into place
@@ -56,7 +56,7 @@ _UNSAFE_NAME = re.compile(r"[^\w\-.]")
 
 
 @lru_cache(maxsize=1)
-def _in2lambda() -> SimpleNamespace:
+def load_in2lambda() -> SimpleNamespace:
     """in2lambda's ``Set``, ``Question`` and ``Part``, imported without its side effects.
 
     ``sys.excepthook`` is restored after the import and beartype's decoration warnings
@@ -289,9 +289,9 @@ def write_set(
     for key, part_boxes in boxes.items():
         for n, box in enumerate(part_boxes, 1):
             katex += check_maths(box.label, f"{key}.box{n}.label", budget)
-    from tasks.boxes.areas import to_in2lambda  # imported here: tasks.boxes.areas imports this module
+    from tasks.boxes.check import to_in2lambda  # imported here: tasks.boxes.check imports this module
 
-    lib = _in2lambda()
+    lib = load_in2lambda()
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=out_dir))
     try:
