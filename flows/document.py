@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import flows.runtime as runtime
 
+if __name__ == "__main__":
+    # --help, a bad option or a missing file answer before Prefect is imported, and a running
+    # Prefect server is chosen before Prefect reads its settings (flows/options.py, flows/server.py).
+    runtime.entry("document", prog="python -m flows.document")
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
+import logging  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -38,6 +43,8 @@ from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
+from flows.logs import say  # noqa: E402
+from flows.options import parser, precheck, resolve  # noqa: E402
 
 UNCACHED = {"sheet", "report", "outputs"}
 """Stages that run every time (they read image files, measure time, write outputs)."""
@@ -108,20 +115,36 @@ def document_flow(
     tries: int = 3,
     areas: bool = True,
     tex_root: str | None = None,
+    base: str | None = None,
 ):
-    """Convert one sheet into a set under ``out`` (default ``out/<stem>/``).
+    """Convert one sheet (and its solutions) into a Lambda Feedback set, its flags and report.
 
-    ``backend``/``model`` choose the live model backend (``auto``: from the environment);
-    ``offline`` allows no live call at all (saved replies only); ``tries`` bounds the
-    filter writer's calls; ``areas`` False skips the answer boxes (``--no-areas``);
-    ``tex_root`` is a folder besides its own a LaTeX sheet may read files in. Returns
-    a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose message
-    is the one-line error (``file: problem``) with nothing written.
+    Returns a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose
+    message is the one-line error (``file: problem``) with nothing written.
+
+    Args:
+        source: the sheet (.md, .tex or .docx); relative paths resolve against `base`.
+        solutions: its solutions document (default: the file beside the sheet named SHEET-solutions, SHEET_solutions, ...).
+        filter: a route B Lua filter (default: a saved or model-written one, else the best library filter).
+        replies: a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json): those stages make no call.
+        export: the platform's export of this set (a set_* folder or zip) to compare with and score the answer boxes against.
+        out: the output folder (default out/<sheet's stem>/ under `base`).
+        name: the set's name (default: the export's name, else the sheet's stem).
+        backend: who answers live model calls: auto (from the environment; with none, an offline run), anthropic, openrouter, openai, claude-code or none.
+        model: the model for live calls (default LLM_MODEL, else a current Claude Sonnet).
+        offline: make no live call at all: every reply must be among `replies`.
+        tries: calls the route B filter writer may make (default 3).
+        areas: propose answer boxes (one model call per part); off skips them.
+        tex_root: a folder besides the sheet's own whose files a LaTeX sheet may also read (\\input, a shared common/); relative to `base`.
+        base: the folder relative paths resolve against (default: the working folder of the process running the flow).
     """
     t0 = time.monotonic()
-    out_dir = Path(out) if out else default_out(source)
+    source, solutions, filter, replies, export, out, tex_root = (
+        resolve(p, base) for p in (source, solutions, filter, replies, export, out, tex_root))
+    out_dir = Path(out) if out else (Path(base) / default_out(source) if base else default_out(source))
 
     def failed(line: str):
+        say(line, echo=False, level=logging.ERROR)  # the caller prints it: one line on stderr
         return Failed(message=line, data=DocumentOutcome(source=source, out=str(out_dir), error=line))
 
     try:
@@ -129,10 +152,8 @@ def document_flow(
         live = None if offline else select_backend(backend, model)
     except (InputError, BackendMissing, ValueError) as e:
         return failed(str(e))
-    if live is None and not offline and backend == "auto" and "route-a" not in inputs.replies:
-        return failed(NO_BACKEND)
     spec = spec_of(live)
-    print(f"{'backend':<11}{backend_line(live, offline)}", flush=True)
+    say(f"{'backend':<11}{backend_line(live, offline)}")
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
@@ -140,7 +161,8 @@ def document_flow(
     except InputError as e:
         return failed(str(e))
     chosen = FolderFilter(source=inputs.filter_source, label="given filter") if inputs.filter_source else None
-    outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, chosen=chosen, t0=t0, areas=areas)
+    outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, chosen=chosen, t0=t0, areas=areas,
+                           publish=True, auto=backend == "auto")
     if outcome.report is None:
         return Failed(message=outcome.error, data=outcome)
     return Completed(data=outcome)
@@ -159,12 +181,15 @@ def run_info(inputs: Inputs, set_name: str, spec: BackendSpec | None, offline: b
 
 def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec | None, offline: bool,
                  tries: int = 3, *, chosen: FolderFilter | None = None, verbose: bool = True,
-                 t0: float | None = None, areas: bool = True) -> DocumentOutcome:
+                 t0: float | None = None, areas: bool = True, publish: bool = False,
+                 auto: bool = False) -> DocumentOutcome:
     """Wire one sheet's DAG (:mod:`flows.dag`) inside a running flow and wait for it.
 
     Returns the outcome; ``report`` is ``None`` (and ``error`` the one line) when the sheet
     could not be read, with nothing written. ``verbose`` prints a line per stage and the
-    summary.
+    summary; ``publish`` creates the run's artifacts (:mod:`tasks.write.artifacts`);
+    ``auto`` says the backend was ``auto`` (for the summary's first line on a run with no
+    model).
     """
     info = run_info(inputs, set_name, spec, offline, areas, t0)
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-run-") as tmp:
@@ -176,7 +201,7 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
         except Exception:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=failure_line(run))
         submit_rest(run, settled, areas)
-        return finish(run, verbose)
+        return finish(run, verbose, publish=publish, auto=auto)
 
 
 def failure_line(run: SheetRun) -> str:
@@ -208,8 +233,21 @@ def route_failure(a: RouteResult, b: RouteResult) -> str:
     return "; ".join(failed)
 
 
-def finish(run: SheetRun, verbose: bool) -> DocumentOutcome:
-    """Wait for a wired sheet's outputs and hand back its :class:`DocumentOutcome`."""
+def no_model_line(run: SheetRun, auto: bool) -> str | None:
+    """The summary's first line when no model read the sheet (route A neither asked nor
+    replayed): the run is offline and nothing was cross-checked; else ``None``."""
+    if run.spec is not None or "route-a" in run.inputs.replies:
+        return None
+    why = ("--backend auto found no model (no ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL or claude)"
+           if auto and not run.offline else ("--offline" if run.offline else "--backend none"))
+    return (f"OFFLINE    {why}: route A skipped, route B (a library filter) alone read the sheet, so nothing was "
+            "cross-checked: read every field")
+
+
+def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = False) -> DocumentOutcome:
+    """Wait for a wired sheet's outputs and hand back its :class:`DocumentOutcome`;
+    ``verbose`` prints (and logs to the flow run) a line per stage and the summary,
+    ``publish`` creates the run's artifacts."""
     try:
         written = run.outputs.result()
     except Exception:
@@ -225,74 +263,57 @@ def finish(run: SheetRun, verbose: bool) -> DocumentOutcome:
         task_states={k: f.state.name for k, f in run.futures().items()},
     )
     outcome.route_failed = route_failure(run.route_a.result(), run.route_b.result())
+    first = ([no_model_line(run, auto)] if no_model_line(run, auto) else []) + (
+        [f"ROUTE FAILED {outcome.route_failed}"] if outcome.route_failed else [])
+    summary = first + summary_lines(report)
     if verbose:
-        first = [f"ROUTE FAILED {outcome.route_failed}"] if outcome.route_failed else []
-        for line in stage_lines(run) + first + summary_lines(report):
-            print(line)
-        print(f"out        {run.out}/ ({', '.join(written)})")
+        say(*stage_lines(run))
+        say(*summary)
+        say(f"out        {run.out}/ ({', '.join(written)})")
+    if publish:
+        from tasks.write.artifacts import publish_document
+
+        publish_document(run.info.set_name, run.out, report, outcome.flags, summary)
     refused = offline_refusals(run.route_a.result(), run.adjudicate.result(), part_boxes, bool(run.inputs.areas))
     if refused:
         outcome.error = "offline run refused live calls: " + "; ".join(refused)
     return outcome
 
 
-NO_BACKEND = (
-    "no model backend for route A: set ANTHROPIC_API_KEY, OPENROUTER_API_KEY or OPENAI_BASE_URL "
-    "(in the environment or a .env file), install Claude Code (claude), give saved replies with "
-    "--replies, or pass --backend none for an offline run"
-)
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m flows.document",
-        description="Convert one problem sheet (and its solutions) into a Lambda Feedback set.",
-    )
-    p.add_argument("source", help="the sheet: .md, .tex or .docx")
-    p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name)")
-    p.add_argument("--filter", help="a route B Lua filter (default: the best of filters/library/)")
-    p.add_argument("--replies", help="a folder of saved replies (route-a.json, adjudication.json, filter.lua)")
-    p.add_argument("--export", help="the platform's export of this set (a set_* folder or its zip) to compare with")
-    p.add_argument("--out", help="output folder (default: out/<stem>/)")
-    p.add_argument("--name", help="the set's name (default: the export's name, else the sheet's stem)")
-    p.add_argument(
-        "--backend",
-        default="auto",
-        choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"],
-        help="which model serves live calls (default auto: from the environment); none: offline, library filter",
-    )
-    p.add_argument("--model", help="the model (default: LLM_MODEL, else a current Claude Sonnet)")
-    p.add_argument("--offline", action="store_true", help="make no live call: saved replies only; a missing one is an error")
-    p.add_argument("--tries", type=int, default=3, help="calls the filter writer may make (default 3)")
-    p.add_argument("--no-areas", dest="areas", action="store_false",
-                   help="skip the answer boxes (one model call per part otherwise)")
-    p.add_argument("--tex-root", help="a folder (a course's, holding a shared common/) whose files a LaTeX sheet may "
-                                      "also read with \\input and the like (default: only the sheet's own folder)")
-    return p.parse_args(argv)
+    """The document command line (:func:`flows.options.parser`)."""
+    return parser("document", prog="python -m flows.document").parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: returns the exit status (0 built, 1 bad input, 2 built but a
     live route failed after its retries, 130 interrupted)."""
+    try:
+        args = precheck("document", argv, prog="python -m flows.document")
+    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
+        return int(e.code or 0)
     with runtime.redacted_output(), runtime.interruptible() as stop:
         try:
-            return _main(argv)
+            return _main(args)
         except KeyboardInterrupt:
             return stop("document run")
 
 
-def _main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def _main(args: argparse.Namespace) -> int:
+    runtime.STARTUP.setdefault("imports", time.monotonic() - runtime.STARTED - float(runtime.STARTUP.get("server", 0)))
+    t_flow = time.monotonic()
     with runtime.no_heartbeats():
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
             args.backend, args.model, args.offline, args.tries, args.areas, args.tex_root,
             return_state=True,
         )
+    flow_seconds = time.monotonic() - t_flow
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None
     if not state.is_completed():
         print(state.message or "the run failed", file=sys.stderr)
         return 1
+    print(runtime.startup_line(flow_seconds))
     if isinstance(outcome, DocumentOutcome) and outcome.error:
         print(outcome.error, file=sys.stderr)
         return 1

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import flows.runtime as runtime
 
+if __name__ == "__main__":
+    # --help, a bad option or a missing folder answer before Prefect is imported (flows/options.py).
+    runtime.entry("folder", prog="python -m flows.folder")
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -41,6 +45,9 @@ from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
 from tasks.read.choose import FolderFilter, folder_filter_task  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
+from flows.logs import say  # noqa: E402
+from flows.options import parser, precheck, resolve  # noqa: E402
+from flows.terminal import Bar, short_table  # noqa: E402
 
 
 DEFAULT_THREADS = 16
@@ -101,10 +108,14 @@ def _row(pair: SheetPair, folder: Path) -> SheetRow:
                     outcome="failed")
 
 
-def _built_row(row: SheetRow, outcome: DocumentOutcome, stem: str, accepted: dict[str, str], seen: set[str]) -> SheetRow:
+def _built_row(row: SheetRow, outcome: DocumentOutcome, stem: str, accepted: dict[str, str], seen: set[str],
+               offline: bool = False) -> SheetRow:
     r = outcome.report
+    reason = outcome.error or ""
+    if offline and reason.startswith("offline run refused"):
+        reason = ""  # a deliberate offline run: the skipped calls are what was asked for, not a failure
     row = row.model_copy(update={
-        "outcome": "built", "reason": outcome.error or "",
+        "outcome": "built", "reason": reason,
         **r.model_dump(include={"questions", "parts", "fields", "agreed", "single_route", "adjudicated",
                                 "flagged", "not_verbatim", "uncovered", "katex_warnings", "input_tokens",
                                 "output_tokens", "cost_usd"}),
@@ -142,6 +153,7 @@ def run_folder(
     accepted_file: Path | None = None,
     areas: bool = True,
     root: Path | None = None,
+    bar: Bar | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): every sheet's stages
@@ -152,7 +164,8 @@ def run_folder(
     sheets finished across folders (a sweep) for the progress line and artifact. ``root``
     (default ``folder``) is what the run stays inside: LaTeX sheets may read files in it,
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
-    ``FolderOutcome.skipped_links`` and in ``flags.md``)."""
+    ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
+    sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet)."""
     out.mkdir(parents=True, exist_ok=True)
     root_dir = root or folder
     skipped: list[str] = []
@@ -192,7 +205,8 @@ def run_folder(
             what = (f"{row.questions} questions, {row.parts} parts, {row.flagged} flagged"
                     + (f", {row.new_differences} new differences" if row.new_differences is not None else "")
                     if row.outcome == "built" else f"failed: {row.reason}")
-            print(f"[{done[0]}/{total}] {pair.source.name}: {what} ({row.seconds:.1f} s)", flush=True)
+            line = f"[{done[0]}/{total}] {pair.source.name}: {what} ({row.seconds:.1f} s)"
+            bar.done(line) if bar is not None else say(line)
         if progress_id is not None:
             update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total, 1))
 
@@ -246,7 +260,7 @@ def run_folder(
                 finished(pair, _row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
                 continue
             flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
-            finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen))
+            finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
     finally:
         shutil.rmtree(media, ignore_errors=True)
 
@@ -272,6 +286,17 @@ def run_folder(
     return outcome
 
 
+def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
+    """``report.json`` of a folder or sweep run: the whole run's wall time (seconds) and
+    its sheets built, failed and flagged (the per-sheet counts are in ``report.csv``)."""
+    data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
+            "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
+            "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}
+    path = out / "report.json"
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
 @flow(name="folder", log_prints=False, validate_parameters=False,
       task_runner=ThreadPoolTaskRunner(max_workers=DEFAULT_THREADS))
 def folder_flow(
@@ -285,61 +310,84 @@ def folder_flow(
     model: str | None = None,
     tries: int = 3,
     areas: bool = True,
+    base: str | None = None,
 ) -> FolderOutcome:
-    """Convert every sheet of ``folder`` (see :func:`run_folder`); ``out`` defaults to
-    ``out/<folder name>/``; ``areas`` False skips the answer boxes. Raises
-    :class:`InputError` for a missing folder."""
+    """Convert every sheet of a folder in one house style, with one route B filter for all.
+
+    Returns the :class:`FolderOutcome` (a row per sheet; a failed sheet's row says why);
+    raises :class:`InputError` for a missing folder.
+
+    Args:
+        folder: the folder of sheets (each paired with its solutions by name); relative to `base`.
+        out: the output folder (default out/<folder name>/ under `base`): a folder per sheet, report.csv, report.parquet, report.json, flags.md, filter.lua.
+        filter: the folder's route B Lua filter (default: a saved filter.lua, one the model writes from the first sheet, or the best library filter).
+        suffixes: formats to take, e.g. [".tex", ".md"] (default all; a sheet in two formats is taken once, tex first).
+        replies: saved replies: a previous output folder of this folder (OUT/<stem>/replies per sheet).
+        offline: make no live call at all: saved replies only.
+        backend: who answers live model calls: auto (from the environment; with none, an offline run), anthropic, openrouter, openai, claude-code or none.
+        model: the model for live calls (default LLM_MODEL, else a current Claude Sonnet).
+        tries: calls the route B filter writer may make (default 3).
+        areas: propose answer boxes (one model call per part); off skips them.
+        base: the folder relative paths resolve against (default: the working folder of the process running the flow).
+    """
+    t0 = time.monotonic()
+    folder, out, filter, replies = (resolve(p, base) for p in (folder, out, filter, replies))
     src = Path(folder)
     if not src.is_dir():
         raise InputError(folder, "no such folder")
-    out_dir = Path(out) if out else Path("out") / src.resolve().name
+    out_dir = Path(out) if out else Path(base or ".") / "out" / src.resolve().name
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
-    print(f"backend    {backend_line(live, offline)}")
+    say(f"backend    {backend_line(live, offline)}")
+    if live is None and not offline:
+        say("OFFLINE    no model: route A skipped, route B (a library filter) alone reads every sheet, so nothing "
+            "is cross-checked: read every field")
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
     progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
-    outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
-                         suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
-                         replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries, progress_id=progress, total=len(pairs), areas=areas)
+    with Bar(len(pairs)) as bar:
+        outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
+                             suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
+                             replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
+                             progress_id=progress, total=len(pairs), areas=areas, bar=bar)
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
                              description=f"flags of {src.name}")
-    print(folder_report.table(df))
-    print(f"filter     {outcome.filter}")
+    write_run_json(out_dir, outcome.rows, time.monotonic() - t0, folder=str(src), filter=outcome.filter)
+    say(*short_table(outcome.rows, src))
+    say(f"filter     {outcome.filter}")
     if outcome.stale_accepted:
-        print("accepted differences that no longer occur: " + ", ".join(outcome.stale_accepted))
-    print(f"out        {out_dir}/ (report.csv, report.parquet, flags.md, filter.lua, one folder per sheet)")
+        say("accepted differences that no longer occur: " + ", ".join(outcome.stale_accepted))
+    say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, flags.md, filter.lua, "
+        "one folder per sheet)")
     return outcome
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m flows.folder", description="Convert every sheet of a folder.")
-    p.add_argument("folder")
-    p.add_argument("--out", help="output folder (default out/<folder name>/)")
-    p.add_argument("--filter", help="the folder's route B filter (default: saved, written, or the best library filter)")
-    p.add_argument("--suffix", action="append", dest="suffixes", help="formats to take (repeatable: tex, md, docx)")
-    p.add_argument("--replies", help="saved replies: a previous --out of this folder")
-    p.add_argument("--offline", action="store_true", help="make no live call")
-    p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
-                   help=f"stage tasks run at once, over all sheets (default {DEFAULT_THREADS}); live model calls "
-                        "are bounded by SHEET2LAMBDA_MAX_IN_FLIGHT")
-    p.add_argument("--backend", default="auto", choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"])
-    p.add_argument("--model")
-    p.add_argument("--tries", type=int, default=3)
-    p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
-    return p.parse_args(argv)
+    """The folder command line (:func:`flows.options.parser`)."""
+    return parser("folder", prog="python -m flows.folder").parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry: 0 when every sheet was built, 1 otherwise (or on bad input)."""
-    args = parse_args(argv)
+    """Command line entry: 0 when every sheet was built, 2 when some sheet failed (the
+    others were built), 1 on bad input."""
+    try:
+        args = precheck("folder", argv, prog="python -m flows.folder")
+    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
+        return int(e.code or 0)
+    with runtime.redacted_output(), runtime.interruptible() as stop:
+        try:
+            return _main(args)
+        except KeyboardInterrupt:
+            return stop("folder run")
+
+
+def _main(args) -> int:
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
     flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
-                            args.backend, args.model, args.tries, args.areas,
-                            return_state=True)
+                      args.backend, args.model, args.tries, args.areas, return_state=True)
     if not state.is_completed():
         try:
             state.result()
@@ -349,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
-    return 0 if all(r.outcome == "built" for r in outcome.rows) else 1
+    return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 
 if __name__ == "__main__":

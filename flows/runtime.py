@@ -12,8 +12,16 @@ import io
 import logging
 import os
 import sys
+import time
 from contextlib import contextmanager
 from typing import Iterator
+
+STARTED = time.monotonic()
+"""When this process began importing sheet2lambda (the start-up line measures from here)."""
+
+STARTUP: dict[str, float | str] = {}
+"""Where a command line's start-up went: ``server`` (seconds finding or starting one),
+``server_what`` (which), filled by :func:`entry`; ``imports`` by the command's ``main``."""
 
 DEFAULTS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
@@ -235,3 +243,25 @@ def interruptible():
         else:
             os.environ["TMPDIR"] = old_env
         shutil.rmtree(root, ignore_errors=True)
+def entry(command: str, argv: list[str] | None = None, prog: str | None = None):
+    """A command line's first step, before Prefect is imported: parse and check the
+    command line (:func:`flows.options.precheck`: ``--help``, a bad option or a missing
+    file answer here) and choose the Prefect server (:func:`flows.server.connect`).
+    Returns the parsed arguments."""
+    from flows.options import precheck
+    from flows.server import connect
+
+    args = precheck(command, argv, prog)
+    what, spent = connect()
+    STARTUP.update(server=spent, server_what=what)
+    return args
+
+
+def startup_line(flow_seconds: float) -> str:
+    """``startup`` line: where a command's wall time went (imports, server, the flow run)."""
+    total = time.monotonic() - STARTED
+    imports = float(STARTUP.get("imports", 0.0))
+    server = float(STARTUP.get("server", 0.0))
+    what = STARTUP.get("server_what", "server chosen by the caller")
+    return (f"startup    {total:.1f} s wall: imports {imports:.1f} s, Prefect server {server:.1f} s ({what}), "
+            f"flow run {flow_seconds:.1f} s, other {max(0.0, total - imports - server - flow_seconds):.1f} s")

@@ -14,19 +14,27 @@ from __future__ import annotations
 
 import flows.runtime as runtime
 
+if __name__ == "__main__":
+    # --help, a bad option or a missing folder answer before Prefect is imported (flows/options.py).
+    runtime.entry("sweep", prog="python -m flows.sweep")
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
+from prefect.states import Failed  # noqa: E402
 
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from flows.folder import DEFAULT_THREADS, run_folder  # noqa: E402
+from flows.folder import DEFAULT_THREADS, run_folder, write_run_json  # noqa: E402
+from flows.logs import say  # noqa: E402
+from flows.options import parser, precheck, resolve  # noqa: E402
+from flows.terminal import Bar, short_table  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
@@ -104,104 +112,140 @@ def sweep_flow(
     model: str | None = None,
     accepted_root: str | None = None,
     areas: bool = True,
+    baseline: str | None = None,
+    record_baseline: str | None = None,
+    base: str | None = None,
 ) -> list[FolderOutcome]:
-    """Run every sheet folder under ``root`` (or only ``paths``) through the folder flow's
-    DAG; write ``report.csv``/``report.parquet`` (sheets, folder totals, grand total).
-    ``accepted_root`` holds ``<folder under root>/accepted.txt`` files kept outside the
-    corpus (the baseline's folder); ``areas`` False skips the answer boxes."""
-    base = Path(root)
-    if not base.is_dir():
+    """Run every sheet folder of a corpus through the folder flow's DAG, with one report.
+
+    Writes ``report.csv``/``report.parquet`` (sheets, folder totals, grand total),
+    ``report.json`` (the run's wall time) and ``baseline.json``. With ``baseline`` the run
+    is the gate: it ends Failed (message ``gate FAILED: …``, one line per regression,
+    data the outcomes) when any sheet does worse than the recorded baseline.
+
+    Args:
+        root: the corpus: every folder under it (itself included) that holds a sheet is run; relative to `base`.
+        paths: only these folders (under root).
+        suffixes: formats to take, e.g. [".tex", ".md"] (default all).
+        out: the output folder (default out/sweep/ under `base`); never inside root.
+        offline: make no live call at all: saved replies only.
+        backend: who answers live model calls: auto (from the environment; with none, an offline run), anthropic, openrouter, openai, claude-code or none.
+        model: the model for live calls (default LLM_MODEL, else a current Claude Sonnet).
+        accepted_root: where <folder under root>/accepted.txt files live outside the corpus (default: the baseline's folder).
+        areas: propose answer boxes (one model call per part); off skips them.
+        baseline: the gate: a recorded baseline.json; the run fails when any sheet does worse (fewer built, more flags, more new differences, fewer boxes matched).
+        record_baseline: write this run's baseline to this file.
+        base: the folder relative paths resolve against (default: the working folder of the process running the flow).
+    """
+    t0 = time.monotonic()
+    root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
+        root, out, accepted_root, baseline, record_baseline))
+    paths = [resolve(p, base) for p in paths] if paths else None
+    if accepted_root is None and (baseline or record_baseline):
+        accepted_root = str(Path(baseline or record_baseline).parent)
+    recorded = None
+    if baseline:
+        try:
+            recorded = json.loads(Path(baseline).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
+    base_dir = Path(root)
+    if not base_dir.is_dir():
         raise InputError(root, "no such folder")
     sfx = tuple(suffixes) if suffixes else FORMAT_PREFERENCE
-    out_dir = Path(out) if out else Path("out") / "sweep"
-    if out_dir.resolve().is_relative_to(base.resolve()):
+    out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
+    if out_dir.resolve().is_relative_to(base_dir.resolve()):
         raise InputError(str(out_dir), "the sweep never writes into the corpus: choose --out outside it")
     skipped: list[str] = []
-    folders = [Path(p) for p in paths] if paths else sheet_folders(base, sfx, skipped)
+    folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
-        print(f"skipped    {line}")
+        say(f"skipped    {line}")
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
-    print(f"backend    {backend_line(live, offline)}")
+    say(f"backend    {backend_line(live, offline)}")
+    if live is None and not offline:
+        say("OFFLINE    no model: route A skipped, route B (a library filter) alone reads every sheet, so nothing "
+            "is cross-checked: read every field")
     total = sum(len(pair_folder(f, sfx)) for f in folders)  # (links leaving the root are skipped later)
     done = [0]
     outcomes = []
-    for f in folders:
-        rel = f.resolve().relative_to(base.resolve()) if f.resolve().is_relative_to(base.resolve()) else Path(f.name)
-        kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
-        outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
-                                   done=done, total=total,
-                                   accepted_file=kept if kept is not None and kept.is_file() else None,
-                                   areas=areas, root=base if f.resolve().is_relative_to(base.resolve()) else f))
+    with Bar(total) as bar:
+        for f in folders:
+            inside = f.resolve().is_relative_to(base_dir.resolve())
+            rel = f.resolve().relative_to(base_dir.resolve()) if inside else Path(f.name)
+            kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
+            outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
+                                       done=done, total=total,
+                                       accepted_file=kept if kept is not None and kept.is_file() else None,
+                                       areas=areas, root=base_dir if inside else f, bar=bar))
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
-    (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base), indent=1, sort_keys=True), encoding="utf-8")
-    create_table_artifact(key="sweep-report", table=df.to_dicts(), description=f"sweep of {base}")
+    (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
+    create_table_artifact(key="sweep-report", table=df.to_dicts(), description=f"sweep of {base_dir}")
     stale = [f"{o.folder}: {k}" for o in outcomes for k in o.stale_accepted]
+    worse = gate(rows, base_dir, recorded) if recorded is not None else []
     create_markdown_artifact(key="sweep-summary", markdown="\n".join(
-        [f"# Sweep of {base}", "", f"{len(folders)} folders, {len(rows)} sheets"] + [f"- stale accepted: {s}" for s in stale]))
-    print(folder_report.table(df))
+        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "", "```"]
+        + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
+        + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else
+           ([f"- gate passed against {baseline}"] if recorded is not None else []))))
+    write_run_json(out_dir, rows, time.monotonic() - t0, root=str(base_dir), folders=len(folders),
+                   gate=None if recorded is None else ("failed" if worse else "passed"))
+    say(*short_table(rows, base_dir))
     for s in stale:
-        print(f"accepted difference that no longer occurs: {s}")
-    print(f"out        {out_dir}/ (report.csv, report.parquet, baseline.json, one folder per corpus folder)")
+        say(f"accepted difference that no longer occurs: {s}")
+    say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
+        "per corpus folder)")
+    if record_baseline:
+        Path(record_baseline).write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True) + "\n",
+                                         encoding="utf-8")
+        say(f"baseline   recorded in {record_baseline}")
+    if recorded is not None:
+        if worse:
+            message = "\n".join([f"gate       FAILED: {len(worse)} sheets do worse than the baseline"]
+                                 + [f"  {line}" for line in worse])
+            say(message, echo=False)
+            return Failed(message=message, data=outcomes)
+        say(f"gate       passed: no sheet does worse than {baseline}")
     return outcomes
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m flows.sweep", description="Convert every sheet folder of a corpus.")
-    p.add_argument("root")
-    p.add_argument("paths", nargs="*", help="only these folders (under ROOT)")
-    p.add_argument("--suffix", action="append", dest="suffixes", help="formats to take (repeatable)")
-    p.add_argument("--out", help="output folder (default out/sweep/); never inside ROOT")
-    p.add_argument("--offline", action="store_true", help="make no live call")
-    p.add_argument("--backend", default="auto", choices=["auto", "anthropic", "openrouter", "openai", "claude-code", "none"])
-    p.add_argument("--model")
-    p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
-                   help=f"stage tasks run at once (default {DEFAULT_THREADS}); live calls are bounded by "
-                        "SHEET2LAMBDA_MAX_IN_FLIGHT")
-    p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
-                   "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
-    p.add_argument("--record-baseline", help="write this run's baseline to FILE")
-    p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
-    return p.parse_args(argv)
+    """The sweep command line (:func:`flows.options.parser`)."""
+    return parser("sweep", prog="python -m flows.sweep").parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry: 1 on bad input or when the gate fails, else 0."""
-    args = parse_args(argv)
-    suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
-    baseline = None
-    if args.baseline:
+    """Command line entry: 1 on bad input or when the gate fails, 2 when some sheet
+    failed (the others were built), else 0."""
+    try:
+        args = precheck("sweep", argv, prog="python -m flows.sweep")
+    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
+        return int(e.code or 0)
+    with runtime.redacted_output(), runtime.interruptible() as stop:
         try:
-            baseline = json.loads(Path(args.baseline).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            print(f"{args.baseline}: cannot read the baseline ({e.__class__.__name__})", file=sys.stderr)
-            return 1
+            return _main(args)
+        except KeyboardInterrupt:
+            return stop("sweep")
+
+
+def _main(args) -> int:
+    suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
     with runtime.no_heartbeats():
-        accepted_root = str(Path(args.baseline or args.record_baseline).parent) if (args.baseline or args.record_baseline) else None
         flow_ = sweep_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
         state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
-                           args.model, accepted_root, args.areas, return_state=True)
+                      args.model, None, args.areas, args.baseline, args.record_baseline, return_state=True)
+    if state.is_failed() and (state.message or "").startswith("gate"):
+        print(state.message, file=sys.stderr)
+        return 1
     try:
         outcomes = state.result()
     except Exception as e:
         print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
         return 1
     rows = [r for o in outcomes for r in o.rows]
-    if args.record_baseline:
-        Path(args.record_baseline).write_text(
-            json.dumps(baseline_of(rows, Path(args.root)), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"baseline   recorded in {args.record_baseline}")
-    if baseline is not None:
-        worse = gate(rows, Path(args.root), baseline)
-        if worse:
-            print("gate       FAILED: " + str(len(worse)) + " sheets do worse than the baseline", file=sys.stderr)
-            for line in worse:
-                print(f"  {line}", file=sys.stderr)
-            return 1
-        print(f"gate       passed: no sheet does worse than {args.baseline}")
-    return 0
+    return 0 if all(r.outcome == "built" for r in rows) else 2
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ os.environ.update(
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "PREFECT_LOGGING_TO_API_ENABLED": "false",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+        # A command line run by a test never starts a Prefect server to leave running (flows/server.py).
+        "SHEET2LAMBDA_SERVER": "temporary",
     }
 )
 os.environ.pop("PREFECT_API_URL", None)

@@ -151,3 +151,42 @@ def test_the_folder_report_has_the_box_columns(tmp_path):
     assert (row.boxes_matched, row.boxes_in_export) == (10, 12)  # q4.p2 left with 1 of its 2 boxes matches none
     report = pl.read_csv(tmp_path / "out" / "report.csv")
     assert report["boxes_matched"].to_list() == [10, 10] and report["boxes_in_export"].to_list() == [12, 12]
+
+
+def test_a_failed_sheet_exits_2_listed_first_in_a_table_that_fits_a_terminal(tmp_path, capsys):
+    from flows.folder import main as folder_main
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "week1.md").write_text("## Question 1\n\nA ball is dropped from $h$.\n\n(a) Find its speed.\n")
+    (folder / "week2.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
+    out = tmp_path / "out"
+    assert folder_main([str(folder), "--offline", "--out", str(out)]) == 2
+    printed = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(printed) if line.startswith("sheets "))
+    assert printed[start] .startswith("sheets     2: 1 built, 1 failed")
+    assert printed[start + 1].startswith("FAILED     week2.md:") and "UTF-8" in printed[start + 1]
+    assert printed[start + 2].split()[:3] == ["sheet", "qs", "parts"] and printed[start + 3].startswith("week1.md")
+    assert all(len(line) <= 100 for line in printed[start:start + 4])
+    run = json.loads((out / "report.json").read_text())
+    assert run["sheets"] == 2 and run["failed"] == 1 and run["wall_seconds"] > 0
+    assert run["failures"][0]["source"].endswith("week2.md")
+    # The sweep says the same with the same status.
+    assert sweep_main([str(tmp_path / "course"), "--offline", "--out", str(tmp_path / "sweep")]) == 2
+    assert json.loads((tmp_path / "sweep" / "report.json").read_text())["failed"] == 1
+
+
+def test_the_gate_is_a_flow_parameter_so_a_scheduled_sweep_fails_on_a_regression(tmp_path):
+    from flows.sweep import sweep_flow
+
+    root = tmp_path / "corpus"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "s.md").write_text("## Question 1\n\nA ball falls.\n\n(a) How far?\n")
+    recorded = tmp_path / "b" / "baseline.json"
+    recorded.parent.mkdir()
+    recorded.write_text(json.dumps({"a/s.md": {"built": True, "flagged": 0, "new_differences": 0, "boxes_matched": 0},
+                                    "a/gone.md": {"built": True, "flagged": 0, "new_differences": 0}}))
+    state = sweep_flow(str(root), out=str(tmp_path / "o"), offline=True, baseline=str(recorded), return_state=True)
+    assert state.is_failed() and state.message.startswith("gate       FAILED: 1 sheets")
+    assert "a/gone.md: in the baseline but not in this run" in state.message
+    assert json.loads((tmp_path / "o" / "report.json").read_text())["gate"] == "failed"

@@ -304,14 +304,16 @@ def test_offline_refuses_a_live_call_naming_the_missing_reply(tmp_path, capsys):
     assert "offline" in err and "route-a.json" in err
 
 
-def test_no_backend_names_the_variables_to_set(tmp_path, capsys, monkeypatch):
+def test_auto_with_no_model_runs_offline_and_says_nothing_was_cross_checked(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no claude executable either
     sheet = tmp_path / "s.md"
     sheet.write_text("## Question 1\n\nA ball falls.\n")
-    assert main([str(sheet), "--out", str(tmp_path / "out")]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "ANTHROPIC_API_KEY" in err[0] and "--backend none" in err[0]
-    assert not (tmp_path / "out").exists()
+    assert main([str(sheet), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    summary = out[next(i for i, line in enumerate(out) if line.startswith("build ")) + 1]
+    assert summary.startswith("OFFLINE") and "--backend auto found no model" in summary
+    assert "nothing was cross-checked" in summary
+    assert (tmp_path / "out" / "s.zip").is_file()
 
 
 def test_the_key_never_reaches_a_file_or_the_output(monkeypatch, tmp_path, capfd):

@@ -1,0 +1,96 @@
+"""Serve sheet2lambda's flows to the Prefect UI from this process (no work pool needed).
+
+    python -m deployments.serve [--base DIR] [--corpus ROOT] [--cron "0 3 * * *"]
+                                [--baseline FILE] [--sweep-out DIR] [--paused]
+
+Three deployments, each run in a subprocess of this one when the UI (or the API) asks:
+
+- ``document/ad-hoc``: one sheet; the UI's form shows each parameter with its description
+  (read from the flow's docstring);
+- ``folder/ad-hoc``: a folder of sheets, likewise;
+- ``sweep/corpus``: an offline sweep of ``--corpus`` on the ``--cron`` schedule (a
+  parameter of this command: the deployment's schedule), at most one run at a time
+  (concurrency limit 1), with the gate (``--baseline``) so that a regression fails the
+  scheduled run.
+
+Every deployment's ``base`` parameter is ``--base`` (default: the folder this command was
+started in): relative paths typed in the UI resolve against it, never against the
+worker's own working folder. Needs a Prefect server: ``PREFECT_API_URL`` (or a server
+``sheet2lambda server start`` left running, found as the command lines find it).
+Prefect API: ``Flow.to_deployment`` and ``prefect.serve`` (docs.prefect.io, "Run flows in
+local processes").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_CRON = "0 3 * * *"
+"""The corpus sweep's schedule by default: every day at 03:00 (UTC)."""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line of ``python -m deployments.serve``."""
+    p = argparse.ArgumentParser(prog="python -m deployments.serve", description=__doc__.split("\n\n")[0])
+    p.add_argument("--base", default=".", help="the folder relative paths in run parameters resolve against "
+                   "(default: this folder)")
+    p.add_argument("--corpus", default="../shared/corpus", help="the scheduled sweep's corpus root, relative to "
+                   "--base (default ../shared/corpus)")
+    p.add_argument("--cron", default=DEFAULT_CRON, help=f"the sweep's schedule, a cron expression in UTC "
+                   f"(default '{DEFAULT_CRON}')")
+    p.add_argument("--baseline", default="baselines/corpus.json", help="the gate's baseline for the scheduled "
+                   "sweep, relative to --base; '' for no gate (default baselines/corpus.json)")
+    p.add_argument("--sweep-out", default="out/sweep", help="the scheduled sweep's output folder, relative to --base")
+    p.add_argument("--paused", action="store_true", help="create the sweep's schedule paused")
+    return p.parse_args(argv)
+
+
+def deployments(args: argparse.Namespace) -> list:
+    """The three ``RunnerDeployment`` objects :func:`main` serves."""
+    from prefect.deployments.runner import EntrypointType
+
+    from flows.document import document_flow
+    from flows.folder import folder_flow
+    from flows.sweep import sweep_flow
+
+    base = str(Path(args.base).resolve())
+    module = EntrypointType.MODULE_PATH  # found from any working folder: the project is installed
+    return [
+        document_flow.to_deployment(
+            name="ad-hoc", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
+            description=f"Convert one sheet into a set. Relative paths resolve against {base}."),
+        folder_flow.to_deployment(
+            name="ad-hoc", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
+            description=f"Convert every sheet of a folder with one filter. Relative paths resolve against {base}."),
+        sweep_flow.to_deployment(
+            name="corpus", cron=args.cron, paused=args.paused or None, concurrency_limit=1, entrypoint_type=module,
+            parameters={"root": args.corpus, "out": args.sweep_out, "offline": True,
+                        "baseline": args.baseline or None, "base": base},
+            tags=["sheet2lambda"],
+            description=f"Offline sweep of {args.corpus} on '{args.cron}', the gate against {args.baseline or 'nothing'}; "
+                        f"relative paths against {base}."),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve the deployments until interrupted (Ctrl-C); 0 on a clean stop."""
+    import flows.runtime as runtime
+
+    args = parse_args(argv)
+    if not Path(args.base).is_dir():
+        print(f"{args.base}: no such folder", file=sys.stderr)
+        return 1
+    from flows.server import connect
+
+    connect()
+    runtime.quiet_environment({"PREFECT_LOGGING_LEVEL": "INFO"})
+    from prefect import serve
+
+    serve(*deployments(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""``sheet2lambda COMMAND …``: the console script (``[project.scripts]`` in pyproject.toml).
+
+    sheet2lambda document SHEET [options]     one sheet (python -m flows.document)
+    sheet2lambda folder DIR [options]         a folder of sheets (python -m flows.folder)
+    sheet2lambda sweep ROOT [options]         a corpus; the gate (python -m flows.sweep)
+    sheet2lambda server start|stop|status     the Prefect server later commands reuse
+
+``--help``, a bad option and a missing file are answered before Prefect is imported
+(:mod:`flows.options`); then the Prefect server is chosen (:mod:`flows.server`) and the
+command's module is imported and run. Works from any folder: relative paths are the
+user's, and the project's own files are found beside its code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+MODULES = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep",
+           "server": "flows.server"}
+USAGE = ("usage: sheet2lambda {document,folder,sweep,server} ...\n\n"
+         "Convert problem sheets into Lambda Feedback sets, copying never writing.\n\n"
+         "commands:\n"
+         "  document SHEET   one sheet and its solutions -> a set, flags.json, report.json\n"
+         "  folder DIR       every sheet of a folder, one route B filter, a report per sheet\n"
+         "  sweep ROOT       every sheet folder of a corpus; --baseline: the regression gate\n"
+         "  server ACTION    start|stop|status the Prefect server later commands reuse\n\n"
+         "`sheet2lambda COMMAND --help` lists a command's options.\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch to a command's ``main``; returns its exit status (1: bad command line)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, end="")
+        return 0 if argv else 1
+    command, rest = argv[0], argv[1:]
+    if command not in MODULES:
+        print(f"sheet2lambda: unknown command {command!r}; one of {', '.join(MODULES)}", file=sys.stderr)
+        return 1
+    if command in ("document", "folder", "sweep"):
+        import flows.runtime as runtime
+
+        runtime.entry(command, rest)
+    module = importlib.import_module(MODULES[command])
+    return module.main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

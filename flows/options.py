@@ -1,0 +1,204 @@
+"""The command lines of sheet2lambda, and the checks that answer before Prefect is imported.
+
+Importing Prefect takes about 3 s and starting its temporary server 20–30 s, so ``--help``,
+an unknown option and a file that is not there are answered here, from the standard
+library alone: :func:`parser` builds each command's :mod:`argparse` parser and
+:func:`precheck` checks that the files and folders named exist (one line
+``<file>: <problem>`` on stderr, exit status 1, nothing written). What needs the files'
+content (UTF-8, pandoc, a saved reply that does not validate) is checked by the run itself
+(:func:`tasks.convert.inputs.read_inputs`), which says so in the same one-line form.
+
+Nothing here imports Prefect, pydantic or a model SDK: ``python -X importtime -m flows.cli
+document --help`` shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+BACKENDS = ("auto", "anthropic", "openrouter", "openai", "claude-code", "none")
+"""``--backend`` choices (the same as :data:`tasks.llm.select.CHOICES`, kept here so that
+parsing a command line imports no backend)."""
+
+DOCUMENT_SUFFIXES = (".tex", ".docx", ".md", ".markdown", ".pdf")
+"""Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
+itself says which it cannot read yet."""
+
+DEFAULT_THREADS = 16
+"""Threads of the folder flow's task runner (:data:`flows.folder.DEFAULT_THREADS`)."""
+
+BACKEND_HELP = (
+    "who answers the live model calls (route A, the filter writer, adjudication, answer boxes): "
+    "auto (default) takes the first configured of ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, "
+    "a claude executable, and with none runs offline (route A skipped, route B with a library filter, "
+    "nothing cross-checked: the summary's first line says so); none: that offline run on purpose"
+)
+MODEL_HELP = "the model for live calls (default: LLM_MODEL, else a current Claude Sonnet, claude-sonnet-5-5)"
+TRIES_HELP = "calls the route B filter writer may make, each retried with the error of the last (default 3)"
+REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json), e.g. a "
+                "previous run's OUT/replies: those stages make no call")
+OFFLINE_HELP = "make no live call at all: every reply must be saved (a missing one is named and the run exits 1)"
+BASE_HELP = ("resolve relative paths against this folder (default: the working folder; deployments "
+             "pass the folder they were started from)")
+
+
+def _document(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", help="the sheet: .md, .tex or .docx")
+    p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name, e.g. "
+                   "SHEET-solutions.tex)")
+    p.add_argument("--filter", help="a route B Lua filter (default: a saved or model-written one, else the best of "
+                   "filters/library/)")
+    p.add_argument("--replies", help=REPLIES_HELP)
+    p.add_argument("--export", help="the platform's export of this set (a set_* folder or its zip) to compare with "
+                   "and to score the answer boxes against")
+    p.add_argument("--out", help="output folder (default: out/<sheet's stem>/)")
+    p.add_argument("--name", help="the set's name (default: the export's name, else the sheet's stem)")
+    p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
+    p.add_argument("--model", help=MODEL_HELP)
+    p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
+    p.add_argument("--no-areas", dest="areas", action="store_false",
+                   help="skip the answer boxes (one model call per part otherwise)")
+    p.add_argument("--tex-root", help="a folder (a course's, holding a shared common/) whose files a LaTeX sheet may "
+                                      "also read with \\input and the like (default: only the sheet's own folder)")
+
+
+def _folder(p: argparse.ArgumentParser) -> None:
+    p.add_argument("folder", help="a folder of sheets in one house style (each paired with its solutions by name)")
+    p.add_argument("--out", help="output folder (default out/<folder name>/)")
+    p.add_argument("--filter", help="the folder's route B filter (default: saved, written by the model from the "
+                   "first sheet, or the best library filter)")
+    p.add_argument("--suffix", action="append", dest="suffixes",
+                   help="formats to take (repeatable: tex, md, docx; default all, tex preferred)")
+    p.add_argument("--replies", help="saved replies: a previous --out of this folder (OUT/<stem>/replies per sheet)")
+    p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
+                   help=f"stage tasks run at once, over all sheets (default {DEFAULT_THREADS}); live model calls "
+                        "are bounded by SHEET2LAMBDA_MAX_IN_FLIGHT")
+    p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
+    p.add_argument("--model", help=MODEL_HELP)
+    p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
+    p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
+
+
+def _sweep(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root", help="the corpus: every folder under ROOT (ROOT included) that holds a sheet is run")
+    p.add_argument("paths", nargs="*", help="only these folders (under ROOT)")
+    p.add_argument("--suffix", action="append", dest="suffixes", help="formats to take (repeatable)")
+    p.add_argument("--out", help="output folder (default out/sweep/); never inside ROOT")
+    p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
+    p.add_argument("--model", help=MODEL_HELP)
+    p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
+                   help=f"stage tasks run at once (default {DEFAULT_THREADS}); live calls are bounded by "
+                        "SHEET2LAMBDA_MAX_IN_FLIGHT")
+    p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
+                   "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
+    p.add_argument("--record-baseline", help="write this run's baseline to FILE")
+    p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
+
+
+def _server(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["start", "stop", "status"],
+                   help="start a Prefect server that later commands reuse (left running), stop it, or say "
+                        "whether one is running")
+    p.add_argument("--port", type=int, default=4200, help="the port to listen on, on 127.0.0.1 (default 4200)")
+
+
+COMMANDS = {
+    "document": ("Convert one problem sheet (and its solutions) into a Lambda Feedback set.", _document),
+    "folder": ("Convert every sheet of a folder with one route B filter.", _folder),
+    "sweep": ("Convert every sheet folder of a corpus; with --baseline, the regression gate.", _sweep),
+    "server": ("Start, stop or inspect the Prefect server this project reuses between commands.", _server),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line exits 1 (bad input), as a missing file does; exit
+    status 2 means "built, with a failure" in sheet2lambda."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: {message}\n")
+
+
+def parser(command: str, prog: str | None = None) -> argparse.ArgumentParser:
+    """The :mod:`argparse` parser of ``command`` (a key of :data:`COMMANDS`)."""
+    description, add = COMMANDS[command]
+    p = _Parser(prog=prog or f"sheet2lambda {command}", description=description)
+    add(p)
+    return p
+
+
+def resolve(path: str | None, base: str | None) -> str | None:
+    """``path`` as given, or joined to ``base`` when it is relative and a base is stated."""
+    if path is None or base is None or Path(path).is_absolute():
+        return path
+    return str(Path(base) / path)
+
+
+def _problems(command: str, args: argparse.Namespace) -> list[str]:
+    """The one-line problems of ``args`` that the standard library can see."""
+    out: list[str] = []
+
+    def need_file(path: str | None, what: str) -> None:
+        if path is None:
+            return
+        p = Path(path)
+        if not p.exists():
+            out.append(f"{path}: no such {what}")
+        elif p.is_dir():
+            out.append(f"{path}: is a folder, not a {what}")
+        elif p.stat().st_size == 0:
+            out.append(f"{path}: empty file")
+
+    def need_dir(path: str | None, what: str) -> None:
+        if path is not None and not Path(path).is_dir():
+            out.append(f"{path}: " + ("not a folder" if Path(path).exists() else f"no such {what}"))
+
+    def need_out(path: str | None) -> None:
+        if path is not None and Path(path).exists() and not Path(path).is_dir():
+            out.append(f"{path}: the output folder is a file")
+
+    if command == "document":
+        need_file(args.source, "document")
+        if not out and Path(args.source).suffix.lower() not in DOCUMENT_SUFFIXES:
+            got = f"'{Path(args.source).suffix}'" if Path(args.source).suffix else "no suffix"
+            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .tex, .docx")
+        need_file(args.solutions, "solutions document")
+        need_file(args.filter, "Lua filter")
+        need_dir(args.replies, "folder of saved replies")
+        if args.export is not None and not Path(args.export).exists():
+            out.append(f"{args.export}: no such export")
+        need_out(args.out)
+        need_dir(args.tex_root, "--tex-root folder")
+        if args.tries < 1:
+            out.append(f"--tries {args.tries}: must be at least 1")
+    elif command == "folder":
+        need_dir(args.folder, "folder")
+        need_file(args.filter, "Lua filter")
+        need_dir(args.replies, "folder of saved replies")
+        need_out(args.out)
+        if args.max_concurrency < 1:
+            out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
+    elif command == "sweep":
+        need_dir(args.root, "folder")
+        for p in args.paths:
+            need_dir(p, "folder")
+        need_file(args.baseline, "baseline")
+        need_out(args.out)
+    return out
+
+
+def precheck(command: str, argv: list[str] | None = None, prog: str | None = None) -> argparse.Namespace:
+    """Parse ``argv`` for ``command`` and check the files it names; on ``--help`` or a bad
+    option argparse exits (0 or 2), on a missing or empty file this prints the one line
+    ``<file>: <problem>`` on stderr and exits 1. Returns the parsed arguments."""
+    args = parser(command, prog).parse_args(argv)
+    problems = _problems(command, args)
+    if problems:
+        print(problems[0], file=sys.stderr)
+        raise SystemExit(1)
+    return args

@@ -1,0 +1,218 @@
+"""The Prefect server a command line reuses, so that a run starts in seconds.
+
+Without a server Prefect starts a temporary one for every command (20–30 s on 2 cores,
+measured: README "Prefect"). A command therefore looks, before Prefect is imported, for:
+
+1. ``PREFECT_API_URL``, when set: that server, as Prefect itself would;
+2. else the server this project started earlier and left running (its address, process
+   id and log are in ``$PREFECT_HOME/sheet2lambda-server.json``), when it answers
+   ``/api/health`` within half a second;
+3. else, with ``SHEET2LAMBDA_SERVER=keep`` (the default), it starts one on 127.0.0.1
+   (``prefect server start``, SQLite under ``PREFECT_HOME``), waits until it answers, and
+   leaves it running for the next command; ``sheet2lambda server stop`` stops it;
+4. with ``SHEET2LAMBDA_SERVER=temporary`` (or when the start fails) Prefect's temporary
+   server, one per command, as before.
+
+Only the standard library is imported here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+STATE_NAME = "sheet2lambda-server.json"
+START_TIMEOUT = 180.0
+"""Seconds a started server may take to answer (a new database is migrated first)."""
+
+
+def prefect_home() -> Path:
+    """``PREFECT_HOME``, as Prefect reads it (default ``~/.prefect``)."""
+    return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+
+
+def state_file() -> Path:
+    """Where the started server's ``{pid, url, port, log}`` is recorded."""
+    return prefect_home() / STATE_NAME
+
+
+def healthy(url: str, timeout: float = 0.5) -> bool:
+    """Whether the Prefect API at ``url`` (``http://HOST:PORT/api``) answers its health check."""
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=timeout) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recorded() -> dict | None:
+    """The recorded server (``{pid, url, port, log}``), or ``None`` when none is recorded."""
+    try:
+        return json.loads(state_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def running() -> str | None:
+    """The API address of the server this project started, when it is alive and answers."""
+    state = recorded()
+    if not state or not _alive(int(state.get("pid", 0))):
+        return None
+    return state["url"] if healthy(state["url"]) else None
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prefect_command() -> list[str]:
+    """The ``prefect`` command of this environment."""
+    exe = Path(sys.executable).with_name("prefect")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "prefect"]
+
+
+def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
+    """Start ``prefect server start`` on 127.0.0.1 (``port``, or a free one when it is
+    taken) in its own session, record it, and wait until it answers. Returns its API
+    address; raises ``RuntimeError`` (naming the log) when it does not answer in
+    ``timeout`` seconds (the process is then stopped)."""
+    url = running()
+    if url:
+        return url
+    if not _free(port):
+        port = free_port()
+    home = prefect_home()
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / "sheet2lambda-server.log"
+    env = {**os.environ, "PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api"}
+    env.pop("PREFECT_API_URL", None)
+    with open(log, "ab") as fh:
+        proc = subprocess.Popen(prefect_command() + ["server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                                stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True)
+    url = f"http://127.0.0.1:{port}/api"
+    state_file().write_text(json.dumps({"pid": proc.pid, "url": url, "port": port, "log": str(log)}), encoding="utf-8")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        if healthy(url, timeout=1.0):
+            return url
+        time.sleep(0.25)
+    stop()
+    raise RuntimeError(f"the Prefect server did not answer within {timeout:.0f} s (log: {log})")
+
+
+def stop(timeout: float = 15.0) -> bool:
+    """Stop the recorded server (its process group: SIGTERM, then SIGKILL after
+    ``timeout`` s) and forget it. Returns whether one was running."""
+    state = recorded()
+    try:
+        state_file().unlink()
+    except OSError:
+        pass
+    if not state:
+        return False
+    pid = int(state.get("pid", 0))
+    if not pid or not _alive(pid):
+        return False
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = 0 if _alive(pid) else pid
+        if done or not _alive(pid):
+            return True
+        time.sleep(0.1)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return True
+
+
+def connect() -> tuple[str, float]:
+    """Choose the server for this command (see the module's list) by setting
+    ``PREFECT_API_URL`` before Prefect is imported. Returns ``(what, seconds spent)``,
+    ``what`` one phrase for the start-up line."""
+    t0 = time.monotonic()
+    if os.environ.get("PREFECT_API_URL"):
+        return f"server at PREFECT_API_URL ({os.environ['PREFECT_API_URL']})", time.monotonic() - t0
+    mode = (os.environ.get("SHEET2LAMBDA_SERVER") or "keep").strip().lower()
+    if mode == "temporary":
+        return "Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary)", time.monotonic() - t0
+    url = running()
+    if url:
+        os.environ["PREFECT_API_URL"] = url
+        return f"reused the server at {url}", time.monotonic() - t0
+    try:
+        url = start()
+    except (RuntimeError, OSError) as e:
+        print(f"prefect    could not start a server to keep ({e}); using a temporary one", file=sys.stderr)
+        return "Prefect's temporary server", time.monotonic() - t0
+    os.environ["PREFECT_API_URL"] = url
+    spent = time.monotonic() - t0
+    print(f"prefect    started a server at {url} in {spent:.1f} s and left it running for the next commands "
+          "(`sheet2lambda server stop` stops it; SHEET2LAMBDA_SERVER=temporary uses a temporary one per command)",
+          flush=True)
+    return f"started the server at {url}", spent
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``sheet2lambda server start|stop|status``: 0, or 1 when a start fails."""
+    from flows.options import precheck
+
+    args = precheck("server", argv)
+    if args.action == "start":
+        try:
+            url = start(args.port)
+        except RuntimeError as e:
+            print(str(e), file=sys.stderr)
+            return 1
+        print(f"prefect server running at {url} (UI: {url[:-4]}); commands now reuse it; "
+              "`sheet2lambda server stop` stops it")
+        return 0
+    if args.action == "stop":
+        print("stopped" if stop() else "no server of this project was running")
+        return 0
+    url = running()
+    print(f"running at {url}" if url else "not running")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""What a folder or sweep run shows on a terminal: a short table and a progress bar.
+
+The full report (21 columns) is in ``report.csv`` / ``report.parquet`` and the UI's table
+artifact; the terminal gets :func:`short_table`: failures first, one line each with the
+reason, then one row per built sheet with the few counts a person acts on, cut to
+:data:`WIDTH` columns. :class:`Bar` is a rich progress bar on stderr when stderr is a
+terminal and the run has at least :data:`BAR_FROM` sheets; otherwise each finished sheet
+is one line.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+from schemas.folder import SheetRow
+
+WIDTH = 100
+"""Columns the short table fits in."""
+
+BAR_FROM = 8
+"""Sheets from which a terminal run shows a progress bar instead of a line per sheet."""
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def sheet_name(row: SheetRow, root: Path | None = None) -> str:
+    """The sheet as the table names it: its path under ``root``, else its file name."""
+    p = Path(row.source)
+    if root is not None:
+        try:
+            return str(p.resolve().relative_to(root.resolve()))
+        except ValueError:
+            pass
+    return p.name
+
+
+def short_table(rows: list[SheetRow], root: Path | None = None) -> list[str]:
+    """Lines for a terminal: ``N sheets: B built, F failed``, then each failure (``FAILED
+    sheet: reason``, wrapped, the reason without the sheet's path), then a table of the built sheets (questions, parts, flagged, answer
+    boxes written, new differences from the export, seconds), every line at most
+    :data:`WIDTH` characters."""
+    failed = [r for r in rows if r.outcome != "built"]
+    built = [r for r in rows if r.outcome == "built"]
+    lines = [f"sheets     {len(rows)}: {len(built)} built, {len(failed)} failed, "
+             f"{sum(r.flagged or 0 for r in built)} fields flagged"]
+    for r in failed:
+        reason = r.reason
+        for prefix in (f"{r.source}: ", f"{Path(r.source).resolve()}: "):
+            reason = reason[len(prefix):] if reason.startswith(prefix) else reason
+        lines += textwrap.wrap(f"FAILED     {sheet_name(r, root)}: {reason}", WIDTH, subsequent_indent=" " * 11,
+                               break_long_words=True, break_on_hyphens=False)
+    if built:
+        name_w = min(max(len(sheet_name(r, root)) for r in built), WIDTH - 44)
+        lines.append(f"{'sheet':<{name_w}}  {'qs':>3} {'parts':>5} {'flagged':>7} {'boxes':>5} {'new diff':>8} {'s':>6}")
+        for r in built:
+            new = "" if r.new_differences is None else str(r.new_differences)
+            lines.append(f"{_cut(sheet_name(r, root), name_w):<{name_w}}  {r.questions or 0:>3} {r.parts or 0:>5} "
+                         f"{r.flagged or 0:>7} {r.boxes_written or 0:>5} {new:>8} {r.seconds or 0:>6.1f}")
+    return lines
+
+
+class Bar:
+    """Progress over ``total`` sheets: a rich bar on a terminal (for :data:`BAR_FROM`
+    sheets or more), else one printed line per sheet. Use as a context manager; call
+    :meth:`done` with each finished sheet's line (always sent to the run's log)."""
+
+    def __init__(self, total: int, label: str = "sheets"):
+        self.total = total
+        self.label = label
+        self._progress = None
+        self._task = None
+
+    def __enter__(self) -> "Bar":
+        if sys.stderr.isatty() and self.total >= BAR_FROM:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TimeElapsedColumn(), TextColumn("{task.fields[last]}"), transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task(self.label, total=self.total, last="")
+        return self
+
+    def done(self, line: str) -> None:
+        """One sheet finished: ``line`` says how."""
+        from flows.logs import say
+
+        if self._progress is None:
+            say(line)
+            return
+        say(line, echo=False)
+        self._progress.update(self._task, advance=1, last=_cut(line, 60))
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()

@@ -1,0 +1,170 @@
+"""The deployments end to end: a real ``prefect server start`` on 127.0.0.1 (a free port, its
+own PREFECT_HOME), ``python -m deployments.serve`` against it, an ad-hoc document run
+triggered through the API with parameters and its artifacts read back, the folder's
+parameter descriptions, and a scheduled sweep run created and completed.
+
+Both processes are started in their own sessions and stopped (their process groups) when
+the module ends, whatever happened."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flows.server import free_port, healthy
+from tests.conftest import ROOT
+
+PREFECT = str(Path(sys.executable).with_name("prefect"))
+SHEET = "## Question 1\n\nA ball is dropped from a height $h$.\n\n(a) Find its speed at the ground.\n"
+
+
+def _stop(proc: subprocess.Popen, sig=signal.SIGTERM, wait: float = 30) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+        proc.wait(timeout=wait)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A Prefect server and ``deployments.serve`` on it; yields ``(api_url, base folder)``."""
+    tmp = tmp_path_factory.mktemp("deploy")
+    home, base = tmp / "prefect-home", tmp / "base"
+    (base / "corpus" / "course").mkdir(parents=True)
+    (base / "sheet.md").write_text(SHEET)
+    (base / "corpus" / "course" / "week1.md").write_text(SHEET)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update({"PREFECT_HOME": str(home), "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "5",
+                "PREFECT_LOGGING_TO_API_ENABLED": "true"})
+    server_log = open(tmp / "server.log", "wb")
+    server = subprocess.Popen([PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                              stdout=server_log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    serve = None
+    try:
+        deadline = time.monotonic() + 600
+        while not healthy(url, 1.0):
+            assert server.poll() is None and time.monotonic() < deadline, (tmp / "server.log").read_text()[-2000:]
+            time.sleep(0.5)
+        serve_log = open(tmp / "serve.log", "wb")
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "deployments.serve", "--base", str(base), "--corpus", "corpus",
+             "--cron", "* * * * *", "--baseline", "", "--sweep-out", "sweep-out"],
+            cwd=tmp, stdout=serve_log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**env, "PREFECT_API_URL": url, "PREFECT_RUNNER_POLL_FREQUENCY": "2",
+                 "PYTHONPATH": str(ROOT)})
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            yield url, base, tmp
+    finally:
+        if serve is not None:
+            _stop(serve, signal.SIGINT)
+        _stop(server)
+        server_log.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _deployment(name: str, timeout: float = 120):
+    from prefect.client.orchestration import get_client
+
+    deadline = time.monotonic() + timeout
+    with get_client(sync_client=True) as client:
+        while True:
+            try:
+                return client.read_deployment_by_name(name)
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1)
+
+
+def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifacts(served):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, LogFilter, LogFilterFlowRunId
+    from prefect.deployments import run_deployment
+
+    url, base, tmp = served
+    _deployment("document/ad-hoc")
+    run = run_deployment("document/ad-hoc", parameters={"source": "sheet.md", "backend": "none"}, timeout=600)
+    assert run.state.is_completed(), (run.state, (tmp / "serve.log").read_text()[-3000:])
+    # The relative path resolved against the deployment's base, not the serving process's folder.
+    assert (base / "out" / "sheet" / "sheet.zip").is_file() and not (tmp / "out").exists()
+    with get_client(sync_client=True) as client:
+        arts = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
+        by_key = {a.key: a for a in arts}
+        assert {"sheet-summary", "sheet-flags", "sheet-report", "sheet-set"} <= set(by_key), sorted(by_key)
+        assert "OFFLINE" in by_key["sheet-summary"].data and "nothing was cross-checked" in by_key["sheet-summary"].data
+        assert "file://" in by_key["sheet-set"].data and "sheet.zip" in by_key["sheet-set"].data  # a link artifact
+        deadline = time.monotonic() + 30
+        while True:
+            logs = client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id])))
+            text = "\n".join(log.message for log in logs)
+            if "route B" in text or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+    assert "route B    ran" in text and "set        sheet:" in text, text[-2000:]
+
+
+def test_the_folder_form_describes_each_parameter(served):
+    dep = _deployment("folder/ad-hoc")
+    props = dep.parameter_openapi_schema["properties"]
+    assert "folder of sheets" in props["folder"]["description"]
+    assert all(props[name].get("description") for name in props), [n for n in props if not props[n].get("description")]
+    assert dep.parameters["base"] == str(served[1].resolve())
+
+
+def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
+
+    url, base, tmp = served
+    dep = _deployment("sweep/corpus")
+    assert [s.schedule.cron for s in dep.schedules] == ["* * * * *"]
+    limit = dep.global_concurrency_limit.limit if dep.global_concurrency_limit else dep.concurrency_limit
+    assert limit == 1
+    deadline = time.monotonic() + 300
+    with get_client(sync_client=True) as client:
+        while True:
+            runs = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[dep.id])))
+            done = [r for r in runs if r.state and r.state.is_completed()]
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(3)
+    assert runs, "the scheduler created no run of the sweep"
+    assert done, ([(r.name, r.state.name if r.state else None) for r in runs], (tmp / "serve.log").read_text()[-3000:])
+    assert done[0].parameters["root"] == "corpus" and done[0].parameters["offline"] is True
+    assert (base / "sweep-out" / "report.json").is_file()
+
+
+def test_prefect_yaml_deploys_to_a_process_work_pool(served):
+    """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
+    the sweep on its schedule with concurrency 1 and ``base`` the folder deployed from."""
+    url, base, tmp = served
+    env = {**os.environ, "PREFECT_API_URL": url, "PWD": str(ROOT)}
+    subprocess.run([PREFECT, "work-pool", "create", "sheet2lambda", "--type", "process"], cwd=ROOT, env=env,
+                   check=True, capture_output=True, timeout=120)
+    proc = subprocess.run([PREFECT, "--no-prompt", "deploy", "--all", "--prefect-file", "deployments/prefect.yaml"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    doc, sweep = _deployment("document/worker"), _deployment("sweep/nightly")
+    _deployment("folder/worker")
+    assert doc.work_pool_name == "sheet2lambda" and doc.parameters["base"] == str(ROOT)
+    assert [s.schedule.cron for s in sweep.schedules] == ["0 3 * * *"]
+    limit = sweep.global_concurrency_limit.limit if sweep.global_concurrency_limit else sweep.concurrency_limit
+    assert limit == 1 and sweep.parameters["baseline"] == "baselines/corpus.json"
