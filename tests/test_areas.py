@@ -10,16 +10,10 @@ import pytest
 
 from schemas.areas import Box, Proposal
 from schemas.sheet import Part
-from tasks.boxes.areas import (
-    build_request,
-    check,
-    eligible,
-    parse_expression,
-    parse_quantity,
-    read_export_areas,
-    read_export_boxes,
-    to_in2lambda,
-)
+from tasks.boxes.answers import parse_expression, parse_quantity
+from tasks.boxes.check import check, to_in2lambda
+from tasks.boxes.export import read_export_areas, read_export_boxes
+from tasks.boxes.propose import build_request, eligible
 from tasks.write.build import load_in2lambda
 from tasks.check.compare import read_export
 from tasks.boxes.score import score
@@ -365,7 +359,7 @@ def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(
 
 from schemas.routes import Usage  # noqa: E402
 from schemas.sheet import Question, SheetSet  # noqa: E402
-from tasks.boxes.areas import (  # noqa: E402
+from tasks.boxes.propose import (  # noqa: E402
     eligible_parts,
     flags_of,
     propose,
@@ -494,7 +488,7 @@ def test_write_set_writes_the_boxes_and_the_options(tmp_path):
 
 
 def test_the_prompt_names_exactly_the_functions_an_answer_may_call():
-    from tasks.boxes.areas import FUNCTIONS
+    from tasks.boxes.answers import FUNCTIONS
 
     system = build_request(PLAIN, 0, 0).system
     listed = system.split("the only functions are", 1)[1].split(", always with parentheses", 1)[0]

@@ -18,7 +18,7 @@ import pytest
 from flows.document import document_flow, main
 from flows.document import UNCACHED
 from schemas.outcome import DocumentOutcome
-from tasks.boxes.areas import read_export_boxes
+from tasks.boxes.export import read_export_boxes
 from tasks.convert.markdown import to_markdown
 from tasks.read.route_b import library_filters, run_route_b
 from tests.conftest import ROOT, corpus

@@ -191,8 +191,8 @@ def write_set(
       one empty part) gets one empty part. Multiple-choice ``options`` are not written
       into any field; they stay in ``BuildResult.written``.
     - Answer boxes: ``boxes`` maps a part's 1-based key (``q2.p1``, parts counted as
-      ``normalised_parts``) to its boxes, as :func:`tasks.boxes.areas.check` kept them; each
-      becomes in2lambda's response area (:func:`tasks.boxes.areas.to_in2lambda`; a multiple
+      ``normalised_parts``) to its boxes, as :func:`tasks.boxes.check.check` kept them; each
+      becomes in2lambda's response area (:func:`tasks.boxes.check.to_in2lambda`; a multiple
       choice carries the part's options). A key naming no part raises ``ValueError``.
     - Images: ``images`` maps each image link as written in the markdown to the file
       found for it (or ``None``). Each found file is copied once into ``media/`` under
