@@ -11,10 +11,10 @@ import pytest
 from schemas.areas import Box, Proposal
 from schemas.sheet import Part
 from tasks.boxes.answers import parse_expression, parse_quantity
-from tasks.boxes.check import check, to_in2lambda
+from tasks.boxes.check import check
 from tasks.boxes.export import read_export_areas, read_export_boxes
 from tasks.boxes.propose import build_request, eligible
-from tasks.write.build import load_in2lambda
+from tasks.write.in2lambda import load_in2lambda, to_in2lambda
 from tasks.check.compare import read_export
 from tasks.boxes.score import score
 
