@@ -16,7 +16,8 @@ from schemas.routes import RouteResult, Usage
 from schemas.status import Cause, StageStatus, State
 from tasks.cache import stage
 from tasks.errors import FilterError
-from tasks.llm import BackendError, NoReply, backend_for
+from tasks.llm import BackendError, NoReply
+from tasks.llm.select import backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
 from tasks.read.route_b import choose_library_filter, library_filters
 from tasks.read.route_b import read_route_b as read_and_pair
