@@ -119,10 +119,17 @@ def test_numeric_answers_with_arithmetic_after_the_number_are_refused(answer, re
         parse_quantity(answer)
 
 
-@pytest.mark.parametrize("answer", ["5 kg m^-3", "9.81 m/s**2", "4 (kg m)/s", "3 µm", "1e3 N", "7 km/h", "5 %",
-                                    "1 m²", "5 m s⁻¹", "2 Ω", "20 °C"])
-def test_units_written_other_ways_are_read(answer):
-    assert parse_quantity(answer).magnitude > 0
+@pytest.mark.parametrize(
+    ("answer", "magnitude", "unit"),
+    [("5 kg m^-3", 5.0, "kilogram / meter ** 3"), ("9.81 m/s**2", 9.81, "meter / second ** 2"),
+     ("4 (kg m)/s", 4.0, "kilogram * meter / second"), ("3 µm", 3.0, "micrometer"), ("1e3 N", 1000.0, "newton"),
+     ("7 km/h", 7.0, "kilometer / hour"), ("5 %", 5.0, "percent"), ("1 m²", 1.0, "meter ** 2"),
+     ("5 m s⁻¹", 5.0, "meter / second"), ("2 Ω", 2.0, "ohm"), ("20 °C", 20.0, "degree_Celsius")],
+)
+def test_units_written_other_ways_are_read(answer, magnitude, unit):
+    """Each spelling is read as the number and the unit it means (not merely as some quantity)."""
+    q = parse_quantity(answer)
+    assert (q.magnitude, str(q.units)) == (pytest.approx(magnitude), unit)
 
 
 def test_kind_not_of_the_three_refused():
