@@ -24,7 +24,7 @@ from prefect.futures import PrefectFuture
 from schemas.llm import BackendSpec
 from schemas.report import RunInfo
 from schemas.tiers import Settled
-from tasks.boxes.areas import areas_task, eligible_parts, part_field
+from tasks.boxes.propose import areas_task, eligible_parts, part_field
 from tasks.boxes.score import score_task
 from tasks.check.compare import compare_task
 from tasks.check.report import report_task

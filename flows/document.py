@@ -254,7 +254,7 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
         return DocumentOutcome(source=str(run.inputs.source), out=str(run.out), error=failure_line(run))
     report = run.report.result()
     part_boxes = [f.result() for f in run.boxes.values()]
-    from tasks.boxes.areas import flags_of
+    from tasks.boxes.propose import flags_of
 
     outcome = DocumentOutcome(
         source=str(run.inputs.source), out=str(run.out), report=report, files=written,

@@ -4,37 +4,30 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from schemas.report import Counts
 
-class SheetRow(BaseModel):
-    """One sheet of a folder run (``report.csv`` / ``report.parquet`` columns).
 
-    ``outcome`` is ``built`` or ``failed`` (``reason`` says why); counts are as in
-    :class:`schemas.report.Report`; the comparison columns are ``None`` where the sheet
-    has no export; ``new_differences``/``accepted_differences`` split the content
-    differences by the folder's ``accepted.txt``. The answer box columns: ``boxes_proposed``
-    (in the replies), ``boxes_refused`` (refusals, flagged ``area``), ``boxes_written`` (in
-    the set), and where an export exists ``boxes_matched`` of ``boxes_in_export``.
-    """
+class RowHead(BaseModel):
+    """Which sheet a :class:`SheetRow` is of and how its run ended: ``outcome`` is ``built``
+    or ``failed`` (``reason`` says why)."""
 
     folder: str = ""
     source: str
     solutions: str | None = None
     outcome: str
     reason: str = ""
-    questions: int = 0
-    parts: int = 0
-    fields: int = 0
-    agreed: int = 0
-    single_route: int = 0
-    adjudicated: int = 0
-    flagged: int = 0
-    not_verbatim: int = 0
-    uncovered: int = 0
-    katex_warnings: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    seconds: float = 0.0
+
+
+class SheetRow(Counts, RowHead):
+    """One sheet of a folder run (``report.csv`` / ``report.parquet`` columns, in this order):
+    :class:`RowHead`, the document's :class:`schemas.report.Counts`, then the comparison
+    columns, ``None`` where the sheet has no export (``new_differences``/``accepted_differences``
+    split the content differences by the folder's ``accepted.txt``), and the answer box
+    columns: ``boxes_proposed`` (in the replies), ``boxes_refused`` (refusals, flagged
+    ``area``), ``boxes_written`` (in the set), and where an export exists ``boxes_matched`` of
+    ``boxes_in_export``.
+    """
+
     compared: int | None = None
     equal: int | None = None
     notation: int | None = None

@@ -49,7 +49,7 @@ class BackendSpec(BaseModel):
     """Which live backend serves a stage: its name and model, never a key.
 
     Passed to cached tasks (so the backend and model are part of the cache key) and
-    turned into a backend inside the task (:func:`tasks.llm.backend_for`).
+    turned into a backend inside the task (:func:`tasks.llm.select.backend_for`).
     """
 
     name: str

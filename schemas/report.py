@@ -39,16 +39,18 @@ class RunInfo(BaseModel):
     started: float = 0.0
 
 
-class Report(BaseModel):
-    """Counts for one document (``report.json``); ``seconds`` is wall time of the run.
+class Counts(BaseModel):
+    """The counts of one document run, the same in its ``report.json`` (:class:`Report`) and in
+    its row of a folder's report (:class:`schemas.folder.SheetRow`).
 
-    Tokens and cost cover every call (route A, the filter, adjudication, answer boxes);
-    ``areas`` details the answer boxes and their score against the export.
+    ``questions``/``parts``/``fields``: the set's; ``agreed`` fields the two routes agree on,
+    ``single_route`` fields only one route read, ``adjudicated`` fields settled by the
+    adjudication call, ``flagged`` fields a person must read; ``not_verbatim`` fields that are
+    not quotes of the sheet, ``uncovered`` passages of the sheet no field quotes;
+    ``katex_warnings`` maths spans KaTeX refuses; tokens and cost (US dollars) cover every call
+    (route A, the filter, adjudication, answer boxes); ``seconds`` is the run's wall time.
     """
 
-    source: str
-    solutions: str | None = None
-    set_name: str
     questions: int = 0
     parts: int = 0
     fields: int = 0
@@ -56,7 +58,6 @@ class Report(BaseModel):
     single_route: int = 0
     adjudicated: int = 0
     flagged: int = 0
-    flags_by_kind: dict[str, int] = Field(default_factory=dict)
     not_verbatim: int = 0
     uncovered: int = 0
     katex_warnings: int = 0
@@ -64,6 +65,24 @@ class Report(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     seconds: float = 0.0
+
+
+class ReportHead(BaseModel):
+    """Which document a :class:`Report` is of: the files as the user named them, the set's name."""
+
+    source: str
+    solutions: str | None = None
+    set_name: str
+
+
+class Report(Counts, ReportHead):
+    """One document's report (``report.json``): its files (:class:`ReportHead`), its
+    :class:`Counts`, flags by kind, what each route did, the adjudication's and the
+    backend's lines, the comparison with an export (counts by kind), the answer boxes and
+    their score against the export (``areas``), and the run's warnings.
+    """
+
+    flags_by_kind: dict[str, int] = Field(default_factory=dict)
     route_a: RouteSummary
     route_b: RouteSummary
     adjudication: str = ""

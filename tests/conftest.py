@@ -49,8 +49,31 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 def pytest_sessionstart(session):
     """Under CI (``CI=true``) a missing ``../shared/corpus`` fails the run: CI always has it,
     so its absence is a broken set-up, not a reason to skip the tests that read it."""
-    if os.environ.get("CI", "").lower() == "true" and not CORPUS.is_dir():
+    if under_ci() and not CORPUS.is_dir():
         pytest.exit(f"CI=true but {CORPUS} is absent: the corpus tests cannot run", returncode=1)
+
+
+def under_ci() -> bool:
+    """Whether this run is CI's (``CI=true``)."""
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def shared_absence_fails(report: pytest.TestReport, ci: bool) -> None:
+    """Under CI, turn a test skipped because part of ``../shared`` is absent (its reason names
+    ``../shared``: the corpus, an export, the truth tools) into a failure: CI always has
+    ``../shared``, so its absence is a broken set-up, not a reason to skip. Elsewhere the
+    skip stands, with its reason."""
+    if ci and report.skipped and "../shared" in str(report.longrepr):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"CI=true, but {reason.removeprefix('Skipped: ')}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    shared_absence_fails(report, under_ci())
+    return report
 
 
 def corpus(*parts: str) -> Path:

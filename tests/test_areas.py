@@ -10,17 +10,11 @@ import pytest
 
 from schemas.areas import Box, Proposal
 from schemas.sheet import Part
-from tasks.boxes.areas import (
-    build_request,
-    check,
-    eligible,
-    parse_expression,
-    parse_quantity,
-    read_export_areas,
-    read_export_boxes,
-    to_in2lambda,
-)
-from tasks.write.build import load_in2lambda
+from tasks.boxes.answers import parse_expression, parse_quantity
+from tasks.boxes.check import check
+from tasks.boxes.export import read_export_areas, read_export_boxes
+from tasks.boxes.propose import build_request, eligible
+from tasks.write.in2lambda import load_in2lambda, to_in2lambda
 from tasks.check.compare import read_export
 from tasks.boxes.score import score
 
@@ -125,10 +119,17 @@ def test_numeric_answers_with_arithmetic_after_the_number_are_refused(answer, re
         parse_quantity(answer)
 
 
-@pytest.mark.parametrize("answer", ["5 kg m^-3", "9.81 m/s**2", "4 (kg m)/s", "3 µm", "1e3 N", "7 km/h", "5 %",
-                                    "1 m²", "5 m s⁻¹", "2 Ω", "20 °C"])
-def test_units_written_other_ways_are_read(answer):
-    assert parse_quantity(answer).magnitude > 0
+@pytest.mark.parametrize(
+    ("answer", "magnitude", "unit"),
+    [("5 kg m^-3", 5.0, "kilogram / meter ** 3"), ("9.81 m/s**2", 9.81, "meter / second ** 2"),
+     ("4 (kg m)/s", 4.0, "kilogram * meter / second"), ("3 µm", 3.0, "micrometer"), ("1e3 N", 1000.0, "newton"),
+     ("7 km/h", 7.0, "kilometer / hour"), ("5 %", 5.0, "percent"), ("1 m²", 1.0, "meter ** 2"),
+     ("5 m s⁻¹", 5.0, "meter / second"), ("2 Ω", 2.0, "ohm"), ("20 °C", 20.0, "degree_Celsius")],
+)
+def test_units_written_other_ways_are_read(answer, magnitude, unit):
+    """Each spelling is read as the number and the unit it means (not merely as some quantity)."""
+    q = parse_quantity(answer)
+    assert (q.magnitude, str(q.units)) == (pytest.approx(magnitude), unit)
 
 
 def test_kind_not_of_the_three_refused():
@@ -203,6 +204,14 @@ def test_a_label_that_is_not_short_maths_is_refused_and_the_box_kept(label, reas
     assert reason in refused[0] and "the box is kept without it" in refused[0]
 
 
+@pytest.fixture
+def readers_warm():
+    """sympy imported and pint's registry built before a hang guard's clock starts: a cold
+    import takes seconds on a loaded machine, and is not what the guard is there to catch."""
+    parse_expression("x")
+    parse_quantity("1 m")
+
+
 # What a second tester found: each of these hung a run or ate memory before it was refused.
 @pytest.mark.parametrize(
     ("answer", "reason"),
@@ -211,7 +220,7 @@ def test_a_label_that_is_not_short_maths_is_refused_and_the_box_kept(label, reas
      ("Abs(Abs(9**100)**100)**100", "more than 1000 digits"), ("(2*x)^(99*99*99*99)", "more than 1000 digits"),
      ("*".join(["9^99"] * 44), "more than 1000 digits"), ("sqrt x", "without parentheses")],
 )
-def test_expressions_whose_evaluation_would_not_end_are_refused_at_once(answer, reason):
+def test_expressions_whose_evaluation_would_not_end_are_refused_at_once(answer, reason, readers_warm):
     import time
 
     t0 = time.monotonic()
@@ -226,7 +235,7 @@ def test_expressions_whose_evaluation_would_not_end_are_refused_at_once(answer, 
      ("30 newtons acting backwards against the motion of the submarine; 99 N", "not one number"),
      ("1 kg ((((minute^99)^99)^99)^99)", "a unit to a power above 12")],
 )
-def test_numeric_answers_whose_reading_would_not_end_are_refused_at_once(answer, reason):
+def test_numeric_answers_whose_reading_would_not_end_are_refused_at_once(answer, reason, readers_warm):
     import time
 
     t0 = time.monotonic()
@@ -365,7 +374,7 @@ def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(
 
 from schemas.routes import Usage  # noqa: E402
 from schemas.sheet import Question, SheetSet  # noqa: E402
-from tasks.boxes.areas import (  # noqa: E402
+from tasks.boxes.propose import (  # noqa: E402
     eligible_parts,
     flags_of,
     propose,
@@ -494,7 +503,7 @@ def test_write_set_writes_the_boxes_and_the_options(tmp_path):
 
 
 def test_the_prompt_names_exactly_the_functions_an_answer_may_call():
-    from tasks.boxes.areas import FUNCTIONS
+    from tasks.boxes.answers import FUNCTIONS
 
     system = build_request(PLAIN, 0, 0).system
     listed = system.split("the only functions are", 1)[1].split(", always with parentheses", 1)[0]

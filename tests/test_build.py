@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from schemas.sheet import Part, Question, SheetSet
-from tasks.write import build
-from tasks.write.build import default_titles, display_blocks, write_set
+from tasks.write.build import display_blocks, write_set
+from tasks.write.in2lambda import default_titles, load_in2lambda
 from tasks.errors import InputError
 from tasks.settle.fold import fold
 from tests.conftest import ROOT
@@ -162,7 +162,7 @@ def test_in2lambda_runs_under_beartype():
     """beartype >= 0.20 (the uv override) decorates in2lambda: a wrong type is refused."""
     from beartype.roar import BeartypeCallHintViolation
 
-    lib = build.load_in2lambda()
+    lib = load_in2lambda()
     with pytest.raises(BeartypeCallHintViolation):
         lib.Set().set_name(42)
 
@@ -171,7 +171,7 @@ def test_importing_in2lambda_keeps_the_excepthook_and_warns_nothing():
     code = (
         "import sys\n"
         "hook = sys.excepthook\n"
-        "from tasks.write.build import load_in2lambda\n"
+        "from tasks.write.in2lambda import load_in2lambda\n"
         "load_in2lambda()\n"
         "import in2lambda\n"
         "assert 'in2lambda' in sys.modules\n"

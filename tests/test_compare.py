@@ -10,7 +10,8 @@ import pytest
 
 from schemas.export import ExportedSet
 from schemas.sheet import Part, Question, SheetSet
-from tasks.write.build import default_titles, write_set
+from tasks.write.build import write_set
+from tasks.write.in2lambda import default_titles
 from tasks.check.compare import compare, read_export
 from tasks.errors import InputError
 from tests.conftest import corpus

@@ -208,7 +208,7 @@ def me2_replies(tmp_path: Path, changes: dict | None = None) -> Path:
     """A replies folder for ME2: the recorded route A reply (read from ../shared at test
     time) and an ``areas.json`` written by hand from the export's own boxes (a part with no
     box in the export: an empty list), with ``changes`` applied by part."""
-    from tasks.boxes.areas import read_export_boxes
+    from tasks.boxes.export import read_export_boxes
 
     me2 = corpus("me2")
     d = tmp_path / "replies"

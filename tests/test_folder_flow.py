@@ -132,7 +132,7 @@ def test_the_folder_report_has_the_box_columns(tmp_path):
     from flows.folder import run_folder
     from prefect import flow
 
-    from tasks.boxes.areas import read_export_boxes
+    from tasks.boxes.export import read_export_boxes
 
     me2 = corpus("me2")
     replies = tmp_path / "replies"

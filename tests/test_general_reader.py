@@ -8,13 +8,13 @@ import json
 import pytest
 
 from schemas.sheet import SheetSet
-from tasks.read.route_b import library_filters, merge_solutions, numbering, read_route_b, run_route_b
+from tasks.read.route_b import library_filters, merge_solutions, numbering, read_and_pair
 
 GENERAL = library_filters()["general"]
 
 
 def read(md: str, solutions: str | None = None) -> SheetSet:
-    return run_route_b(GENERAL, md, solutions)
+    return read_and_pair(GENERAL, md, solutions)[0]
 
 
 def contents(q) -> list[str]:
@@ -241,7 +241,7 @@ Two.
 
 Six.
 """
-    out, pairing = read_route_b(GENERAL, questions, solutions)
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
     assert pairing.how == "number" and pairing.flags == []
     assert [q.parts[0].worked_solution if q.parts else "" for q in out.root] == ["Two.", "", "Six."]
 
@@ -261,7 +261,7 @@ Consider a cube.
 
 (b) Six faces: $6s^2$.
 """
-    out, pairing = read_route_b(GENERAL, questions, solutions)
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
     assert pairing.how == "number"
     (q,) = out.root
     assert [p.worked_solution for p in q.parts] == ["", "Six faces: $6s^2$."]
@@ -271,7 +271,7 @@ Consider a cube.
 def test_a_solution_with_no_question_is_flagged():
     questions = "## Question 1\n\nName a prime.\n"
     solutions = "## Solution 1\n\nTwo.\n\n## Solution 7\n\nSeven.\n"
-    out, pairing = read_route_b(GENERAL, questions, solutions)
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
     assert out.root[0].parts[0].worked_solution == "Two."
     assert len(pairing.flags) == 1 and pairing.flags[0].kind == "structural"
     assert "7" in pairing.flags[0].reason
@@ -307,7 +307,7 @@ Rate: $2$ L/s <br>
 Using $Q = vA$.
 </div>
 """
-    out = run_route_b(GENERAL, md, None) if role == "questions" else run_route_b(GENERAL, md, md)
+    out = read_and_pair(GENERAL, md, None)[0] if role == "questions" else read_and_pair(GENERAL, md, md)[0]
     from tasks.settle.verbatim import not_verbatim
 
     assert not_verbatim(out, [md]) == {}

@@ -18,9 +18,9 @@ import pytest
 from flows.document import document_flow, main
 from flows.document import UNCACHED
 from schemas.outcome import DocumentOutcome
-from tasks.boxes.areas import read_export_boxes
+from tasks.boxes.export import read_export_boxes
 from tasks.convert.markdown import to_markdown
-from tasks.read.route_b import library_filters, run_route_b
+from tasks.read.route_b import library_filters, read_and_pair
 from tests.conftest import ROOT, corpus
 from tests.fakes import anthropic_api, claude_cli, openai_api
 from tests.fakes.server import Recorded
@@ -59,7 +59,7 @@ def example_reply() -> str:
     question 2's main text cut short (still a quote), so that one field is disputed."""
     q = to_markdown(EXAMPLE.name, EXAMPLE.read_bytes(), "questions", base_dir=str(EXAMPLE.parent), media_dir=None)
     s = to_markdown(SOLUTIONS.name, SOLUTIONS.read_bytes(), "solutions", base_dir=str(SOLUTIONS.parent), media_dir=None)
-    reading = run_route_b(library_filters()["latex"], q.text, s.text)
+    reading = read_and_pair(library_filters()["latex"], q.text, s.text)[0]
     q2 = reading.root[1]
     q2.main_text = q2.main_text.split(" in $t")[0]
     return json.dumps({"questions": json.loads(reading.model_dump_json())})

@@ -13,9 +13,8 @@ import pytest
 
 from schemas.markdown import Markdown
 from tasks.errors import InputError
+from tasks.convert.checks import math_not_kept, structure_lost
 from tasks.convert.markdown import (
-    _math_not_kept,
-    _structure_lost,
     mathpix_style,
     resolve_image,
     resolve_images,
@@ -250,21 +249,21 @@ def test_structure_lost_counts_markers_neither_converted_nor_reported():
     body = "\\question One \\question Two \\begin{solution} S \\end{solution} \\begin{solution} T \\end{solution}"
     told = [{"type": "SkippedContent", "contents": "\\question "}]
     ast = {"blocks": [{"t": "Div", "c": [["", ["solution"], []], []]}]}
-    lost = {w.text: w.message for w in _structure_lost(body, told, ast)}
+    lost = {w.text: w.message for w in structure_lost(body, told, ast)}
     assert set(lost) == {"\\question", "\\begin{solution}"}
     assert "1 of 2" in lost["\\question"] and "1 of 2" in lost["\\begin{solution}"]
-    assert _structure_lost(body, told * 2, {"blocks": [ast["blocks"][0]] * 2}) == []
-    assert _structure_lost(body, [], {"blocks": []}, {"question", "solution"}) == []
+    assert structure_lost(body, told * 2, {"blocks": [ast["blocks"][0]] * 2}) == []
+    assert structure_lost(body, [], {"blocks": []}, {"question", "solution"}) == []
 
 
 def test_math_not_kept_compares_maths_before_and_after_writing():
     def doc(*texts):
         return {"blocks": [{"t": "Para", "c": [{"t": "Math", "c": [{"t": "DisplayMath"}, t]} for t in texts]}]}
 
-    assert _math_not_kept(doc("a\n  + b", "c"), doc("a + b", "c")) == []
-    changed = _math_not_kept(doc("a", "c = d"), doc("a", "c"))
+    assert math_not_kept(doc("a\n  + b", "c"), doc("a + b", "c")) == []
+    changed = math_not_kept(doc("a", "c = d"), doc("a", "c"))
     assert [w.kind for w in changed] == ["MathNotKept"] and changed[0].text == "c = d"
-    fewer = _math_not_kept(doc("a", "b"), doc("a"))
+    fewer = math_not_kept(doc("a", "b"), doc("a"))
     assert fewer and "2 maths" in fewer[0].message
 
 

@@ -9,7 +9,7 @@ import pytest
 from schemas.sheet import Part, Question, SheetSet, iter_fields
 from tasks.settle.fold import fold, fold_whitespace
 from tasks.convert.pandoc import run_pandoc
-from tasks.read.route_b import choose_library_filter, library_filters, merge_by_position, run_route_b
+from tasks.read.route_b import choose_library_filter, library_filters, merge_by_position, read_and_pair
 from tasks.read.sandbox import run_filter
 
 HERE = Path(__file__).resolve().parent
@@ -198,7 +198,7 @@ def test_library_filters_are_listed():
 
 def test_mathpix_reads_questions_parts_options_and_solutions():
     q_md, s_md = fixture("mathpix_questions.md"), fixture("mathpix_solutions.md")
-    out = run_route_b(library_filters()["mathpix"], q_md, s_md)
+    out = read_and_pair(library_filters()["mathpix"], q_md, s_md)[0]
     assert [q.title for q in out.root] == ["Sliding crate", "Choosing a frame"]
     assert [len(q.parts) for q in out.root] == [2, 2]
     crate, frame = out.root
@@ -224,7 +224,7 @@ def test_mathpix_reads_questions_parts_options_and_solutions():
 @pytest.mark.parametrize("reader", ["latex", "general"])
 def test_latex_paragraph_layout_with_a_trailing_solutions_section(reader):
     md = fixture("latex_paragraphs.md")
-    out = run_route_b(library_filters()[reader], md, None)
+    out = read_and_pair(library_filters()[reader], md, None)[0]
     assert [q.main_text for q in out.root] == [
         "A string of length $L$ is fixed at both ends.",
         "A wave travels at speed $c$ along a long rope.",
@@ -243,7 +243,7 @@ def test_latex_paragraph_layout_with_a_trailing_solutions_section(reader):
 @pytest.mark.parametrize("reader", ["latex", "general"])
 def test_latex_list_layout_with_a_separate_solutions_document(reader):
     q_md, s_md = fixture("latex_list.md"), fixture("latex_list_solutions.md")
-    out = run_route_b(library_filters()[reader], q_md, s_md)
+    out = read_and_pair(library_filters()[reader], q_md, s_md)[0]
     assert [q.main_text for q in out.root] == [
         "A lens has focal length $f$.",
         "A ray enters glass of index $n$ at angle $\\theta$. Find the angle of refraction.",
@@ -261,7 +261,7 @@ def test_latex_list_layout_with_a_separate_solutions_document(reader):
 @pytest.mark.parametrize("reader", ["latex", "general"])
 def test_latex_bold_question_markers(reader):
     md = fixture("latex_bold.md")
-    out = run_route_b(library_filters()[reader], md, None)
+    out = read_and_pair(library_filters()[reader], md, None)[0]
     assert [q.main_text for q in out.root] == [
         "A pendulum of length $\\ell$ swings with small amplitude.",
         "A mass hangs from a spring.",
@@ -330,7 +330,7 @@ def test_merge_keeps_a_filled_field_when_the_solution_is_empty():
 def test_me2_mathpix_reading():
     q_md = (CORPUS / "me2" / "questions.md").read_text(encoding="utf-8")
     s_md = (CORPUS / "me2" / "questions_solutions.md").read_text(encoding="utf-8")
-    out = run_route_b(library_filters()["mathpix"], q_md, s_md)
+    out = read_and_pair(library_filters()["mathpix"], q_md, s_md)[0]
     assert len(out) == 5
     assert [len(q.parts) for q in out.root] == [2, 2, 2, 3, 3]
     assert paragraphs_verbatim(out, q_md, s_md) == []
@@ -358,7 +358,7 @@ def test_choose_library_filter_picks_general_for_a_converted_ci_tex_sheet():
     md = run.stdout.decode("utf-8")
     # latex.lua, which read this layout first, is superseded by general.lua: never chosen
     assert choose_library_filter(md, None)[0] == "general"
-    out = run_route_b(library_filters()["general"], md, None)
+    out = read_and_pair(library_filters()["general"], md, None)[0]
     assert [len(q.parts) for q in out.root] == [2, 2]
     assert out.root[1].parts[1].worked_solution == "$\\mu = \\tan\\theta$"
     assert paragraphs_verbatim(out, md) == []

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from schemas.areas import Box
-from tasks.boxes.areas import read_export_areas
+from tasks.boxes.export import read_export_areas
 from tasks.boxes.score import equal_boxes, equal_expressions, equal_quantities, score
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"

@@ -1,13 +1,12 @@
-"""The refusals of a proposed box, and a kept box as in2lambda's response area.
+"""The refusals of a proposed box.
 
 :func:`check` keeps what the platform can mark and refuses the rest with a reason (the
-lead flags each refusal as ``kind: area``); :func:`to_in2lambda` turns a kept box into
-in2lambda 1.1.0's response area with its own default evaluation function.
+lead flags each refusal as ``kind: area``); :func:`tasks.write.in2lambda.to_in2lambda` turns
+a kept box into in2lambda's response area.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from typing import Any
@@ -18,7 +17,6 @@ from schemas.areas import KINDS, Box, Proposal
 from schemas.sheet import Part
 from tasks.convert.bounds import json_loads
 from tasks.boxes.answers import explicit_expression, explicit_quantity
-from tasks.write.build import load_in2lambda
 
 # --- the refusals ------------------------------------------------------------------------
 
@@ -139,34 +137,3 @@ def check(proposal: Proposal | dict | str, part: Part) -> tuple[list[Box], list[
             box = box.model_copy(update={"label": ""})
         kept.append(box)
     return kept, refused
-
-
-# --- in2lambda ----------------------------------------------------------------------------
-
-
-def _response_areas():
-    load_in2lambda()  # imports in2lambda (and with it api.response_area) without its side effects
-    return importlib.import_module("in2lambda.api.response_area")
-
-
-def to_in2lambda(box: Box, options: list[str]):
-    """``box`` as in2lambda 1.1.0's response area, with the class's default evaluation
-    function and grade parameters: ``NumericUnits``, ``MathSingleLine`` or
-    ``MultipleChoice`` (``options`` the part's options; ``single`` when exactly one is
-    true). ``label`` becomes ``pre_text``.
-
-    Raises ``ValueError`` for a kind not of the three, or a multiple choice whose answer
-    is not one boolean per option (boxes from :func:`check` never do).
-    """
-    ra = _response_areas()
-    if box.kind == "NUMERIC_UNITS" and isinstance(box.answer, str):
-        return ra.NumericUnits(answer=box.answer, pre_text=box.label)
-    if box.kind == "MATH_SINGLE_LINE" and isinstance(box.answer, str):
-        return ra.MathSingleLine(answer=box.answer, pre_text=box.label)
-    if box.kind == "MULTIPLE_CHOICE" and isinstance(box.answer, list) and len(box.answer) == len(options):
-        return ra.MultipleChoice(
-            answer=list(box.answer), options=list(options), single=sum(box.answer) == 1, pre_text=box.label
-        )
-    raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
-
-

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from schemas.areas import Box
 from tasks.boxes.propose import part_field
-from tasks.check.compare import _dict, ordered, question_files, read_export_files
+from tasks.check.compare import as_object, ordered, question_files, read_export_files
 
 # --- the export's boxes -----------------------------------------------------------------
 
@@ -46,7 +46,7 @@ def areas_of_members(
             part_boxes: list[Box] = []
             part_rtol: list[float | None] = []
             for a in ordered(p.get("responseAreas")):
-                response = _dict(_dict(a.get("response")).get("responseInput"))
+                response = as_object(as_object(a.get("response")).get("responseInput"))
                 kind = response.get("responseType")
                 answer = response.get("answer")
                 if not (isinstance(answer, str) or isinstance(answer, list)):
@@ -56,7 +56,7 @@ def areas_of_members(
                     box = Box(kind=kind, label=label, answer=answer)
                 except ValidationError:
                     box = Box.model_construct(kind=str(kind), label=label, answer=answer)
-                rtol = _dict(a.get("gradeParams")).get("rtol")
+                rtol = as_object(a.get("gradeParams")).get("rtol")
                 part_boxes.append(box)
                 part_rtol.append(_tolerance(rtol))
             if part_boxes:

@@ -21,7 +21,8 @@ from tasks.boxes.check import check
 from tasks.boxes.sheet import from_sheet
 from tasks.cache import stage
 from tasks.errors import InputError
-from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
+from tasks.llm.select import backend_for
 
 OUTPUT_LIMIT = 2000
 """Output limit of one part's call in tokens; a part rarely has more than a few boxes."""

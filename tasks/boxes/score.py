@@ -127,7 +127,7 @@ def _values(expr, symbols, points) -> list[complex | None]:
 def equal_expressions(made: str, wanted: str) -> bool:
     """True when the two symbolic answers are equal as expressions:
     ``(pi/6)*(rho)*(U**2)*(R**2)`` equals ``pi*rho*U^2*R^2/6``. False when either does not
-    parse (:func:`tasks.boxes.areas.parse_expression`).
+    parse (:func:`tasks.boxes.answers.parse_expression`).
 
     Equal when sympy finds them the same after its automatic simplification, else when
     they take the same value (relative difference below :data:`EXPRESSION_RTOL`, however
@@ -185,7 +185,7 @@ def score(made: dict[str, list[Box]], export: dict[str, list[Box]], rtol: dict[s
     """``made`` boxes scored against ``export``'s, both keyed by part (``q2.p1``).
 
     ``rtol`` gives per part one relative tolerance per export box (``None``: 0.5 %), as
-    :func:`tasks.boxes.areas.read_export_areas` reads it. A part whose number of boxes differs
+    :func:`tasks.boxes.export.read_export_areas` reads it. A part whose number of boxes differs
     from the export's matches none of its boxes; otherwise box ``i`` matches when
     :func:`equal_boxes` holds for the export's box ``i``. ``in_export`` counts the
     export's boxes; one miss per export box not matched and per made box with no export

@@ -23,15 +23,18 @@ IMAGE_PLACEHOLDER = "![](image)"
 """What every image link becomes before two fields are compared."""
 
 
-def _text(value: Any) -> str:
+def as_text(value: Any) -> str:
+    """An export's JSON value if it is a string, else ``""`` (a missing or malformed field reads empty)."""
     return value if isinstance(value, str) else ""
 
 
-def _dict(value: Any) -> dict:
+def as_object(value: Any) -> dict:
+    """An export's JSON value if it is an object, else ``{}`` (a missing or malformed object reads empty)."""
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list:
+def as_array(value: Any) -> list:
+    """An export's JSON value if it is an array, else ``[]`` (a missing or malformed list reads empty)."""
     return value if isinstance(value, list) else []
 
 
@@ -44,7 +47,7 @@ def ordered(items: Any) -> list[dict]:
     """The objects of an export's list (questions, parts, answer boxes) in ``orderNumber``
     order, ties and missing numbers in list order; anything but a list of objects reads
     as empty."""
-    objects = [x for x in _list(items) if isinstance(x, dict)]
+    objects = [x for x in as_array(items) if isinstance(x, dict)]
     return [x for _, x in sorted(((_order(x, i), x) for i, x in enumerate(objects)), key=lambda t: t[0])]
 
 
@@ -66,32 +69,32 @@ def question_files(members: dict[str, bytes], where: str) -> list[dict]:
 
 
 def _branch_text(branch: dict) -> Iterator[str]:
-    for child in _list(branch.get("children")):
+    for child in as_array(branch.get("children")):
         if isinstance(child, dict):
-            if _text(child.get("content")):
+            if as_text(child.get("content")):
                 yield child["content"]
             yield from _branch_text(child)
 
 
 def _part(raw: dict) -> Part:
-    solution = _dict(raw.get("workedSolution"))
-    worked = "\n\n".join([t for t in [_text(solution.get("content")), *_branch_text(solution)] if t])
+    solution = as_object(raw.get("workedSolution"))
+    worked = "\n\n".join([t for t in [as_text(solution.get("content")), *_branch_text(solution)] if t])
     options: list[str] = []
     for area in ordered(raw.get("responseAreas")):
-        response = _dict(_dict(area.get("response")).get("responseInput"))
+        response = as_object(as_object(area.get("response")).get("responseInput"))
         if response.get("responseType") == "MULTIPLE_CHOICE":
-            options += [o if isinstance(o, str) else str(o) for o in _list(_dict(response.get("config")).get("options"))]
+            options += [o if isinstance(o, str) else str(o) for o in as_array(as_object(response.get("config")).get("options"))]
     return Part(
-        content=_text(raw.get("content")),
+        content=as_text(raw.get("content")),
         options=options,
-        answer=_text(raw.get("answerContent")),
+        answer=as_text(raw.get("answerContent")),
         worked_solution=worked,
     )
 
 
 def _question(raw: dict) -> Question:
     parts = ordered(raw.get("parts"))
-    return Question(title=_text(raw.get("title")), main_text=_text(raw.get("masterContent")), parts=[_part(p) for p in parts])
+    return Question(title=as_text(raw.get("title")), main_text=as_text(raw.get("masterContent")), parts=[_part(p) for p in parts])
 
 
 def read_export_files(path: Path) -> dict[str, bytes]:
@@ -224,7 +227,7 @@ def compare(built: SheetSet, export: ExportedSet) -> Comparison:
     as in the originals). A question, part or option missing on one side gives a content
     difference for each of its fields, with ``None`` on the missing side. Empty titles
     are compared as they are: compare the set as written (``BuildResult.written``, or
-    ``tasks.write.build.default_titles``) to match in2lambda's ``Question N``.
+    ``tasks.write.in2lambda.default_titles``) to match in2lambda's ``Question N``.
 
     Returns a :class:`Comparison` with the counts (``fields_compared`` = ``equal`` +
     ``notation`` + ``content``) and the differences in field order; never raises.

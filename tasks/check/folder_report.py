@@ -14,12 +14,8 @@ import polars as pl
 
 from schemas.folder import SheetRow
 
-SUM_COLUMNS = [
-    "questions", "parts", "fields", "agreed", "single_route", "adjudicated", "flagged", "not_verbatim",
-    "uncovered", "katex_warnings", "input_tokens", "output_tokens", "cost_usd", "seconds",
-    "compared", "equal", "notation", "content", "new_differences", "accepted_differences",
-    "boxes_proposed", "boxes_refused", "boxes_written", "boxes_matched", "boxes_in_export",
-]
+SUM_COLUMNS = [name for name, f in SheetRow.model_fields.items() if f.annotation in (int, float, int | None)]
+"""The columns a totals row sums: every number of :class:`SheetRow`."""
 SHOWN = ["folder", "sheet", "outcome", "questions", "parts", "fields", "agreed", "single_route", "adjudicated",
          "flagged", "not_verbatim", "uncovered", "content", "new_differences", "boxes_proposed", "boxes_refused",
          "boxes_written", "boxes_matched", "boxes_in_export", "cost_usd", "seconds"]
@@ -27,8 +23,8 @@ SHOWN = ["folder", "sheet", "outcome", "questions", "parts", "fields", "agreed",
 
 def frame(rows: list[SheetRow]) -> pl.DataFrame:
     """The rows as a DataFrame with a stable schema (an empty folder gives no rows)."""
-    schema = {name: (pl.Float64 if name in ("cost_usd", "seconds") else pl.Int64 if name in SUM_COLUMNS else pl.Utf8)
-              for name in SheetRow.model_fields}
+    kinds = {float: pl.Float64, int: pl.Int64, int | None: pl.Int64}
+    schema = {name: kinds.get(f.annotation, pl.Utf8) for name, f in SheetRow.model_fields.items()}
     return pl.DataFrame([r.model_dump() for r in rows], schema=schema)
 
 

@@ -125,7 +125,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
     ``answerable`` the parts it concerns; ``score`` the boxes against the export;
     ``seconds`` is the wall time since ``info.started``.
     """
-    from tasks.boxes.areas import flags_of, summarise
+    from tasks.boxes.propose import flags_of, summarise
 
     boxes = summarise(part_boxes, boxes_status)
     if boxes_status is not None and boxes_status != "off":

@@ -89,7 +89,8 @@ def read_inputs(
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
     empty answers and says so in ``solutions_note``).
     """
-    from tasks.boxes.areas import areas_of_members, read_saved
+    from tasks.boxes.export import areas_of_members
+    from tasks.boxes.propose import read_saved
     from tasks.check.compare import export_of, read_export_files
     from tasks.convert.pairing import find_solutions
 

@@ -55,8 +55,7 @@ from pylatexenc.latexwalker import (
 from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
 from schemas.markdown import ConversionWarning
-from tasks.convert.checks import OWN
-from tasks.convert.siunitx import SIUNITX_SPECS, siunitx_maths
+from tasks.convert.siunitx import SIUNITX_SPECS
 
 START_LABEL = "sheet2lambda-start-"
 """``\\label{sheet2lambda-start-N}`` at the start of a list's first item: the list starts
@@ -64,18 +63,18 @@ at N (read and removed by ``filters/convert/structure.lua``)."""
 
 BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
 
-_EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
-_EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
-_EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes"}
-_EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
-_PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
+EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
+EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
+EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes"}
+EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
+PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
 SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
 QUESTION_WORDS = {"problem", "exercise", "question", "task", "exercice", "aufgabe"}
 _DEFINERS = {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "DeclareMathOperator",
              "newenvironment", "renewenvironment", "newtheorem"}
 _COUNTING = {"stepcounter", "refstepcounter", "setcounter", "addtocounter", "alph", "Alph", "arabic", "roman",
              "Roman", "value"}
-_LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", "pagebreak", "clearpage",
+LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", "pagebreak", "clearpage",
                    "newpage", "quad", "qquad", "hfill", "vfill", "vspace", "hspace", "large", "Large", "normalsize",
                    "small", "relax", "ignorespaces", "color"}
 
@@ -127,12 +126,14 @@ def _db(extra: list[MacroSpec] = ()):
     return db
 
 
-def _nodes(text: str, extra: list[MacroSpec] = ()) -> list:
+def parse_nodes(text: str, extra: list[MacroSpec] = ()) -> list:
+    """``text`` parsed by pylatexenc (tolerant: never raises on bad LaTeX) into its top-level
+    nodes, with this module's macro and environment specs and ``extra`` known."""
     walker = LatexWalker(text, latex_context=_db(extra), tolerant_parsing=True)
     return walker.get_latex_nodes()[0]
 
 
-def _arg(node, i: int) -> str | None:
+def arg_text(node, i: int) -> str | None:
     """The text inside argument ``i`` of a macro/environment node (None when absent)."""
     args = node.nodeargd.argnlist if node.nodeargd else []
     if i >= len(args) or args[i] is None:
@@ -143,7 +144,9 @@ def _arg(node, i: int) -> str | None:
     return a.latex_verbatim()
 
 
-def _end_of_args(node) -> int:
+def end_of_args(node) -> int:
+    """The offset in the source just past a macro's or environment's last argument (past its
+    name, or ``\\begin{…}``, when it has none)."""
     args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
     if args:
         return max(a.pos + a.len for a in args)
@@ -164,7 +167,8 @@ def _walk(nodes):
             yield from _walk(n.nodeargd.argnlist)
 
 
-def _plain_lines(text: str) -> str:
+def plain_lines(text: str) -> str:
+    """``text`` with every run of white space (line ends included) made one space, stripped."""
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -176,18 +180,18 @@ def _definition(node) -> Definition | tuple[str, str] | None:
     ``(name, "env")``, a ``\\newtheorem`` as ``(name, printed)``."""
     m = node.macroname
     if m in ("newcommand", "renewcommand", "providecommand", "DeclareRobustCommand"):
-        name = (_arg(node, 1) or "").strip().lstrip("\\")
-        n = _arg(node, 2)
+        name = (arg_text(node, 1) or "").strip().lstrip("\\")
+        n = arg_text(node, 2)
         return Definition(name, int(n.strip("[] ")) if n and n.strip("[] ").isdigit() else 0,
-                          _arg(node, 3)[1:-1] if _arg(node, 3) else None, _arg(node, 4) or "")
+                          arg_text(node, 3)[1:-1] if arg_text(node, 3) else None, arg_text(node, 4) or "")
     if m in ("newenvironment", "renewenvironment"):
-        return ((_arg(node, 1) or "").strip(), "env")
+        return ((arg_text(node, 1) or "").strip(), "env")
     if m == "newtheorem":
-        return ((_arg(node, 1) or "").strip(), _plain_lines(_arg(node, 3) or _arg(node, 2) or ""))
+        return ((arg_text(node, 1) or "").strip(), plain_lines(arg_text(node, 3) or arg_text(node, 2) or ""))
     return None
 
 
-def _files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
+def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
     """Class and package files the node list loads that sit in ``base`` (recursively)."""
     out: list[Path] = []
     for n in _walk(nodes):
@@ -196,21 +200,26 @@ def _files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
         suffix = {"documentclass": ".cls", "LoadClass": ".cls", "usepackage": ".sty", "RequirePackage": ".sty"}.get(n.macroname)
         if not suffix:
             continue
-        for name in (_arg(n, 1) or "").split(","):
+        for name in (arg_text(n, 1) or "").split(","):
             p = (base / (name.strip() + suffix))
             if name.strip() and p.is_file() and p.resolve() not in seen and p.resolve().parent == base.resolve():
                 seen.add(p.resolve())
                 try:
-                    inner = _nodes(p.read_text(encoding="utf-8", errors="replace"))
+                    inner = parse_nodes(p.read_text(encoding="utf-8", errors="replace"))
                 except Exception:  # noqa: BLE001 - an unparsable class is skipped, the sheet still converts
                     continue
                 out.append(p)
-                out += _files_beside(inner, base, seen)
+                out += files_beside(inner, base, seen)
     return out
 
 
 @dataclass
-class _Context:
+class TexContext:
+    """What the pre-pass has learnt of one sheet and the class files beside it: macros to expand,
+    definitions given to pandoc (``feed``), theorems, question environments, counters and their
+    resets, booleans and ``\\newif`` switches, excluded environments, the graphics path, and
+    the enumerate label of each list depth."""
+
     macros: dict[str, Definition] = field(default_factory=dict)   # expanded here (they count)
     feed: list[str] = field(default_factory=list)                 # given to pandoc
     theorems: dict[str, str] = field(default_factory=dict)
@@ -227,10 +236,10 @@ class _Context:
 
 def _one_line_tex(text: str) -> str:
     """A definition's TeX on one line: comments (with the line end they eat) removed."""
-    return " ".join("".join(n.latex_verbatim() for n in _nodes(text) if not isinstance(n, LatexCommentNode)).split())
+    return " ".join("".join(n.latex_verbatim() for n in parse_nodes(text) if not isinstance(n, LatexCommentNode)).split())
 
 
-def _learn(nodes, ctx: _Context, from_sheet: bool) -> None:
+def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
     """Record definitions, counters, booleans and switches of one file's nodes."""
     for n in _walk(nodes):
         if not isinstance(n, LatexMacroNode):
@@ -241,7 +250,7 @@ def _learn(nodes, ctx: _Context, from_sheet: bool) -> None:
             if from_sheet:
                 ctx.sheet_defines.add(d.name)
                 if d.name in ("labelenumi", "labelenumii", "labelenumiii"):
-                    ctx.label_enum[len(d.name) - len("labelenum")] = _template(d.body)
+                    ctx.label_enum[len(d.name) - len("labelenum")] = label_template(d.body)
             elif "@" not in d.name and "@" not in d.body and "\\def" not in d.body and "\\if" not in d.body:
                 if any(f"\\{c}" in d.body for c in _COUNTING) or re.search(r"\\the[a-z]", d.body):
                     ctx.macros[d.name] = d
@@ -265,22 +274,22 @@ def _learn(nodes, ctx: _Context, from_sheet: bool) -> None:
             elif "@" in name and kind:
                 pass
         elif m == "newcounter":
-            c = (_arg(n, 0) or "").strip()
+            c = (arg_text(n, 0) or "").strip()
             ctx.counters[c] = 0
-            parent = (_arg(n, 1) or "").strip("[] ")
+            parent = (arg_text(n, 1) or "").strip("[] ")
             if parent:
                 ctx.resets.setdefault(parent, []).append(c)
         elif m in ("newboolean", "provideboolean"):
-            ctx.booleans.setdefault((_arg(n, 0) or "").strip(), False)
+            ctx.booleans.setdefault((arg_text(n, 0) or "").strip(), False)
         elif m == "setboolean":
-            ctx.booleans[(_arg(n, 0) or "").strip()] = (_arg(n, 1) or "").strip().lower() == "true"
+            ctx.booleans[(arg_text(n, 0) or "").strip()] = (arg_text(n, 1) or "").strip().lower() == "true"
         elif m == "newif":
             pass
         elif m in ("excludecomment", "excludeversion") and from_sheet:
             # A class's own \\excludecomment sits under an option's conditional, which this
             # pass does not evaluate; solution environments stay solution divs either way.
-            if (_arg(n, 0) or "").strip() not in SOLUTION_ENVS:
-                ctx.excluded.add((_arg(n, 0) or "").strip())
+            if (arg_text(n, 0) or "").strip() not in SOLUTION_ENVS:
+                ctx.excluded.add((arg_text(n, 0) or "").strip())
         elif m == "graphicspath":
             ctx.graphicspath += [g.nodelist[0].latex_verbatim().strip() if g.nodelist else ""
                                  for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
@@ -289,7 +298,7 @@ def _learn(nodes, ctx: _Context, from_sheet: bool) -> None:
     _learn_switches(nodes, ctx)
 
 
-def _learn_switches(nodes, ctx: _Context) -> None:
+def _learn_switches(nodes, ctx: TexContext) -> None:
     """``\\newif\\ifX`` and the ``\\Xtrue``/``\\Xfalse`` that set it, in source order."""
     flat = list(_walk(nodes))
     for i, n in enumerate(flat):
@@ -306,17 +315,17 @@ def _learn_switches(nodes, ctx: _Context) -> None:
                     ctx.newifs[name] = False
 
 
-def _template(label: str) -> str:
+def label_template(label: str) -> str:
     """An enumerate label (``(\\alph{enumi})``, ``\\roman*.``) as pandoc's enumerate
     option (``(a)``, ``i.``); empty when it has none of the counters."""
     kinds = {"alph": "a", "Alph": "A", "roman": "i", "Roman": "I", "arabic": "1"}
     out, found = [], False
-    for n in _nodes(label):
+    for n in parse_nodes(label):
         if isinstance(n, LatexMacroNode) and n.macroname in kinds:
             out.append(kinds[n.macroname])
             found = True
         elif isinstance(n, LatexMacroNode) and n.macroname in ("textup", "textbf", "textit", "emph"):
-            inner = _template(_arg(n, 0) or "")
+            inner = label_template(arg_text(n, 0) or "")
             out.append(inner)
             found = found or bool(inner)
         elif isinstance(n, LatexCharsNode):

@@ -74,7 +74,6 @@ from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, 
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks
-from tasks.convert.checks import OWN, math_not_kept as _math_not_kept, structure_lost as _structure_lost  # noqa: F401 (tests)
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk

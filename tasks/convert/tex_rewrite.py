@@ -20,36 +20,36 @@ from pylatexenc.latexwalker import (
 from pylatexenc.macrospec import MacroSpec
 
 from schemas.markdown import ConversionWarning
+from tasks.convert.checks import OWN
 from tasks.convert.latex import (
-    _EXAM_CHOICES,
-    _EXAM_ITEMS,
-    _EXAM_LISTS,
-    _EXAM_SOLUTIONS,
-    _LAYOUT_IN_BODY,
-    _PARTS_OPTION,
     BOX_EMPTY,
     BOX_TICKED,
-    OWN,
+    EXAM_CHOICES,
+    EXAM_ITEMS,
+    EXAM_LISTS,
+    EXAM_SOLUTIONS,
+    LAYOUT_IN_BODY,
+    PARTS_OPTION,
     QUESTION_WORDS,
     SOLUTION_ENVS,
     START_LABEL,
     Prepared,
-    _arg,
-    _Context,
-    _end_of_args,
-    _files_beside,
-    _learn,
-    _nodes,
-    _plain_lines,
-    _template,
+    TexContext,
+    arg_text,
+    end_of_args,
+    files_beside,
+    label_template,
+    learn_definitions,
+    parse_nodes,
+    plain_lines,
 )
-from tasks.convert.labels import fmt as _fmt, label_sequence, split_keys as _split_keys  # noqa: F401
+from tasks.convert.labels import fmt, label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
 
 class Editor:
     """Collects node edits over one sheet and applies them."""
 
-    def __init__(self, source: str, ctx: _Context):
+    def __init__(self, source: str, ctx: TexContext):
         self.src, self.ctx = source, ctx
         self.edits: list[tuple[int, int, str]] = []
         self.notes: list[ConversionWarning] = []
@@ -61,7 +61,7 @@ class Editor:
         self.edits.append((start, end, text))
 
     def note(self, what: str, body: str) -> None:
-        text = _plain_lines(body)
+        text = plain_lines(body)
         self.hidden.append(body)
         self.notes.append(ConversionWarning(
             kind="HiddenDropped", text=text,
@@ -123,9 +123,9 @@ class Editor:
 
     def macro(self, n: LatexMacroNode, depth: int, in_math: bool) -> None:
         m, ctx, end = n.macroname, self.ctx, n.pos + n.len
-        if m in _EXAM_ITEMS and m not in ctx.sheet_defines and m not in ctx.macros:
-            title = _arg(n, 0) if m == "titledquestion" else None
-            self.edit(n.pos, _end_of_args(n), f"\\item \\textbf{{{title}}} " if title else "\\item ")
+        if m in EXAM_ITEMS and m not in ctx.sheet_defines and m not in ctx.macros:
+            title = arg_text(n, 0) if m == "titledquestion" else None
+            self.edit(n.pos, end_of_args(n), f"\\item \\textbf{{{title}}} " if title else "\\item ")
             self.converted.add(m)
             return
         if m in ("choice", "CorrectChoice") and m not in ctx.sheet_defines:
@@ -134,18 +134,18 @@ class Editor:
             return
         if m in SIUNITX and m not in ctx.sheet_defines:
             maths = siunitx_maths(n)
-            self.edit(n.pos, _end_of_args(n), f"{{{maths}}}" if in_math else f"\\ensuremath{{{maths}}}")
+            self.edit(n.pos, end_of_args(n), f"{{{maths}}}" if in_math else f"\\ensuremath{{{maths}}}")
             return
         if m == "ifthenelse":
             self.ifthenelse(n, depth, in_math)
             return
         if m in ("newenvironment", "renewenvironment"):
-            name = (_arg(n, 1) or "").strip()
+            name = (arg_text(n, 1) or "").strip()
             if name in SOLUTION_ENVS or name.lower() in QUESTION_WORDS:
                 self.edit(n.pos, end, "")  # a solution stays a div; a question word becomes a theorem
                 return
         if m in ctx.macros:
-            self.edit(n.pos, _end_of_args(n), self.expand(n))
+            self.edit(n.pos, end_of_args(n), self.expand(n))
             self.converted.add(m)
             return
         if n.nodeargd is not None:
@@ -154,7 +154,7 @@ class Editor:
                     self.run(a.nodelist, depth, in_math)
 
     def ifthenelse(self, n, depth: int, in_math: bool) -> None:
-        cond = _plain_lines(_arg(n, 0) or "")
+        cond = plain_lines(arg_text(n, 0) or "")
         m = re.fullmatch(r"(\\not\s*)?\\boolean\s*\{([^{}]+)\}", cond)
         args = n.nodeargd.argnlist
         if not m or m.group(2).strip() not in self.ctx.booleans or args[1] is None or args[2] is None:
@@ -170,7 +170,7 @@ class Editor:
 
     def environment(self, n: LatexEnvironmentNode, depth: int, in_math: bool) -> None:
         name, ctx = n.environmentname, self.ctx
-        begin_end = _end_of_args(n)
+        begin_end = end_of_args(n)
         end_start = n.pos + n.len - len(f"\\end{{{name}}}")
         if name in ctx.excluded:
             self.edit(n.pos, n.pos + n.len, "")
@@ -178,21 +178,21 @@ class Editor:
             if body.strip():
                 self.note(f"a {name} environment", body)
             return
-        if name in _EXAM_LISTS and name not in ctx.sheet_defines:
-            opt = (_arg(n, 0) or "").strip()
-            tmpl = _PARTS_OPTION.get(opt, _EXAM_LISTS[name]) if name != "questions" else ""
+        if name in EXAM_LISTS and name not in ctx.sheet_defines:
+            opt = (arg_text(n, 0) or "").strip()
+            tmpl = PARTS_OPTION.get(opt, EXAM_LISTS[name]) if name != "questions" else ""
             self.edit(n.pos, begin_end, f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}")
             self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             self.converted.add(name)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        if name in _EXAM_CHOICES and name not in ctx.sheet_defines:
+        if name in EXAM_CHOICES and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{itemize}")
             self.edit(end_start, n.pos + n.len, "\\end{itemize}")
             self.converted.add(name)
             self.run(n.nodelist, depth, in_math)
             return
-        if name in _EXAM_SOLUTIONS and name not in ctx.sheet_defines:
+        if name in EXAM_SOLUTIONS and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{solution}")
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
@@ -210,20 +210,20 @@ class Editor:
 
     def item_labels_as_text(self, n) -> None:
         for it in self.items(n):
-            label = _arg(it, 0)
+            label = arg_text(it, 0)
             if label is not None:
-                self.edit(it.pos, _end_of_args(it), f"\\item {{{label}}} ")
+                self.edit(it.pos, end_of_args(it), f"\\item {{{label}}} ")
 
     def enumerate(self, n, depth: int, begin_end: int) -> None:
-        opt = _arg(n, 0)
+        opt = arg_text(n, 0)
         tmpl, start, resume = "", 1, False
         if opt is not None:
             if "=" in opt or "resume" in opt:
-                for key in _split_keys(opt):
+                for key in split_keys(opt):
                     k, _, v = key.partition("=")
                     k = k.strip()
                     if k == "label":
-                        tmpl = _template(v.strip())
+                        tmpl = label_template(v.strip())
                     elif k == "start" and v.strip().isdigit():
                         start = int(v.strip())
                     elif k in ("resume", "resume*"):
@@ -231,13 +231,13 @@ class Editor:
             else:
                 tmpl = opt.strip()
         items = self.items(n)
-        labels = [_arg(it, 0) for it in items]
+        labels = [arg_text(it, 0) for it in items]
         if items and all(lab is not None for lab in labels):
             seq = label_sequence(labels)
             if seq:
                 tmpl, start = seq
                 for it in items:
-                    self.edit(it.pos, _end_of_args(it), "\\item ")
+                    self.edit(it.pos, end_of_args(it), "\\item ")
             else:
                 self.item_labels_as_text(n)
         elif any(lab is not None for lab in labels):
@@ -250,7 +250,7 @@ class Editor:
         self.edit(n.pos, begin_end, f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}")
         if start != 1 and items:
             first = items[0]
-            self.edit(_end_of_args(first), _end_of_args(first), f" \\label{{{START_LABEL}{start}}}")
+            self.edit(end_of_args(first), end_of_args(first), f" \\label{{{START_LABEL}{start}}}")
 
     # -- class macros that count --
 
@@ -268,7 +268,7 @@ class Editor:
         body = d.body
         for k, v in enumerate(values, 1):
             body = body.replace(f"#{k}", v)
-        return self.render(_nodes(body)) + " "
+        return self.render(parse_nodes(body)) + " "
 
     def render(self, nodes) -> str:
         out, ctx, skip_until_group, level = [], self.ctx, False, 0
@@ -292,23 +292,23 @@ class Editor:
                 if m in ("def", "gdef", "edef", "xdef"):
                     skip_until_group = True
                     continue
-                c = (_arg(x, 0) or "").strip()
+                c = (arg_text(x, 0) or "").strip()
                 if m in ("stepcounter", "refstepcounter"):
                     ctx.counters[c] = ctx.counters.get(c, 0) + 1
                     for child in ctx.resets.get(c, []):
                         ctx.counters[child] = 0
                 elif m in ("setcounter", "addtocounter"):
-                    v = (_arg(x, 1) or "").strip()
+                    v = (arg_text(x, 1) or "").strip()
                     if re.fullmatch(r"-?\d+", v):
                         ctx.counters[c] = int(v) + (ctx.counters.get(c, 0) if m == "addtocounter" else 0)
                 elif m in ("alph", "Alph", "arabic", "roman", "Roman", "value"):
-                    out.append(_fmt(m, ctx.counters.get(c, 0)))
+                    out.append(fmt(m, ctx.counters.get(c, 0)))
                 elif m.startswith("the") and m[3:] in ctx.counters:
                     own = ctx.macros.get(m)
-                    out.append(self.render(_nodes(own.body)) if own else str(ctx.counters[m[3:]]))
+                    out.append(self.render(parse_nodes(own.body)) if own else str(ctx.counters[m[3:]]))
                 elif m == "par":
                     out.append("\n\n")
-                elif m in _LAYOUT_IN_BODY:
+                elif m in LAYOUT_IN_BODY:
                     continue
                 elif m in ctx.macros:
                     out.append(self.expand(x))
@@ -355,18 +355,18 @@ def prepare(source: str, base_dir: str | None) -> Prepared:
     all is returned unchanged (pandoc then reads it as before).
     """
     try:
-        nodes = _nodes(source)
-        ctx = _Context()
+        nodes = parse_nodes(source)
+        ctx = TexContext()
         if base_dir and Path(base_dir).is_dir():
-            for p in _files_beside(nodes, Path(base_dir), set()):
-                _learn(_nodes(p.read_text(encoding="utf-8", errors="replace")), ctx, from_sheet=False)
-        _learn(nodes, ctx, from_sheet=True)
+            for p in files_beside(nodes, Path(base_dir), set()):
+                learn_definitions(parse_nodes(p.read_text(encoding="utf-8", errors="replace")), ctx, from_sheet=False)
+        learn_definitions(nodes, ctx, from_sheet=True)
         for name in ctx.sheet_defines:
             ctx.macros.pop(name, None)
         extra = [MacroSpec(d.name, ("[" if d.default is not None else "") + "{" * (d.nargs - (d.default is not None)))
                  for d in ctx.macros.values()]
         editor = Editor(source, ctx)
-        editor.run(_nodes(source, extra))
+        editor.run(parse_nodes(source, extra))
     except Exception:  # noqa: BLE001 - pylatexenc's own errors: leave the sheet to pandoc
         return Prepared(source=source)
     theorems = [f"\\newtheorem{{{e}}}{{{e[:1].upper() + e[1:].rstrip('*')}}}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
-from schemas.llm import BackendSpec, LLMReply, LLMRequest
+from schemas.llm import LLMReply, LLMRequest
 
 if TYPE_CHECKING:
     from schemas.status import Cause, StageStatus
@@ -165,37 +165,3 @@ def ask(backend: Backend, request: LLMRequest, parse: Callable[[str], T]) -> tup
         return parse(second.text), [first, second]
     except ValueError as e:
         raise ReplyInvalid(backend.name, str(e), [first, second]) from None
-
-
-def backend_for(spec: "BackendSpec | None", saved: dict[str, str] | None = None, *, offline: bool = False) -> Backend:
-    """The backend a stage calls: saved replies first, then the live backend of ``spec``.
-
-    ``saved`` maps stages to saved reply texts (they are replayed, never asked again);
-    with no live backend (``spec`` ``None``) a missing reply raises :class:`NoReply`, whose
-    message says ``offline`` when ``offline`` is set. Keys are read inside the live call.
-    """
-    from tasks.llm.select import select_backend
-
-    live = select_backend(spec.name, spec.model or None) if spec is not None else None
-    return _SavedThenLive(saved or {}, live, offline)
-
-
-class _SavedThenLive:
-    """Saved replies by stage, falling back to a live backend (internal)."""
-
-    def __init__(self, saved: dict[str, str], live: Backend | None, offline: bool):
-        self.saved = SavedReplies(saved)
-        self.live = live
-        self.offline = offline
-        self.name = live.name if live is not None else "replay"
-
-    def complete(self, request: LLMRequest) -> LLMReply:
-        if request.stage in self.saved.replies:
-            return self.saved.complete(request)
-        if self.live is None:
-            from schemas.status import Cause
-
-            if self.offline:
-                raise NoReply(f"offline: no saved reply {request.stage}.json", Cause.offline_no_reply)
-            raise NoReply(f"no model backend and no saved reply {request.stage}.json", Cause.no_backend)
-        return self.live.complete(request)

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import shutil
 
-from schemas.llm import BackendSpec
-from tasks.llm import Backend
+from schemas.llm import BackendSpec, LLMReply, LLMRequest
+from schemas.status import Cause
+from tasks.llm import Backend, NoReply, SavedReplies
 from tasks.llm.anthropic import AnthropicBackend
 from tasks.llm.claude_code import ClaudeCodeBackend
 from tasks.llm.openai_compat import OpenAIBackend, OpenRouterBackend
@@ -129,3 +130,35 @@ def spec_of(live: Backend | None) -> BackendSpec | None:
 def backend_line(live: Backend | None, offline: bool) -> str:
     """The ``backend`` line a command prints: offline, or :func:`describe` of ``live``."""
     return "offline (saved replies only)" if offline else describe(live)
+
+
+def backend_for(spec: "BackendSpec | None", saved: dict[str, str] | None = None, *, offline: bool = False) -> Backend:
+    """The backend a stage calls: saved replies first, then the live backend of ``spec``.
+
+    ``saved`` maps stages to saved reply texts (they are replayed, never asked again);
+    with no live backend (``spec`` ``None``) a missing reply raises :class:`tasks.llm.NoReply`, whose
+    message says ``offline`` when ``offline`` is set. Keys are read inside the live call.
+    """
+    live = select_backend(spec.name, spec.model or None) if spec is not None else None
+    return SavedThenLive(saved or {}, live, offline)
+
+
+class SavedThenLive:
+    """Saved replies by stage (replayed, never asked again), falling back to ``live``; with no
+    live backend a missing reply raises :class:`tasks.llm.NoReply` (cause ``offline_no_reply``
+    when ``offline``, else ``no_backend``)."""
+
+    def __init__(self, saved: dict[str, str], live: Backend | None, offline: bool):
+        self.saved = SavedReplies(saved)
+        self.live = live
+        self.offline = offline
+        self.name = live.name if live is not None else "replay"
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        if request.stage in self.saved.replies:
+            return self.saved.complete(request)
+        if self.live is None:
+            if self.offline:
+                raise NoReply(f"offline: no saved reply {request.stage}.json", Cause.offline_no_reply)
+            raise NoReply(f"no model backend and no saved reply {request.stage}.json", Cause.no_backend)
+        return self.live.complete(request)

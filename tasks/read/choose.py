@@ -16,10 +16,10 @@ from schemas.routes import RouteResult, Usage
 from schemas.status import Cause, StageStatus, State
 from tasks.cache import stage
 from tasks.errors import FilterError
-from tasks.llm import BackendError, NoReply, backend_for
+from tasks.llm import BackendError, NoReply
+from tasks.llm.select import backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
-from tasks.read.route_b import choose_library_filter, library_filters
-from tasks.read.route_b import read_route_b as read_and_pair
+from tasks.read.route_b import choose_library_filter, library_filters, read_and_pair
 
 
 class FolderFilter(BaseModel):
@@ -50,11 +50,11 @@ def route_b_task(
     reason; the run goes on with route A alone.
     """
     if chosen is None:
-        return read_route_b(*sheet.texts(), None, backend, tries)
-    return read_route_b(*sheet.texts(), chosen.source, backend, tries, label=chosen.label)
+        return choose_filter_and_read(*sheet.texts(), None, backend, tries)
+    return choose_filter_and_read(*sheet.texts(), chosen.source, backend, tries, label=chosen.label)
 
 
-def read_route_b(
+def choose_filter_and_read(
     questions_md: str,
     solutions_md: str | None,
     filter_source: str | None,
@@ -62,8 +62,11 @@ def read_route_b(
     tries: int = 3,
     label: str = "given filter",
 ) -> RouteResult:
-    """Route B's reading of two markdown texts (see :func:`route_b_task`); ``label`` names
-    a given ``filter_source`` in the result."""
+    """Choose route B's filter and read two markdown texts with it (:func:`route_b_task` says
+    which filter: ``filter_source`` when given, named ``label`` in the result; else one written
+    with ``backend``, up to ``tries`` calls; else the library's). Returns the route's
+    :class:`RouteResult`, ``failed`` with the reason when the filter fails; never raises for a
+    failing filter or writer."""
     usage, note, calls, writer_error = Usage(), "", 0, ""
     if filter_source is None and backend is not None:
         try:
@@ -119,7 +122,7 @@ def folder_filter(sheet: SheetText, backend: BackendSpec | None, tries: int = 3)
     (with a live ``backend``), else the library filter that accounts for most of it."""
     q_md, s_md = sheet.texts()
     if backend is not None:
-        written = read_route_b(q_md, s_md, None, backend, tries)
+        written = choose_filter_and_read(q_md, s_md, None, backend, tries)
         if written.written_filter:
             return FolderFilter(source=written.filter_source, label=f"written for {sheet.questions.name}")
         failed = written.status.reason if written.status.cause == Cause.backend_error else ""

@@ -3,7 +3,7 @@
 One call per attempt (stage ``filter``, prompt ``tasks/prompts/filter.md``): the user
 text holds :func:`tasks.read.tree_view.tree_view` of the questions document and of its
 solutions document, and, on a retry, the previous filter with what went wrong. Each
-written filter is run at once in the sandbox (:func:`tasks.read.route_b.run_route_b`) over
+written filter is run at once in the sandbox (:func:`tasks.read.route_b.read_and_pair`) over
 the documents it was written from. A filter that fails (a sandbox rule, a Lua error,
 time, memory, output that is not the JSON list or does not validate) or reads no
 question is asked for again with the error; a filter that runs but leaves fields not
@@ -26,7 +26,7 @@ from tasks import prompts
 from tasks.settle.coverage import coverage, field_texts, uncovered
 from tasks.errors import FilterError
 from tasks.llm import Backend
-from tasks.read.route_b import run_route_b
+from tasks.read.route_b import read_and_pair
 from tasks.read.tree_view import tree_view
 from tasks.settle.verbatim import not_verbatim
 
@@ -171,9 +171,9 @@ def _try(
     if not source.strip():
         return FilterAttempt(source=source, outcome="failed", reason="the reply holds no Lua source", usage=usage), None
     try:
-        reading = run_route_b(
+        reading = read_and_pair(
             source, questions_md, solutions_md, timeout=timeout, memory_bytes=memory_bytes, name="written-filter"
-        )
+        )[0]
     except FilterError as e:
         return FilterAttempt(source=source, outcome="failed", reason=e.reason, usage=usage), None
     # questions only the solutions run gave (merged in by position) have no text of their own
@@ -217,7 +217,7 @@ def write_filter(
     ``memory_bytes`` bound each sandbox run; ``max_lines`` bounds each tree view.
 
     Each call is ``backend.complete(LLMRequest(stage="filter", ...))``; the reply's Lua
-    source (:func:`lua_source`) is run at once with :func:`tasks.read.route_b.run_route_b`. A
+    source (:func:`lua_source`) is run at once with :func:`tasks.read.route_b.read_and_pair`. A
     failure, or a filter that runs but is not perfect, is asked for again with what went
     wrong, up to ``tries``; the attempts stop early once a filter works with every field
     verbatim and coverage ≥ :data:`GOOD_COVERAGE`. A replayed (saved) reply is never asked

@@ -18,7 +18,8 @@ from schemas.routes import RouteResult, Usage
 from schemas.sheet import SheetSet
 from tasks import prompts
 from tasks.cache import stage
-from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
+from tasks.llm.select import backend_for
 from tasks.convert.bounds import json_loads
 
 STAGE = "route-a"

@@ -11,14 +11,10 @@ else by position, with a flag when the counts differ.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from schemas.flags import Flag
-from schemas.llm import BackendSpec
-from schemas.status import Cause, StageStatus, State
-from schemas.routes import RouteResult, Usage
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.coverage import coverage, field_texts, is_timing
 from tasks.errors import FilterError
@@ -177,7 +173,7 @@ def merge_solutions(
     return merge_by_position(questions, solutions), Pairing("position", flags)
 
 
-def read_route_b(
+def read_and_pair(
     filter_source: str,
     questions_md: str,
     solutions_md: str | None,
@@ -204,20 +200,6 @@ def read_route_b(
         q_numbers = numbering(filter_source, questions_md, "questions", **limits)
         s_numbers = numbering(filter_source, solutions_md, "solutions", **limits)
     return merge_solutions(questions, solutions, q_numbers, s_numbers)
-
-
-def run_route_b(
-    filter_source: str,
-    questions_md: str,
-    solutions_md: str | None,
-    *,
-    timeout: float = 20.0,
-    memory_bytes: int = 1 << 30,
-    name: str = "filter",
-) -> SheetSet:
-    """Route B's reading of a sheet: :func:`read_route_b` without the pairing."""
-    return read_route_b(filter_source, questions_md, solutions_md, timeout=timeout,
-                        memory_bytes=memory_bytes, name=name)[0]
 
 
 def chrome_quoted(texts: list[str]) -> int:

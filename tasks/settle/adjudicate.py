@@ -20,7 +20,8 @@ from schemas.status import Cause, StageStatus, State
 from tasks import prompts
 from tasks.settle.fold import fold_whitespace
 from tasks.cache import stage
-from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
+from tasks.llm.select import backend_for
 from tasks.convert.bounds import json_loads
 
 STAGE = "adjudication"

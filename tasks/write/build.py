@@ -1,23 +1,9 @@
 """Stage 9: write the set with in2lambda, the platform's own set writer.
 
-This is the one module that imports in2lambda (1.1.0); its quirks live here:
-
-- ``import in2lambda`` installs rich's traceback handler as ``sys.excepthook`` (it
-  prints local variables, which can hold keys) and runs ``beartype_this_package()``,
-  whose decoration of in2lambda's ``master_content`` property warns
-  (``BeartypeClawDecorWarning``). :func:`load_in2lambda` restores the hook and silences the
-  warnings of the import only.
-- ``Set.to_json(dir)`` deletes ``dir`` first (``shutil.rmtree``): :func:`write_set`
-  lets it write into a fresh temporary folder and moves the complete result into place
-  only when everything succeeded, and never replaces an existing set.
-- ``Question.master_content`` appends on every assignment and ``Question.add_part_text``
-  / ``add_solution`` keep ``_last_part`` bookkeeping: parts are built as ``Part``
-  objects directly and the main text is given once, to the constructor.
-- in2lambda copies ``Question.images`` into ``media/`` under their own names (two
-  images with one name overwrite each other) and rewrites no link: images are staged
-  under unique names first and the links rewritten here.
-- in2lambda's ``katex_convert`` rewriter changes meaning and is never used; maths is
-  checked (never changed) by :mod:`tasks.write.katex`.
+Here the settled set is laid out for the platform (titles, images staged under unique names and
+their links rewritten, display maths on lines of its own), every maths span checked, and the
+result moved into place whole; the calls into in2lambda, and its quirks, are in
+:mod:`tasks.write.in2lambda`.
 """
 
 from __future__ import annotations
@@ -25,12 +11,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
-import warnings
-from functools import lru_cache
 from pathlib import Path
-from types import SimpleNamespace
 
 from schemas.areas import Box
 from schemas.build import BuildResult, BuiltSet, KatexWarning
@@ -40,6 +22,7 @@ from schemas.markdown import SheetText
 from schemas.tiers import Settled
 from tasks.cache import stage
 from tasks.errors import InputError
+from tasks.write.in2lambda import default_title, write_with_in2lambda
 from tasks.write.katex import KatexBudget, check_maths, find_maths
 
 IMAGE_LINK = re.compile(
@@ -53,45 +36,6 @@ IMAGE_LINK = re.compile(
 _CONTAINER = re.compile(r"((?:[ \t]*>[ \t]?)*)([ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?)")
 _LAID_OUT = re.compile(r"[ \t]*\n[\s\S]*\n[ \t]*")
 _UNSAFE_NAME = re.compile(r"[^\w\-.]")
-
-
-@lru_cache(maxsize=1)
-def load_in2lambda() -> SimpleNamespace:
-    """in2lambda's ``Set``, ``Question`` and ``Part``, imported without its side effects.
-
-    ``sys.excepthook`` is restored after the import and beartype's decoration warnings
-    (and deprecation warnings of in2lambda's dependencies) are silenced during it.
-    """
-    from beartype.roar import BeartypeWarning
-
-    hook = sys.excepthook
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", BeartypeWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            import in2lambda  # noqa: F401
-            import in2lambda.json_convert.json_convert  # noqa: F401  (imported lazily by to_json)
-            from in2lambda.api.part import Part as I2LPart
-            from in2lambda.api.question import Question as I2LQuestion
-            from in2lambda.api.set import Set as I2LSet
-    finally:
-        sys.excepthook = hook
-    return SimpleNamespace(Set=I2LSet, Question=I2LQuestion, Part=I2LPart)
-
-
-def default_title(title: str, index: int) -> str:
-    """The title in2lambda writes: ``title``, or ``Question N`` (``index`` 0-based) when empty.
-
-    Source: in2lambda 1.1.0 ``json_convert.converter``.
-    """
-    return title if title != "" else f"Question {index + 1}"
-
-
-def default_titles(questions: SheetSet) -> SheetSet:
-    """A copy of ``questions`` with every empty title replaced as in2lambda writes it."""
-    return SheetSet(
-        [q.model_copy(update={"title": default_title(q.title, i)}) for i, q in enumerate(questions.root)]
-    )
 
 
 def display_blocks(text: str) -> str:
@@ -191,8 +135,8 @@ def write_set(
       one empty part) gets one empty part. Multiple-choice ``options`` are not written
       into any field; they stay in ``BuildResult.written``.
     - Answer boxes: ``boxes`` maps a part's 1-based key (``q2.p1``, parts counted as
-      ``normalised_parts``) to its boxes, as :func:`tasks.boxes.areas.check` kept them; each
-      becomes in2lambda's response area (:func:`tasks.boxes.areas.to_in2lambda`; a multiple
+      ``normalised_parts``) to its boxes, as :func:`tasks.boxes.check.check` kept them; each
+      becomes in2lambda's response area (:func:`tasks.write.in2lambda.to_in2lambda`; a multiple
       choice carries the part's options). A key naming no part raises ``ValueError``.
     - Images: ``images`` maps each image link as written in the markdown to the file
       found for it (or ``None``). Each found file is copied once into ``media/`` under
@@ -289,9 +233,6 @@ def write_set(
     for key, part_boxes in boxes.items():
         for n, box in enumerate(part_boxes, 1):
             katex += check_maths(box.label, f"{key}.box{n}.label", budget)
-    from tasks.boxes.check import to_in2lambda  # imported here: tasks.boxes.check imports this module
-
-    lib = load_in2lambda()
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=out_dir))
     try:
@@ -301,9 +242,8 @@ def write_set(
             shutil.copyfile(source, staged / media_name)
         attached: set[str] = set()
         staged_names = set(media_of_file.values())
-        i2l_set = lib.Set()
-        i2l_set.set_name(name)
-        for qi, q in enumerate(written.root):
+        attaches: list[list[str]] = []  # each file goes with the first question that links it
+        for q in written.root:
             own: list[str] = []
             for text in _fields(q):
                 for m in IMAGE_LINK.finditer(text):
@@ -311,20 +251,9 @@ def write_set(
                     if media_name in staged_names and media_name not in attached:
                         attached.add(media_name)
                         own.append(str(staged / media_name))
-            parts = [
-                lib.Part(
-                    content=p.content,
-                    answer=p.answer,
-                    worked_solution=p.worked_solution,
-                    response_areas=[to_in2lambda(b, p.options) for b in boxes.get(str(PartKey(qi, pi)), [])],
-                )
-                for pi, p in enumerate(q.parts)
-            ] or [lib.Part()]
-            i2l_set.questions.append(lib.Question(title=q.title, parts=parts, images=own, master_content=q.main_text))
+            attaches.append(own)
         built = tmp / "out"
-        i2l_set.to_json(str(built))
-        if not (built / name / f"set_{name}.json").is_file() or not (built / f"{name}.zip").is_file():
-            raise OSError(f"in2lambda did not write {name}/set_{name}.json and {name}.zip")
+        write_with_in2lambda(written, name, attaches, boxes, built)
         for dest in (dest_dir, dest_zip):
             if dest.exists() or dest.is_symlink():
                 raise InputError(str(dest), "already exists; not overwriting it (choose another output folder)")

@@ -223,7 +223,7 @@ def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: 
                  comparison: Comparison | None, report: Report, settled: Settled) -> list[str]:
     """:func:`write_outputs` as a task (never cached: it writes files); the answer boxes'
     replies and refusal flags are taken from ``part_boxes``."""
-    from tasks.boxes.areas import flags_of, saved_file
+    from tasks.boxes.propose import flags_of, saved_file
 
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
     return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report,

@@ -24,7 +24,7 @@ would add one more wave of calls per sheet):
    runs and the slowest sheet alone at ``--long-delay`` (closer to a live model's latency);
 2. a route-B-only sweep over ``--sweep`` sheets (``--backend none``, the latex library
    filter given): the folder flow against a bare loop doing the same conversions and
-   filter runs (``to_markdown`` + ``run_route_b``), one after another and 4 at a time;
+   filter runs (``to_markdown`` + ``read_and_pair``), one after another and 4 at a time;
 3. the second run of a folder: wall time and model calls (must be 0);
 4. the peak memory (``VmHWM``) of the sweep at each ``--memory`` size, each in its own
    subprocess;
@@ -322,7 +322,7 @@ def bare_one(copy: support.Copy, filter_source: str) -> int:
     markdown, and the filter over both in the sandbox. Returns the questions read."""
     from tasks.errors import FilterError, InputError
     from tasks.convert.markdown import to_markdown
-    from tasks.read.route_b import run_route_b
+    from tasks.read.route_b import read_and_pair
 
     try:
         q = to_markdown(copy.source.name, copy.source.read_bytes(), "questions", base_dir=str(copy.source.parent),
@@ -331,7 +331,7 @@ def bare_one(copy: support.Copy, filter_source: str) -> int:
         if copy.solutions is not None:
             s = to_markdown(copy.solutions.name, copy.solutions.read_bytes(), "solutions",
                             base_dir=str(copy.solutions.parent), media_dir=None)
-        return len(run_route_b(filter_source, q.text, s.text if s else None))
+        return len(read_and_pair(filter_source, q.text, s.text if s else None)[0])
     except (FilterError, InputError):
         return 0
 

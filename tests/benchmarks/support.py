@@ -5,7 +5,7 @@ built in advance, after a fixed delay per call, and counts its calls:
 
 - route A: for ``me2/questions.md`` the real recorded reply (``me2/replies/route-a.json``);
   for every other sheet the reading of the library filter named in :data:`Original`
-  (``run_route_b``), with one field cut short (still a quote of the sheet) so that the two
+  (``read_and_pair``), with one field cut short (still a quote of the sheet) so that the two
   routes disagree on one field and adjudication is asked, as with a live model;
 - the filter writer: the source of that library filter;
 - adjudication: ``{"verdicts": []}``.
@@ -173,7 +173,7 @@ class Replies:
         if o == ME2:
             return (CORPUS / "me2" / "replies" / "route-a.json").read_text(encoding="utf-8")
         from tasks.convert.markdown import to_markdown
-        from tasks.read.route_b import run_route_b
+        from tasks.read.route_b import read_and_pair
 
         src = CORPUS / o.source
         q = to_markdown(src.name, src.read_bytes(), "questions", base_dir=str(src.parent), media_dir=None)
@@ -181,7 +181,7 @@ class Replies:
         if o.solutions:
             sp = CORPUS / o.solutions
             s = to_markdown(sp.name, sp.read_bytes(), "solutions", base_dir=str(sp.parent), media_dir=None)
-        reading = json.loads(run_route_b(self.filter_source(o), q.text, s.text if s else None).model_dump_json())
+        reading = json.loads(read_and_pair(self.filter_source(o), q.text, s.text if s else None)[0].model_dump_json())
         _cut_one_field(reading)
         return json.dumps({"questions": reading}, ensure_ascii=False)
 
