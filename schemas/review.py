@@ -222,3 +222,14 @@ class ReviewSummary(BaseModel):
     open_by_kind: dict[str, int] = Field(default_factory=dict)
     decisions: int = 0
     corrected_by_note: list[str] = Field(default_factory=list)
+
+
+class ReviewResult(BaseModel):
+    """What applying a review did: ``decisions`` made now (also appended to ``review.json``),
+    ``summary`` the counts over every decision recorded, ``files`` the output folder's
+    entries after publishing, ``katex_warnings`` the rebuilt set's count."""
+
+    decisions: list[Decision] = Field(default_factory=list)
+    summary: ReviewSummary = Field(default_factory=ReviewSummary)
+    files: list[str] = Field(default_factory=list)
+    katex_warnings: int = 0

@@ -81,6 +81,17 @@ def _manifest(out: Path) -> dict:
             "entries": [e for e in entries if plain_name(e)] if isinstance(entries, list) else []}
 
 
+def written_by(out: Path) -> str | None:
+    """The document whose outputs ``out`` holds, as its manifest names it (an absolute path),
+    or ``None`` when no run of sheet2lambda wrote there (or its manifest is unreadable)."""
+    return _manifest(out)["source"]
+
+
+def written_entries(out: Path) -> list[str]:
+    """The entries of ``out`` the last run of sheet2lambda wrote (plain names only)."""
+    return list(_manifest(out)["entries"])
+
+
 def _ours(out: Path) -> set[str]:
     return set(_manifest(out)["entries"])
 
