@@ -25,7 +25,7 @@ from schemas.status import StageStatus, State
 from tasks.check.report import count_report
 from tasks.llm import NoBackend
 from tasks.review import notes
-from tasks.review.apply import apply_decisions, decide_form, review
+from tasks.review.apply import decide_form, review
 from tasks.review.console import ask_form
 from tasks.review.form import build_form, form_input, load_run, read_decisions
 from tasks.settle.tiers import settle_document
@@ -417,4 +417,3 @@ def test_decide_form_refuses_a_flag_the_run_does_not_have(out):
     e = entry(out, "q1.p1.content", choice="B").model_copy(update={"flag": 999})
     with pytest.raises(InputError, match="there is no flag 999"):
         decide_form(run, ReviewForm(entries=[e]), NoBackend())
-    assert apply_decisions  # imported for the lead's wiring; used by review()

@@ -27,7 +27,7 @@ from schemas.llm import BackendSpec
 from schemas.review import Decision, ReviewForm, ReviewLog, ReviewResult, ReviewSummary
 from tasks.errors import InputError
 from tasks.llm import Backend, backend_for
-from tasks.review.decisions import apply_decision, decide, get_field
+from tasks.review.decisions import apply_decision, decide
 from tasks.review.form import REVIEW, ReviewRun, load_run
 from tasks.write.build import write_set
 from tasks.write.outputs import publish
@@ -143,7 +143,3 @@ def review_task(out: str, form: ReviewForm, spec: BackendSpec | None, offline: b
     go to the backend of ``spec`` (keys read inside the call)."""
     return review(out, form, backend_for(spec, {}, offline=offline))
 
-
-def field_text(run: ReviewRun, key: str) -> str | None:
-    """The text field ``key`` holds after every recorded decision (``None``: no such field)."""
-    return get_field(run.current(), key)
