@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from schemas.areas import AreasSummary
+from schemas.review import ReviewSummary
 
 
 class RouteSummary(BaseModel):
@@ -90,3 +91,6 @@ class Report(Counts, ReportHead):
     comparison: dict[str, int] | None = None
     areas: AreasSummary = Field(default_factory=AreasSummary)
     warnings: list[str] = Field(default_factory=list)
+    review: ReviewSummary | None = None
+    """After a person's review (:mod:`tasks.review`): flags resolved and still open, and the
+    fields corrected by a person's note; ``None`` until a review was applied."""

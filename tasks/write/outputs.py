@@ -25,6 +25,7 @@ from schemas.export import Comparison
 from schemas.flags import Flag
 from schemas.markdown import SheetText
 from schemas.report import Report
+from schemas.review import SettledRecord
 from schemas.routes import AdjudicationResult, RouteResult
 from schemas.tiers import Settled
 from tasks.errors import InputError
@@ -33,7 +34,7 @@ MANIFEST = ".sheet2lambda-outputs.json"
 """Lists the entries a run wrote into its output folder, so the next run may replace them."""
 
 OUTPUT_NAMES = {"source.md", "solutions.md", "replies", "media", "flags.json", "report.json", "comparison.json",
-                "katex.json"}
+                "katex.json", "settled.json"}
 """The fixed entries a document run writes (besides the set's folder and zip)."""
 
 
@@ -78,6 +79,17 @@ def _manifest(out: Path) -> dict:
     source = data.get("source")
     return {"source": source if isinstance(source, str) else None,
             "entries": [e for e in entries if plain_name(e)] if isinstance(entries, list) else []}
+
+
+def written_by(out: Path) -> str | None:
+    """The document whose outputs ``out`` holds, as its manifest names it (an absolute path),
+    or ``None`` when no run of sheet2lambda wrote there (or its manifest is unreadable)."""
+    return _manifest(out)["source"]
+
+
+def written_entries(out: Path) -> list[str]:
+    """The entries of ``out`` the last run of sheet2lambda wrote (plain names only)."""
+    return list(_manifest(out)["entries"])
 
 
 def _ours(out: Path) -> set[str]:
@@ -181,12 +193,15 @@ def _json(items) -> str:
 
 def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
                   adjudication: AdjudicationResult, saved_areas: str | None, built: BuiltSet,
-                  comparison: Comparison | None, report: Report, flags: list[Flag]) -> list[str]:
+                  comparison: Comparison | None, report: Report, flags: list[Flag],
+                  record: SettledRecord | None = None) -> list[str]:
     """Write a run's outputs into a scratch folder and :func:`publish` them into ``out``.
 
     The set (``built.files``), ``source.md``/``solutions.md``, the docx images of
     ``media_dir``, ``replies/`` (every reply had, so ``--replies`` repeats the run),
-    ``flags.json``, ``report.json``, ``comparison.json`` and ``katex.json``. Returns the
+    ``flags.json``, ``report.json``, ``comparison.json``, ``katex.json`` and, given
+    ``record``, ``settled.json`` (what a person's review rebuilds the set from:
+    :mod:`tasks.review`). Returns the
     entries written. Raises :class:`InputError` when ``out`` holds a user's entry of the
     same name.
     """
@@ -214,6 +229,8 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
             (staging / "comparison.json").write_text(comparison.model_dump_json(indent=1), encoding="utf-8")
         if built.result.katex_warnings:
             (staging / "katex.json").write_text(_json(built.result.katex_warnings), encoding="utf-8")
+        if record is not None:
+            (staging / "settled.json").write_text(record.model_dump_json(indent=1), encoding="utf-8")
         return publish(staging, Path(out), report.source)
 
 
@@ -226,5 +243,17 @@ def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: 
     from tasks.boxes.propose import flags_of, saved_file
 
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
-    return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report,
-                         settled.flags + flags_of(part_boxes))
+    flags = settled.flags + flags_of(part_boxes)
+    return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report, flags,
+                         settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags))
+
+
+def settled_record(source: str, set_name: str, sheet: SheetText, settled: Settled, part_boxes: list[PartBoxes],
+                   flags: list[Flag]) -> SettledRecord:
+    """The run's :class:`SettledRecord` (``settled.json``): the settled set, its fields, all
+    its ``flags`` (as ``flags.json`` lists them), the answer boxes kept and each image
+    link's file digest."""
+    images = {i.link: i.digest for m in (sheet.questions, sheet.solutions) if m for i in m.images
+              if i.path is not None and i.digest}
+    return SettledRecord(source=source, set_name=set_name, questions=settled.questions, fields=settled.fields,
+                         flags=flags, boxes={p.field: list(p.boxes) for p in part_boxes if p.boxes}, images=images)

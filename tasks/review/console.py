@@ -1,0 +1,105 @@
+"""The review on a terminal: each open flag printed, the person's choice read from a stream.
+
+:func:`ask_form` fills a :class:`ReviewForm` from lines read one at a time (stdin, or any
+iterator in tests); :func:`result_lines` says what the review did.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from pydantic import ValidationError
+
+from schemas.review import ReviewEntry, ReviewForm, ReviewResult
+
+_CHOICE = {"a": "A", "b": "B", "k": "keep", "keep": "keep", "s": "source", "source": "source", "n": "note",
+           "note": "note", "": None, "-": None, "skip": None}
+
+
+def _show(text: str | None, width: int = 600) -> str:
+    if text is None:
+        return "(none)"
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return "\n".join("    " + line for line in (text.splitlines() or [""]))
+
+
+def entry_lines(entry: ReviewEntry) -> list[str]:
+    """What is printed for one open flag: its number, field, kind, reason and the texts."""
+    lines = [f"flag {entry.flag}  {entry.field}  [{entry.kind}]  {entry.reason}"]
+    if entry.a is not None:
+        lines += ["  A:", _show(entry.a)]
+    if entry.b is not None:
+        lines += ["  B:", _show(entry.b)]
+    if entry.current is not None and entry.current not in (entry.a, entry.b):
+        lines += ["  the set holds now:", _show(entry.current)]
+    return lines
+
+
+def ask_form(form: ReviewForm, lines: Iterator[str], say: Callable[[str], None] = print) -> ReviewForm:
+    """``form`` with the choices read from ``lines`` (one answer a line): for each entry a
+    choice among its ``choices`` (``A``, ``B``, ``keep``/``k``, ``source``/``s``,
+    ``note``/``n``; empty or ``skip``: leave it open); after ``source`` the passage (lines
+    up to an empty line), after ``note`` the note (one line) and, when the field holds
+    several display equations, which one. An answer that is not allowed is asked again
+    (three times, then the flag stays open). The end of the input leaves the remaining
+    flags open."""
+    chosen: list[ReviewEntry] = []
+    for entry in form.entries:
+        for line in entry_lines(entry):
+            say(line)
+        labels = "/".join(entry.choices)
+        answer = None
+        for _ in range(3):
+            say(f"choice ({labels}, empty: leave open)?")
+            raw = next(lines, None)
+            if raw is None:
+                return form.model_copy(update={"entries": chosen})
+            key = raw.strip()
+            choice = _CHOICE.get(key.lower()) if key not in ("A", "B") else key
+            if key.lower() in _CHOICE or key in ("A", "B"):
+                if choice is None or choice in entry.choices:
+                    answer = choice or "open"
+                    break
+            say(f"not a choice for this flag: {key!r}")
+        if answer in (None, "open"):
+            continue
+        update: dict = {"choice": answer}
+        if answer == "source":
+            say("the passage, copied from the sheet (end with an empty line):")
+            passage = []
+            for raw in lines:
+                if not raw.strip():
+                    break
+                passage.append(raw.rstrip("\n"))
+            update["passage"] = "\n".join(passage)
+        elif answer == "note":
+            say("the note (one line: what is wrong with the equation)?")
+            update["note"] = (next(lines, "") or "").strip()
+            if entry.equations > 1:
+                say(f"which display equation (1–{entry.equations})?")
+                raw = (next(lines, "") or "").strip()
+                update["equation"] = int(raw) if raw.isdigit() and int(raw) >= 1 else None
+        try:
+            chosen.append(ReviewEntry.model_validate({**entry.model_dump(), **update}))
+        except ValidationError as e:
+            say(f"left open: {str(e.errors()[0]['msg']).removeprefix('Value error, ')}")
+    return form.model_copy(update={"entries": chosen})
+
+
+def result_lines(result: ReviewResult) -> list[str]:
+    """One line per decision made now, then the review's counts."""
+    lines = []
+    for d in result.decisions:
+        what = d.choice + (f" ({d.note})" if d.note else "")
+        state = "resolved" + (", corrected by a person's note" if d.corrected_by_note else "") if d.resolved \
+            else f"still open: {d.reason}"
+        lines.append(f"flag {d.flag:<4} {d.field}: {what}: {state}")
+    s = result.summary
+    lines.append(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open"
+                 + (f" ({', '.join(f'{k} {v}' for k, v in s.open_by_kind.items())})" if s.open_by_kind else "")
+                 + f"; {s.decisions} decisions recorded")
+    if s.corrected_by_note:
+        lines.append(f"notes      corrected by a person's note (not a quote of the sheet): {', '.join(s.corrected_by_note)}")
+    if result.katex_warnings:
+        lines.append(f"katex      {result.katex_warnings} KaTeX warnings in the rebuilt set")
+    return lines

@@ -1,0 +1,160 @@
+"""The review form: a finished run's output folder read back, and one entry per open flag.
+
+A run's output folder (``--out``) holds everything a review needs: ``settled.json`` (the
+settled set, the flags, the answer boxes), ``source.md``/``solutions.md`` (what a passage
+must quote), ``report.json`` and, once a review was applied, ``review.json`` (every
+decision so far). :func:`load_run` reads them; :func:`build_form` makes the
+:class:`ReviewForm` of the flags no decision resolved yet; :func:`form_input` turns it into
+the input type Prefect's ``pause_flow_run(wait_for_input=…)`` shows as a form in the UI.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from schemas.report import Report
+from schemas.review import DecisionsFile, ReviewEntry, ReviewForm, ReviewLog, SettledRecord
+from schemas.sheet import SheetSet
+from tasks.errors import InputError
+from tasks.review.decisions import apply_decision, choices_for, get_field
+from tasks.review.notes import display_equations
+from tasks.write.outputs import written_by, written_entries
+
+SETTLED = "settled.json"
+REVIEW = "review.json"
+
+
+@dataclass
+class ReviewRun:
+    """A finished run's output folder, read for a review: ``out`` the folder, ``source``
+    the document as its manifest names it, ``record`` its ``settled.json``, ``log`` its
+    ``review.json`` (empty when none), ``report`` its ``report.json``, ``sources`` the
+    markdown a passage must quote (questions, then solutions if any), ``entries`` the
+    folder's entries the run wrote."""
+
+    out: Path
+    source: str
+    record: SettledRecord
+    log: ReviewLog
+    report: Report
+    sources: list[str]
+    entries: list[str]
+
+    def current(self) -> SheetSet:
+        """The set as the run settled it with every resolving decision so far applied."""
+        questions = self.record.questions
+        for d in self.log.decisions:
+            questions = apply_decision(questions, d)
+        return questions
+
+    def resolved(self) -> set[int]:
+        """The flags (1-based numbers) some decision resolved."""
+        return {d.flag for d in self.log.decisions if d.resolved}
+
+
+def _read_model(path: Path, model, what: str):
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
+    except (ValidationError, ValueError) as e:
+        raise InputError(str(path), f"not a valid {what}: {str(e).splitlines()[0]}") from None
+
+
+def load_run(out: str | Path) -> ReviewRun:
+    """Read a finished run's output folder for a review.
+
+    Raises :class:`InputError` (one line naming the file) when ``out`` is not a folder a
+    run of sheet2lambda wrote, has no ``settled.json`` (written by runs since the review
+    exists: run the document again), or a file does not validate; and when
+    ``review.json`` is there but the last run did not list it (a later document run
+    rebuilt the set: the decisions were made on another reading, so they are not applied
+    silently to this one).
+    """
+    out = Path(out)
+    if not out.is_dir():
+        raise InputError(str(out), "no such output folder")
+    source = written_by(out)
+    entries = written_entries(out)
+    if source is None or not entries:
+        raise InputError(str(out), "not the output folder of a sheet2lambda run (no manifest)")
+    if SETTLED not in entries or not (out / SETTLED).is_file():
+        raise InputError(str(out / SETTLED), "missing: this run's outputs predate the review; run the document again")
+    record = _read_model(out / SETTLED, SettledRecord, "settled set")
+    report = _read_model(out / "report.json", Report, "report")
+    if (out / REVIEW).exists() and REVIEW not in entries:
+        raise InputError(str(out / REVIEW), "holds decisions made before the set was built again; move it away to "
+                                             "review this run")
+    log = (_read_model(out / REVIEW, ReviewLog, "review log") if (out / REVIEW).exists()
+           else ReviewLog(source=record.source, set_name=record.set_name))
+    sources = []
+    for name in ("source.md", "solutions.md"):
+        if (out / name).is_file():
+            sources.append((out / name).read_text(encoding="utf-8"))
+    if not sources:
+        raise InputError(str(out / "source.md"), "missing: a passage of the sheet cannot be checked without it")
+    return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries)
+
+
+def build_form(run: ReviewRun) -> ReviewForm:
+    """One :class:`ReviewEntry` per flag of the run that no decision resolved yet, in
+    ``flags.json`` order, showing both routes' texts, the reason, the text the set holds
+    now and the choices it allows; nothing chosen."""
+    questions = run.current()
+    done = run.resolved()
+    entries = []
+    for n, flag in enumerate(run.record.flags, 1):
+        if n in done:
+            continue
+        current = get_field(questions, flag.field)
+        entries.append(ReviewEntry(flag=n, field=flag.field, kind=flag.kind, reason=flag.reason, a=flag.a, b=flag.b,
+                                   current=current, choices=choices_for(flag, current),
+                                   equations=len(display_equations(current or ""))))
+    return ReviewForm(set_name=run.record.set_name, entries=entries)
+
+
+def form_input(form: ReviewForm):
+    """The input type for Prefect's ``pause_flow_run(wait_for_input=…)``: a ``RunInput``
+    made from :class:`ReviewForm` with ``form`` as its initial data, so the UI shows each
+    open flag with its texts and the fields to choose in. ``.model_validate`` of what the
+    person sent gives back a :class:`ReviewForm`-shaped input (pass it to
+    :func:`tasks.review.apply.review` as ``ReviewForm.model_validate(received.model_dump())``)."""
+    from prefect.input import RunInput
+
+    return RunInput.subclass_from_base_model_type(ReviewForm).with_initial_data(
+        description=f"Review of {form.set_name}: {len(form.entries)} open flags. For each, choose A, B, keep, "
+                    "source (with the passage, copied from the sheet) or note (what is wrong with one display "
+                    "equation); leave the choice empty to keep the flag open.",
+        set_name=form.set_name, entries=list(form.entries))
+
+
+def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
+    """``form`` with the choices of a ``--decisions`` file (:class:`DecisionsFile`) filled
+    in, in the file's order (entries it does not name are left out: they stay open).
+
+    Raises :class:`InputError` naming the file when it cannot be read, does not validate,
+    or names a flag that is not open."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        given = DecisionsFile.model_validate(raw).decisions
+    except OSError as e:
+        raise InputError(str(path), f"cannot read the decisions: {e.strerror or e}") from None
+    except (ValidationError, ValueError, RecursionError) as e:
+        raise InputError(str(path), f"not a valid decisions file: {str(e).splitlines()[0]}") from None
+    by_flag = {e.flag: e for e in form.entries}
+    chosen = []
+    for d in given:
+        entry = by_flag.get(d.flag)
+        if entry is None:
+            raise InputError(str(path), f"flag {d.flag} is not an open flag of this run "
+                                        f"(open: {', '.join(str(f) for f in by_flag) or 'none'})")
+        try:
+            chosen.append(ReviewEntry.model_validate({**entry.model_dump(), **d.model_dump()}))
+        except ValidationError as e:
+            raise InputError(str(path), str(e.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+    return form.model_copy(update={"entries": chosen})
