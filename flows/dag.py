@@ -100,7 +100,8 @@ def submit_markdown(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, sp
         docs.append((inputs.solutions, inputs.solutions_bytes, "solutions"))
     roots = inputs.tex_roots or None
     run.markdown = [markdown_task.submit(p.name, data, role, str(p.resolve().parent), media_dir,
-                                         tex_context(p, roots), roots=roots)
+                                         tex_context(p, roots, fresh=inputs.fresh_ocr), roots=roots,
+                                         fresh_ocr=inputs.fresh_ocr, offline=offline)
                     for p, data, role in docs]
     return run
 

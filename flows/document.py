@@ -116,6 +116,7 @@ def document_flow(
     areas: bool = True,
     tex_root: str | None = None,
     base: str | None = None,
+    fresh_ocr: bool = False,
 ):
     """Convert one sheet (and its solutions) into a Lambda Feedback set, its flags and report.
 
@@ -136,6 +137,7 @@ def document_flow(
         tries: calls the route B filter writer may make (default 3).
         areas: propose answer boxes (one model call per part); off skips them.
         tex_root: a folder besides the sheet's own whose files a LaTeX sheet may also read (\\input, a shared common/); relative to `base`.
+        fresh_ocr: convert a PDF with Mathpix again even when the OCR cache holds it (a new conversion is billed).
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
     """
     t0 = time.monotonic()
@@ -148,7 +150,7 @@ def document_flow(
         return Failed(message=line, data=DocumentOutcome(source=source, out=str(out_dir), error=line))
 
     try:
-        inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root)
+        inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)
         live = None if offline else select_backend(backend, model)
     except (InputError, BackendMissing, ValueError) as e:
         return failed(str(e))
@@ -306,7 +308,7 @@ def _main(args: argparse.Namespace) -> int:
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
             args.backend, args.model, args.offline, args.tries, args.areas, args.tex_root,
-            return_state=True,
+            fresh_ocr=args.fresh_ocr, return_state=True,
         )
     flow_seconds = time.monotonic() - t_flow
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None

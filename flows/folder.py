@@ -37,6 +37,7 @@ from flows.dag import SheetRun, submit_markdown, submit_rest, submit_routes, sub
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
+from schemas.report import Counts  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
@@ -116,9 +117,7 @@ def _built_row(row: SheetRow, outcome: DocumentOutcome, stem: str, accepted: dic
         reason = ""  # a deliberate offline run: the skipped calls are what was asked for, not a failure
     row = row.model_copy(update={
         "outcome": "built", "reason": reason,
-        **r.model_dump(include={"questions", "parts", "fields", "agreed", "single_route", "adjudicated",
-                                "flagged", "not_verbatim", "uncovered", "katex_warnings", "input_tokens",
-                                "output_tokens", "cost_usd"}),
+        **r.model_dump(include=set(Counts.model_fields) - {"seconds"}),  # the row's seconds are the sheet's wall time
         "boxes_proposed": r.areas.proposed, "boxes_refused": r.areas.refused,
         "boxes_written": r.areas.written, "boxes_matched": r.areas.matched,
         "boxes_in_export": r.areas.in_export,
@@ -154,6 +153,7 @@ def run_folder(
     areas: bool = True,
     root: Path | None = None,
     bar: Bar | None = None,
+    fresh_ocr: bool = False,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): every sheet's stages
@@ -165,7 +165,8 @@ def run_folder(
     (default ``folder``) is what the run stays inside: LaTeX sheets may read files in it,
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
-    sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet)."""
+    sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet);
+    ``fresh_ocr`` converts PDFs with Mathpix again."""
     out.mkdir(parents=True, exist_ok=True)
     root_dir = root or folder
     skipped: list[str] = []
@@ -221,7 +222,7 @@ def run_folder(
                 where = replies_for(pair, root, single=len(pairs) == 1)
                 inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
                                      str(where) if where else None, str(export) if export else None,
-                                     tex_root=str(root_dir))
+                                     tex_root=str(root_dir), fresh_ocr=fresh_ocr)
             except InputError as e:
                 finished(pair, _row(pair, folder).model_copy(update={"reason": str(e)}))
                 continue
@@ -311,6 +312,7 @@ def folder_flow(
     tries: int = 3,
     areas: bool = True,
     base: str | None = None,
+    fresh_ocr: bool = False,
 ) -> FolderOutcome:
     """Convert every sheet of a folder in one house style, with one route B filter for all.
 
@@ -329,6 +331,7 @@ def folder_flow(
         tries: calls the route B filter writer may make (default 3).
         areas: propose answer boxes (one model call per part); off skips them.
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
+        fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
     """
     t0 = time.monotonic()
     folder, out, filter, replies = (resolve(p, base) for p in (folder, out, filter, replies))
@@ -348,7 +351,7 @@ def folder_flow(
         outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
                              suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
                              replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
-                             progress_id=progress, total=len(pairs), areas=areas, bar=bar)
+                             progress_id=progress, total=len(pairs), areas=areas, bar=bar, fresh_ocr=fresh_ocr)
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
@@ -387,7 +390,7 @@ def _main(args) -> int:
     flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
-                      args.backend, args.model, args.tries, args.areas, return_state=True)
+                      args.backend, args.model, args.tries, args.areas, fresh_ocr=args.fresh_ocr, return_state=True)
     if not state.is_completed():
         try:
             state.result()

@@ -39,13 +39,17 @@ MODEL_HELP = "the model for live calls (default: LLM_MODEL, else a current Claud
 TRIES_HELP = "calls the route B filter writer may make, each retried with the error of the last (default 3)"
 REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json), e.g. a "
                 "previous run's OUT/replies: those stages make no call")
-OFFLINE_HELP = "make no live call at all: every reply must be saved (a missing one is named and the run exits 1)"
+OFFLINE_HELP = ("make no live call at all: every reply must be saved (a missing one is named and the run exits 1); "
+                "a PDF must be in the OCR cache")
+FRESH_OCR_HELP = ("convert PDFs with Mathpix again even when the OCR cache holds them (Mathpix bills the pages "
+                  "again; needs MATHPIX_APP_ID and MATHPIX_APP_KEY)")
 BASE_HELP = ("resolve relative paths against this folder (default: the working folder; deployments "
              "pass the folder they were started from)")
 
 
 def _document(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", help="the sheet: .md, .tex or .docx")
+    p.add_argument("source", help="the sheet: .md, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
+                   "bytes)")
     p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name, e.g. "
                    "SHEET-solutions.tex)")
     p.add_argument("--filter", help="a route B Lua filter (default: a saved or model-written one, else the best of "
@@ -58,6 +62,7 @@ def _document(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
     p.add_argument("--model", help=MODEL_HELP)
     p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    p.add_argument("--fresh-ocr", action="store_true", help=FRESH_OCR_HELP)
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false",
                    help="skip the answer boxes (one model call per part otherwise)")
@@ -71,9 +76,10 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--filter", help="the folder's route B filter (default: saved, written by the model from the "
                    "first sheet, or the best library filter)")
     p.add_argument("--suffix", action="append", dest="suffixes",
-                   help="formats to take (repeatable: tex, md, docx; default all, tex preferred)")
+                   help="formats to take (repeatable: tex, md, docx, pdf; default all, tex preferred)")
     p.add_argument("--replies", help="saved replies: a previous --out of this folder (OUT/<stem>/replies per sheet)")
     p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    p.add_argument("--fresh-ocr", action="store_true", help=FRESH_OCR_HELP)
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
                    help=f"stage tasks run at once, over all sheets (default {DEFAULT_THREADS}); live model calls "
                         "are bounded by SHEET2LAMBDA_MAX_IN_FLIGHT")
@@ -89,6 +95,7 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suffix", action="append", dest="suffixes", help="formats to take (repeatable)")
     p.add_argument("--out", help="output folder (default out/sweep/); never inside ROOT")
     p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
+    p.add_argument("--fresh-ocr", action="store_true", help=FRESH_OCR_HELP)
     p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
     p.add_argument("--model", help=MODEL_HELP)
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
@@ -166,7 +173,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_file(args.source, "document")
         if not out and Path(args.source).suffix.lower() not in DOCUMENT_SUFFIXES:
             got = f"'{Path(args.source).suffix}'" if Path(args.source).suffix else "no suffix"
-            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .tex, .docx")
+            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .tex, .docx, .pdf")
         need_file(args.solutions, "solutions document")
         need_file(args.filter, "Lua filter")
         need_dir(args.replies, "folder of saved replies")

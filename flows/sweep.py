@@ -115,6 +115,7 @@ def sweep_flow(
     baseline: str | None = None,
     record_baseline: str | None = None,
     base: str | None = None,
+    fresh_ocr: bool = False,
 ) -> list[FolderOutcome]:
     """Run every sheet folder of a corpus through the folder flow's DAG, with one report.
 
@@ -136,6 +137,7 @@ def sweep_flow(
         baseline: the gate: a recorded baseline.json; the run fails when any sheet does worse (fewer built, more flags, more new differences, fewer boxes matched).
         record_baseline: write this run's baseline to this file.
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
+        fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
     """
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
@@ -177,7 +179,7 @@ def sweep_flow(
             outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
                                        done=done, total=total,
                                        accepted_file=kept if kept is not None and kept.is_file() else None,
-                                       areas=areas, root=base_dir if inside else f, bar=bar))
+                                       areas=areas, root=base_dir if inside else f, bar=bar, fresh_ocr=fresh_ocr))
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
@@ -235,7 +237,8 @@ def _main(args) -> int:
     with runtime.no_heartbeats():
         flow_ = sweep_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
         state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
-                      args.model, None, args.areas, args.baseline, args.record_baseline, return_state=True)
+                      args.model, None, args.areas, args.baseline, args.record_baseline, fresh_ocr=args.fresh_ocr,
+                      return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
         print(state.message, file=sys.stderr)
         return 1

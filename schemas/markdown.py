@@ -51,6 +51,9 @@ class Markdown(BaseModel):
     text: str
     images: list[ImageLink] = Field(default_factory=list)
     warnings: list[ConversionWarning] = Field(default_factory=list)
+    ocr_pages: int = 0
+    """Pages Mathpix converted for this run (a PDF not in the OCR cache, or ``--fresh-ocr``);
+    0 when the markdown came from the OCR cache or is not a PDF's. What Mathpix bills."""
 
 
 class Converted(BaseModel):

@@ -49,7 +49,9 @@ class Counts(BaseModel):
     adjudication call, ``flagged`` fields a person must read; ``not_verbatim`` fields that are
     not quotes of the sheet, ``uncovered`` passages of the sheet no field quotes;
     ``katex_warnings`` maths spans KaTeX refuses; tokens and cost (US dollars) cover every call
-    (route A, the filter, adjudication, answer boxes); ``seconds`` is the run's wall time.
+    (route A, the filter, adjudication, answer boxes); ``ocr_pages`` the PDF pages Mathpix
+    converted for this run (0 from the OCR cache: Mathpix bills per page, at the price of
+    the user's plan); ``seconds`` is the run's wall time.
     """
 
     questions: int = 0
@@ -65,6 +67,7 @@ class Counts(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    ocr_pages: int = 0
     seconds: float = 0.0
 
 

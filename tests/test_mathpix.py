@@ -261,6 +261,34 @@ def test_the_fresh_ocr_setting_converts_every_pdf_again(env, monkeypatch):
         assert len(server.uploads) == 2
 
 
+def test_an_offline_run_refuses_an_uncached_pdf_without_a_call(env, monkeypatch):
+    with fake(sheet_job(), monkeypatch=monkeypatch) as server:
+        with pytest.raises(InputError, match="not in the OCR cache, and an offline run sends nothing to Mathpix"):
+            to_markdown("sheet.pdf", PDF, "questions", offline=True)
+        assert server.requests == []
+        converted = to_markdown("sheet.pdf", PDF, "questions")
+        cached = to_markdown("sheet.pdf", PDF, "questions", offline=True)  # cached: offline needs no call
+        assert len(server.uploads) == 1
+    assert cached.text == converted.text
+    assert (converted.ocr_pages, cached.ocr_pages) == (1, 0)
+    with pytest.raises(InputError, match="--fresh-ocr converts with Mathpix"):
+        to_markdown("sheet.pdf", PDF, "questions", offline=True, fresh_ocr=True)
+
+
+def test_fresh_ocr_is_an_option_of_every_command_and_reaches_the_flow():
+    from flows.options import parser
+
+    assert parser("document").parse_args(["s.pdf", "--fresh-ocr"]).fresh_ocr
+    assert parser("folder").parse_args(["f", "--fresh-ocr"]).fresh_ocr
+    assert parser("sweep").parse_args(["r", "--fresh-ocr"]).fresh_ocr
+    assert not parser("document").parse_args(["s.pdf"]).fresh_ocr
+    from flows.document import document_flow
+    from flows.folder import folder_flow
+    from flows.sweep import sweep_flow
+
+    assert all("fresh_ocr" in f.parameters.properties for f in (document_flow, folder_flow, sweep_flow))
+
+
 def test_an_uncached_pdf_has_a_context_never_seen_twice(env):
     assert ocr_context(PDF).startswith("ocr-pending:") and ocr_context(PDF) != ocr_context(PDF)
 
@@ -287,9 +315,10 @@ def test_a_folder_of_pdfs_runs_and_a_rejected_pdf_is_a_row_with_its_reason(env, 
     (folder / "week2.pdf").write_bytes(PDF + b"% week 2\n")
     (folder / "week3.pdf").write_bytes(PDF + b"% week 3 REJECT\n")
     job = Job(markdown="## Question 1\n\nA ball is dropped from a height $h$.\n\n(a) Find its speed $v$.\n",
-              rejects={"REJECT": "PDF has no pages"})
+              rejects={"REJECT": "PDF has no pages"}, pages=3)
     with fake(job, monkeypatch=monkeypatch) as server:
-        outcome = folder_flow(str(folder), out=str(tmp_path / "out"), offline=True)
+        # No model (route A skipped), but not --offline: an offline run sends no PDF to Mathpix.
+        outcome = folder_flow(str(folder), out=str(tmp_path / "out"), backend="none")
         uploads = len(server.uploads)
     rows = {Path(r.source).name: r for r in outcome.rows}
     assert rows["week1.pdf"].outcome == rows["week2.pdf"].outcome == "built", [r.reason for r in outcome.rows]
@@ -300,6 +329,8 @@ def test_a_folder_of_pdfs_runs_and_a_rejected_pdf_is_a_row_with_its_reason(env, 
     source = (tmp_path / "out" / "week1" / "source.md").read_text()
     assert "A ball is dropped from a height $h$." in source
     assert len(entries(env)) == 2  # the rejected PDF left nothing
+    assert rows["week1.pdf"].ocr_pages == 3  # what Mathpix bills, in the folder's report
+    assert json.loads((tmp_path / "out" / "week1" / "report.json").read_text())["ocr_pages"] == 3
 
     # A second run needs no credential and makes no call for the converted PDFs.
     monkeypatch.delenv("MATHPIX_APP_ID")
@@ -309,5 +340,6 @@ def test_a_folder_of_pdfs_runs_and_a_rejected_pdf_is_a_row_with_its_reason(env, 
     assert [r.path for r in again.requests] == []
     rows = {Path(r.source).name: r for r in rerun.rows}
     assert rows["week1.pdf"].outcome == rows["week2.pdf"].outcome == "built"
-    assert "MATHPIX_APP_ID and MATHPIX_APP_KEY are not set" in rows["week3.pdf"].reason
-    assert json.loads((tmp_path / "out2" / "week1" / "report.json").read_text())["questions"] == 1
+    assert "not in the OCR cache, and an offline run sends nothing to Mathpix" in rows["week3.pdf"].reason
+    again_report = json.loads((tmp_path / "out2" / "week1" / "report.json").read_text())
+    assert again_report["questions"] == 1 and again_report["ocr_pages"] == 0  # from the cache: nothing billed

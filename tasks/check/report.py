@@ -94,7 +94,8 @@ def summary_lines(report: Report) -> list[str]:
         f"checks     not verbatim {report.not_verbatim}, uncovered {report.uncovered}, KaTeX warnings {report.katex_warnings}",
         f"routes     A: {report.route_a.status}{(' (' + report.route_a.reason + ')') if report.route_a.reason else ''}; "
         f"B: {report.route_b.status}{(' (' + report.route_b.reason + ')') if report.route_b.reason else ''}",
-        f"usage      {report.input_tokens} tokens in, {report.output_tokens} out, ${report.cost_usd:.4f}; {report.seconds:.1f} s",
+        f"usage      {report.input_tokens} tokens in, {report.output_tokens} out, ${report.cost_usd:.4f}; {report.seconds:.1f} s"
+        + (f"; Mathpix converted {report.ocr_pages} PDF pages" if report.ocr_pages else ""),
     ]
     if comp is not None:
         lines.append(
@@ -156,6 +157,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         cost_usd=usage.cost_usd,
+        ocr_pages=sheet.questions.ocr_pages + (sheet.solutions.ocr_pages if sheet.solutions else 0),
         seconds=round(time.monotonic() - info.started, 3),
         comparison=(comparison.model_dump(include={"fields_compared", "equal", "notation", "content"})
                     if comparison is not None else None),

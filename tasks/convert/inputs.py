@@ -41,6 +41,8 @@ class Inputs(BaseModel):
     export: ExportedSet | None = None
     export_boxes: dict[str, list[Box]] = {}
     export_rtol: dict[str, list[float | None]] = {}
+    fresh_ocr: bool = False
+    """Convert a PDF with Mathpix again even when the OCR cache holds it (``--fresh-ocr``)."""
     tex_roots: list[str] = []
     """Folders besides its own a LaTeX sheet may read files in (``--tex-root``, a folder or
     sweep run's root; :mod:`tasks.convert.tex_files`)."""
@@ -82,8 +84,10 @@ def read_inputs(
     replies: str | None = None,
     export: str | None = None,
     tex_root: str | None = None,
+    fresh_ocr: bool = False,
 ) -> Inputs:
     """Read every input of a document run; raises :class:`InputError` on the first problem.
+    ``fresh_ocr``: a PDF is converted by Mathpix again even when cached (``--fresh-ocr``).
 
     Solutions: ``solutions`` when given, else the file beside ``source`` found by
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
@@ -95,7 +99,7 @@ def read_inputs(
     from tasks.convert.pairing import find_solutions
 
     src = Path(source)
-    inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"))
+    inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"), fresh_ocr=fresh_ocr)
     if tex_root:
         root = Path(tex_root)
         if not root.is_dir():
@@ -143,21 +147,21 @@ def file_digest(path: str | None) -> str | None:
         return None
 
 
-def tex_context(path: Path, roots: list[str] | None = None) -> str | None:
+def tex_context(path: Path, roots: list[str] | None = None, fresh: bool = False) -> str | None:
     """For a ``.tex`` sheet: a sha256 over every file it reads (``\\input``,
     ``\\lstinputlisting``, local packages, its class, images: wherever they are, found as
     :func:`tasks.convert.tex_files.inline` finds them) and over the folders it may read in
     (``roots``, besides its own), so that editing any one invalidates the cached markdown;
     For a ``.pdf``: the OCR cache's context (:func:`tasks.convert.ocr_cache.ocr_context`),
-    so a failed conversion is never a cache hit of the markdown stage. ``None`` for other
-    formats."""
+    so a failed conversion is never a cache hit of the markdown stage (``fresh``: a value
+    never seen, for ``--fresh-ocr``). ``None`` for other formats."""
     from tasks.convert.tex_files import inline
 
     if path.suffix.lower() == ".pdf":
         from tasks.convert.ocr_cache import ocr_context
 
         try:
-            return ocr_context(path.read_bytes())
+            return ocr_context(path.read_bytes(), fresh=True if fresh else None)
         except OSError:
             return None
     if path.suffix.lower() != ".tex":

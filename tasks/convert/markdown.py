@@ -105,6 +105,7 @@ def to_markdown(
     media_dir: str | None = None,
     fresh_ocr: bool = False,
     roots: list[str] | None = None,
+    offline: bool = False,
 ) -> Markdown:
     """The markdown a document becomes (:class:`schemas.markdown.Markdown`).
 
@@ -121,8 +122,10 @@ def to_markdown(
 
     A ``.pdf`` becomes markdown through Mathpix (:func:`tasks.convert.ocr_cache.ocr_pdf`:
     from the OCR cache with no call and no credential, else converted and cached;
-    ``fresh_ocr``, or the setting ``SHEET2LAMBDA_FRESH_OCR``, converts it again); its images are copied into ``media_dir`` and linked
-    ``media/<file>``, as a docx's.
+    ``fresh_ocr``, or the setting ``SHEET2LAMBDA_FRESH_OCR``, converts it again; ``offline``
+    refuses a PDF not in the cache rather than call); its images are copied into
+    ``media_dir`` and linked ``media/<file>``, as a docx's; ``ocr_pages`` counts the pages
+    Mathpix converted for this call.
 
     Raises :class:`tasks.errors.InputError` (one line) for a PDF Mathpix cannot convert
     (its reason, or the missing credential), an unsupported suffix, an empty file, text that is not UTF-8, a document pandoc cannot read (pandoc's
@@ -137,8 +140,10 @@ def to_markdown(
         raise InputError(name, "empty file")
     digest = hashlib.sha256(data).hexdigest()
 
+    ocr_pages = 0
     if suffix == ".pdf":  # Mathpix OCR (cached by the PDF's bytes), then read as Mathpix markdown
-        text = dollar_maths(_ocr_markdown(name, data, media_dir, fresh_ocr))
+        raw, ocr_pages = _ocr_markdown(name, data, media_dir, fresh_ocr, offline)
+        text = dollar_maths(raw)
         ast = _read_markdown(name, text)
         warnings = checks.raw_tex_warnings(ast)
         links = image_links(ast)
@@ -160,16 +165,18 @@ def to_markdown(
         raise InputError(name, "no text once converted (a preamble or macro file, not a sheet?)")
 
     images = [ImageLink(link=link, path=resolve_image(link, base)) for link in links]
-    return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images, warnings=warnings)
+    return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images, warnings=warnings,
+                    ocr_pages=ocr_pages)
 
 
-def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool) -> str:
-    """A PDF's Mathpix markdown from the OCR cache (or Mathpix), its images copied into ``media_dir``."""
+def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool, offline: bool) -> tuple[str, int]:
+    """A PDF's Mathpix markdown from the OCR cache (or Mathpix), its images copied into
+    ``media_dir``, and the pages Mathpix converted for it now (0 from the cache)."""
     from tasks.convert.mathpix import MathpixError
     from tasks.convert.ocr_cache import MEDIA, ocr_pdf
 
     try:
-        got = ocr_pdf(data, name, fresh=True if fresh else None)  # None: SHEET2LAMBDA_FRESH_OCR decides
+        got = ocr_pdf(data, name, fresh=True if fresh else None, offline=offline)  # None: SHEET2LAMBDA_FRESH_OCR decides
     except MathpixError as e:
         raise InputError(name, e.reason) from None
     if not got.markdown.strip():
@@ -179,7 +186,8 @@ def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool) ->
         for file_name in got.images:
             if not (Path(media_dir) / file_name).exists():
                 shutil.copyfile(Path(got.folder) / MEDIA / file_name, Path(media_dir) / file_name)
-    return got.markdown.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = got.markdown.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text, 0 if got.cached else (got.entry.pages or 0)
 
 
 def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | None = None) -> Markdown:
@@ -366,25 +374,29 @@ def _finish(
 
 
 
-@stage("markdown", ignore=("base_dir", "media_dir", "roots"))
+@stage("markdown", ignore=("base_dir", "media_dir", "roots", "offline"))
 def markdown_task(
     name: str, data: bytes, role: Role, base_dir: str | None, media_dir: str | None, context: str | None = None,
     fresh_ocr: bool = False,
     roots: list[str] | None = None,
+    offline: bool = False,
 ) -> Converted:
     """:func:`to_markdown` as a cached task, keyed by the file's name and bytes and, for
     LaTeX, ``context``: a digest of the TeX files beside it that ``\\input`` may read
     (:func:`tasks.convert.inputs.tex_context`); for a PDF ``context`` is the OCR cache's
     (:func:`tasks.convert.ocr_cache.ocr_context`, which ``tex_context`` returns for a
     ``.pdf``), so that a failed or superseded conversion is never a cache hit.
-    ``fresh_ocr``: convert a PDF again (``--fresh-ocr``; pass a fresh ``context`` too).
+    ``fresh_ocr``: convert a PDF again (``--fresh-ocr``; pass a fresh ``context`` too);
+    ``offline``: a PDF not in the OCR cache is an error, not a call (not in the key: only
+    a conversion that succeeded is cached, and it does not depend on it).
 
     Bad input is returned as ``Converted(error=problem)`` rather than raised, so the run
     ends with one line naming the file as the user gave it, and no traceback. A docx's extracted images are returned in
     ``media`` (restore them with :func:`restore_media` on a cache hit).
     """
     try:
-        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir, fresh_ocr=fresh_ocr, roots=roots)
+        md = to_markdown(name, data, role, base_dir=base_dir, media_dir=media_dir, fresh_ocr=fresh_ocr, roots=roots,
+                         offline=offline)
     except InputError as e:
         return Converted(error=e.problem)
     media: dict[str, bytes] = {}

@@ -108,6 +108,7 @@ def ocr_pdf(
     name: str,
     *,
     fresh: bool | None = None,
+    offline: bool = False,
     root: Path | None = None,
     convert: Callable[..., MathpixConversion] = convert_pdf,
     progress: Callable[[str], None] | None = None,
@@ -116,13 +117,15 @@ def ocr_pdf(
 
     ``data``: the PDF's bytes; ``name``: its file name (for messages and the upload);
     ``fresh``: convert again even when cached, replacing the entry (default
-    :func:`fresh_setting`, ``SHEET2LAMBDA_FRESH_OCR``);
+    :func:`fresh_setting`, ``SHEET2LAMBDA_FRESH_OCR``); ``offline``: make no call (a run
+    with ``--offline``): a PDF not in the cache (or ``fresh``) is refused;
     ``root``: the cache folder (default :func:`cache_root`); ``convert``: the client
     (:func:`tasks.convert.mathpix.convert_pdf`).
 
     Raises :class:`MathpixError` (one line): not a PDF (no ``%PDF-`` header; no call made),
     or the conversion failed (its reason; for an encrypted PDF, a hint to save an
-    unprotected copy). Nothing is written into the cache then.
+    unprotected copy), or ``offline`` and the PDF is not cached. Nothing is written into the
+    cache then.
     """
     if not looks_like_pdf(data):
         raise MathpixError("not a PDF (no %PDF- header in its first 1024 bytes)")
@@ -132,6 +135,10 @@ def ocr_pdf(
     final = root / key
     if not fresh and (got := read_entry(final)) is not None:
         return got
+    if offline:
+        raise MathpixError("not in the OCR cache, and an offline run sends nothing to Mathpix: run it once "
+                           "without --offline (MATHPIX_APP_ID and MATHPIX_APP_KEY set) to convert and cache it"
+                           if not fresh else "--fresh-ocr converts with Mathpix, which an offline run does not call")
     with _lock(key):
         if not fresh and (got := read_entry(final)) is not None:  # another thread wrote it meanwhile
             return got

@@ -46,7 +46,7 @@ def sheet_text(questions: Converted, solutions: Converted | None, questions_path
     """
     q = _localised(questions, Path(questions_path), media_dir)
     s = _localised(solutions, Path(solutions_path), media_dir) if solutions is not None and solutions_path else None
-    return SheetText(questions=q, solutions=s, mathpix=mathpix_style(q.text) or bool(s and mathpix_style(s.text)))
+    return SheetText(questions=q, solutions=s, mathpix=_mathpix(q) or bool(s and _mathpix(s)))
 
 
 @task(name="sheet", cache_policy=NO_CACHE)
@@ -54,3 +54,9 @@ def sheet_task(questions: Converted, solutions: Converted | None, questions_path
                media_dir: str) -> SheetText:
     """:func:`sheet_text` as a task; never cached (it reads the images' files each run)."""
     return sheet_text(questions, solutions, questions_path, solutions_path, media_dir)
+
+
+def _mathpix(markdown) -> bool:
+    """Mathpix markdown: a PDF's (Mathpix converted it here), or markdown that looks
+    converted by Mathpix elsewhere (:func:`tasks.convert.markdown.mathpix_style`)."""
+    return markdown.suffix == ".pdf" or mathpix_style(markdown.text)
