@@ -343,3 +343,18 @@ def test_a_folder_of_pdfs_runs_and_a_rejected_pdf_is_a_row_with_its_reason(env, 
     assert "not in the OCR cache, and an offline run sends nothing to Mathpix" in rows["week3.pdf"].reason
     again_report = json.loads((tmp_path / "out2" / "week1" / "report.json").read_text())
     assert again_report["questions"] == 1 and again_report["ocr_pages"] == 0  # from the cache: nothing billed
+
+
+def test_a_pdfs_markdown_always_gets_the_stray_minus_check(tmp_path):
+    """Mathpix markdown is a PDF's whatever it looks like: plain OCR text without Mathpix's
+    traits still gets the stray-minus check; the same text from a .md does not."""
+    from schemas.markdown import Converted, Markdown
+    from tasks.convert.sheet import sheet_text
+
+    text = "## Question 1\n\nA cart moves at $v = 3$.\n\n(a) Find $- x$.\n"
+    for suffix, mathpix in ((".pdf", True), (".md", False)):
+        doc = tmp_path / f"sheet{suffix}"
+        doc.write_text(text)
+        md = Markdown(name=doc.name, role="questions", suffix=suffix, digest="0" * 64, text=text)
+        got = sheet_text(Converted(markdown=md), None, str(doc), None, str(tmp_path / "media"))
+        assert got.mathpix is mathpix, suffix
