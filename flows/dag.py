@@ -118,13 +118,21 @@ def submit_routes(run: SheetRun, chosen: FolderFilter | PrefectFuture | None, tr
     """Submit the sheet (images resolved), route A ∥ route B (with the filter ``chosen``) →
     checks → adjudication → tiers. Call once :func:`unconverted` said the markdown is good."""
     inputs, spec, offline = run.inputs, run.spec, run.offline
-    if run.sheet is None:
-        submit_sheet(run)
-    run.route_a = route_a_task.submit(run.sheet, inputs.replies.get("route-a"), spec, offline)
+    if run.route_a is None:
+        submit_route_a(run)
     run.route_b = route_b_task.submit(run.sheet, chosen, spec, tries)
     run.checks = checks_task.submit(run.route_a, run.route_b, run.sheet)
     run.adjudicate = adjudicate_task.submit(run.checks, run.sheet, inputs.replies.get("adjudication"), spec, offline)
     run.settled = settle_task.submit(run.route_a, run.route_b, run.sheet, run.adjudicate)
+    return run
+
+
+def submit_route_a(run: SheetRun) -> SheetRun:
+    """Submit the sheet and route A, which needs nothing else (a folder starts it while its
+    filter is still being chosen); :func:`submit_routes` then wires the rest."""
+    if run.sheet is None:
+        submit_sheet(run)
+    run.route_a = route_a_task.submit(run.sheet, run.inputs.replies.get("route-a"), run.spec, run.offline)
     return run
 
 

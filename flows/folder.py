@@ -21,19 +21,19 @@ runtime.quiet_environment()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import queue  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
-
-from prefect.futures import as_completed  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from flows.dag import SheetRun, submit_markdown, submit_rest, submit_routes, submit_sheet, unconverted  # noqa: E402
+from flows.dag import SheetRun, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted  # noqa: E402
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
@@ -232,36 +232,56 @@ def run_folder(
             info = run_info(inputs, set_name, spec, offline, areas, started[str(pair.source)])
             runs[str(pair.source)] = (pair, submit_markdown(inputs, info, out / pair.source.stem,
                                                             str(media / str(i)), spec, offline))
-        for key, (pair, run) in list(runs.items()):
-            error = unconverted(run)
-            if error:
-                finished(pair, _row(pair, folder).model_copy(update={"reason": error}))
-                del runs[key]
-                continue
-            submit_sheet(run)
-            if chosen is None and filter_f is None:
-                filter_f = folder_filter_task.submit(run.sheet, spec, tries)
-            submit_routes(run, chosen if chosen is not None else filter_f, tries)
-
-        # 2. As each sheet's tiers settle, its answer boxes, set, report and outputs.
-        by_settled = {run.settled: key for key, (_, run) in runs.items()}
-        for fut in as_completed(list(by_settled)):
-            pair, run = runs[by_settled[fut]]
-            try:
-                settled = fut.result()
-            except Exception:
-                finished(pair, _row(pair, folder).model_copy(update={"reason": failure_line(run)}))
-                continue
-            submit_rest(run, settled, areas)
-        by_outputs = {run.outputs: key for key, (_, run) in runs.items() if run.outputs is not None}
-        for fut in as_completed(list(by_outputs)):
-            pair, run = runs[by_outputs[fut]]
-            outcome = finish(run, verbose=False)
-            if outcome.report is None:
-                finished(pair, _row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
-                continue
-            flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
-            finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
+        # 2. Each sheet moves on the moment its own stage is done (no sheet waits for another):
+        # its markdown → route A at once, and route B once the folder's filter is chosen (from
+        # the first sheet, in the folder's order, that converts: the same sheet every run, so
+        # the filter writer's cache holds) → settled → answer boxes, set, report → outputs.
+        events: queue.Queue[tuple[str, str]] = queue.Queue()
+        order = list(runs)
+        converted: dict[str, bool] = {}
+        waiting_for_filter: list[str] = []
+        for key, (_, run) in runs.items():
+            _when_done(run.markdown, events, "markdown", key)
+        left = len(runs)
+        while left:
+            what, key = events.get()
+            pair, run = runs[key]
+            if what == "markdown":
+                error = unconverted(run)
+                converted[key] = error is None
+                if error:
+                    finished(pair, _row(pair, folder).model_copy(update={"reason": error}))
+                    left -= 1
+                else:
+                    submit_route_a(run)
+                    waiting_for_filter.append(key)
+                if chosen is None and filter_f is None:
+                    first = _first_converted(order, converted)
+                    if first is None:
+                        continue  # an earlier sheet's markdown decides the filter: wait for it
+                    if first:
+                        filter_f = folder_filter_task.submit(runs[first][1].sheet, spec, tries)
+                for ready in waiting_for_filter:
+                    submit_routes(runs[ready][1], chosen if chosen is not None else filter_f, tries)
+                    _when_done([runs[ready][1].settled], events, "settled", ready)
+                waiting_for_filter.clear()
+            elif what == "settled":
+                try:
+                    settled = run.settled.result()
+                except Exception:
+                    finished(pair, _row(pair, folder).model_copy(update={"reason": failure_line(run)}))
+                    left -= 1
+                    continue
+                submit_rest(run, settled, areas)
+                _when_done([run.outputs], events, "outputs", key)
+            else:
+                left -= 1
+                outcome = finish(run, verbose=False)
+                if outcome.report is None:
+                    finished(pair, _row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
+                    continue
+                flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
+                finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
     finally:
         shutil.rmtree(media, ignore_errors=True)
 
@@ -285,6 +305,34 @@ def run_folder(
         for line in skipped:
             print(f"skipped    {line}")
     return outcome
+
+
+def _when_done(futures: list, events: queue.Queue, what: str, key: str) -> None:
+    """Put ``(what, key)`` on ``events`` once every one of ``futures`` is done (Prefect
+    futures' done callbacks, so the folder's loop wakes for each sheet's own progress)."""
+    pending = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(_future) -> None:
+        with lock:
+            pending[0] -= 1
+            last = pending[0] == 0
+        if last:
+            events.put((what, key))
+
+    for f in futures:
+        f.add_done_callback(one_done)
+
+
+def _first_converted(order: list[str], converted: dict[str, bool]) -> str | None:
+    """The first sheet, in the folder's order, whose markdown converted: its key; ``""`` when
+    none did; ``None`` while an earlier sheet's markdown is not done yet."""
+    for key in order:
+        if key not in converted:
+            return None
+        if converted[key]:
+            return key
+    return ""
 
 
 def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
