@@ -26,7 +26,8 @@ from prefect.cache_policies import NO_CACHE
 from schemas.llm import BackendSpec
 from schemas.review import Decision, ReviewForm, ReviewLog, ReviewResult, ReviewSummary
 from tasks.errors import InputError
-from tasks.llm import Backend, backend_for
+from tasks.llm import Backend
+from tasks.llm.select import backend_for
 from tasks.review.decisions import apply_decision, decide
 from tasks.review.form import REVIEW, ReviewRun, load_run
 from tasks.write.build import write_set

@@ -28,7 +28,8 @@ from schemas.review import NoteOutcome, NoteReply
 from schemas.routes import Usage
 from tasks import prompts
 from tasks.convert.bounds import json_loads
-from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask, backend_for
+from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
+from tasks.llm.select import backend_for
 from tasks.write.katex import MathSpan, find_maths, katex_error
 
 STAGE = "review-note"
