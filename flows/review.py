@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         return 0
 
 
-def _entries(raw: object, out: Path) -> tuple[list, list[str]]:
+def _entries(raw: object) -> tuple[list, list[str]]:
     """The entries of a person's raw input that validate, and one line per entry that does
     not (its flag stays open: a choice of ``source`` with no passage, ``note`` with no note)."""
     from pydantic import ValidationError
@@ -161,7 +161,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
                       f"{len(form.entries)} flags are left open; {later}"]
     except ValidationError:
         raw = read_flow_run_input(keyset_from_base_key(f"paused-{PAUSE_KEY}")["response"], flow_run_id=run_id)
-        good, bad = _entries(raw, Path(out))
+        good, bad = _entries(raw)
         filled = ReviewForm(set_name=form.set_name, entries=good)
     finally:
         timer.cancel()
