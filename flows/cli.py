@@ -3,6 +3,7 @@
     sheet2lambda document SHEET [options]     one sheet (python -m flows.document)
     sheet2lambda folder DIR [options]         a folder of sheets (python -m flows.folder)
     sheet2lambda sweep ROOT [options]         a corpus; the gate (python -m flows.sweep)
+    sheet2lambda review OUT [options]         a person's review of a run's flags (python -m flows.review)
     sheet2lambda server start|stop|status     the Prefect server later commands reuse
 
 ``--help``, a bad option and a missing file are answered before Prefect is imported
@@ -17,13 +18,14 @@ import importlib
 import sys
 
 MODULES = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep",
-           "server": "flows.server"}
-USAGE = ("usage: sheet2lambda {document,folder,sweep,server} ...\n\n"
+           "review": "flows.review", "server": "flows.server"}
+USAGE = ("usage: sheet2lambda {document,folder,sweep,review,server} ...\n\n"
          "Convert problem sheets into Lambda Feedback sets, copying never writing.\n\n"
          "commands:\n"
          "  document SHEET   one sheet and its solutions -> a set, flags.json, report.json\n"
          "  folder DIR       every sheet of a folder, one route B filter, a report per sheet\n"
          "  sweep ROOT       every sheet folder of a corpus; --baseline: the regression gate\n"
+         "  review OUT       a person's review of a finished run's flags; the set rebuilt from the decisions\n"
          "  server ACTION    start|stop|status the Prefect server later commands reuse\n\n"
          "`sheet2lambda COMMAND --help` lists a command's options.\n")
 
@@ -43,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
 
         runtime.entry(command, rest)
     module = importlib.import_module(MODULES[command])
+    if command == "review":
+        return module.main(rest, prog="sheet2lambda review")
     return module.main(rest)
 
 

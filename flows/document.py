@@ -1,11 +1,16 @@
 """The document flow: one sheet (and its solutions) → a Lambda Feedback set, flags and a report.
 
     python -m flows.document SOURCE [--solutions FILE] [--filter FILE.lua] [--replies DIR]
-                             [--export PATH] [--out DIR] [--name NAME] [--no-areas]
+                             [--export PATH] [--out DIR] [--name NAME] [--no-areas] [--review]
 
 Wiring only: the sheet's DAG is wired by :mod:`flows.dag` (markdown → route A ∥ route B →
 checks → adjudication → tiers → answer boxes → set → compare / score → report → outputs);
 this module reads the command line and the inputs, and prints what each stage did.
+
+With ``review`` on (a flow parameter: the UI's form shows it), a run with flags pauses
+once its outputs are written and waits for a person's review in the Prefect UI
+(:func:`flows.review.pause_for_review`); ``--review`` on the command line asks on the
+terminal instead, after the build (:func:`console_review`).
 
 Every stage is cached by content (:mod:`tasks.cache`): a second run on unchanged input is
 all cache hits. Outputs are written into a scratch folder and moved into ``--out`` only
@@ -117,6 +122,8 @@ def document_flow(
     tex_root: str | None = None,
     base: str | None = None,
     fresh_ocr: bool = False,
+    review: bool = False,
+    review_timeout: int = 3600,
 ):
     """Convert one sheet (and its solutions) into a Lambda Feedback set, its flags and report.
 
@@ -139,6 +146,8 @@ def document_flow(
         tex_root: a folder besides the sheet's own whose files a LaTeX sheet may also read (\\input, a shared common/); relative to `base`.
         fresh_ocr: convert a PDF with Mathpix again even when the OCR cache holds it (a new conversion is billed).
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
+        review: when the run has flags, pause once the outputs are written and wait for a person's review in the UI (Resume: per flag take A, take B, keep, a passage of the sheet, or a note correcting one display equation); the set is rebuilt from the decisions.
+        review_timeout: seconds the review waits for an answer (default 3600); then the run completes with the flags left open.
     """
     t0 = time.monotonic()
     source, solutions, filter, replies, export, out, tex_root = (
@@ -167,7 +176,27 @@ def document_flow(
                            publish=True, auto=backend == "auto")
     if outcome.report is None:
         return Failed(message=outcome.error, data=outcome)
+    if review:
+        pause_review(outcome, spec, offline, review_timeout)
     return Completed(data=outcome)
+
+
+def pause_review(outcome: DocumentOutcome, spec: BackendSpec | None, offline: bool, timeout: int) -> None:
+    """Pause the run for a person's review of its flags (:func:`flows.review.pause_for_review`),
+    say what it did, publish it as the ``<set>-review`` artifact and record it in
+    ``outcome`` (``review``, ``review_lines``; a folder that cannot be reviewed is one line
+    there, the run's outputs standing as built)."""
+    from flows.review import pause_for_review
+    from tasks.write.artifacts import publish_review
+
+    try:
+        result, lines = pause_for_review(outcome.out, spec, offline, timeout)
+    except InputError as e:
+        result, lines = None, [f"review     not applied: {e}"]
+    outcome.review = result.summary if result is not None else None
+    outcome.review_lines = lines
+    say(*lines)
+    publish_review(outcome.report.set_name if outcome.report else Path(outcome.out).name, lines)
 
 
 def run_info(inputs: Inputs, set_name: str, spec: BackendSpec | None, offline: bool, areas: bool,
@@ -319,10 +348,25 @@ def _main(args: argparse.Namespace) -> int:
     if isinstance(outcome, DocumentOutcome) and outcome.error:
         print(outcome.error, file=sys.stderr)
         return 1
+    if args.review and isinstance(outcome, DocumentOutcome):
+        code = console_review(outcome, args)
+        if code:
+            return code
     if isinstance(outcome, DocumentOutcome) and outcome.route_failed:
         print(f"built, a route failed: {outcome.route_failed}", file=sys.stderr)
         return 2
     return 0
+
+
+def console_review(outcome: DocumentOutcome, args: argparse.Namespace) -> int:
+    """``--review`` on the command line: the built run's flags reviewed on this terminal
+    (:func:`flows.review.main` on its ``--out``, reading the answers from stdin; notes go to
+    the run's ``--backend``). A command line run does not pause: a person answers here, or
+    later with ``sheet2lambda review OUT``. Returns the review's exit status."""
+    from flows.review import main as review_main
+
+    argv = [outcome.out, "--backend", "none" if args.offline else args.backend]
+    return review_main(argv + (["--model", args.model] if args.model else []), prog="sheet2lambda review")
 
 
 if __name__ == "__main__":

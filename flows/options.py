@@ -68,6 +68,10 @@ def _document(p: argparse.ArgumentParser) -> None:
                    help="skip the answer boxes (one model call per part otherwise)")
     p.add_argument("--tex-root", help="a folder (a course's, holding a shared common/) whose files a LaTeX sheet may "
                                       "also read with \\input and the like (default: only the sheet's own folder)")
+    p.add_argument("--review", action="store_true",
+                   help="once the set is built, review its flags on this terminal: per flag take A, take B, keep, a "
+                        "passage of the sheet, or a note correcting one display equation (as `sheet2lambda review "
+                        "OUT`; a run started from the Prefect UI with `review` on pauses for the answer there instead)")
 
 
 def _folder(p: argparse.ArgumentParser) -> None:
@@ -107,6 +111,20 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
 
 
+def _review(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out", metavar="OUT", help="the output folder of a finished document run (its --out)")
+    p.add_argument("--decisions", metavar="FILE.json",
+                   help='the choices as JSON, by flag number (its place in OUT/flags.json, from 1): [{"flag": 3, '
+                        '"choice": "B"}, {"flag": 4, "choice": "note", "note": "the denominator should be 2 not 3", '
+                        '"equation": 1}, {"flag": 5, "choice": "source", "passage": "..."}] (default: ask on the '
+                        'terminal)')
+    p.add_argument("--backend", default="auto", choices=BACKENDS,
+                   help="who reads equation notes (one call per note): auto (default) takes the first configured of "
+                        "ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, a claude executable; none: notes "
+                        "stay open")
+    p.add_argument("--model", help="the model for notes (default: LLM_MODEL, else a current Claude Sonnet)")
+
+
 def _server(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["start", "stop", "status"],
                    help="start a Prefect server that later commands reuse (left running), stop it, or say "
@@ -118,6 +136,9 @@ COMMANDS = {
     "document": ("Convert one problem sheet (and its solutions) into a Lambda Feedback set.", _document),
     "folder": ("Convert every sheet of a folder with one route B filter.", _folder),
     "sweep": ("Convert every sheet folder of a corpus; with --baseline, the regression gate.", _sweep),
+    "review": ("Review the flags of a finished run: take A, take B, keep, a passage of the sheet, or a note "
+               "correcting one display equation; the set is rebuilt and every decision recorded in OUT/review.json.",
+               _review),
     "server": ("Start, stop or inspect the Prefect server this project reuses between commands.", _server),
 }
 
@@ -190,6 +211,9 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_out(args.out)
         if args.max_concurrency < 1:
             out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
+    elif command == "review":
+        need_dir(args.out, "output folder")
+        need_file(args.decisions, "decisions file")
     elif command == "sweep":
         need_dir(args.root, "folder")
         for p in args.paths:

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from schemas.export import Comparison
 from schemas.flags import Flag
 from schemas.report import Report
+from schemas.review import ReviewSummary
 
 
 class DocumentOutcome(BaseModel):
@@ -30,3 +31,9 @@ class DocumentOutcome(BaseModel):
     route_failed: str = ""
     """When a live route failed after its retries and the set was built from the other
     route alone: one line saying so (the command then exits 2); empty otherwise."""
+    review: ReviewSummary | None = None
+    """With ``review`` on, once a person's decisions were applied in the run: flags resolved
+    and still open (as ``report.json``'s ``review``); ``None`` otherwise."""
+    review_lines: list[str] = Field(default_factory=list)
+    """With ``review`` on: what the review did (paused and answered, nothing open, timed
+    out with the flags left open, a decision refused)."""

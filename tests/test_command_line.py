@@ -47,6 +47,9 @@ print("EXIT", code, "PREFECT", "prefect" in sys.modules, "PYDANTIC", "pydantic" 
     (["folder", "no-such-folder"], 1, "err", "no-such-folder: no such folder"),
     (["sweep", "flows", "--baseline", "nothing.json"], 1, "err", "nothing.json: no such baseline"),
     (["server", "--help"], 0, "out", "start"),
+    (["review", "--help"], 0, "out", "--decisions"),
+    (["review", "no-such-out"], 1, "err", "no-such-out: no such output folder"),
+    (["review", "flows", "--decisions", "none.json"], 1, "err", "none.json: no such decisions file"),
     (["nonsense"], 1, "err", "unknown command"),
 ])
 def test_help_and_bad_input_answer_before_prefect_is_imported(argv, code, where, words):

@@ -90,9 +90,10 @@ def readings() -> tuple[SheetSet, SheetSet]:
 
 
 def make_run(tmp: Path) -> Path:
-    """A finished run's output folder, written by the real tiers, build and outputs stages."""
+    """A finished run's output folder (``tmp/out``), written by the real tiers, build and
+    outputs stages; called again on the same ``tmp``, the same sheet is built again into it."""
     src = tmp / "sheet"
-    src.mkdir()
+    src.mkdir(exist_ok=True)
     (src / "fig.png").write_bytes(b"\x89PNG\r\n\x1a\n a figure")
     (src / "sheet.md").write_text(SOURCE_MD)
     digest = hashlib.sha256((src / "fig.png").read_bytes()).hexdigest()
@@ -410,6 +411,20 @@ def test_a_review_log_left_by_an_earlier_build_is_not_applied_silently(out):
     (out / ".sheet2lambda-outputs.json").write_text(json.dumps(manifest))
     with pytest.raises(InputError, match="decisions made before the set was built again"):
         load_run(out)
+
+
+def test_a_new_build_into_a_reviewed_folder_is_refused_and_the_review_kept(out, tmp_path):
+    review(out, ReviewForm(entries=[entry(out, "q1.p1.content", choice="B")]), NoBackend())
+    before = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(InputError, match=r"holds a person's review of its set \(1 decision in review.json\)"):
+        make_run(tmp_path)  # the same sheet built again into the same --out
+    assert {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    # with the review moved away, the folder is built again, and lists no review
+    (out / "review.json").rename(tmp_path / "review.json")
+    make_run(tmp_path)
+    assert "review.json" not in json.loads((out / ".sheet2lambda-outputs.json").read_text())["entries"]
+    assert question(out, 0)["parts"][0]["content"] == "Find the force along the ramp."
+    assert len(build_form(load_run(out)).entries) == len(json.loads((out / "flags.json").read_text()))
 
 
 def test_decide_form_refuses_a_flag_the_run_does_not_have(out):

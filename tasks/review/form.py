@@ -22,10 +22,9 @@ from schemas.sheet import SheetSet
 from tasks.errors import InputError
 from tasks.review.decisions import apply_decision, choices_for, get_field
 from tasks.review.notes import display_equations
-from tasks.write.outputs import written_by, written_entries
+from tasks.write.outputs import REVIEW, written_by, written_entries
 
 SETTLED = "settled.json"
-REVIEW = "review.json"
 
 
 @dataclass

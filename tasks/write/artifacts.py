@@ -9,7 +9,9 @@ Artifacts page keeps each set's history:
   texts, cut to :data:`CELL` characters; ``flags.json`` holds them whole);
 - ``<set>-report`` (table): ``report.json``'s counts as ``measure, value`` rows;
 - ``<set>-set`` (link): the set's zip, as a ``file://`` link (it is on the machine that
-  ran the flow).
+  ran the flow);
+- ``<set>-review`` (markdown), when the run paused for a person's review: what it did
+  (:func:`publish_review`).
 
 Prefect's API: ``prefect.artifacts.create_markdown_artifact``, ``create_table_artifact``,
 ``create_link_artifact`` (docs.prefect.io, "Artifacts").
@@ -78,3 +80,14 @@ def publish_document(set_name: str, out: Path, report: Report | None, flags: lis
         create_link_artifact(key=keys[-1], link=zip_path.as_uri(), link_text=f"{set_name}.zip",
                              description=f"the set {set_name} to import on Lambda Feedback")
     return keys
+
+
+def publish_review(set_name: str, lines: list[str]) -> str:
+    """Create the ``<set>-review`` markdown artifact: the lines saying what a person's review
+    in the run did (decisions, flags resolved and open). Call in a flow run; returns its key."""
+    from prefect.artifacts import create_markdown_artifact
+
+    key = artifact_key(set_name, "review")
+    create_markdown_artifact(key=key, markdown=f"# Review of {set_name}\n\n```\n" + "\n".join(lines) + "\n```\n",
+                             description=f"a person's review of the flags of {set_name}")
+    return key

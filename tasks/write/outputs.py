@@ -37,6 +37,12 @@ OUTPUT_NAMES = {"source.md", "solutions.md", "replies", "media", "flags.json", "
                 "katex.json", "settled.json"}
 """The fixed entries a document run writes (besides the set's folder and zip)."""
 
+REVIEW = "review.json"
+"""A person's decisions on a run's flags (:mod:`tasks.review`): written by a review, which
+rebuilds the set from ``settled.json`` and them; never by a document run, so a document run
+into a reviewed folder is refused (:func:`check_out`) rather than leaving the decisions
+beside a set they were not made on."""
+
 
 def default_out(source: str) -> Path:
     """``out/<stem>/`` under the working folder."""
@@ -105,7 +111,9 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
     """Refuse an output folder this run could damage: a file, a folder holding an entry
     of the same name as an output that an earlier run did not write (a user's own file),
     or, given ``source``, a folder holding the outputs of a different document
-    (``vectors.docx`` after ``vectors.md``, both defaulting to ``out/vectors/``).
+    (``vectors.docx`` after ``vectors.md``, both defaulting to ``out/vectors/``), or a
+    folder a person reviewed (its :data:`REVIEW` listed in the manifest) when ``names``
+    does not carry the review over (only a review itself writes :data:`REVIEW`).
 
     ``names`` are the entries the run will write (default: the fixed ones). Raises
     :class:`InputError` naming ``--out``.
@@ -119,9 +127,22 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
     if source is not None and manifest["source"] and manifest["source"] != source_id(source):
         raise InputError(str(out), f"--out holds the outputs of another document ({manifest['source']}): "
                                    "choose another --out, or remove that folder first")
+    if REVIEW in ours and (out / REVIEW).exists() and REVIEW not in (names or OUTPUT_NAMES):
+        raise InputError(str(out), f"--out holds a person's review of its set ({_decisions(out / REVIEW)} in "
+                                   f"{REVIEW}), which a new build would not carry over: choose another --out, or "
+                                   f"move {REVIEW} (or the folder) away first")
     for name in sorted(names or OUTPUT_NAMES):
         if (out / name).exists() and name not in ours:
             raise InputError(str(out), f"--out already holds {name}, which sheet2lambda did not write: choose another --out")
+
+
+def _decisions(path: Path) -> str:
+    """``N decisions`` recorded in a ``review.json`` (``decisions`` when unreadable)."""
+    try:
+        n = len(json.loads(path.read_text(encoding="utf-8")).get("decisions", []))
+    except (OSError, ValueError, AttributeError, TypeError, RecursionError):
+        return "decisions"
+    return f"{n} decision" + ("" if n == 1 else "s")
 
 
 def check_set_name(name: str, where: str) -> None:
