@@ -109,3 +109,11 @@ def test_an_unsettled_dispute_carries_the_text_that_is_a_quote():
 def test_an_empty_set_is_a_structural_flag():
     result = settle_document(None, SheetSet([]), SRC, None, None, {}, mathpix=False)
     assert [(f.field, f.kind) for f in result.flags] == [("set", "structural")]
+
+
+def test_a_passage_in_no_field_is_one_uncovered_flag_naming_its_lines():
+    src = "Learning targets:\nDerive the transform.\nUse the table.\n\n" + SRC + "\nA closing tip.\n"
+    result = settle_document(None, reading(), src, None, None, {}, mathpix=False)
+    uncovered = [(f.field, f.a) for f in result.flags if f.kind == "uncovered"]
+    assert uncovered == [("source:1-3", "Learning targets:\nDerive the transform.\nUse the table."),
+                         ("source:11", "A closing tip.")]

@@ -230,16 +230,21 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning]) -> list[
 
 
 def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
-    """``uncovered`` flags: lines of the questions document in no field of the set
-    (both routes missed them), sheet chrome excepted (:func:`tasks.settle.coverage.uncovered`)."""
+    """``uncovered`` flags: passages of the questions document in no field of the set
+    (both routes missed them), sheet chrome and the markers a reader drops excepted, one
+    flag per run of such lines (:func:`tasks.settle.coverage.uncovered_runs`): field
+    ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines."""
     from schemas.sheet import iter_fields
-    from tasks.settle.coverage import uncovered
+    from tasks.settle.coverage import uncovered_runs
 
     texts = [text for _, text in iter_fields(settled) if text]
-    return [
-        Flag(field=f"source:{line_no}", kind="uncovered", reason="this line of the sheet is in no field", a=line)
-        for line_no, line in uncovered(questions_md, texts)
-    ]
+    flags = []
+    for first, last, lines in uncovered_runs(questions_md, texts):
+        where = f"source:{first}" if first == last else f"source:{first}-{last}"
+        reason = ("this line of the sheet is in no field" if first == last
+                  else f"these {len(lines)} lines of the sheet are in no field")
+        flags.append(Flag(field=where, kind="uncovered", reason=reason, a="\n".join(lines)))
+    return flags
 
 
 def settle_document(
