@@ -173,3 +173,18 @@ def test_the_doubts_on_one_field_are_one_flag():
     flags = audit(reading, SHEET)
     assert [f.field for f in flags] == ["q1.p1.content"]
     assert "solution text" in flags[0].reason and "::: fence" in flags[0].reason
+
+
+def test_lists_restarting_after_paragraphs_read_as_parts_are_a_doubt():
+    md = ("Kinematics.\n\nA ball is dropped.\n\n1.  Find its speed.\n\n2.  Find its height.\n\n"
+          "A car brakes.\n\n1.  Find the distance.\n\n2.  Find the time.\n")
+    as_parts = SheetSet([
+        Question(main_text="A ball is dropped.", parts=[Part(content="Find its speed."), Part(content="Find its height.")]),
+        Question(main_text="A car brakes.", parts=[Part(content="Find the distance."), Part(content="Find the time.")]),
+    ])
+    flags = audit(as_parts, md)
+    assert [f.field for f in flags] == ["q1", "q2"] and all("parts or questions" in f.reason for f in flags)
+    # one list numbered on through the sheet is no doubt
+    md = "A ball is dropped.\n\n1.  Find its speed.\n\n2.  Find its height.\n"
+    one = SheetSet([Question(main_text="Find its speed."), Question(main_text="Find its height.")])
+    assert audit(one, md) == []

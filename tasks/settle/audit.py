@@ -14,6 +14,8 @@ their reasons joined:
   set starts under (its text read into the question before it, or lost); two questions
   starting under one marker (one question read as two); a question starting before the
   first marker (chrome read as a question);
+- **an ambiguous layout**: numbered lists restarting at 1 after paragraphs, read as the
+  parts of the paragraph before them (they may be questions: the sheet does not say);
 - **part labels** (``(a)``, ``b)``, ``c.``, ``(iv)``, ``(2)`` opening the line a part's
   text starts on) that skip, repeat, restart or run backwards inside a question;
 - **parts left in the main text**: a question of one part or none whose main text has
@@ -132,6 +134,46 @@ def _outside_code(markdown: str) -> list[tuple[int, str]]:
         if line.count("$$") % 2 == 1:
             display = not display
     return out
+
+
+def restarting_lists(markdown: str) -> list[list[Marker]]:
+    """The top-level numbered lists of a document whose numbering restarts at 1 after a
+    paragraph with no heading between (the reader's paragraph layout, where a list may be
+    the parts of the paragraph before it or a run of questions: the sheet does not say),
+    each list its items; ``[]`` when no list restarts so, or the document has heading or
+    bold markers."""
+    if _explicit_markers(markdown):
+        return []
+    lists: list[list[Marker]] = []
+    heading_since_item = False
+    restarts = False
+    for n, line in _outside_code(markdown):
+        if _HEADING.match(line):
+            heading_since_item = True
+            continue
+        m = _TOP_ITEM.match(line)
+        if not m:
+            continue
+        if m.group(1) == "1" or not lists:
+            if lists and not heading_since_item:
+                restarts = True
+            lists.append([])
+        lists[-1].append(Marker(n, m.group(1), line.strip()))
+        heading_since_item = False
+    return lists if restarts else []
+
+
+def _explicit_markers(markdown: str) -> bool:
+    """Has the document a heading or bold question marker?"""
+    previous_blank = True
+    for _, line in _outside_code(markdown):
+        h = _HEADING.match(line)
+        if h and marker_number(_ATTRIBUTES.sub("", h.group(2))) is not None:
+            return True
+        if not h and previous_blank and _BOLD.match(line) and marker_number(_BOLD.match(line).group(1)) is not None:
+            return True
+        previous_blank = not line.strip()
+    return False
 
 
 def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
@@ -316,6 +358,30 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     return flags
 
 
+def layout_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """In the paragraph layout (:func:`restarting_lists`), each question whose parts came
+    from a numbered list restarting at 1: whether those items are its parts or questions of
+    their own, the sheet does not say, so a person reads it."""
+    lists = restarting_lists(questions_md)
+    if not lists:
+        return []
+    src = _Source(questions_md)
+    starts = _starts(questions, src)
+    flags = []
+    for items in lists:
+        owner = None
+        for qi, st in enumerate(starts):
+            if st is not None and st + 1 <= items[0].line:
+                owner = qi
+        if owner is None or len(questions.root[owner].normalised_parts()) < 2:
+            continue
+        flags.append(Flag(field=f"q{owner + 1}", kind=KIND, reason=(
+            f"the numbered list at line {items[0].line} ({len(items)} items) restarts at 1 after a paragraph and was "
+            f"read as the parts of question {owner + 1}: the sheet does not say whether its items are parts or "
+            f"questions")))
+    return flags
+
+
 def part_label_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     """Part labels that skip, repeat, restart or run backwards inside a question (the label
     opening the first source line of each part's text that opens with one)."""
@@ -484,7 +550,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
     Returns the flags in the order of the checks; raises nothing."""
     if len(questions) == 0:
         return []  # the tiers flag an empty set already
-    return merged(marker_flags(questions, questions_md) + part_label_flags(questions, questions_md)
+    return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
+                  + part_label_flags(questions, questions_md)
                   + field_flags(questions) + solution_number_flags(questions_md, solutions_md, known or []))
 
 
