@@ -138,15 +138,18 @@ def _outside_code(markdown: str) -> list[tuple[int, str]]:
 
 def restarting_lists(markdown: str) -> list[list[Marker]]:
     """The top-level numbered lists of a document whose numbering restarts at 1 after a
-    paragraph with no heading between (the reader's paragraph layout, where a list may be
-    the parts of the paragraph before it or a run of questions: the sheet does not say),
-    each list its items; ``[]`` when no list restarts so, or the document has heading or
-    bold markers."""
+    paragraph with no heading between (the reader's paragraph layout) while elsewhere the
+    sheet numbers items as questions are numbered (on across a heading, from a number other
+    than 1, or a list of one item): its lists may be parts or runs of questions, and the
+    sheet does not say. Each list its items; ``[]`` otherwise, or when the document has
+    heading or bold markers. Lists that only ever restart (every list the parts of the
+    paragraph before it) are no doubt."""
     if _explicit_markers(markdown):
         return []
     lists: list[list[Marker]] = []
     heading_since_item = False
     restarts = False
+    numbered_on = False  # the sheet numbers items on across a heading, or from other than 1
     for n, line in _outside_code(markdown):
         if _HEADING.match(line):
             heading_since_item = True
@@ -157,10 +160,15 @@ def restarting_lists(markdown: str) -> list[list[Marker]]:
         if m.group(1) == "1" or not lists:
             if lists and not heading_since_item:
                 restarts = True
+            if m.group(1) != "1":
+                numbered_on = True
             lists.append([])
+        elif heading_since_item:
+            numbered_on = True
         lists[-1].append(Marker(n, m.group(1), line.strip()))
         heading_since_item = False
-    return lists if restarts else []
+    numbered_on = numbered_on or any(len(items) == 1 for items in lists)
+    return lists if restarts and numbered_on else []
 
 
 def _explicit_markers(markdown: str) -> bool:
