@@ -294,9 +294,12 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
         task_states={k: f.state.name for k, f in run.futures().items()},
     )
     outcome.route_failed = route_failure(run.route_a.result(), run.route_b.result())
-    first = ([no_model_line(run, auto)] if no_model_line(run, auto) else []) + (
+    offline_line = no_model_line(run, auto)
+    first = ([offline_line] if offline_line else []) + (
         [f"ROUTE FAILED {outcome.route_failed}"] if outcome.route_failed else [])
-    summary = first + summary_lines(report)
+    # The OFFLINE line already says nothing was cross-checked, and why: not twice.
+    summary = first + [line for line in summary_lines(report)
+                       if not (offline_line and line.startswith("NOT CROSS-CHECKED"))]
     if verbose:
         say(*stage_lines(run))
         say(*summary)

@@ -14,6 +14,7 @@ FlagKind = Literal[
     "uncovered",
     "conversion_loss",
     "area",
+    "structure",
 ]
 
 

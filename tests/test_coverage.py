@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from schemas.sheet import SheetSet
-from tasks.settle.coverage import coverage, field_texts, is_chrome, is_timing, uncovered
+from tasks.settle.coverage import coverage, field_texts, is_chrome, is_timing, uncovered, uncovered_runs
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
@@ -117,3 +117,67 @@ def test_route_a_reply_covers_the_me2_questions():
     partial = SheetSet(reply.root[:4])
     left = uncovered(md, field_texts(partial))
     assert left and all(n > 60 for n, _ in left)
+
+
+# The markers a reader consumes (issue 10): a sheet in the house styles the general reader
+# reads, and a reading that copied every word of it and none of its markers.
+MARKED = """<script type="text/x-mathjax-config">
+  MathJax.Hub.Config({ tex2jax: { inlineMath: [ ['$','$'] ] } });
+</script>
+<link rel="stylesheet" href="look.css">
+
+## Question 3
+
+**Q4.** (Pulleys) A rope passes over a light pulley.
+
+**Problem 5** [6 marks] A sledge slides down a slope.
+
+a.  Find the tension.
+
+(b) Find the acceleration.
+<div class = "answer">
+$a = g/3$ <br>
+<strong> Using Newton's second law </strong> <br>
+</div>
+<div class = "workingout"><br><br><br></div>
+
+- [ ] Simple cubic
+- [x] Face-centred cubic
+
+<button id="show" type="button" onclick="show()">Show all answers</button>
+"""
+
+MARKED_READING = [
+    "Pulleys", "A rope passes over a light pulley.", "A sledge slides down a slope.", "Find the tension.",
+    "Find the acceleration.", "$a = g/3$", "Using Newton's second law", "Simple cubic", "Face-centred cubic",
+]
+
+
+def test_markers_a_reader_consumes_are_not_uncovered():
+    assert uncovered(MARKED, MARKED_READING) == []
+    assert coverage(MARKED, MARKED_READING) == 1.0
+
+
+def test_sheet_text_beside_the_markers_still_counts():
+    # each word of the sheet a reading leaves out is still found, markers cut or not
+    for left_out, line in [("Pulleys", 8), ("A rope passes over a light pulley.", 8), ("Find the tension.", 12),
+                           ("Using Newton's second law", 17), ("Face-centred cubic", 22)]:
+        texts = [t for t in MARKED_READING if t != left_out]
+        assert [n for n, _ in uncovered(MARKED, texts)] == [line], left_out
+    # a line is reported as written, markers and all
+    texts = [t for t in MARKED_READING if t != "Face-centred cubic"]
+    assert uncovered(MARKED, texts) == [(22, "- [x] Face-centred cubic")]
+
+
+def test_text_in_a_raw_html_paragraph_is_sheet_text():
+    md = "<p>Take $g = 9.81$ throughout.</p>\n\n1.  Find the speed.\n"
+    assert uncovered(md, ["Find the speed."]) == [(1, "<p>Take $g = 9.81$ throughout.</p>")]
+
+
+def test_uncovered_lines_come_in_runs_broken_by_headings_and_covered_lines():
+    md = ("# Sheet\n\n### Learning targets\n* Derive the transform\n* Use the formula sheet\n\n"
+          "## Tutorials\n* A lecture\n\n### Problem 1.\nFind $F(s)$.\n\nA closing tip\nover two lines.\n"
+          "Covered again.\nAnd a last remark.\n")
+    runs = uncovered_runs(md, ["Find $F(s)$.", "Covered again."])
+    assert [(a, b) for a, b, _ in runs] == [(4, 5), (8, 8), (13, 14), (16, 16)]
+    assert runs[0][2] == ["* Derive the transform", "* Use the formula sheet"]

@@ -311,3 +311,21 @@ Using $Q = vA$.
     from tasks.settle.verbatim import not_verbatim
 
     assert not_verbatim(out, [md]) == {}
+
+
+def test_part_labels_set_in_bold_open_parts():
+    md = ("**Problem 1**\n\nA spring obeys Hooke's law.\n\n**(a)**\u00a0Find its stiffness.\n\n"
+          "**(b)** Find the energy stored.\n\n**Problem 2**\n\nExplain resonance.\n")
+    one, two = read(md).root
+    assert one.main_text == "A spring obeys Hooke's law."
+    assert contents(one) == ["Find its stiffness.", "Find the energy stored."]
+    assert two.main_text == "Explain resonance." and two.parts == []
+
+
+def test_markdown_inside_an_answer_div_loses_its_line_break_tags():
+    md = ("## Question 1\n\nFind $F(s)$ for $f(t) = 1$.\n\n<div class = \"answer\">\n$F(s) = 1/s$ <br>\n\n"
+          "Integrate by parts: <br>\n<strong> Check </strong> the limit <br>\n</div>\n")
+    q = read(md).root[0]
+    worked = "\n".join([q.parts[0].answer, q.parts[0].worked_solution])
+    assert "$F(s) = 1/s$" in worked and "Integrate by parts:" in worked and "the limit" in worked
+    assert "<br>" not in worked and "<strong>" not in worked

@@ -109,3 +109,46 @@ def test_an_unsettled_dispute_carries_the_text_that_is_a_quote():
 def test_an_empty_set_is_a_structural_flag():
     result = settle_document(None, SheetSet([]), SRC, None, None, {}, mathpix=False)
     assert [(f.field, f.kind) for f in result.flags] == [("set", "structural")]
+
+
+def test_a_passage_in_no_field_is_one_uncovered_flag_naming_its_lines():
+    src = "Learning targets:\nDerive the transform.\nUse the table.\n\n" + SRC + "\nA closing tip.\n"
+    result = settle_document(None, reading(), src, None, None, {}, mathpix=False)
+    uncovered = [(f.field, f.a) for f in result.flags if f.kind == "uncovered"]
+    assert uncovered == [("source:1-3", "Learning targets:\nDerive the transform.\nUse the table."),
+                         ("source:11", "A closing tip.")]
+
+
+def mc(correct_a=None, correct_b=None, n_b=3):
+    options = ["helium", "neon", "argon"]
+    a = SheetSet([Question(main_text="Which gas is lightest?",
+                           parts=[Part(options=options, correct=correct_a or [])])]) if correct_a is not None else None
+    b = SheetSet([Question(main_text="Which gas is lightest?",
+                           parts=[Part(options=(options + ["xenon"])[:n_b], correct=correct_b or [])])])
+    return a, b
+
+
+def test_the_options_marked_correct_survive_the_tiers():
+    src = "Which gas is lightest?\n\n- [x] helium\n- [ ] neon\n- [x] argon\n"
+    _, b = mc(correct_b=[0, 2])
+    assert settle(None, b, [src]).questions[0].parts[0].correct == [0, 2]
+    a, b = mc(correct_a=[0], correct_b=[0])
+    result = settle(a, b, [src])
+    assert result.questions[0].parts[0].correct == [0] and result.flags == []
+
+
+def test_routes_marking_different_options_correct_is_a_dispute():
+    a, b = mc(correct_a=[0], correct_b=[1])
+    result = settle(a, b, ["Which gas is lightest?\n\nhelium\n\nneon\n\nargon\n"])
+    assert result.questions[0].parts[0].correct == [0]
+    assert [(f.field, f.kind) for f in result.flags] == [("q1.p1.correct", "disputed")]
+
+
+def test_a_route_that_read_other_options_does_not_mark_the_settled_ones():
+    # route B read four options where A read three: its marks index other options
+    a, b = mc(correct_a=[], correct_b=[3], n_b=4)
+    result = settle(a, b, ["Which gas is lightest?\n\nhelium\n\nneon\n\nargon\n\nxenon\n"])
+    assert result.questions[0].parts[0].correct == [3]
+    a, b = mc(correct_a=[1], correct_b=[3], n_b=4)
+    result = settle(a, b, ["Which gas is lightest?\n\nhelium\n\nneon\n\nargon\n\nxenon\n"])
+    assert result.questions[0].parts[0].correct == [3]

@@ -14,7 +14,7 @@ import pytest
 
 from schemas.flags import Flag
 from schemas.truth import TruthCounts
-from tasks.check.truth import fold, load_built, load_flags, score_failed, score_output, score_truth
+from tasks.check.truth import fold, load_built, load_flags, options_count, score_failed, score_output, score_truth
 
 TRUTHSCORE = Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "truthscore.py"
 
@@ -287,3 +287,26 @@ def test_the_numbers_agree_with_the_corpus_scorer_on_a_layout_truth():
         theirs["questions_right"], theirs["parts_right"], theirs["solutions_right"], theirs["false_attachments"])
     assert c.false_attachments >= 1
 
+
+
+def test_options_are_counted_where_in2lambda_writes_a_multiple_choice_box(tmp_path):
+    # A part whose reader marked two options correct (`- [x]`), its box read from the sheet
+    # with no model and written by in2lambda as the platform's exports hold it.
+    from schemas.sheet import Part, Question, SheetSet
+    from tasks.boxes.sheet import from_sheet
+    from tasks.write.build import write_set
+
+    part = Part(content="Which are noble gases?", options=["helium", "nitrogen", "argon"], correct=[0, 2])
+    found = from_sheet(part)
+    assert found is not None and found.boxes[0].answer == [True, False, True]
+    write_set(SheetSet([Question(main_text="Gases.", parts=[part])]), "Gases", tmp_path, {},
+              {"q1.p1": found.boxes})
+    built = load_built(tmp_path / "Gases")
+    area = built[0]["parts"][0]["responseAreas"][0]
+    assert "config" not in area and area["response"]["responseInput"]["config"]["options"]  # the platform's shape
+    assert options_count(built[0]["parts"][0]) == 3
+    truth = {"questions": [{"number": "1", "title": "", "main_text_starts": "Gases.", "parts": [
+        {"label": "", "content_starts": "Which are noble gases", "has_answer": False, "has_worked_solution": False,
+         "multiple_choice_options": 3}]}]}
+    counts = score_truth(built, truth, []).counts
+    assert (counts.mc_right, counts.mc) == (1, 1)

@@ -18,7 +18,8 @@ closing tip) unless it is deeper than the question's own heading; text outside e
 question (title block, due date, instructions, points tables) is chrome.
 
 Parts, inside a question: nested or following ordered lists (any numbering), paragraphs
-and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)`, and bullets like
+and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`),
+and bullets like
 `* 1a (2pt) text`. The first kind found is the part kind; lists and labels of another
 kind (`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them.
 Text between two parts is the lead-in of the next part (text that carries on the part
@@ -151,6 +152,14 @@ local ROMAN_SET = { i = 1, ii = 2, iii = 3, iv = 4, v = 5, vi = 6, vii = 7, viii
 
 local function line_label(line)
   local s = line:gsub('^%s+', '')
+  -- `**(a)**`, `__b)__`: a label set in bold (a class's `\part` macro, a house style),
+  -- followed by a space or a no-break space
+  local inner, after = s:match('^%*%*([^%*]+)%*%*(.*)$')
+  if not inner then inner, after = s:match('^__([^_]+)__(.*)$') end
+  if inner and (inner:match('^%(%w+%)$') or inner:match('^%l+[%.%)]$')) then
+    after = after:gsub('^\u{A0}', ''):gsub('^%s+', '')
+    s = inner .. ' ' .. after
+  end
   -- `\(a\)`: the escaped parentheses pandoc writes for a typed `(a)` (Word)
   local el, erest = s:match('^\\%((%w+)\\%)%s*(.*)$')
   if el then s = '(' .. el .. ') ' .. erest end
@@ -399,7 +408,9 @@ local function block_units(b, units)
       units[#units + 1] = sol_unit(table.concat(parts, '\n\n'))
       html_capture = nil
     else
-      html_capture[#html_capture + 1] = (b.t == 'RawBlock') and html_lines(text) or text
+      -- markdown inside the div (after a blank line) keeps its `<br>` and other tags
+      -- at line ends as raw inlines: cut them as in the raw lines
+      html_capture[#html_capture + 1] = html_lines(text)
     end
     return
   end

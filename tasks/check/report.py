@@ -83,10 +83,28 @@ def count_report(
     )
 
 
+READ = ("ran", "replayed", "cached")
+"""The route statuses under which a route's reading reached the tiers."""
+
+
+def cross_check_line(report: Report) -> str | None:
+    """The summary's first line when fewer than two routes read the sheet: nothing was
+    cross-checked, so the set stands on one reading and the flags (the structure audit,
+    coverage, verbatim) are all that checked it. ``None`` when both routes read it."""
+    read = [name for name, r in (("A", report.route_a), ("B", report.route_b)) if r.status in READ]
+    if len(read) == 2:
+        return None
+    if not read:
+        return "NOT CROSS-CHECKED: neither route read this sheet"
+    return (f"NOT CROSS-CHECKED: only route {read[0]} read this sheet; no second reading checked it, "
+            f"only the flags below did")
+
+
 def summary_lines(report: Report) -> list[str]:
-    """The printed summary: a few aligned lines."""
+    """The printed summary: a few aligned lines, led by :func:`cross_check_line` when
+    only one route (or none) read the sheet."""
     comp = report.comparison
-    lines = [
+    lines = [line for line in [cross_check_line(report)] if line] + [
         f"set        {report.set_name}: {report.questions} questions, {report.parts} parts, {report.fields} fields",
         f"tiers      agreed {report.agreed}, single-route {report.single_route}, adjudicated {report.adjudicated}, "
         f"flagged {report.flagged} fields",

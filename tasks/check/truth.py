@@ -25,7 +25,10 @@ numbers), written here so the project owns the code it gates on:
   a ``false_attachment``.
 - **Options.** A found multiple-choice part (``multiple_choice_options`` > 0) is right
   when its answer boxes carry as many options (each box's ``config.options``, else its
-  ``answer`` when that is a list; summed), else ``options``.
+  ``answer`` when that is a list; summed), else ``options``. A box's ``config`` and
+  ``answer`` are read where the platform's export and in2lambda put them,
+  ``response.responseInput`` (truthscore reads only the box's top level, where no export
+  has them, so it counts no option of a real build: :func:`options_count`).
 - A question is **right** when it is found and none of the misses above concerns it.
   A built question no truth question matched is ``spurious``. **Markup**: every line of a
   main text, part content, answer or worked solution that starts (after blanks) with
@@ -106,12 +109,23 @@ def _text(value: Any) -> str:
 
 
 def options_count(part: dict) -> int:
-    """The multiple-choice options a built part's answer boxes carry (summed over boxes)."""
+    """The multiple-choice options a built part's answer boxes carry (summed over boxes).
+
+    A box is read where the platform's export puts it (in2lambda 1.1.0 writes the same:
+    ``response.responseInput`` holding ``config.options`` and ``answer``, as in the ME2
+    export's ``MULTIPLE_CHOICE`` boxes), else at the box's top level, where
+    ``../shared/tools/truthscore.py`` looks: its ``config.options``, else its ``answer``
+    when that is a list."""
     n = 0
     for area in part.get("responseAreas") or []:
-        options = (area.get("config") or {}).get("options")
-        if not options and isinstance(area.get("answer"), list):
-            options = area["answer"]
+        inner = (area.get("response") or {}).get("responseInput") if isinstance(area.get("response"), dict) else None
+        options = None
+        for box in ([inner] if isinstance(inner, dict) else []) + [area]:
+            options = (box.get("config") or {}).get("options")
+            if not options and isinstance(box.get("answer"), list):
+                options = box["answer"]
+            if options:
+                break
         if isinstance(options, list):
             n += len(options)
     return n

@@ -11,7 +11,6 @@ else by position, with a flag when the counts differ.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from schemas.flags import Flag
@@ -213,36 +212,15 @@ def chrome_quoted(texts: list[str]) -> int:
     )
 
 
-_TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
-_BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
-_ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
-_HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
-
-
-def markers_removed(markdown: str) -> str:
-    """``markdown`` with, per line, the markers a reader drops rather than copies cut: a
-    task-list box (``- [x] A`` → ``- A``), a notebook part label and its points (``* 1a
-    (2pt) Text`` → ``* Text``), an escaped label (``\\(a\\) Text`` → ``Text``) and HTML
-    tags at either end (``<div class="answer">`` → an empty line). Used to score readings."""
-    out = []
-    for line in markdown.splitlines():
-        line = _TASK_BOX.sub(r"\1", line)
-        line = _BULLET_LABEL.sub(r"\1", line)
-        line = _ESCAPED_LABEL.sub(r"\1", line)
-        line = _HTML_EDGES.sub("", line)
-        out.append(line)
-    return "\n".join(out)
-
-
 def score_reading(markdown: str, reading: SheetSet) -> float:
-    """How well a reading accounts for ``markdown``: the
-    :func:`tasks.settle.coverage.coverage` of :func:`markers_removed` (so a reading that
-    drops a task box or an HTML tag loses nothing by it) less, per counted line, the chrome
-    lines it copied (:func:`chrome_quoted`). A reading that copies timing lines into its
-    fields has not understood the layout."""
+    """How well a reading accounts for ``markdown``: its
+    :func:`tasks.settle.coverage.coverage` (which cuts the markers a reader drops, such as a
+    task box or an HTML tag, before comparing: :func:`tasks.settle.coverage.markers_removed`)
+    less, per counted line, the chrome lines it copied (:func:`chrome_quoted`). A reading
+    that copies timing lines into its fields has not understood the layout."""
     texts = field_texts(reading)
     counted = max(1, sum(1 for line in markdown.splitlines() if line.strip()))
-    return coverage(markers_removed(markdown), texts) - chrome_quoted(texts) / counted
+    return coverage(markdown, texts) - chrome_quoted(texts) / counted
 
 
 def superseded(filter_source: str) -> bool:

@@ -10,6 +10,14 @@ The remark rule (the house style of the Mathpix-converted course sheets, see
 ``filters/library/mathpix.lua``): the first non-empty line after a timing line is a
 remark to the student about the course, which a set leaves out, so it is not counted
 either (unless it is a part label line).
+
+Markers a reader consumes rather than copies are cut before a line is compared
+(:func:`markers_removed`): a task-list box, a notebook part label with its points, an
+escaped label, a bold question marker, HTML tags at either end of a line (an answer div's
+``<div class="answer">`` / ``</div>`` / ``<br>``), and whole elements a browser never
+shows as sheet text (``<script>``, ``<style>``, ``<button>``, ``<link>``, ``<meta>``).
+So a line is counted only for the words of the sheet on it, and a reading that drops the
+markers (as every reading must: the contract, ``notes/CONTRACT.md``) loses nothing by it.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from tasks.settle.fold import fold_whitespace
 
 _STARS = "\u2605\u2606"
 _BULLET = re.compile(r"^\s*[-*+]\s+")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])(?:\s+|$)")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)]|\((?:[a-zA-Z]|[ivxIVX]+|\d+)\))(?:\s+|$)")
 _LABEL = re.compile(r"^\s*(?:\d+\s*)?(?:\((?:[a-z]|[ivx]+)\)|[a-z]\))(?:\s+|$)")
 _MARKER_WORDS = re.compile(r"^(?:final answers?|worked solutions?|solutions?|answers?)\s*:?$", re.I)
 _TIMING = re.compile(r"^\(?\d+\s*(?:-\s*\d+\s*)?min[a-z]*\.?\)?$", re.I)
@@ -60,7 +68,7 @@ def is_chrome(line: str) -> bool:
     )
 
 
-def _content(line: str) -> str:
+def line_content(line: str) -> str:
     """The line without a leading list marker and part label, whitespace folded."""
     s = line
     while True:  # nested list markers: ``1.  1.  text``
@@ -83,9 +91,72 @@ def field_texts(questions: SheetSet) -> list[str]:
     return [t for t in out if t]
 
 
+_TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
+_BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
+_ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
+_HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
+_UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
+_QUESTION_WORD = r"(?:questions?|problems?|exercises?|tasks?|aufgabe|exercice|q|ex|prob|solutions?|answers?|sol|ans)"
+_BOLD_MARKER = re.compile(
+    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:" + _QUESTION_WORD + r"\.?\s*)?\d+(?:\.\d+)*[a-z]?\s*[.:)]?\s*\2\s*[.:]?\s*",
+    re.I,
+)
+_POINTS = re.compile(r"^[(\[]\s*\d+\s*(?:pts?|points?|marks?)?\.?\s*[)\]]\s*", re.I)
+_PAREN_TITLE = re.compile(r"^\(([^()]+)\)\s*")
+PIECES = "\x00"
+"""Where a line is cut into pieces each quoted on its own (a bold marker's title and the
+text after it go to two fields)."""
+
+
+def _unshown_blanked(markdown: str) -> str:
+    """``markdown`` with every element a browser never shows as text (:data:`_UNSHOWN`)
+    blanked, its line breaks kept (line numbers do not move)."""
+    return _UNSHOWN.sub(lambda m: "\n" * m.group(0).count("\n"), markdown)
+
+
+def _bold_marker_cut(line: str) -> str:
+    """A line opening with a bold question marker (``**Question 3**``, ``**Q1.**``,
+    ``**Problem 2.** (Title) text``) without the marker and its points; a title in
+    parentheses after it becomes a piece of its own (the title field)."""
+    m = _BOLD_MARKER.match(line)
+    if not m:
+        return line
+    rest = line[m.end():]
+    while _POINTS.match(rest):
+        rest = rest[_POINTS.match(rest).end():]
+    title = _PAREN_TITLE.match(rest)
+    if title:
+        rest = title.group(1) + PIECES + rest[title.end():]
+    return m.group(1) + rest
+
+
+def markers_removed(markdown: str) -> str:
+    """``markdown`` with the markers a reader drops rather than copies cut, line by line
+    (the line count is kept): a task-list box (``- [x] A`` → ``- A``), a notebook part
+    label and its points (``* 1a (2pt) Text`` → ``* Text``), an escaped label (``\\(a\\)
+    Text`` → ``Text``), a bold question marker and its points (``**Q1.** (3 marks) Text``
+    → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
+    HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
+    ``text``), and elements never shown as text (``<script>``, ``<style>``, ``<button>``,
+    ``<textarea>``, ``<select>``, comments) blanked."""
+    out = []
+    for line in _unshown_blanked(markdown).split("\n"):
+        line = _TASK_BOX.sub(r"\1", line)
+        line = _BULLET_LABEL.sub(r"\1", line)
+        line = _ESCAPED_LABEL.sub(r"\1", line)
+        line = _HTML_EDGES.sub("", line)
+        line = _bold_marker_cut(line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def _counted(markdown: str) -> Iterable[tuple[int, str, str]]:
+    """The counted lines of ``markdown``: ``(line number, line as written, content)``,
+    the content read from the line with its markers removed (:func:`markers_removed`)."""
+    written = markdown.splitlines()
+    cut = markers_removed("\n".join(written)).split("\n")
     after_timing = False
-    for number, line in enumerate(markdown.splitlines(), start=1):
+    for number, (original, line) in enumerate(zip(written, cut), start=1):
         if is_timing(line):
             after_timing = True
             continue
@@ -97,16 +168,23 @@ def _counted(markdown: str) -> Iterable[tuple[int, str, str]]:
                 continue  # the remark rule
         if is_chrome(line):
             continue
-        content = _content(line)
-        if content:
-            yield number, line, content
+        content = line_content(line)
+        if content.strip(PIECES + " "):
+            yield number, original, content
 
 
 def _is_covered(line: str, content: str, joined: str, names: set[str]) -> bool:
-    image = _IMAGE.fullmatch(content)
-    if image:
-        return image.group(1).rsplit("/", 1)[-1] in names
-    return content in joined
+    for piece in content.split(PIECES):
+        piece = piece.strip()
+        if not piece:
+            continue
+        image = _IMAGE.fullmatch(piece)
+        if image:
+            if image.group(1).rsplit("/", 1)[-1] not in names:
+                return False
+        elif piece not in joined:
+            return False
+    return True
 
 
 def _prepare(texts: list[str]) -> tuple[str, set[str]]:
@@ -119,11 +197,13 @@ def uncovered(markdown: str, texts: list[str]) -> list[tuple[int, str]]:
     """The lines of ``markdown`` that no text quotes: ``[(line number, line)]``.
 
     Line numbers are 1-based. Counted are the non-empty lines that are neither chrome
-    (:func:`is_chrome`), headings, nor a remark under the remark rule (see the module). A line is covered when its content (without a
-    leading list marker such as ``- ``, ``* ``, ``1. `` and a leading part label such as
-    ``(a) ``, whitespace folded with :func:`tasks.settle.fold.fold_whitespace`) occurs in some
-    text, folded the same way; a line that is one image counts as covered when its
-    file name occurs in an image link of some text.
+    (:func:`is_chrome`), headings, nor a remark under the remark rule (see the module). A
+    line is read with the markers a reader drops cut (:func:`markers_removed`); it is
+    covered when its content (without a leading list marker such as ``- ``, ``* ``, ``1.
+    ``, ``a. `` and a leading part label such as ``(a) ``, whitespace folded with
+    :func:`tasks.settle.fold.fold_whitespace`) occurs in some text, folded the same way
+    (each of its :data:`PIECES` on its own); a line that is one image counts as covered when
+    its file name occurs in an image link of some text. The line is returned as written.
     """
     joined, names = _prepare(texts)
     return [(n, line) for n, line, c in _counted(markdown) if not _is_covered(line, c, joined, names)]
@@ -138,3 +218,31 @@ def coverage(markdown: str, texts: list[str]) -> float:
         return 1.0
     covered = sum(1 for _, line, c in counted if _is_covered(line, c, joined, names))
     return covered / len(counted)
+
+
+def uncovered_runs(markdown: str, texts: list[str]) -> list[tuple[int, int, list[str]]]:
+    """The :func:`uncovered` lines of ``markdown`` in runs: ``[(first line, last line,
+    lines as written)]``, 1-based.
+
+    A run is a stretch of uncovered lines with no covered line and no heading between them
+    (blank and chrome lines do not break it): one passage a reading left out, such as a
+    list of learning targets or a paragraph of several lines, is one run.
+    """
+    joined, names = _prepare(texts)
+    status = {n: (line, _is_covered(line, c, joined, names)) for n, line, c in _counted(markdown)}
+    runs: list[tuple[int, int, list[str]]] = []
+    open_run: list[tuple[int, str]] = []
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        if number in status:
+            text, covered = status[number]
+            if not covered:
+                open_run.append((number, text))
+                continue
+        elif not _HEADING.match(line):
+            continue
+        if open_run:
+            runs.append((open_run[0][0], open_run[-1][0], [t for _, t in open_run]))
+            open_run = []
+    if open_run:
+        runs.append((open_run[0][0], open_run[-1][0], [t for _, t in open_run]))
+    return runs

@@ -149,9 +149,30 @@ def _walk(s: _Settler, a: SheetSet | None, b: SheetSet | None) -> list[Question]
             worked = s.settle(
                 field_key(qi, "worked_solution", pi), u.worked_solution if u else None, v.worked_solution if v else None
             )
-            parts.append(Part(content=content, options=options, answer=answer, worked_solution=worked))
+            correct = _settle_correct(s, qi, pi, u, v, options)
+            parts.append(Part(content=content, options=options, answer=answer, worked_solution=worked,
+                              correct=correct))
         out.append(Question(title=title, main_text=main, parts=parts))
     return out
+
+
+def _settle_correct(s: _Settler, qi: int, pi: int, u: Part | None, v: Part | None, options: list[str]) -> list[int]:
+    """The settled part's ``correct`` (the options the sheet marks right), from the route(s)
+    that marked some and read as many options as were settled; a route whose options count
+    differs says nothing about these options. Both routes marking, differently: flagged
+    ``disputed`` and A's kept, as for a text. Indices outside ``options`` never survive."""
+    said = [(side, sorted(set(p.correct))) for side, p in (("A", u), ("B", v))
+            if p is not None and p.correct and len(p.options) == len(options)]
+    said = [(side, c) for side, c in said if all(0 <= i < len(options) for i in c)]
+    if not said:
+        return []
+    if len(said) == 2 and said[0][1] != said[1][1]:
+        def named(c: list[int]) -> str:
+            return "; ".join(options[i] for i in c)
+        s.flag(field_key(qi, "correct", pi), "disputed",
+               "the routes mark different options correct; route A's kept until a person reads it",
+               named(said[0][1]), named(said[1][1]))
+    return said[0][1]
 
 
 def _settle_options(s: _Settler, qi: int, pi: int, a: list[str], b: list[str]) -> list[str]:
@@ -230,16 +251,21 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning]) -> list[
 
 
 def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
-    """``uncovered`` flags: lines of the questions document in no field of the set
-    (both routes missed them), sheet chrome excepted (:func:`tasks.settle.coverage.uncovered`)."""
+    """``uncovered`` flags: passages of the questions document in no field of the set
+    (both routes missed them), sheet chrome and the markers a reader drops excepted, one
+    flag per run of such lines (:func:`tasks.settle.coverage.uncovered_runs`): field
+    ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines."""
     from schemas.sheet import iter_fields
-    from tasks.settle.coverage import uncovered
+    from tasks.settle.coverage import uncovered_runs
 
     texts = [text for _, text in iter_fields(settled) if text]
-    return [
-        Flag(field=f"source:{line_no}", kind="uncovered", reason="this line of the sheet is in no field", a=line)
-        for line_no, line in uncovered(questions_md, texts)
-    ]
+    flags = []
+    for first, last, lines in uncovered_runs(questions_md, texts):
+        where = f"source:{first}" if first == last else f"source:{first}-{last}"
+        reason = ("this line of the sheet is in no field" if first == last
+                  else f"these {len(lines)} lines of the sheet are in no field")
+        flags.append(Flag(field=where, kind="uncovered", reason=reason, a="\n".join(lines)))
+    return flags
 
 
 def settle_document(

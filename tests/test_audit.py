@@ -1,0 +1,195 @@
+"""The structure audit (tasks/settle/audit.py) on small sheets and readings of its own: each
+doubt it names, and a faithful reading it leaves alone."""
+
+from __future__ import annotations
+
+from schemas.flags import Flag
+from schemas.markdown import Markdown, SheetText
+from schemas.sheet import Part, Question, SheetSet
+from schemas.tiers import Settled
+from tasks.settle.audit import audit, audited, question_markers
+
+SHEET = """# Heat transfer, sheet 2
+
+Answer every question. Due Friday.
+
+## Question 1
+
+A kettle holds two litres of water.
+
+(a) How much heat boils it?
+
+(b) How long does that take at 2 kW?
+
+## Question 2
+
+A copper rod is heated at one end.
+
+(a) Find the temperature gradient.
+
+(b) Find the heat flux.
+
+(c) Find the temperature at the middle.
+
+## Question 3
+
+Explain why metals feel cold.
+"""
+
+
+def faithful() -> SheetSet:
+    return SheetSet([
+        Question(main_text="A kettle holds two litres of water.", parts=[
+            Part(content="How much heat boils it?"), Part(content="How long does that take at 2 kW?")]),
+        Question(main_text="A copper rod is heated at one end.", parts=[
+            Part(content="Find the temperature gradient."), Part(content="Find the heat flux."),
+            Part(content="Find the temperature at the middle.")]),
+        Question(main_text="Explain why metals feel cold."),
+    ])
+
+
+def kinds(flags: list[Flag]) -> list[tuple[str, str]]:
+    return [(f.field, f.kind) for f in flags]
+
+
+def test_a_faithful_reading_raises_nothing():
+    assert audit(faithful(), SHEET) == []
+
+
+def test_markers_are_read_as_the_contract_writes_them():
+    md = "## Problem 3: Energy\n\ntext\n\n**Q4.** (Pulleys) text\n\n### 5) Title\n\n## Solutions\n\n## Question 6\n"
+    assert [m.number for m in question_markers(md)] == ["3", "4", "5"]  # an Answers section ends the questions
+    assert [m.number for m in question_markers("Intro.\n\n1.  First\n\n    (a) part\n\n2.  Second\n")] == ["1", "2"]
+    assert [m.number for m in question_markers("**Solution 2.** It is 4.\n", solutions=True)] == ["2"]
+
+
+def test_two_questions_read_into_one_point_at_the_question_that_swallowed_the_marker():
+    merged = faithful()
+    q1, q2, q3 = merged.root
+    q1.parts += q2.parts
+    reading = SheetSet([q1, q3])
+    flags = audit(reading, SHEET)
+    assert ("q1", "structure") in kinds(flags) and ("set", "structure") in kinds(flags)
+    assert any("'## Question 2'" in f.reason and "read into question 1" in f.reason for f in flags)
+
+
+def test_one_question_read_as_two_is_flagged_on_the_second():
+    split = faithful()
+    q2 = split.root[1]
+    extra = Question(main_text="", parts=[q2.parts.pop()])
+    reading = SheetSet([split.root[0], q2, extra, split.root[2]])
+    flags = audit(reading, SHEET)
+    assert any(f.field == "q3" and "both start under the marker '## Question 2'" in f.reason for f in flags)
+
+
+def test_question_numbers_that_skip_or_repeat_but_not_a_restart_at_one():
+    md = SHEET.replace("## Question 3", "## Question 4")
+    assert any("skips from 2 to 4" in f.reason for f in audit(faithful(), md))
+    md = SHEET.replace("## Question 3", "## Question 2")
+    assert any("repeats number 2" in f.reason for f in audit(faithful(), md))
+    md = SHEET.replace("## Question 3", "## Kinematics\n\n## Question 1")
+    assert audit(faithful(), md) == []
+
+
+def test_part_labels_that_skip_repeat_or_restart_inside_a_question():
+    md = SHEET.replace("(b) Find the heat flux.", "(c) Find the heat flux.")
+    flags = audit(faithful(), md)
+    assert [f.field for f in flags] == ["q2.p2", "q2.p3"]  # (a), (c), (c): a skip, then a repeat
+    assert "skips from (a) to (c)" in flags[0].reason and "repeats (c)" in flags[1].reason
+    md = SHEET.replace("(c) Find the temperature at the middle.", "(a) Find the temperature at the middle.")
+    assert [f.field for f in audit(faithful(), md) if "restarts" in f.reason] == ["q2.p3"]
+
+
+def test_an_empty_part_and_a_question_with_no_text():
+    reading = faithful()
+    reading.root[1].parts.append(Part(worked_solution="$q = kA\\,\\Delta T / L$"))
+    reading.root[2].main_text = ""
+    flags = audit(reading, SHEET)
+    assert ("q2.p4.content", "structure") in kinds(flags)
+    assert any(f.field == "q2.p4.content" and "a solution paired with a part" in f.reason for f in flags)
+    assert ("q3", "structure") in kinds(flags)
+
+
+def test_solution_text_in_a_field_students_see():
+    reading = faithful()
+    reading.root[2].main_text = "Explain why metals feel cold.\n\n**Solution.** They conduct heat away."
+    reading.root[0].parts[0].content = "How much heat boils it?\n\nAnswer: 670 kJ"
+    flags = audit(reading, SHEET)
+    assert {f.field for f in flags if "solution text" in f.reason} == {"q3.main_text", "q1.p1.content"}
+    # the same words where they belong are no doubt
+    reading = faithful()
+    reading.root[0].parts[0].worked_solution = "**Solution.** Use $Q = mc\\Delta T$.\n\nAnswer: 670 kJ"
+    assert audit(reading, SHEET) == []
+
+
+def test_markup_the_platform_does_not_render_in_any_field():
+    reading = faithful()
+    reading.root[0].parts[0].worked_solution = "::: solution\nUse $Q = mc\\Delta T$.\n:::"
+    reading.root[0].parts[1].content = "How long does that take at 2 kW? <br>"
+    reading.root[1].main_text = "A copper rod is heated at one end[^1^](#fn1)."
+    reading.root[2].main_text = "Explain why metals feel cold.\n\\begin{center}x\\end{center}"
+    fields = {f.field for f in audit(reading, SHEET) if "left in the field" in f.reason}
+    assert fields == {"q1.p1.worked_solution", "q1.p2.content", "q2.main_text", "q3.main_text"}
+    # maths and code that look like markup are not
+    reading = faithful()
+    reading.root[0].parts[0].worked_solution = ("$a^2^b$ and $x<y>z$ and `<div>`\n\n"
+                                                "$$\\begin{aligned}a&=b\\end{aligned}$$")
+    assert audit(reading, SHEET) == []
+
+
+def test_solutions_numbered_for_no_question():
+    solutions = "**Solution 1.** Boil it.\n\n**Solution 4.** Conduction.\n"
+    flags = audit(faithful(), SHEET, solutions)
+    assert [(f.field, f.a) for f in flags] == [("solutions:3", "**Solution 4.** Conduction.")]
+    known = [Flag(field="solutions", kind="structural", reason="solution 4 matches no question of the sheet; left out")]
+    assert audit(faithful(), SHEET, solutions, known) == []
+
+
+def test_the_stage_adds_its_flags_after_the_tiers_flags():
+    tiers_flag = Flag(field="q1.main_text", kind="disputed", reason="routes disagree")
+    reading = faithful()
+    reading.root[2].main_text += "\n\nAnswer: they conduct heat away."
+    sheet = SheetText(questions=Markdown(name="sheet.md", role="questions", suffix=".md", digest="0", text=SHEET))
+    out = audited(Settled(questions=reading, fields=[], flags=[tiers_flag]), sheet)
+    assert out.flags[0] == tiers_flag and [f.kind for f in out.flags[1:]] == ["structure"]
+
+
+def test_parts_left_in_the_main_text():
+    reading = faithful()
+    q = reading.root[1]
+    q.main_text = "A copper rod is heated at one end.\n\n**(a)**\u00a0Find the temperature gradient.\n\n**(b)** Find the heat flux."
+    q.parts = [Part(content="Find the temperature at the middle.")]
+    flags = [f for f in audit(reading, SHEET) if "parts not read as parts" in f.reason]
+    assert [f.field for f in flags] == ["q2.main_text"] and "(a), (b)" in flags[0].reason
+    # conditions listed after a colon, and a lone label, are text
+    q.main_text = "The rod obeys these conditions: <br>\ni. $T(0) = 1$ <br>\nii. $T(L) = 0$"
+    q.parts = faithful().root[1].parts
+    assert [f for f in audit(reading, SHEET) if "parts not read as parts" in f.reason] == []
+
+
+def test_the_doubts_on_one_field_are_one_flag():
+    reading = faithful()
+    reading.root[0].parts[0].content = "How much heat boils it?\n\n::: {.solution}\nUse $Q = mc\\Delta T$.\n:::"
+    flags = audit(reading, SHEET)
+    assert [f.field for f in flags] == ["q1.p1.content"]
+    assert "solution text" in flags[0].reason and "::: fence" in flags[0].reason
+
+
+def test_lists_restarting_after_paragraphs_read_as_parts_are_a_doubt():
+    md = ("Kinematics.\n\nA ball is dropped.\n\n1.  Find its speed.\n\n2.  Find its height.\n\n"
+          "A car brakes.\n\n1.  Find the distance.\n\n2.  Find the time.\n")
+    as_parts = SheetSet([
+        Question(main_text="A ball is dropped.", parts=[Part(content="Find its speed."), Part(content="Find its height.")]),
+        Question(main_text="A car brakes.", parts=[Part(content="Find the distance."), Part(content="Find the time.")]),
+    ])
+    # every list restarting after its paragraph: the parts of that paragraph, no doubt
+    assert audit(as_parts, md) == []
+    # the sheet also numbers items on across a heading, as questions are numbered
+    md += "\n## More\n\n3.  Explain drag.\n"
+    as_parts.root.append(Question(main_text="Explain drag."))
+    flags = [f for f in audit(as_parts, md) if "parts or questions" in f.reason]
+    assert [f.field for f in flags] == ["q1", "q2"]
+    # one list numbered on through the sheet is no doubt
+    md = "A ball is dropped.\n\n1.  Find its speed.\n\n2.  Find its height.\n"
+    one = SheetSet([Question(main_text="Find its speed."), Question(main_text="Find its height.")])
+    assert audit(one, md) == []
