@@ -43,7 +43,7 @@ from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
-from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
 from tasks.read.choose import FolderFilter, folder_filter_task  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
 from flows.logs import say  # noqa: E402
@@ -199,8 +199,11 @@ def run_folder(
     started: dict[str, float] = {}
 
     def finished(pair: SheetPair, row: SheetRow) -> None:
-        row.seconds = round(time.monotonic() - started.get(str(pair.source), time.monotonic()), 3)
-        rows[str(pair.source)] = row
+        key = first_of.get(str(pair.source), str(pair.source))  # a fallback format's row stands for its sheet
+        row.seconds = round(time.monotonic() - started.get(key, time.monotonic()), 3)
+        if row.outcome == "built" and key in fell_back:
+            row.reason = "; ".join(r for r in (fell_back[key], row.reason) if r)
+        rows[key] = row
         done[0] += 1
         if verbose:
             what = (f"{row.questions} questions, {row.parts} parts, {row.flagged} flagged"
@@ -215,23 +218,51 @@ def run_folder(
     media = Path(tempfile.mkdtemp(prefix="sheet2lambda-folder-"))
     runs: dict[str, tuple[SheetPair, SheetRun]] = {}
     filter_f = None
+    first_of: dict[str, str] = {}  # a fallback format's source → the sheet's key
+    fell_back: dict[str, str] = {}  # the sheet's key → why its preferred format was not used
+
+    def start(pair: SheetPair, key: str, i: int) -> SheetRun | str:
+        """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
+        try:
+            where = replies_for(pair, root, single=len(pairs) == 1)
+            inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
+                                 str(where) if where else None, str(export) if export else None,
+                                 tex_root=str(root_dir), fresh_ocr=fresh_ocr)
+        except InputError as e:
+            return str(e)
+        if pair.lone:
+            inputs.solutions, inputs.solutions_bytes, inputs.solutions_note = None, None, ""
+        set_name = inputs.export.name if inputs.export else pair.source.stem
+        info = run_info(inputs, set_name, spec, offline, areas, started[key])
+        return submit_markdown(inputs, info, out / pair.source.stem, str(media / str(i)), spec, offline)
+
+    def fallback(pair: SheetPair, key: str, error: str) -> tuple[SheetPair, SheetRun] | None:
+        """The same sheet in its next format (tex → docx → md), when the folder holds one."""
+        while pair.alternates:
+            alt = pair.alternates[0]
+            if leaves(alt, root_dir):
+                pair = SheetPair(pair.source, pair.solutions, pair.lone, pair.alternates[1:])
+                continue
+            sol = None if pair.lone else find_solutions(alt)
+            nxt = SheetPair(alt, sol if sol is not None and not leaves(sol, root_dir) else None, pair.lone,
+                            pair.alternates[1:])
+            first_of[str(alt)] = key
+            fell_back[key] = f"{Path(key).name} could not be converted ({error.split(': ', 1)[-1]}); read {alt.name}"
+            run = start(nxt, key, len(started) + len(first_of))
+            if not isinstance(run, str):
+                return nxt, run
+            pair, error = nxt, run
+        return None
+
     try:
         for i, pair in enumerate(pairs):
-            started[str(pair.source)] = time.monotonic()
-            try:
-                where = replies_for(pair, root, single=len(pairs) == 1)
-                inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
-                                     str(where) if where else None, str(export) if export else None,
-                                     tex_root=str(root_dir), fresh_ocr=fresh_ocr)
-            except InputError as e:
-                finished(pair, _row(pair, folder).model_copy(update={"reason": str(e)}))
-                continue
-            if pair.lone:
-                inputs.solutions, inputs.solutions_bytes, inputs.solutions_note = None, None, ""
-            set_name = inputs.export.name if inputs.export else pair.source.stem
-            info = run_info(inputs, set_name, spec, offline, areas, started[str(pair.source)])
-            runs[str(pair.source)] = (pair, submit_markdown(inputs, info, out / pair.source.stem,
-                                                            str(media / str(i)), spec, offline))
+            key = str(pair.source)
+            started[key] = time.monotonic()
+            run = start(pair, key, i)
+            if isinstance(run, str):
+                finished(pair, _row(pair, folder).model_copy(update={"reason": run}))
+            else:
+                runs[key] = (pair, run)
         # 2. Each sheet moves on the moment its own stage is done (no sheet waits for another):
         # its markdown → route A at once, and route B once the folder's filter is chosen (from
         # the first sheet, in the folder's order, that converts: the same sheet every run, so
@@ -248,8 +279,14 @@ def run_folder(
             pair, run = runs[key]
             if what == "markdown":
                 error = unconverted(run)
+                if error and (nxt := fallback(pair, key, error)) is not None:
+                    runs[key] = nxt
+                    _when_done(nxt[1].markdown, events, "markdown", key)
+                    continue
                 converted[key] = error is None
                 if error:
+                    if key in fell_back:
+                        error = f"{fell_back[key]}, which failed too: {error}"
                     finished(pair, _row(pair, folder).model_copy(update={"reason": error}))
                     left -= 1
                 else:

@@ -47,6 +47,21 @@ def test_one_unreadable_sheet_never_stops_the_others(tmp_path):
     assert by_name["week1.md"].outcome == by_name["week3.md"].outcome == "built"
 
 
+def test_a_sheet_whose_preferred_format_fails_is_read_from_the_next_one(tmp_path):
+    folder = tmp_path / "course"
+    folder.mkdir()
+    # The LaTeX copy converts to no text (a body of comments); the markdown copy is the sheet.
+    (folder / "week1.tex").write_text("\\documentclass{article}\n\\begin{document}\n% to do\n\\end{document}\n")
+    (folder / "week1.md").write_text("## Question 1\n\nA ball is dropped from $h$.\n\n(a) Find its speed.\n")
+    (folder / "week2.tex").write_text("\\documentclass{article}\n\\begin{document}\n% empty\n\\end{document}\n")
+    outcome = folder_flow(str(folder), out=str(tmp_path / "out"), offline=True)
+    by_name = {r.source.rsplit("/", 1)[-1]: r for r in outcome.rows}
+    assert set(by_name) == {"week1.md", "week2.tex"}  # one row per sheet
+    assert by_name["week1.md"].outcome == "built" and by_name["week1.md"].questions == 1
+    assert "week1.tex could not be converted" in by_name["week1.md"].reason and "read week1.md" in by_name["week1.md"].reason
+    assert by_name["week2.tex"].outcome == "failed" and "no text" in by_name["week2.tex"].reason  # nothing to fall back on
+
+
 def test_a_target_is_compared_with_its_export_automatically(tmp_path):
     outcome = folder_flow(str(corpus("ci-sheet")), out=str(tmp_path / "out"), offline=True)
     [row] = outcome.rows

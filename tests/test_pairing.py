@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.convert.pairing import find_solutions, is_solutions_name
+from tasks.convert.pairing import find_solutions, is_solutions_name, pair_folder
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
@@ -53,8 +53,10 @@ def test_no_corpus_file_is_paired_with_itself_or_across_suffixes():
         if path.is_file():
             found = find_solutions(path)
             if found is not None:
-                assert found != path and found.suffix == path.suffix and found.parent == path.parent
-                assert is_solutions_name(found)
+                assert found != path and found.suffix == path.suffix
+                # beside the sheet under a solutions name, or under the sheet's own name in a solutions folder
+                assert (found.parent == path.parent and is_solutions_name(found)) or (
+                    found.name == path.name and found.parent.name.lower() == "solutions")
 
 
 # --- spellings ------------------------------------------------------------------
@@ -139,3 +141,46 @@ def test_missing_folder_gives_none(tmp_path):
 )
 def test_is_solutions_name(name, expected):
     assert is_solutions_name(Path(name)) is expected
+
+
+# --- <stem>sol names, solutions folders, formats to fall back on (issue 10, item 6) ---
+
+
+def _touch(path: Path, text: str = "x") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("name", ["hw3sol.md", "hw3-sol.md", "hw3_sol.md", "HW3_SOL.md"])
+def test_a_sol_name_beside_the_sheet_pairs(tmp_path, name):
+    sheet = _touch(tmp_path / "hw3.md")
+    sol = _touch(tmp_path / name)
+    assert find_solutions(sheet) == sol
+    [pair] = pair_folder(tmp_path)
+    assert (pair.source, pair.solutions) == (sheet, sol)
+
+
+def test_a_word_ending_in_sol_is_a_sheet_of_its_own(tmp_path):
+    _touch(tmp_path / "aerosol.md")
+    [pair] = pair_folder(tmp_path)
+    assert pair.source.name == "aerosol.md" and pair.solutions is None and not pair.lone
+
+
+def test_a_solutions_folder_beside_or_inside_pairs_by_the_same_name(tmp_path):
+    sheet = _touch(tmp_path / "exercises" / "main.md")
+    sol = _touch(tmp_path / "solutions" / "main.md")
+    assert find_solutions(sheet) == sol
+    assert pair_folder(tmp_path / "solutions") == []  # its files are the exercises' solutions, not sheets
+    inside = _touch(tmp_path / "week1" / "sheet.md")
+    inside_sol = _touch(tmp_path / "week1" / "Solutions" / "sheet.md")
+    assert find_solutions(inside) == inside_sol
+    lone = _touch(tmp_path / "other" / "solutions" / "alone.md")
+    assert [p.source for p in pair_folder(lone.parent)] == [lone]  # nothing beside it: a sheet of its own
+
+
+def test_a_sheet_in_several_formats_keeps_the_others_to_fall_back_on(tmp_path):
+    for suffix in (".md", ".docx", ".tex"):
+        _touch(tmp_path / f"sheet{suffix}", "\\begin{document}x\\end{document}" if suffix == ".tex" else "x")
+    [pair] = pair_folder(tmp_path)
+    assert pair.source.suffix == ".tex" and [p.suffix for p in pair.alternates] == [".docx", ".md"]

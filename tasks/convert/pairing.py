@@ -1,11 +1,14 @@
 """Stage 2: pairing a sheet with its solutions document by file name.
 
 The solutions of ``SHEET.EXT`` are the file beside it named ``SHEET`` followed by one of
-:data:`SOLUTIONS_SUFFIXES` (any case), with the same extension::
+:data:`SOLUTIONS_SUFFIXES` (any case), with the same extension, else the file of the same
+name in a ``solutions/`` folder inside the sheet's folder or beside it::
 
     sheet-2.tex   → sheet-2-solutions.tex
     questions.md  → questions_solutions.md
     Sheet1.docx   → Sheet1Solutions.docx or "sheet1 solutions.docx"
+    hw3.tex       → hw3sol.tex, hw3-sol.tex or hw3_sol.tex
+    exercises/main.md → solutions/main.md (or exercises/solutions/main.md)
 """
 
 from __future__ import annotations
@@ -13,21 +16,46 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SOLUTIONS_SUFFIXES = ("_solutions", "-solutions", " solutions", "solutions")
+SOLUTIONS_SUFFIXES = ("_solutions", "-solutions", " solutions", "solutions", "_sol", "-sol", "sol")
 """What follows a sheet's stem in its solutions' stem, in order of preference (matched
 case-insensitively, so ``Solutions`` and ``SOLUTIONS`` are the last one)."""
 
 
+SOLUTIONS_FOLDERS = ("solutions", "solution", "answers")
+"""Names (any case) of a folder holding the solutions under the sheets' own file names."""
+
+
 def find_solutions(source: Path) -> Path | None:
-    """The solutions document beside ``source``, or ``None`` when there is none.
+    """The solutions document of ``source``, or ``None`` when there is none.
 
     A file in ``source``'s folder whose stem is ``source``'s stem followed by one of
     :data:`SOLUTIONS_SUFFIXES` (compared case-insensitively) and whose extension is the
     same (case-insensitively). ``source`` itself is never returned. When several match,
     the earlier suffix in :data:`SOLUTIONS_SUFFIXES` wins, then the file name in sorted
-    order. A missing folder gives ``None``; never raises for an unreadable folder
-    (``None``).
+    order. Else the file of ``source``'s own name in a :data:`SOLUTIONS_FOLDERS` folder
+    inside ``source``'s folder, then beside it (``exercises/main.md`` →
+    ``solutions/main.md``), unless ``source`` is itself in such a folder. A missing folder
+    gives ``None``; never raises for an unreadable folder (``None``).
     """
+    return _beside(Path(source)) or _in_solutions_folder(Path(source))
+
+
+def _in_solutions_folder(source: Path) -> Path | None:
+    if source.parent.name.lower() in SOLUTIONS_FOLDERS:
+        return None
+    for where in (source.parent, source.parent.parent):
+        try:
+            folders = sorted(d for d in where.iterdir() if d.is_dir() and d.name.lower() in SOLUTIONS_FOLDERS)
+        except OSError:
+            continue
+        for d in folders:
+            candidate = d / source.name
+            if candidate.is_file() and not _same_file(candidate, source):
+                return candidate
+    return None
+
+
+def _beside(source: Path) -> Path | None:
     source = Path(source)
     folder = source.parent
     stem = source.stem.lower()
@@ -56,18 +84,20 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-_SEPARATED = re.compile(r"[_\- ]solutions$", re.I)
-_BARE = re.compile(r"(?:Solutions|SOLUTIONS|(?<=[0-9])solutions)$")
+_SEPARATED = re.compile(r"[_\- ](?:solutions|sol)$", re.I)
+_BARE = re.compile(r"(?:Solutions|SOLUTIONS|(?<=[0-9])solutions|(?<=[0-9])sol|(?<=[0-9])Sol)$")
 
 
 def is_solutions_name(path: Path) -> bool:
     """True when ``path``'s name says it is a solutions document.
 
-    The stem ends in ``_solutions``, ``-solutions`` or `` solutions`` (any case), or in
-    ``Solutions``/``SOLUTIONS`` straight after the sheet's name (``Sheet1Solutions``),
-    or in lower-case ``solutions`` straight after a digit (``sheet1solutions``); or the
-    stem starts with ``solutions`` (any case: ``solutions-2``, ``Solutions``). A word that
-    merely ends in the letters (``resolutions``) is not a solutions name.
+    The stem ends in ``_solutions``, ``-solutions``, `` solutions``, ``_sol``, ``-sol``
+    or `` sol`` (any case), or in ``Solutions``/``SOLUTIONS`` straight after the sheet's
+    name (``Sheet1Solutions``), or in lower-case ``solutions``/``sol`` straight after a
+    digit (``sheet1solutions``, ``hw3sol``); or the stem starts with ``solutions`` (any
+    case: ``solutions-2``, ``Solutions``). A word that merely ends in the letters
+    (``resolutions``, ``aerosol``) is not a solutions name (a ``<stem>sol`` beside its
+    sheet ``<stem>`` still pairs: :func:`find_solutions`).
     """
     stem = Path(path).stem
     return bool(_SEPARATED.search(stem) or _BARE.search(stem) or stem.lower().startswith("solutions"))
@@ -84,11 +114,15 @@ NOT_SHEETS = ("README", "LICENSE", "LICENCE", "CHANGELOG", "CONTRIBUTING")
 class SheetPair:
     """A sheet of a folder and its solutions document (``None`` when it has none).
 
-    ``lone`` marks a solutions document with no sheet beside it, converted on its own.
+    ``lone`` marks a solutions document with no sheet beside it, converted on its own;
+    ``alternates`` are the same sheet in the other formats the folder holds, in the order of
+    :data:`FORMAT_PREFERENCE`: tried in turn when ``source`` cannot be converted.
     """
 
-    def __init__(self, source: Path, solutions: Path | None, lone: bool = False):
+    def __init__(self, source: Path, solutions: Path | None, lone: bool = False,
+                 alternates: list[Path] | None = None):
         self.source, self.solutions, self.lone = source, solutions, lone
+        self.alternates = list(alternates or [])
 
     def __repr__(self) -> str:
         return f"SheetPair({self.source.name!r}, {self.solutions.name if self.solutions else None!r})"
@@ -124,15 +158,28 @@ def pair_folder(folder: Path, suffixes: tuple[str, ...] = FORMAT_PREFERENCE) -> 
         by_stem.setdefault(p.stem.lower(), []).append(p)
     order = {s: i for i, s in enumerate(FORMAT_PREFERENCE)}
     chosen = {stem: min(ps, key=lambda p: order.get(p.suffix.lower(), 99)) for stem, ps in by_stem.items()}
-    pairs, used = [], set()
+    solutions = {stem: find_solutions(p) for stem, p in chosen.items() if not is_solutions_name(p)}
+    used = {sol.resolve() for sol in solutions.values() if sol is not None}
+    pairs = []
     for stem, p in sorted(chosen.items()):
-        if is_solutions_name(p):
-            continue
-        sol = find_solutions(p)
-        pairs.append(SheetPair(p, sol))
-        if sol is not None:
-            used.add(sol.resolve())
-    for stem, p in sorted(chosen.items()):
-        if is_solutions_name(p) and p.resolve() not in used:
+        if p.resolve() in used or _pairs_in_sibling(p):
+            continue  # another sheet's solutions (``hw3sol.tex`` beside ``hw3.tex``)
+        if stem in solutions:
+            alternates = sorted((q for q in by_stem[stem] if q != p), key=lambda q: order.get(q.suffix.lower(), 99))
+            pairs.append(SheetPair(p, solutions[stem], alternates=alternates))
+        else:
             pairs.append(SheetPair(p, None, lone=True))
     return sorted(pairs, key=lambda sp: sp.source.name.lower())
+
+
+def _pairs_in_sibling(path: Path) -> bool:
+    """``path`` is in a :data:`SOLUTIONS_FOLDERS` folder and a sheet of the same name sits in
+    a folder beside it (``solutions/main.md`` beside ``exercises/main.md``): it is that
+    sheet's solutions, not a sheet."""
+    if path.parent.name.lower() not in SOLUTIONS_FOLDERS:
+        return False
+    try:
+        siblings = [d for d in path.parent.parent.iterdir() if d.is_dir() and d != path.parent]
+    except OSError:
+        return False
+    return any((d / path.name).is_file() for d in siblings)
