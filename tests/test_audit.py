@@ -7,7 +7,8 @@ from schemas.flags import Flag
 from schemas.markdown import Markdown, SheetText
 from schemas.sheet import Part, Question, SheetSet
 from schemas.tiers import Settled
-from tasks.settle.audit import audit, audited, question_markers
+from tasks.settle.audit import audit, audited
+from tasks.settle.markers import question_markers
 
 SHEET = """# Heat transfer, sheet 2
 
