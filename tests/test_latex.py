@@ -61,8 +61,10 @@ def test_class_file_beside_the_sheet_is_expanded_with_its_counters(tmp_path):
              cls="drill", base_dir=str(tmp_path))
     lines = out.text.replace("\u00a0", " ").splitlines()  # "\\ " is a no-break space
     assert "**Task 1**" in lines and "**Task 2**" in lines
-    assert "**(a)** First thing." in lines and "**(b)** Second is dimensionless." in lines
-    assert "**(a)** Redo." in lines  # the class resets its counter per task
+    # the class prints its label in bold; the part opens with the plain label (the contract's marker)
+    assert "(a) First thing." in lines and "(b) Second is dimensionless." in lines
+    assert "(a) Redo." in lines  # the class resets its counter per task
+    assert "**(a)**" not in out.text
 
 
 def test_item_labels_that_count_on_become_list_numbering_and_resume_continues():
@@ -122,3 +124,11 @@ def test_label_sequence_and_siunitx_numbers():
     assert label_sequence(["ii.", "iii."]) == ("i.", 2)
     assert label_sequence(["(a)", "(c)"]) is None and label_sequence(["Bonus"]) is None
     assert number("1.5e-3") == "1.5\\times10^{-3}" and number("2 +- 0.1") == "2 \\pm  0.1"
+
+
+def test_bold_part_label_opening_a_paragraph_becomes_the_plain_label():
+    out = md("Lead.\n\n\\textbf{(a)} First.\n\n\\emph{(ii)} Second.\n\n\\textbf{Note} stays bold.")
+    # commonmark escapes a label that could open a list: "\\(a\\) First." reads back as "(a) First."
+    lines = out.text.replace("\\(", "(").replace("\\)", ")").splitlines()
+    assert "(a) First." in lines and "(ii) Second." in lines
+    assert "**Note** stays bold." in lines

@@ -16,7 +16,11 @@ notes' contract (plain markdown), and adds no word of its own:
   numbers them (equation, and each row of align/gather/multline/eqnarray without
   \nonumber or \notag), and `(n)` for \eqref; a numbered equation gets `\tag{n}` so the
   platform prints its number; other internal links become their text;
-- superscript and subscript text (pandoc-only ^x^ and ~x~) become maths.
+- superscript and subscript text (pandoc-only ^x^ and ~x~) become maths;
+- a paragraph opening with a part label in bold or italics (`\textbf{(a)}`, a class's
+  `\problempart` printing `{\bfseries (\alph{part})}`) opens with the plain label `(a)`,
+  the contract's part marker: the emphasis is the label's typography, not the author's
+  words.
 ]]
 
 local START = "sheet2lambda%-start%-(%d+)"
@@ -111,6 +115,16 @@ local function theorem(div)
       end
       title:insert(x)
     end
+    -- blanks just inside the parentheses are the source's line breaks, not the title's
+    local flat = pandoc.Inlines({})  -- a braced [{title}] is a span: its content is the title
+    for _, x in ipairs(title) do
+      if x.t == "Span" then flat:extend(x.content) else flat:insert(x) end
+    end
+    title = flat
+    local function blank(x) return x.t == "Space" or x.t == "SoftBreak" end
+    if #title > 1 and title[1].t == "Str" and title[1].text == "(" and blank(title[2]) then title:remove(2) end
+    local n = #title
+    if n > 1 and title[n].t == "Str" and title[n].text == ")" and blank(title[n - 1]) then title:remove(n - 1) end
     out:insert(pandoc.Space())
     out:extend(title)
   end
@@ -223,6 +237,23 @@ local function script(sign)
   end
 end
 
+-- "(a)", "(iv)", "b)", "(3)": a part label as the contract reads it at a paragraph's start.
+local function part_label(text)
+  return text:match("^%(%l%)$") or text:match("^%([ivx]+%)$") or text:match("^%l%)$") or text:match("^%(%d+%)$")
+end
+
+local function plain_label(block)
+  local first = block.content[1]
+  if first and (first.t == "Strong" or first.t == "Emph") then
+    local text = pandoc.utils.stringify(first):gsub("%s+$", "")
+    if part_label(text) then
+      block.content[1] = pandoc.Str(text)
+      return block
+    end
+  end
+  return nil
+end
+
 function Pandoc(doc)
   doc = doc:walk({ Math = function(el) if el.mathtype == "DisplayMath" then return number_math(el) end end })
   doc = doc:walk({ Div = Div })
@@ -230,5 +261,6 @@ function Pandoc(doc)
   doc = doc:walk({ OrderedList = OrderedList })
   doc:walk({ OrderedList = function(el) number_items(el) end })
   doc = doc:walk({ Link = Link, Superscript = script("^"), Subscript = script("_") })
+  doc = doc:walk({ Para = plain_label, Plain = plain_label })
   return doc
 end
