@@ -2,11 +2,13 @@
 every sheet concurrently, and a polars report.
 
     python -m flows.folder DIR [--out DIR] [--filter FILE.lua] [--suffix tex --suffix md ...]
-                           [--replies DIR] [--offline] [--max-concurrency N]
+                           [--replies DIR] [--offline] [--max-concurrency N] [--dask-address ADDR]
                            [--backend ...] [--model ...] [--tries N]
 
 Wiring only. Every sheet's DAG (:mod:`flows.dag`) is submitted to this flow's task runner
-at once — no subflow per sheet, no thread pool of our own — and results travel in memory.
+at once — no subflow per sheet, no thread pool of our own: this process's threads by
+default, or a Dask cluster's workers (``--dask-address``, prefect-dask), to which every
+task's parameters and result travel pickled.
 One sheet failing never stops the others: its row says why.
 """
 
@@ -267,10 +269,14 @@ def run_folder(
     label = chosen.label if chosen is not None else ""
     if chosen is not None:
         (out / "filter.lua").write_text(chosen.source, encoding="utf-8")
-    elif filter_f is not None and filter_f.state.is_completed():
-        written = filter_f.result()
-        label = written.label
-        (out / "filter.lua").write_text(written.source, encoding="utf-8")
+    elif filter_f is not None:
+        try:  # .result(), not .state: a Dask future's state is only known once its result was fetched
+            written = filter_f.result()
+        except Exception:
+            written = None
+        if written is not None:
+            label = written.label
+            (out / "filter.lua").write_text(written.source, encoding="utf-8")
     ordered = [rows[str(p.source)] for p in pairs]
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
     outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
@@ -284,6 +290,31 @@ def run_folder(
         for line in skipped:
             print(f"skipped    {line}")
     return outcome
+
+
+OUTCOME_NAME = "outcome.json"
+"""The folder run's :class:`FolderOutcome` as JSON in its output folder: what a sweep that
+spread its folders over a work pool reads back (the workers share the output paths)."""
+
+
+def task_runner(max_concurrency: int = DEFAULT_THREADS, dask_address: str | None = None):
+    """The folder flow's task runner: ``max_concurrency`` threads of this process
+    (Prefect's ``ThreadPoolTaskRunner``, the default), or with ``dask_address`` the Dask
+    cluster whose scheduler listens there (prefect-dask's ``DaskTaskRunner``; every
+    task's parameters and result then travel pickled). prefect-dask is imported only then."""
+    if not dask_address:
+        return ThreadPoolTaskRunner(max_workers=max(1, max_concurrency))
+    from prefect_dask import DaskTaskRunner
+
+    return DaskTaskRunner(address=dask_address)
+
+
+def on_dask() -> bool:
+    """Whether the flow run this is called in hands its tasks to a Dask cluster."""
+    from prefect.context import FlowRunContext
+
+    ctx = FlowRunContext.get()
+    return ctx is not None and type(ctx.task_runner).__module__.startswith("prefect_dask")
 
 
 def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
@@ -311,6 +342,9 @@ def folder_flow(
     tries: int = 3,
     areas: bool = True,
     base: str | None = None,
+    accepted: str | None = None,
+    root: str | None = None,
+    dask_address: str | None = None,
 ) -> FolderOutcome:
     """Convert every sheet of a folder in one house style, with one route B filter for all.
 
@@ -329,9 +363,19 @@ def folder_flow(
         tries: calls the route B filter writer may make (default 3).
         areas: propose answer boxes (one model call per part); off skips them.
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
+        accepted: the folder's accepted.txt, differences from the export already accepted (default: beside the saved filter, else in the folder).
+        root: the folder the run stays inside: a sheet or link leaving it is skipped (default: the folder itself; a sweep passes its corpus root).
+        dask_address: hand the sheets' stages to the Dask cluster whose scheduler is at this address (e.g. tcp://10.0.0.5:8786) instead of threads; its workers need the same paths and Prefect server.
     """
+    if dask_address and not on_dask():
+        # A deployment's task runner is fixed when its run starts: the sheets go to the cluster
+        # in one nested run of this flow with the Dask runner (the command line sets it directly).
+        return folder_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
+            folder, out, filter, suffixes, replies, offline, backend, model, tries, areas, base, accepted, root,
+            dask_address)
     t0 = time.monotonic()
-    folder, out, filter, replies = (resolve(p, base) for p in (folder, out, filter, replies))
+    folder, out, filter, replies, accepted, root = (resolve(p, base) for p in (folder, out, filter, replies, accepted,
+                                                                              root))
     src = Path(folder)
     if not src.is_dir():
         raise InputError(folder, "no such folder")
@@ -348,12 +392,14 @@ def folder_flow(
         outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
                              suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
                              replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
-                             progress_id=progress, total=len(pairs), areas=areas, bar=bar)
+                             progress_id=progress, total=len(pairs), areas=areas, bar=bar,
+                             accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None)
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
                              description=f"flags of {src.name}")
     write_run_json(out_dir, outcome.rows, time.monotonic() - t0, folder=str(src), filter=outcome.filter)
+    (out_dir / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
     say(*short_table(outcome.rows, src))
     say(f"filter     {outcome.filter}")
     if outcome.stale_accepted:
@@ -384,10 +430,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args) -> int:
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
-    flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
+    flow_ = folder_flow.with_options(task_runner=task_runner(args.max_concurrency, args.dask_address))
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
-                      args.backend, args.model, args.tries, args.areas, return_state=True)
+                      args.backend, args.model, args.tries, args.areas, dask_address=args.dask_address,
+                      return_state=True)
     if not state.is_completed():
         try:
             state.result()
