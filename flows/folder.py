@@ -29,7 +29,9 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+_t_prefect = time.monotonic()
 from prefect import flow  # noqa: E402
+runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 
 from prefect.futures import as_completed  # noqa: E402
@@ -265,6 +267,9 @@ def run_folder(
             finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
     finally:
         shutil.rmtree(media, ignore_errors=True)
+    if started:  # the span of the sheets' own work, for the command's overhead line
+        runtime.STARTUP["sheets"] = float(runtime.STARTUP.get("sheets", 0.0)) + (
+            time.monotonic() - min(started.values()))
 
     label = chosen.label if chosen is not None else ""
     if chosen is not None:
@@ -315,6 +320,21 @@ def on_dask() -> bool:
 
     ctx = FlowRunContext.get()
     return ctx is not None and type(ctx.task_runner).__module__.startswith("prefect_dask")
+
+
+def overhead_line(flow_seconds: float) -> str:
+    """``prefect`` line of a folder or sweep command: Prefect's share of the wall time —
+    importing Prefect, finding or starting the server, and the flow run's time outside the
+    span of its sheets' work (creating the run, artifacts, reports). Prefect's cost per task
+    run inside that span is not counted (measured in tests/benchmarks/bench_folder.py)."""
+    wall = time.monotonic() - runtime.STARTED
+    imp = float(runtime.STARTUP.get("prefect_import", 0.0))
+    server = float(runtime.STARTUP.get("server", 0.0))
+    outside = max(0.0, flow_seconds - float(runtime.STARTUP.get("sheets", flow_seconds)))
+    total = imp + server + outside
+    return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
+            f"importing Prefect {imp:.1f} s, the server {server:.1f} s, the flow run outside its sheets' work "
+            f"{outside:.1f} s")
 
 
 def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
@@ -431,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args) -> int:
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
     flow_ = folder_flow.with_options(task_runner=task_runner(args.max_concurrency, args.dask_address))
+    t_flow = time.monotonic()
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
                       args.backend, args.model, args.tries, args.areas, dask_address=args.dask_address,
@@ -444,6 +465,7 @@ def _main(args) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
+    print(overhead_line(time.monotonic() - t_flow))
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 
