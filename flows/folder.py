@@ -2,11 +2,13 @@
 every sheet concurrently, and a polars report.
 
     python -m flows.folder DIR [--out DIR] [--filter FILE.lua] [--suffix tex --suffix md ...]
-                           [--replies DIR] [--offline] [--max-concurrency N]
+                           [--replies DIR] [--offline] [--max-concurrency N] [--dask-address ADDR]
                            [--backend ...] [--model ...] [--tries N]
 
 Wiring only. Every sheet's DAG (:mod:`flows.dag`) is submitted to this flow's task runner
-at once — no subflow per sheet, no thread pool of our own — and results travel in memory.
+at once — no subflow per sheet, no thread pool of our own: this process's threads by
+default, or a Dask cluster's workers (``--dask-address``, prefect-dask), to which every
+task's parameters and result travel pickled.
 One sheet failing never stops the others: its row says why.
 """
 
@@ -29,7 +31,9 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+_t_prefect = time.monotonic()
 from prefect import flow  # noqa: E402
+runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
@@ -321,14 +325,21 @@ def run_folder(
                 finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
     finally:
         shutil.rmtree(media, ignore_errors=True)
+    if started:  # the span of the sheets' own work, for the command's overhead line
+        runtime.STARTUP["sheets"] = float(runtime.STARTUP.get("sheets", 0.0)) + (
+            time.monotonic() - min(started.values()))
 
     label = chosen.label if chosen is not None else ""
     if chosen is not None:
         (out / "filter.lua").write_text(chosen.source, encoding="utf-8")
-    elif filter_f is not None and filter_f.state.is_completed():
-        written = filter_f.result()
-        label = written.label
-        (out / "filter.lua").write_text(written.source, encoding="utf-8")
+    elif filter_f is not None:
+        try:  # .result(), not .state: a Dask future's state is only known once its result was fetched
+            written = filter_f.result()
+        except Exception:
+            written = None
+        if written is not None:
+            label = written.label
+            (out / "filter.lua").write_text(written.source, encoding="utf-8")
     ordered = [rows[str(p.source)] for p in pairs]
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
     outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
@@ -372,6 +383,46 @@ def _first_converted(order: list[str], converted: dict[str, bool]) -> str | None
     return ""
 
 
+OUTCOME_NAME = "outcome.json"
+"""The folder run's :class:`FolderOutcome` as JSON in its output folder: what a sweep that
+spread its folders over a work pool reads back (the workers share the output paths)."""
+
+
+def task_runner(max_concurrency: int = DEFAULT_THREADS, dask_address: str | None = None):
+    """The folder flow's task runner: ``max_concurrency`` threads of this process
+    (Prefect's ``ThreadPoolTaskRunner``, the default), or with ``dask_address`` the Dask
+    cluster whose scheduler listens there (prefect-dask's ``DaskTaskRunner``; every
+    task's parameters and result then travel pickled). prefect-dask is imported only then."""
+    if not dask_address:
+        return ThreadPoolTaskRunner(max_workers=max(1, max_concurrency))
+    from prefect_dask import DaskTaskRunner
+
+    return DaskTaskRunner(address=dask_address)
+
+
+def on_dask() -> bool:
+    """Whether the flow run this is called in hands its tasks to a Dask cluster."""
+    from prefect.context import FlowRunContext
+
+    ctx = FlowRunContext.get()
+    return ctx is not None and type(ctx.task_runner).__module__.startswith("prefect_dask")
+
+
+def overhead_line(flow_seconds: float) -> str:
+    """``prefect`` line of a folder or sweep command: Prefect's share of the wall time —
+    importing Prefect, finding or starting the server, and the flow run's time outside the
+    span of its sheets' work (creating the run, artifacts, reports). Prefect's cost per task
+    run inside that span is not counted (measured in tests/benchmarks/bench_folder.py)."""
+    wall = time.monotonic() - runtime.STARTED
+    imp = float(runtime.STARTUP.get("prefect_import", 0.0))
+    server = float(runtime.STARTUP.get("server", 0.0))
+    outside = max(0.0, flow_seconds - float(runtime.STARTUP.get("sheets", flow_seconds)))
+    total = imp + server + outside
+    return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
+            f"importing Prefect {imp:.1f} s, the server {server:.1f} s, the flow run outside its sheets' work "
+            f"{outside:.1f} s")
+
+
 def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
     """``report.json`` of a folder or sweep run: the whole run's wall time (seconds) and
     its sheets built, failed and flagged (the per-sheet counts are in ``report.csv``)."""
@@ -398,6 +449,9 @@ def folder_flow(
     areas: bool = True,
     base: str | None = None,
     fresh_ocr: bool = False,
+    accepted: str | None = None,
+    root: str | None = None,
+    dask_address: str | None = None,
 ) -> FolderOutcome:
     """Convert every sheet of a folder in one house style, with one route B filter for all.
 
@@ -417,9 +471,19 @@ def folder_flow(
         areas: propose answer boxes (one model call per part); off skips them.
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
         fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
+        accepted: the folder's accepted.txt, differences from the export already accepted (default: beside the saved filter, else in the folder).
+        root: the folder the run stays inside: a sheet or link leaving it is skipped (default: the folder itself; a sweep passes its corpus root).
+        dask_address: hand the sheets' stages to the Dask cluster whose scheduler is at this address (e.g. tcp://10.0.0.5:8786) instead of threads; its workers need the same paths and Prefect server.
     """
+    if dask_address and not on_dask():
+        # A deployment's task runner is fixed when its run starts: the sheets go to the cluster
+        # in one nested run of this flow with the Dask runner (the command line sets it directly).
+        return folder_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
+            folder, out, filter, suffixes, replies, offline, backend, model, tries, areas, base, accepted, root,
+            dask_address)
     t0 = time.monotonic()
-    folder, out, filter, replies = (resolve(p, base) for p in (folder, out, filter, replies))
+    folder, out, filter, replies, accepted, root = (resolve(p, base) for p in (folder, out, filter, replies, accepted,
+                                                                              root))
     src = Path(folder)
     if not src.is_dir():
         raise InputError(folder, "no such folder")
@@ -436,12 +500,15 @@ def folder_flow(
         outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
                              suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
                              replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
-                             progress_id=progress, total=len(pairs), areas=areas, bar=bar, fresh_ocr=fresh_ocr)
+                             progress_id=progress, total=len(pairs), areas=areas, bar=bar,
+                             accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
+                             fresh_ocr=fresh_ocr)
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
                              description=f"flags of {src.name}")
     write_run_json(out_dir, outcome.rows, time.monotonic() - t0, folder=str(src), filter=outcome.filter)
+    (out_dir / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
     say(*short_table(outcome.rows, src))
     say(f"filter     {outcome.filter}")
     if outcome.stale_accepted:
@@ -472,10 +539,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args) -> int:
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
-    flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
+    flow_ = folder_flow.with_options(task_runner=task_runner(args.max_concurrency, args.dask_address))
+    t_flow = time.monotonic()
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
-                      args.backend, args.model, args.tries, args.areas, fresh_ocr=args.fresh_ocr, return_state=True)
+                      args.backend, args.model, args.tries, args.areas, dask_address=args.dask_address, fresh_ocr=args.fresh_ocr,
+                      return_state=True)
     if not state.is_completed():
         try:
             state.result()
@@ -485,6 +554,7 @@ def _main(args) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
+    print(overhead_line(time.monotonic() - t_flow))
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 

@@ -15,6 +15,7 @@ document --help`` shows it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -43,6 +44,14 @@ OFFLINE_HELP = ("make no live call at all: every reply must be saved (a missing 
                 "a PDF must be in the OCR cache")
 FRESH_OCR_HELP = ("convert PDFs with Mathpix again even when the OCR cache holds them (Mathpix bills the pages "
                   "again; needs MATHPIX_APP_ID and MATHPIX_APP_KEY)")
+DASK_HELP = ("hand the sheets' stages to the Dask cluster whose scheduler is at ADDR (e.g. tcp://10.0.0.5:8786; "
+             "prefect-dask's DaskTaskRunner) instead of this process's threads; its workers need this project "
+             "installed, the same paths (sheets, --out, the temporary folder) and the same Prefect server")
+POOL_HELP = ("spread the folders over the workers of this Prefect work pool: each folder a run of the folder "
+             "deployment on the pool (deployments/prefect.yaml), one report gathered here; the workers need "
+             "the same paths")
+SERVER_NEEDED = ("needs a Prefect server its workers can reach: set PREFECT_API_URL, or let the command keep one "
+                 "(unset SHEET2LAMBDA_SERVER=temporary)")
 BASE_HELP = ("resolve relative paths against this folder (default: the working folder; deployments "
              "pass the folder they were started from)")
 
@@ -91,6 +100,7 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help=MODEL_HELP)
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
+    p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP)
 
 
 def _sweep(p: argparse.ArgumentParser) -> None:
@@ -109,6 +119,8 @@ def _sweep(p: argparse.ArgumentParser) -> None:
                    "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
     p.add_argument("--record-baseline", help="write this run's baseline to FILE")
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
+    p.add_argument("--pool", metavar="NAME", help=POOL_HELP)
+    p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP + " (each folder's sheets)")
 
 
 def _review(p: argparse.ArgumentParser) -> None:
@@ -190,6 +202,12 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         if path is not None and Path(path).exists() and not Path(path).is_dir():
             out.append(f"{path}: the output folder is a file")
 
+    def need_server(option: str, value: str | None) -> None:
+        # Workers in other processes cannot reach a temporary server, which lives inside one command.
+        temporary = (os.environ.get("SHEET2LAMBDA_SERVER") or "").strip().lower() == "temporary"
+        if value is not None and temporary and not os.environ.get("PREFECT_API_URL"):
+            out.append(f"{option} {value}: {SERVER_NEEDED}")
+
     if command == "document":
         need_file(args.source, "document")
         if not out and Path(args.source).suffix.lower() not in DOCUMENT_SUFFIXES:
@@ -211,6 +229,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_out(args.out)
         if args.max_concurrency < 1:
             out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
+        need_server("--dask-address", args.dask_address)
     elif command == "review":
         need_dir(args.out, "output folder")
         need_file(args.decisions, "decisions file")
@@ -220,6 +239,8 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             need_dir(p, "folder")
         need_file(args.baseline, "baseline")
         need_out(args.out)
+        need_server("--pool", args.pool)
+        need_server("--dask-address", args.dask_address)
     return out
 
 

@@ -3,11 +3,19 @@ flow, and one combined report (a row per sheet, a row per folder, a grand total)
 
     python -m flows.sweep ROOT [PATH ...] [--suffix tex ...] [--out DIR] [--offline]
                           [--baseline FILE] [--record-baseline FILE]
+                          [--pool NAME] [--dask-address ADDR]
 
 It never writes into the corpus (outputs go under ``--out``, default ``out/sweep/``), and a
 second run makes no model call (every stage is cached by content). With ``--offline`` and
 ``--baseline`` it is the gate: it exits 1 when any sheet does worse than the recorded
 baseline (not built where it was, more flags, more new content differences).
+
+By default every folder runs in this process, one after another, each folder's sheets at
+once on its threads. ``--pool NAME`` spreads the folders over the workers of a Prefect work
+pool instead: each folder is a run of the folder deployment on that pool
+(``deployments/prefect.yaml``), all started at once, and this run gathers their outcomes
+(``outcome.json`` in each folder's output folder: workers and sweep share the paths) into
+the one report. ``--dask-address`` hands each folder's sheets to a Dask cluster.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from prefect.states import Failed  # noqa: E402
 
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from flows.folder import DEFAULT_THREADS, run_folder, write_run_json  # noqa: E402
+from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner, write_run_json  # noqa: E402,E501
 from flows.logs import say  # noqa: E402
 from flows.options import parser, precheck, resolve  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402
@@ -63,6 +71,77 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
         except OSError:
             continue
     return found
+
+
+POLL_SECONDS = 2.0
+"""How often a sweep on a work pool asks the server about its folder runs."""
+
+
+def folder_deployment(pool: str):
+    """The deployment of the folder flow on work pool ``pool`` (the first by name);
+    raises :class:`InputError` when there is none."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName, WorkPoolFilter, WorkPoolFilterName
+
+    with get_client(sync_client=True) as client:
+        found = client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=["folder"])),
+                                        work_pool_filter=WorkPoolFilter(name=WorkPoolFilterName(any_=[pool])))
+    if not found:
+        raise InputError(pool, "no deployment of the folder flow on this work pool (deploy deployments/prefect.yaml "
+                               "and start a worker: README, Deployments)")
+    return sorted(found, key=lambda d: d.name)[0]
+
+
+def failed_outcome(folder: Path, out: Path, reason: str, sfx: tuple[str, ...]) -> FolderOutcome:
+    """The outcome of a folder whose run on a worker ended without one: every sheet failed,
+    ``reason`` saying why."""
+    from tasks.convert.pairing import pair_folder as pairs_of
+
+    rows = [SheetRow(folder=str(folder), source=str(p.source), solutions=str(p.solutions) if p.solutions else None,
+                     outcome="failed", reason=reason) for p in pairs_of(folder, sfx)]
+    return FolderOutcome(folder=str(folder), out=str(out), filter="", rows=rows)
+
+
+def run_on_pool(pool: str, jobs: list[tuple[Path, Path, dict]], sfx: tuple[str, ...], bar: Bar | None = None
+                ) -> list[FolderOutcome]:
+    """Run each ``(folder, out, parameters)`` of ``jobs`` as a run of the folder deployment
+    on work pool ``pool``, all started at once (the pool's workers take them as they can),
+    and wait for every one. Returns the outcomes in ``jobs``' order, read from each run's
+    ``out/outcome.json``; a run that failed or wrote none gives a row per sheet saying so.
+    Called inside the sweep's flow run, so each folder run is its child in the UI."""
+    from prefect.client.orchestration import get_client
+    from prefect.deployments import run_deployment
+
+    dep = folder_deployment(pool)
+    name = f"folder/{dep.name}"
+    say(f"pool       {pool}: {len(jobs)} folder runs of {name}")
+    started = []
+    for folder, out, params in jobs:
+        (out / OUTCOME_NAME).unlink(missing_ok=True)  # a previous run's outcome is not this one's
+        started.append(run_deployment(name, parameters=params, timeout=0, as_subflow=True))
+    outcomes: dict[int, FolderOutcome] = {}
+    with get_client(sync_client=True) as client:
+        while len(outcomes) < len(jobs):
+            for i, run in enumerate(started):
+                if i in outcomes:
+                    continue
+                state = client.read_flow_run(run.id).state
+                if state is None or not state.is_final():
+                    continue
+                folder, out, _ = jobs[i]
+                saved = out / OUTCOME_NAME
+                if state.is_completed() and saved.is_file():
+                    outcome = FolderOutcome.model_validate_json(saved.read_text(encoding="utf-8"))
+                else:
+                    outcome = failed_outcome(folder, out, f"folder run {run.name} ended {state.name}"
+                                             + (f": {state.message}" if state.message else ""), sfx)
+                outcomes[i] = outcome
+                for row in outcome.rows:
+                    line = f"{Path(row.source).name}: {row.outcome}" + (f" ({row.reason})" if row.reason else "")
+                    bar.done(line) if bar is not None else say(line)
+            if len(outcomes) < len(jobs):
+                time.sleep(POLL_SECONDS)
+    return [outcomes[i] for i in range(len(jobs))]
 
 
 def baseline_of(rows: list[SheetRow], root: Path) -> dict[str, dict]:
@@ -116,6 +195,8 @@ def sweep_flow(
     record_baseline: str | None = None,
     base: str | None = None,
     fresh_ocr: bool = False,
+    pool: str | None = None,
+    dask_address: str | None = None,
 ) -> list[FolderOutcome]:
     """Run every sheet folder of a corpus through the folder flow's DAG, with one report.
 
@@ -138,7 +219,14 @@ def sweep_flow(
         record_baseline: write this run's baseline to this file.
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
         fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
+        pool: spread the folders over this work pool's workers, each folder a run of the folder deployment on it (default: every folder in this run, one after another).
+        dask_address: hand each folder's sheets to the Dask cluster whose scheduler is at this address instead of threads.
     """
+    if dask_address and not pool and not on_dask():
+        # A deployment's task runner is fixed when its run starts: one nested run with the Dask runner.
+        return sweep_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
+            root, paths, suffixes, out, offline, backend, model, accepted_root, areas, baseline, record_baseline,
+            base, pool, dask_address)
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
@@ -171,15 +259,24 @@ def sweep_flow(
     total = sum(len(pair_folder(f, sfx)) for f in folders)  # (links leaving the root are skipped later)
     done = [0]
     outcomes = []
+    jobs = []
+    for f in folders:
+        inside = f.resolve().is_relative_to(base_dir.resolve())
+        rel = f.resolve().relative_to(base_dir.resolve()) if inside else Path(f.name)
+        kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
+        jobs.append((f, out_dir / rel, kept if kept is not None and kept.is_file() else None,
+                     base_dir if inside else f))
     with Bar(total) as bar:
-        for f in folders:
-            inside = f.resolve().is_relative_to(base_dir.resolve())
-            rel = f.resolve().relative_to(base_dir.resolve()) if inside else Path(f.name)
-            kept = Path(accepted_root) / rel / "accepted.txt" if accepted_root else None
-            outcomes.append(run_folder(f, out_dir / rel, suffixes=sfx, offline=offline, spec=spec,
-                                       done=done, total=total,
-                                       accepted_file=kept if kept is not None and kept.is_file() else None,
-                                       areas=areas, root=base_dir if inside else f, bar=bar, fresh_ocr=fresh_ocr))
+        if pool:
+            # Absolute paths: a worker's working folder is not this run's.
+            outcomes = run_on_pool(pool, [(f, o, {
+                "folder": str(f.resolve()), "out": str(o.resolve()), "suffixes": list(sfx), "offline": offline,
+                "backend": backend, "model": model, "areas": areas,
+                "accepted": str(kept.resolve()) if kept else None, "root": str(r.resolve()),
+                "dask_address": dask_address, "fresh_ocr": fresh_ocr}) for f, o, kept, r in jobs], sfx, bar)
+        for f, o, kept, r in ([] if pool else jobs):
+            outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
+                                       accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr))
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
@@ -235,10 +332,11 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args) -> int:
     suffixes = ["." + s.lstrip(".") for s in args.suffixes] if args.suffixes else None
     with runtime.no_heartbeats():
-        flow_ = sweep_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, args.max_concurrency)))
+        on_cluster = args.dask_address if not args.pool else None  # with a pool, each folder run uses it
+        flow_ = sweep_flow.with_options(task_runner=task_runner(args.max_concurrency, on_cluster))
         state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
-                      args.model, None, args.areas, args.baseline, args.record_baseline, fresh_ocr=args.fresh_ocr,
-                      return_state=True)
+                      args.model, None, args.areas, args.baseline, args.record_baseline, pool=args.pool, fresh_ocr=args.fresh_ocr,
+                      dask_address=args.dask_address, return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
         print(state.message, file=sys.stderr)
         return 1

@@ -1,13 +1,17 @@
 """The deployments end to end: a real ``prefect server start`` on 127.0.0.1 (a free port, its
 own PREFECT_HOME), ``python -m deployments.serve`` against it, an ad-hoc document run
 triggered through the API with parameters and its artifacts read back, the folder's
-parameter descriptions, and a scheduled sweep run created and completed.
+parameter descriptions, and a scheduled sweep run created and completed; then
+deployments/prefect.yaml deployed to a process work pool (``prefect deploy``) with
+``prefect worker start --pool`` on it: an ad-hoc document run through the worker, and a
+sweep that spreads its folders over the pool (a folder run each).
 
-Both processes are started in their own sessions and stopped (their process groups) when
+Every process is started in their own sessions and stopped (their process groups) when
 the module ends, whatever happened."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -152,9 +156,11 @@ def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
     assert (base / "sweep-out" / "report.json").is_file()
 
 
-def test_prefect_yaml_deploys_to_a_process_work_pool(served):
-    """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
-    the sweep on its schedule with concurrency 1 and ``base`` the folder deployed from."""
+@pytest.fixture(scope="module")
+def pooled(served):
+    """deployments/prefect.yaml deployed (``prefect --no-prompt deploy --all``) to a process
+    work pool on the module's server, and ``prefect worker start --pool`` on it, stopped at
+    the end; yields ``(api_url, base folder, tmp folder)``."""
     url, base, tmp = served
     env = {**os.environ, "PREFECT_API_URL": url, "PWD": str(ROOT)}
     subprocess.run([PREFECT, "work-pool", "create", "sheet2lambda", "--type", "process"], cwd=ROOT, env=env,
@@ -162,9 +168,78 @@ def test_prefect_yaml_deploys_to_a_process_work_pool(served):
     proc = subprocess.run([PREFECT, "--no-prompt", "deploy", "--all", "--prefect-file", "deployments/prefect.yaml"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    worker_log = open(tmp / "worker.log", "wb")
+    worker = subprocess.Popen([PREFECT, "worker", "start", "--pool", "sheet2lambda", "--name", "test-worker"],
+                              cwd=tmp, env={**env, "PREFECT_WORKER_QUERY_SECONDS": "2", "PYTHONPATH": str(ROOT)},
+                              stdout=worker_log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield url, base, tmp
+    finally:
+        _stop(worker, signal.SIGINT)
+        worker_log.close()
+
+
+def test_prefect_yaml_deploys_to_a_process_work_pool(pooled):
+    """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
+    the sweep on its schedule with concurrency 1 and ``base`` the folder deployed from."""
     doc, sweep = _deployment("document/worker"), _deployment("sweep/nightly")
     _deployment("folder/worker")
     assert doc.work_pool_name == "sheet2lambda" and doc.parameters["base"] == str(ROOT)
     assert [s.schedule.cron for s in sweep.schedules] == ["0 3 * * *"]
     limit = sweep.global_concurrency_limit.limit if sweep.global_concurrency_limit else sweep.concurrency_limit
     assert limit == 1 and sweep.parameters["baseline"] == "baselines/corpus.json"
+
+
+def _artifacts(run_id) -> dict:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with get_client(sync_client=True) as client:
+        arts = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run_id])))
+    return {a.key: a for a in arts}
+
+
+def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled):
+    """The worker of the pool picks the run up, runs the flow in a subprocess of its own, and
+    the run's artifacts come back through the API."""
+    from prefect.deployments import run_deployment
+
+    url, base, tmp = pooled
+    (base / "pooled.md").write_text(SHEET.replace("a height $h$", "a tower of height $H$"))
+    run = run_deployment("document/worker", timeout=600,
+                         parameters={"source": "pooled.md", "backend": "none", "out": "pooled-out", "base": str(base)})
+    assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
+    assert (base / "pooled-out" / "pooled.zip").is_file()  # relative paths against the base we passed
+    by_key = _artifacts(run.id)
+    assert {"pooled-summary", "pooled-flags", "pooled-report", "pooled-set"} <= set(by_key), sorted(by_key)
+    assert "tower of height" in (base / "pooled-out" / "source.md").read_text()
+    assert "OFFLINE" in by_key["pooled-summary"].data
+
+
+def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled):
+    """``pool`` set: each folder of the corpus is a run of ``folder/worker`` on the pool (a
+    child of the sweep's run), and the sweep gathers their outcomes into one report."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
+    from prefect.deployments import run_deployment
+
+    url, base, tmp = pooled
+    for name in ("alpha", "beta"):
+        (base / "spread" / name).mkdir(parents=True)
+        (base / "spread" / name / "week1.md").write_text(SHEET.replace("a ball", f"a {name} ball"))
+    (base / "spread" / "beta" / "week2.md").write_text(SHEET.replace("a height", "a cliff of height"))
+    run = run_deployment("sweep/nightly", timeout=900, parameters={
+        "root": "spread", "out": "spread-out", "baseline": None, "offline": True, "pool": "sheet2lambda",
+        "base": str(base)})
+    assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
+    report = json.loads((base / "spread-out" / "report.json").read_text())
+    assert (report["folders"], report["sheets"], report["built"]) == (2, 3, 3), report
+    for name in ("alpha", "beta"):  # each folder's own outputs, written by its own run
+        assert json.loads((base / "spread-out" / name / "outcome.json").read_text())["folder"].endswith(name)
+    with get_client(sync_client=True) as client:
+        # run_deployment links a child through a task run of the sweep: find the folder runs by deployment.
+        children = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(
+            any_=[_deployment("folder/worker").id])))
+    folders = sorted(Path(c.parameters["folder"]).name for c in children if c.parameters["folder"].startswith(str(base)))
+    assert folders == ["alpha", "beta"]
+    assert all(c.state.is_completed() for c in children)

@@ -30,8 +30,6 @@ from schemas.llm import BackendSpec, LLMReply, LLMRequest
 from schemas.status import Cause
 from tasks.llm import Backend, NoReply, SavedReplies
 from tasks.llm.anthropic import AnthropicBackend
-from tasks.llm.claude_code import ClaudeCodeBackend
-from tasks.llm.openai_compat import OpenAIBackend, OpenRouterBackend
 from tasks.llm.secrets import secret, setting
 
 CHOICES = ("auto", "anthropic", "openrouter", "openai", "claude-code", "none")
@@ -90,14 +88,20 @@ def select_backend(choice: str = "auto", model: str | None = None) -> Backend | 
     if choice == "openrouter":
         if not secret("OPENROUTER_API_KEY"):
             raise BackendMissing(choice, ["OPENROUTER_API_KEY"])
+        from tasks.llm.openai_compat import OpenRouterBackend  # imports requests (0.5 s): only when chosen
+
         return OpenRouterBackend(chosen or DEFAULT_OPENROUTER_MODEL)
     if choice == "openai":
         needs = [v for v, ok in (("OPENAI_BASE_URL", setting("OPENAI_BASE_URL")), ("LLM_MODEL (or --model)", chosen)) if not ok]
         if needs:
             raise BackendMissing(choice, needs)
+        from tasks.llm.openai_compat import OpenAIBackend
+
         return OpenAIBackend(chosen)
     if not shutil.which("claude"):
         raise BackendMissing(choice, ["a claude executable on PATH"])
+    from tasks.llm.claude_code import ClaudeCodeBackend
+
     return ClaudeCodeBackend(chosen or DEFAULT_MODEL)
 
 
