@@ -146,7 +146,8 @@ def file_digest(path: str | None) -> str | None:
 def tex_context(path: Path, roots: list[str] | None = None) -> str | None:
     """For a ``.tex`` sheet: a sha256 over every file it reads (``\\input``,
     ``\\lstinputlisting``, local packages, its class, images: wherever they are, found as
-    :func:`tasks.convert.tex_files.inline` finds them) and over the folders it may read in
+    :func:`tasks.convert.tex_files.inline` finds them; the class and package files they load
+    in turn, found as the TeX pre-pass finds them, :func:`tasks.convert.latex.files_beside`) and over the folders it may read in
     (``roots``, besides its own), so that editing any one invalidates the cached markdown;
     For a ``.pdf``: the OCR cache's context (:func:`tasks.convert.ocr_cache.ocr_context`),
     so a failed conversion is never a cache hit of the markdown stage. ``None`` for other
@@ -168,6 +169,16 @@ def tex_context(path: Path, roots: list[str] | None = None) -> str | None:
         return None
     resolved = inline(text, path.resolve().parent, roots)
     h = hashlib.sha256(resolved.digest().encode())
+    # The class and package files the TeX pre-pass reads (a class's own \LoadClass and
+    # \RequirePackage too: tasks.convert.latex.files_beside), which inline does not follow.
+    from tasks.convert.latex import files_beside, parse_nodes
+
+    try:
+        beside = files_beside(parse_nodes(resolved.tex), path.resolve().parent, set())
+    except Exception:  # noqa: BLE001 - what pylatexenc cannot parse, the pre-pass does not read either
+        beside = []
+    for p in sorted(beside):
+        h.update(b"\0beside\0" + str(p.resolve()).encode() + b"\0" + (file_digest(str(p)) or "").encode())
     for root in sorted(str(Path(r).resolve()) for r in roots or []):
         h.update(b"\0root\0" + root.encode())
     return h.hexdigest()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tasks.convert.inputs import tex_context
-from tasks.convert.markdown import to_markdown
-from tasks.convert.tex_files import inline
+from tasks.convert.markdown import resolve_images, to_markdown
+from tasks.convert.tex_files import MAX_IMAGE_BYTES, inline
 from tasks.settle.tiers import conversion_loss_flags
 from tests.hardening.support import tex
 
@@ -153,3 +153,65 @@ def test_forms_the_inliner_does_not_know_read_nothing_either(course, body):
         assert CANARY not in str(e) and "\n" not in str(e)
     else:
         assert CANARY not in md.text
+
+
+# --- found when trying to break it again (issue 11's last point): image links --------------
+# A markdown (or LaTeX, or HTML) image link is a file the sheet reads: its file is copied into
+# the set's media/ and the zip. The same rule as \input holds for it.
+
+IMAGE_LINKS = [
+    ("![](.env)", ".env"),                          # a hidden file holding keys, into the set's zip
+    ("![diagram](.git/config)", ".git/config"),     # inside a hidden folder
+    ('<img src="./.env">', "./.env"),                # raw HTML, a path that spells the same file
+    ("![](sub/../.env)", "sub/../.env"),
+    ("![](../../outside/pic.png)", "../../outside/pic.png"),
+    ("![](linkdir/pic.png)", "linkdir/pic.png"),    # a linked folder leading out
+    ("![](/proc/self/environ)", "/proc/self/environ"),
+    ("![](huge.png)", "huge.png"),                  # over the image bound
+]
+
+
+@pytest.mark.parametrize("link,name", IMAGE_LINKS, ids=[n for _, n in IMAGE_LINKS])
+def test_an_image_link_the_sheet_may_not_read_is_refused_and_named(course, link, name):
+    week = course / "course" / "week3"
+    (week / ".env").write_text("OPENAI_API_KEY=" + CANARY + "\n")
+    (week / ".git").mkdir(exist_ok=True)
+    (week / ".git" / "config").write_text(CANARY)
+    (course / "outside" / "pic.png").write_bytes(b"\x89PNG" + CANARY.encode())
+    linkdir = week / "linkdir"
+    if not linkdir.is_symlink():
+        linkdir.symlink_to(course / "outside", target_is_directory=True)
+    with open(week / "huge.png", "wb") as f:
+        f.truncate(MAX_IMAGE_BYTES + 1)  # sparse
+    md = to_markdown("sheet.md", f"## Question 1\n\nA cart {link} rolls.\n".encode(), "questions",
+                     base_dir=str(week))
+    assert [i.path for i in md.images] == [None]
+    refused = [w for w in md.warnings if w.kind == "FileRefused"]
+    assert [w.text for w in refused] == [name], md.warnings
+    flags = conversion_loss_flags("questions", md.warnings)
+    assert any(name in f.reason for f in flags)
+    sheet = week / "sheet.md"
+    sheet.write_bytes(f"## Question 1\n\nA cart {link} rolls.\n".encode())
+    # the sheet's images are resolved again each run: the refusal holds there too
+    again = resolve_images(md, str(week))
+    assert [i.path for i in again.images] == [None]
+    assert [w.text for w in again.warnings if w.kind == "FileRefused"] == [name]
+
+
+def test_an_image_inside_the_folder_is_found_and_a_large_one_is_not_refused_as_text(course):
+    week = course / "course" / "week3"
+    (week / "photo.png").write_bytes(b"\x89PNG" + b"\0" * (3 << 20))  # 3 MiB: over a text file's bound
+    md = to_markdown("sheet.md", b"## Question 1\n\n![](photo.png) ![](photo)\n", "questions", base_dir=str(week))
+    assert [i.path for i in md.images] == [str((week / "photo.png").resolve())] * 2
+    tex_md = convert(course, "A \\includegraphics{photo} B")
+    assert not [w for w in tex_md.warnings if w.kind == "FileRefused"], tex_md.warnings
+    assert "photo.png" in tex_md.text
+
+
+def test_a_hidden_class_file_is_not_read_by_the_tex_pre_pass(course):
+    week = course / "course" / "week3"
+    (week / ".hid.cls").write_text("\\LoadClass{article}\\newcommand{\\leak}{" + CANARY + "}\n")
+    sheet = week / "sheet.tex"
+    sheet.write_text("\\documentclass{.hid}\n\\begin{document}\nA \\leak{} B\n\\end{document}\n")
+    md = to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(week))
+    assert CANARY not in md.text
