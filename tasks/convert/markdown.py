@@ -74,6 +74,7 @@ from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, 
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks
+from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
@@ -308,7 +309,7 @@ def _pandoc(name: str, args: list[str], stdin: bytes, cwd: str) -> tuple[dict, l
             entries = json.loads(Path(log).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             entries = []
-    return json.loads(run.stdout), entries
+    return ast_loads(run.stdout, name), entries
 
 
 def _one_line(stderr: str) -> str:
