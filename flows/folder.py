@@ -45,8 +45,9 @@ from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, pair_folder  # noqa: E402
 from tasks.read.choose import FolderFilter, folder_filter_task  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
+from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, precheck, resolve  # noqa: E402
+from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402
 
 
@@ -166,11 +167,21 @@ def run_folder(
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet)."""
+    if out.resolve() == folder.resolve():
+        raise InputError(str(out), "a folder run never writes into the folder it reads (its flags.md would be read "
+                                   "as a sheet next time): choose another --out")
     out.mkdir(parents=True, exist_ok=True)
+    claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
     skipped: list[str] = []
     pairs = []
     for pair in pair_folder(folder, suffixes):
+        if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
+            skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
+            continue
+        if pair.solutions is not None and not utf8_name(pair.solutions):
+            skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
+            pair = SheetPair(pair.source, None, lone=pair.lone)
         if leaves(pair.source, root_dir):
             skipped.append(skipped_line(pair.source, root_dir))
             continue
@@ -228,6 +239,11 @@ def run_folder(
             if pair.lone:
                 inputs.solutions, inputs.solutions_bytes, inputs.solutions_note = None, None, ""
             set_name = inputs.export.name if inputs.export else pair.source.stem
+            try:
+                check_set_name(set_name, str(pair.source))
+            except InputError as e:
+                finished(pair, _row(pair, folder).model_copy(update={"reason": str(e)}))
+                continue
             info = run_info(inputs, set_name, spec, offline, areas, started[str(pair.source)])
             runs[str(pair.source)] = (pair, submit_markdown(inputs, info, out / pair.source.stem,
                                                             str(media / str(i)), spec, offline))
