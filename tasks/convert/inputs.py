@@ -87,12 +87,14 @@ def read_inputs(
 
     Solutions: ``solutions`` when given, else the file beside ``source`` found by
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
-    empty answers and says so in ``solutions_note``).
+    empty answers and says so in ``solutions_note``), nor is one found that is a link leading
+    out of the sheet's folder, which is not read (the note says so).
     """
     from tasks.boxes.export import areas_of_members
     from tasks.boxes.propose import read_saved
     from tasks.check.compare import export_of, read_export_files
     from tasks.convert.pairing import find_solutions
+    from tasks.convert.tree import leaves
 
     src = Path(source)
     inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"))
@@ -106,7 +108,12 @@ def read_inputs(
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
     else:
         found = find_solutions(src)
-        if found is not None:
+        if found is not None and leaves(found, src.parent):
+            # found by its name, not named by the user: a link leading out of the sheet's folder is
+            # not followed (a folder of sheets from elsewhere could send any file to the model)
+            inputs.solutions_note = (f"{found.name} beside the sheet is a link to a file outside its folder: not read "
+                                     "(name it with --solutions to use it); answers left empty")
+        elif found is not None:
             inputs.solutions, inputs.solutions_bytes = found, _read_bytes(found, "solutions document")
         else:
             inputs.solutions_note = "no solutions document found beside the sheet: answers left empty"

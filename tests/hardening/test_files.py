@@ -215,3 +215,18 @@ def test_a_hidden_class_file_is_not_read_by_the_tex_pre_pass(course):
     sheet.write_text("\\documentclass{.hid}\n\\begin{document}\nA \\leak{} B\n\\end{document}\n")
     md = to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(week))
     assert CANARY not in md.text
+
+
+def test_solutions_found_by_name_that_lead_out_of_the_folder_are_not_read(course):
+    """A document run found cart_solutions.md beside the sheet and read it, though it was a
+    link to a file anywhere (sent to the model as the solutions)."""
+    from tasks.convert.inputs import read_inputs
+
+    week = course / "course" / "week3"
+    (week / "cart.md").write_text("## Question 1\n\nA cart rolls.\n")
+    (week / "cart_solutions.md").symlink_to(course / "outside" / "secret.tex")
+    inputs = read_inputs(str(week / "cart.md"))
+    assert inputs.solutions_bytes is None and inputs.solutions is None
+    assert "cart_solutions.md" in inputs.solutions_note and "outside its folder" in inputs.solutions_note
+    named = read_inputs(str(week / "cart.md"), solutions=str(week / "cart_solutions.md"))  # the user's own choice
+    assert named.solutions_bytes and CANARY.encode() in named.solutions_bytes
