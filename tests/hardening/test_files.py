@@ -230,3 +230,50 @@ def test_solutions_found_by_name_that_lead_out_of_the_folder_are_not_read(course
     assert "cart_solutions.md" in inputs.solutions_note and "outside its folder" in inputs.solutions_note
     named = read_inputs(str(week / "cart.md"), solutions=str(week / "cart_solutions.md"))  # the user's own choice
     assert named.solutions_bytes and CANARY.encode() in named.solutions_bytes
+
+
+def _docx_with_picture(tmp_path: Path, target: str | None, external: bool) -> bytes:
+    """A docx made by pandoc holding one picture; its relationship re-pointed at ``target``."""
+    import re
+    import zipfile
+
+    from tasks.convert.pandoc import run_pandoc
+
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c"
+                        "6360000002000100e221bc330000000049454e44ae426082")
+    (tmp_path / "pic.png").write_bytes(png)
+    run = run_pandoc(["-f", "markdown", "-t", "docx", "-o", "base.docx"],
+                     stdin=b"## Question 1\n\nA cart ![beam](pic.png) rolls.\n", cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    src = zipfile.ZipFile(tmp_path / "base.docx")
+    rels = src.read("word/_rels/document.xml.rels").decode()
+    if target is not None:
+        rels = re.sub(r'(<Relationship [^>]*Target=")(media/[^"]+)(")',
+                      lambda m: m.group(1) + target + m.group(3) + (' TargetMode="External"' if external else ""), rels)
+    out = tmp_path / "made.docx"
+    with zipfile.ZipFile(out, "w") as z:
+        for n in src.namelist():
+            z.writestr(n, rels if n == "word/_rels/document.xml.rels" else src.read(n))
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("target,external", [("file:///etc/passwd", True), ("../figs/beam.png", True),
+                                             ("http://127.0.0.1:9/beam.png", True), ("media/gone.png", False)],
+                         ids=["file-url", "relative", "http", "missing-member"])
+def test_a_docx_picture_from_outside_it_is_named_not_dropped(tmp_path, target, external):
+    """Found trying again: pandoc (--sandbox) reads none of these, which is right, but drops
+    the picture without a word; the set lacked it silently."""
+    md = to_markdown("sheet.docx", _docx_with_picture(tmp_path, target, external), "questions",
+                     media_dir=str(tmp_path / "media"))
+    assert "root:" not in md.text and md.images == []
+    refused = [w for w in md.warnings if w.kind == "FileRefused"]
+    assert [w.text for w in refused] == [target], md.warnings
+    assert any(target in f.reason for f in conversion_loss_flags("questions", md.warnings))
+    again = resolve_images(md, None, str(tmp_path / "media"))  # kept when the run resolves images again
+    assert [w.text for w in again.warnings if w.kind == "FileRefused"] == [target]
+
+
+def test_a_docx_holding_its_picture_has_no_warning(tmp_path):
+    md = to_markdown("sheet.docx", _docx_with_picture(tmp_path, None, False), "questions",
+                     media_dir=str(tmp_path / "media"))
+    assert len(md.images) == 1 and md.images[0].path and not md.warnings
