@@ -21,6 +21,7 @@ runtime.quiet_environment()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import logging  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -28,6 +29,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
+from prefect.states import Failed  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 
 from prefect.futures import as_completed  # noqa: E402
@@ -360,11 +362,15 @@ def folder_flow(
             "is cross-checked: read every field")
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
     progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
-    with Bar(len(pairs)) as bar:
-        outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
-                             suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
-                             replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
-                             progress_id=progress, total=len(pairs), areas=areas, bar=bar)
+    try:
+        with Bar(len(pairs)) as bar:
+            outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
+                                 suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
+                                 replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
+                                 progress_id=progress, total=len(pairs), areas=areas, bar=bar)
+    except InputError as e:  # --out is not ours to write: one line, no traceback
+        say(str(e), echo=False, level=logging.ERROR)
+        return Failed(message=str(e))
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
@@ -410,6 +416,8 @@ def _main(args) -> int:
         except (InputError, BackendMissing, ValueError) as e:
             print(str(e), file=sys.stderr)
             return 1
+        except Exception:  # a Failed state the flow returned: its message is the line
+            pass
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()

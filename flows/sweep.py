@@ -21,6 +21,7 @@ runtime.quiet_environment()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import logging  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -162,7 +163,11 @@ def sweep_flow(
     if out_dir.resolve().is_relative_to(base_dir.resolve()):
         raise InputError(str(out_dir), "the sweep never writes into the corpus: choose --out outside it")
     out_dir.mkdir(parents=True, exist_ok=True)
-    claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
+    try:
+        claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return Failed(message=str(e))
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
