@@ -24,6 +24,7 @@ runtime.quiet_environment()
 import argparse  # noqa: E402
 import json  # noqa: E402
 import queue  # noqa: E402
+import logging  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -34,6 +35,7 @@ from pathlib import Path  # noqa: E402
 _t_prefect = time.monotonic()
 from prefect import flow  # noqa: E402
 runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
+from prefect.states import Failed  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
@@ -50,8 +52,9 @@ from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
 from tasks.read.choose import FolderFilter, folder_filter_task  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
+from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, precheck, resolve  # noqa: E402
+from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402
 
 
@@ -171,11 +174,21 @@ def run_folder(
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet);
     ``fresh_ocr`` converts PDFs with Mathpix again."""
+    if out.resolve() == folder.resolve():
+        raise InputError(str(out), "a folder run never writes into the folder it reads (its flags.md would be read "
+                                   "as a sheet next time): choose another --out")
     out.mkdir(parents=True, exist_ok=True)
+    claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
     skipped: list[str] = []
     pairs = []
     for pair in pair_folder(folder, suffixes):
+        if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
+            skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
+            continue
+        if pair.solutions is not None and not utf8_name(pair.solutions):
+            skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
+            pair = SheetPair(pair.source, None, lone=pair.lone)
         if leaves(pair.source, root_dir):
             skipped.append(skipped_line(pair.source, root_dir))
             continue
@@ -237,6 +250,10 @@ def run_folder(
         if pair.lone:
             inputs.solutions, inputs.solutions_bytes, inputs.solutions_note = None, None, ""
         set_name = inputs.export.name if inputs.export else pair.source.stem
+        try:
+            check_set_name(set_name, str(pair.source))
+        except InputError as e:
+            return str(e)
         info = run_info(inputs, set_name, spec, offline, areas, started[key])
         return submit_markdown(inputs, info, out / pair.source.stem, str(media / str(i)), spec, offline)
 
@@ -496,13 +513,17 @@ def folder_flow(
             "is cross-checked: read every field")
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
     progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
-    with Bar(len(pairs)) as bar:
-        outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
-                             suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
-                             replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
-                             progress_id=progress, total=len(pairs), areas=areas, bar=bar,
-                             accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
-                             fresh_ocr=fresh_ocr)
+    try:
+        with Bar(len(pairs)) as bar:
+            outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
+                                 suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
+                                 replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
+                                 progress_id=progress, total=len(pairs), areas=areas, bar=bar,
+                                 accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
+                                 fresh_ocr=fresh_ocr)
+    except InputError as e:  # --out is not ours to write: one line, no traceback
+        say(str(e), echo=False, level=logging.ERROR)
+        return Failed(message=str(e))
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
     create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
@@ -551,6 +572,8 @@ def _main(args) -> int:
         except (InputError, BackendMissing, ValueError) as e:
             print(str(e), file=sys.stderr)
             return 1
+        except Exception:  # a Failed state the flow returned: its message is the line
+            pass
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()

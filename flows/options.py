@@ -179,6 +179,21 @@ def resolve(path: str | None, base: str | None) -> str | None:
     return str(Path(base) / path)
 
 
+def utf8_name(path: str | Path) -> bool:
+    """True when a file name can be written as UTF-8 (a name of other bytes reaches Python
+    with surrogates, which no report, log or Prefect parameter can hold)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(path: str | Path) -> str:
+    """A file name printable in one line whatever its bytes (undecodable bytes as ``\\xNN``)."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see."""
     out: list[str] = []
@@ -199,7 +214,9 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{path}: " + ("not a folder" if Path(path).exists() else f"no such {what}"))
 
     def need_out(path: str | None) -> None:
-        if path is not None and Path(path).exists() and not Path(path).is_dir():
+        if path is not None and Path(path).is_symlink() and not Path(path).exists():
+            out.append(f"{path}: the output folder is a link to nothing")
+        elif path is not None and Path(path).exists() and not Path(path).is_dir():
             out.append(f"{path}: the output folder is a file")
 
     def need_server(option: str, value: str | None) -> None:
@@ -207,6 +224,14 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         temporary = (os.environ.get("SHEET2LAMBDA_SERVER") or "").strip().lower() == "temporary"
         if value is not None and temporary and not os.environ.get("PREFECT_API_URL"):
             out.append(f"{option} {value}: {SERVER_NEEDED}")
+    for name in ("source", "solutions", "filter", "replies", "export", "out", "tex_root", "folder", "root",
+                 "baseline", "record_baseline"):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not utf8_name(value):
+            out.append(f"{shown_name(value)}: the name is not UTF-8 (rename it)")
+    for value in getattr(args, "paths", None) or []:
+        if not utf8_name(value):
+            out.append(f"{shown_name(value)}: the name is not UTF-8 (rename it)")
 
     if command == "document":
         need_file(args.source, "document")

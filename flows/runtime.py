@@ -211,10 +211,11 @@ def interruptible():
             _time.sleep(min(STOP_GRACE, 0.5))
             kill_running()
             shutil.rmtree(root, ignore_errors=True)
+            # Prefect's temporary server of this process, if one was started (its module is then
+            # imported); importing the module only to find none took 15 s on a loaded machine.
+            server_module = sys.modules.get("prefect.server.api.server")
             try:
-                from prefect.server.api.server import SubprocessASGIServer
-
-                for server in list(SubprocessASGIServer._instances.values()):
+                for server in list(getattr(server_module, "SubprocessASGIServer")._instances.values()):
                     server.stop()
             except Exception:
                 pass

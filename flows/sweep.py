@@ -29,6 +29,7 @@ runtime.quiet_environment()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import logging  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -41,11 +42,12 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner, write_run_json  # noqa: E402,E501
 from flows.logs import say  # noqa: E402
-from flows.options import parser, precheck, resolve  # noqa: E402
+from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
+from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 
@@ -64,6 +66,10 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
         if leaves(d, root):
             if skipped is not None:
                 skipped.append(skipped_line(d, root))
+            continue
+        if not utf8_name(d):
+            if skipped is not None:
+                skipped.append(f"{shown_name(d)}: the name is not UTF-8: skipped")
             continue
         try:
             if pair_folder(d, suffixes):
@@ -246,6 +252,12 @@ def sweep_flow(
     out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
     if out_dir.resolve().is_relative_to(base_dir.resolve()):
         raise InputError(str(out_dir), "the sweep never writes into the corpus: choose --out outside it")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return Failed(message=str(e))
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
@@ -275,8 +287,11 @@ def sweep_flow(
                 "accepted": str(kept.resolve()) if kept else None, "root": str(r.resolve()),
                 "dask_address": dask_address, "fresh_ocr": fresh_ocr}) for f, o, kept, r in jobs], sfx, bar)
         for f, o, kept, r in ([] if pool else jobs):
-            outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
-                                       accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr))
+            try:
+                outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
+                                           accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr))
+            except InputError as e:  # its output folder is not ours to write: the other folders go on
+                say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)

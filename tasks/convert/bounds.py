@@ -36,6 +36,9 @@ MAX_MEMBERS = 10_000
 """Most members a zip may have."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting of JSON read from outside (a set is about 8 deep)."""
+MAX_AST_DEPTH = 256
+"""Deepest nesting of a document's pandoc AST (a list ten levels deep is about 45; Python's
+own recursion stops near 1000, so past this a sheet is refused with one line)."""
 
 
 def _size(n: int) -> str:
@@ -110,6 +113,37 @@ def json_depth(text: str) -> int:
         elif c in "]}":
             depth -= 1
     return best
+
+
+def nested_depth(value: Any) -> int:
+    """How deep lists and dicts nest in ``value`` (``[]`` is 1); iterative, so any depth is measured."""
+    best = 0
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            best = max(best, d)
+            stack.extend((x, d + 1) for x in v if isinstance(x, (list, dict)))
+    return best
+
+
+def ast_loads(data: bytes | str, name: str) -> Any:
+    """pandoc's JSON AST of document ``name``; raises :class:`InputError` (one line) when the
+    document nests deeper than :data:`MAX_AST_DEPTH` (lists in lists, block quotes, brackets),
+    never a ``RecursionError``."""
+    try:
+        ast = json.loads(data)
+    except RecursionError:
+        depth = None
+    else:
+        depth = nested_depth(ast)
+        if depth <= MAX_AST_DEPTH:
+            return ast
+    raise InputError(name, "nested too deeply to read (lists, block quotes or groups "
+                           + (f"{depth} levels deep in pandoc's reading; " if depth else "")
+                           + f"at most {MAX_AST_DEPTH})")
 
 
 def json_loads(text: str | bytes) -> Any:

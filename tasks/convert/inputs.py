@@ -91,12 +91,14 @@ def read_inputs(
 
     Solutions: ``solutions`` when given, else the file beside ``source`` found by
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
-    empty answers and says so in ``solutions_note``).
+    empty answers and says so in ``solutions_note``), nor is one found that is a link leading
+    out of the sheet's folder, which is not read (the note says so).
     """
     from tasks.boxes.export import areas_of_members
     from tasks.boxes.propose import read_saved
     from tasks.check.compare import export_of, read_export_files
     from tasks.convert.pairing import find_solutions
+    from tasks.convert.tree import leaves
 
     src = Path(source)
     inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"), fresh_ocr=fresh_ocr)
@@ -110,7 +112,12 @@ def read_inputs(
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
     else:
         found = find_solutions(src)
-        if found is not None:
+        if found is not None and leaves(found, src.parent):
+            # found by its name, not named by the user: a link leading out of the sheet's folder is
+            # not followed (a folder of sheets from elsewhere could send any file to the model)
+            inputs.solutions_note = (f"{found.name} beside the sheet is a link to a file outside its folder: not read "
+                                     "(name it with --solutions to use it); answers left empty")
+        elif found is not None:
             inputs.solutions, inputs.solutions_bytes = found, _read_bytes(found, "solutions document")
         else:
             inputs.solutions_note = "no solutions document found beside the sheet: answers left empty"
@@ -150,7 +157,8 @@ def file_digest(path: str | None) -> str | None:
 def tex_context(path: Path, roots: list[str] | None = None, fresh: bool = False) -> str | None:
     """For a ``.tex`` sheet: a sha256 over every file it reads (``\\input``,
     ``\\lstinputlisting``, local packages, its class, images: wherever they are, found as
-    :func:`tasks.convert.tex_files.inline` finds them) and over the folders it may read in
+    :func:`tasks.convert.tex_files.inline` finds them; the class and package files they load
+    in turn, found as the TeX pre-pass finds them, :func:`tasks.convert.latex.files_beside`) and over the folders it may read in
     (``roots``, besides its own), so that editing any one invalidates the cached markdown;
     For a ``.pdf``: the OCR cache's context (:func:`tasks.convert.ocr_cache.ocr_context`),
     so a failed conversion is never a cache hit of the markdown stage (``fresh``: a value
@@ -172,6 +180,16 @@ def tex_context(path: Path, roots: list[str] | None = None, fresh: bool = False)
         return None
     resolved = inline(text, path.resolve().parent, roots)
     h = hashlib.sha256(resolved.digest().encode())
+    # The class and package files the TeX pre-pass reads (a class's own \LoadClass and
+    # \RequirePackage too: tasks.convert.latex.files_beside), which inline does not follow.
+    from tasks.convert.latex import files_beside, parse_nodes
+
+    try:
+        beside = files_beside(parse_nodes(resolved.tex), path.resolve().parent, set())
+    except Exception:  # noqa: BLE001 - what pylatexenc cannot parse, the pre-pass does not read either
+        beside = []
+    for p in sorted(beside):
+        h.update(b"\0beside\0" + str(p.resolve()).encode() + b"\0" + (file_digest(str(p)) or "").encode())
     for root in sorted(str(Path(r).resolve()) for r in roots or []):
         h.update(b"\0root\0" + root.encode())
     return h.hexdigest()

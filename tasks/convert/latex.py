@@ -192,7 +192,12 @@ def _definition(node) -> Definition | tuple[str, str] | None:
 
 
 def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
-    """Class and package files the node list loads that sit in ``base`` (recursively)."""
+    """Class and package files the node list loads that sit in ``base`` (recursively), each
+    one the sheet may read (:func:`tasks.convert.tex_files.refusal`: not hidden, at most
+    2 MiB …). The markdown stage's cache key holds every one of them
+    (:func:`tasks.convert.inputs.tex_context`)."""
+    from tasks.convert.tex_files import refusal
+
     out: list[Path] = []
     for n in _walk(nodes):
         if not isinstance(n, LatexMacroNode):
@@ -202,7 +207,8 @@ def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
             continue
         for name in (arg_text(n, 1) or "").split(","):
             p = (base / (name.strip() + suffix))
-            if name.strip() and p.is_file() and p.resolve() not in seen and p.resolve().parent == base.resolve():
+            if (name.strip() and p.is_file() and p.resolve() not in seen and p.resolve().parent == base.resolve()
+                    and refusal(p, [base]) is None):
                 seen.add(p.resolve())
                 try:
                     inner = parse_nodes(p.read_text(encoding="utf-8", errors="replace"))

@@ -74,6 +74,7 @@ from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, 
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks
+from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
@@ -164,9 +165,9 @@ def to_markdown(
     if not text.strip():
         raise InputError(name, "no text once converted (a preamble or macro file, not a sheet?)")
 
-    images = [ImageLink(link=link, path=resolve_image(link, base)) for link in links]
-    return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images, warnings=warnings,
-                    ocr_pages=ocr_pages)
+    images, refused = resolve_links(links, base)
+    return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images,
+                    warnings=warnings + refused, ocr_pages=ocr_pages)
 
 
 def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool, offline: bool) -> tuple[str, int]:
@@ -201,28 +202,79 @@ def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | No
         base = str(Path(media_dir).parent) if media_dir else None
     else:
         base = base_dir
-    images = [ImageLink(link=i.link, path=resolve_image(i.link, base)) for i in markdown.images]
-    return markdown.model_copy(update={"images": images})
+    images, refused = resolve_links([i.link for i in markdown.images], base)
+    kept = [w for w in markdown.warnings if not (w.kind == "FileRefused" and w.message.startswith(_IMAGE_REFUSED))]
+    return markdown.model_copy(update={"images": images, "warnings": kept + refused})
+
+
+_IMAGE_REFUSED = "[sheet2lambda] image "
+
+MAX_IMAGES_BYTES = 64 << 20
+"""Most bytes of images one document may link in all (64 MiB); past it an image is refused."""
+
+
+def resolve_links(links: list[str], base_dir: str | None) -> tuple[list[ImageLink], list[ConversionWarning]]:
+    """Each image link with the file found for it (:func:`image_file`), and one
+    ``FileRefused`` warning (a ``conversion_loss`` flag naming the link) per link whose file
+    exists but may not be read: hidden, under ``/proc``, ``/dev`` or ``/sys``, not a regular
+    file, over :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`, outside the sheet's folder,
+    or past :data:`MAX_IMAGES_BYTES` in all."""
+    images: list[ImageLink] = []
+    refused: list[ConversionWarning] = []
+    total = 0
+    for link in links:
+        path, why = image_file(link, base_dir)
+        if path is not None:
+            size = Path(path).stat().st_size
+            if total + size > MAX_IMAGES_BYTES:
+                path, why = None, f"the document's images pass {MAX_IMAGES_BYTES >> 20} MiB in all"
+            else:
+                total += size
+        if why is not None:
+            refused.append(ConversionWarning(kind="FileRefused", text=link,
+                                             message=f"{_IMAGE_REFUSED}{link} not read: {why}"))
+        images.append(ImageLink(link=link, path=path))
+    return images, refused
+
+
+def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]:
+    """``(absolute path, None)`` of the file an image ``link`` names; ``(None, why)`` when a
+    file exists for it that the sheet may not read (the rule of
+    :func:`tasks.convert.tex_files.refusal`, inside ``base_dir`` only, images up to
+    :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`); ``(None, None)`` when there is none.
+
+    The link is percent-decoded and taken relative to ``base_dir``; a link without an
+    extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:`` …) and
+    links with no ``base_dir`` find no file.
+    """
+    from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
+
+    if not base_dir or not link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", link):
+        return None, None
+    base = Path(base_dir).resolve()
+    target = base / unquote(link)
+    candidates = [target]
+    if not Path(unquote(link)).suffix:
+        candidates += [target.with_name(target.name + ext) for ext in IMAGE_EXTENSIONS]
+    for c in candidates:
+        try:
+            there = c.exists() or c.is_symlink()
+        except OSError:
+            continue
+        if not there:
+            continue
+        why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
+        if why is not None:
+            return None, why
+        if c.resolve().is_file():
+            return str(c.resolve()), None
+    return None, None
 
 
 def resolve_image(link: str, base_dir: str | None) -> str | None:
-    """The absolute path of the file an image ``link`` names, or ``None``.
-
-    The link is percent-decoded and taken relative to ``base_dir``; a link without an
-    extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:`` …), links
-    that leave ``base_dir`` and links with no ``base_dir`` give ``None``.
-    """
-    if not base_dir or not link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", link):
-        return None
-    base = Path(base_dir).resolve()
-    target = (base / unquote(link)).resolve()
-    candidates = [target]
-    if not target.suffix:
-        candidates += [target.with_name(target.name + ext) for ext in IMAGE_EXTENSIONS]
-    for c in candidates:
-        if c.is_file() and (c == base or base in c.parents):
-            return str(c)
-    return None
+    """The absolute path of the file an image ``link`` names, or ``None`` (no file, or one
+    the sheet may not read: :func:`image_file`)."""
+    return image_file(link, base_dir)[0]
 
 
 _MATHPIX_TRAITS = re.compile(r"\\mathrm\{~|cdn\.mathpix\.com|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d+")
@@ -264,7 +316,7 @@ def _pandoc(name: str, args: list[str], stdin: bytes, cwd: str) -> tuple[dict, l
             entries = json.loads(Path(log).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             entries = []
-    return json.loads(run.stdout), entries
+    return ast_loads(run.stdout, name), entries
 
 
 def _one_line(stderr: str) -> str:
@@ -344,7 +396,47 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, l
     else:
         with tempfile.TemporaryDirectory(prefix="s2l-docx-") as cwd:
             ast, log = _pandoc(name, args, data, cwd)
-    return _finish(name, ast, log, None)
+    text, warnings, links = _finish(name, ast, log, None)
+    return text, docx_linked_images(data) + warnings, links
+
+
+_RELATIONSHIP = re.compile(r"<Relationship\b[^>]*>", re.S)
+_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+def docx_linked_images(data: bytes) -> list[ConversionWarning]:
+    """One ``FileRefused`` warning per picture a Word document links instead of holding
+    (Insert Picture, "Link to File": a relationship with ``TargetMode="External"``, e.g.
+    ``file:///C:/figs/beam.png``), or holds under a name missing from it. pandoc reads only
+    what the document holds (``--sandbox``) and drops such a picture without a word; the set
+    would lack it silently. Never raises (an unreadable document is pandoc's to report)."""
+    import io
+    import zipfile
+
+    from tasks.convert.bounds import read_member
+
+    out: list[ConversionWarning] = []
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+            for rels in sorted(n for n in names if n.startswith("word/_rels/") and n.endswith(".rels")):
+                xml = read_member(zf, rels, "docx").decode("utf-8", "replace")
+                for m in _RELATIONSHIP.finditer(xml):
+                    attrs = dict(_ATTRIBUTE.findall(m.group(0)))
+                    if not attrs.get("Type", "").endswith("/image"):
+                        continue
+                    target = attrs.get("Target", "")
+                    if attrs.get("TargetMode") == "External":
+                        why = "a picture the document links to, outside it (not read: insert the picture itself)"
+                    elif f"word/{target}" not in names and target.lstrip("/") not in names:
+                        why = "a picture the document names but does not hold"
+                    else:
+                        continue
+                    out.append(ConversionWarning(kind="FileRefused", text=target,
+                                                 message=f"[sheet2lambda] docx picture {target} not read: {why}"))
+    except (zipfile.BadZipFile, InputError, OSError, KeyError):
+        return out
+    return out
 
 
 def _finish(

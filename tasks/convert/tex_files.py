@@ -45,6 +45,10 @@ MAX_FILE_BYTES = 2 << 20
 MAX_TOTAL_BYTES = 8 << 20
 """Most bytes a sheet may inline in all (8 MiB)."""
 
+MAX_IMAGE_BYTES = 20 << 20
+"""Largest image a sheet may link (20 MiB, as a Word document): an image is copied into the
+set, its bytes kept in Prefect's results and hashed for the cache key."""
+
 MAX_DEPTH = 12
 """Deepest nesting of ``\\input`` (a file that inputs itself stops here)."""
 
@@ -81,11 +85,14 @@ class Resolved:
         return h.hexdigest()
 
 
-def refusal(path: Path, roots: list[Path]) -> str | None:
+def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex: bool = True) -> str | None:
     """Why a sheet may not read ``path`` (one phrase), or ``None`` when it may.
 
-    ``roots`` are the folders it may read inside (resolved here). See the module docstring
-    for the rule.
+    ``roots`` are the folders it may read inside (resolved here); ``max_bytes`` the largest
+    file (:data:`MAX_FILE_BYTES`, :data:`MAX_IMAGE_BYTES` for an image); ``tex`` False
+    leaves the ``--tex-root`` hint out of the phrase (a markdown sheet's image). See the
+    module docstring for the rule; the same rule decides every file a sheet of any format
+    names (its ``\\input``s, its packages, its images: :func:`tasks.convert.markdown.image_file`).
     """
     try:
         real = path.resolve()
@@ -103,6 +110,8 @@ def refusal(path: Path, roots: list[Path]) -> str | None:
             inside = r
             break
     if inside is None:
+        if not tex:
+            return "outside the sheet's folder"
         return "outside the sheet's folder" + (" and --tex-root" if len(roots) > 1 else "") + \
             " (a course's shared folder: give it with --tex-root DIR)"
     if any(part.startswith(".") for part in real.relative_to(inside).parts):
@@ -113,8 +122,8 @@ def refusal(path: Path, roots: list[Path]) -> str | None:
         return None  # missing: pandoc reports it
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
-    if st.st_size > MAX_FILE_BYTES:
-        return f"larger than {MAX_FILE_BYTES >> 20} MiB"
+    if st.st_size > max_bytes:
+        return f"larger than {max_bytes >> 20} MiB"
     return None
 
 
@@ -201,10 +210,10 @@ class _Inliner:
             return data.decode("utf-8", "replace").replace("\r\n", "\n")
         return None
 
-    def note(self, candidates: list[Path], command: str, name: str) -> None:
+    def note(self, candidates: list[Path], command: str, name: str, max_bytes: int = MAX_FILE_BYTES) -> None:
         """Count a file pandoc does not read (class, image) among the sheet's files, or refuse it."""
         for c in candidates:
-            why = refusal(c, self.roots)
+            why = refusal(c, self.roots, max_bytes)
             if why is not None:
                 self.refuse(command, name, why)
                 return
@@ -324,15 +333,15 @@ class _Inliner:
             cands = [b.with_name(b.name + ext) for ext in _IMAGE_SUFFIXES] if not b.suffix else [b]
             for c in cands:
                 if c.exists() or c.is_symlink():
-                    why = refusal(c, self.roots)
+                    why = refusal(c, self.roots, MAX_IMAGE_BYTES)
                     if why is not None:
                         self.refuse(command, name, why)
                         return "", end
-                    self.note([c], command, name)
+                    self.note([c], command, name, MAX_IMAGE_BYTES)
                     if n == 0 and c != b:  # pandoc, reading in the sheet's folder, linked the file it found
                         return f"\\includegraphics{opts_text}{{{name}{c.name[len(b.name):]}}}", end
                     return None
-        why = refusal(bases[0], self.roots)
+        why = refusal(bases[0], self.roots, MAX_IMAGE_BYTES)
         if why is not None:
             self.refuse(command, name, why)
             return "", end

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 from dotenv import dotenv_values, find_dotenv
 from pydantic import ValidationError, field_validator
@@ -134,16 +135,130 @@ def secret_values() -> list[str]:
         for name, value in source.items():
             if value and (name in SECRET_NAMES or SECRET_PATTERN.search(name)):
                 values.add(value.strip())
+            elif value and "://" in value:
+                values.update(url_secrets(value))
     return sorted((v for v in values if len(v) >= MIN_SECRET), key=len, reverse=True)
 
 
+_QUERY_SECRET = re.compile(r"(?:^|[_-])(?:key|api_?key|token|secret|sig|signature|password|passwd|pwd|auth)$", re.I)
+
+
+def url_secrets(value: str) -> set[str]:
+    """The credentials a URL setting carries (``https://user:PASSWORD@host/v1``,
+    ``…?api_key=KEY``): its userinfo's password and every query value whose name says
+    key, token, secret, signature or password. A key put in a base URL is a key too."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    found: set[str] = set()
+    try:
+        parts = urlsplit(value.strip())
+        password = parts.password
+    except ValueError:
+        return found
+    if password:
+        found |= {password, unquote(password)}
+    for name, v in parse_qsl(parts.query):
+        if v and _QUERY_SECRET.search(name):
+            found.add(v)
+    return found
+
+
+def public_url(url: str) -> str:
+    """``url`` with the credentials of :func:`url_secrets` written ``***`` (for a cache key or
+    a line shown: the server, never the password)."""
+    for value in sorted(url_secrets(url), key=len, reverse=True):
+        url = url.replace(value, "***")
+    return url
+
+
+PIECE = 12
+"""Characters of a secret that count as showing it: any run of this many (or the whole value,
+when shorter) is blanked, wherever it stands (a key cut short, split across lines)."""
+
+_SEPARATOR = re.compile(r"\s|\\[nrt]|\\(?=/)")
+"""What a server or a JSON encoder may put inside a key it echoes: whitespace (a line wrapped),
+an escaped line break (``\\n`` in JSON), the ``\\`` of an escaped ``/``."""
+
+
+def forms(value: str) -> set[str]:
+    """The spellings of a secret a text may hold: as it is, percent-encoded, HTML-escaped, and
+    the base64 of it at each of the three alignments it can have inside a longer base64 text
+    (``Authorization: Basic …``, ``Bearer`` echoed encoded), standard and URL-safe alphabets."""
+    import base64
+    import html
+    from urllib.parse import quote, quote_plus
+
+    out = {value, quote(value, safe=""), quote_plus(value), html.escape(value),
+           "".join(f"%{b:02X}" for b in value.encode("utf-8")), "".join(f"%{b:02x}" for b in value.encode("utf-8"))}
+    data = value.encode("utf-8")
+    for pad in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(b"\0" * pad + data).decode("ascii")
+            start = 4 if pad else 0  # the first group mixes the padding in
+            end = ((pad + len(data)) // 3) * 4  # the last full group
+            if end - start >= PIECE:
+                out.add(encoded[start:end])
+    return {f for f in out if f}
+
+
+@lru_cache(maxsize=8)
+def _grams(values: tuple[str, ...]) -> dict[int, frozenset[str]]:
+    """By length, every run of :data:`PIECE` characters (or the whole, if shorter) of every form of every value."""
+    by_length: dict[int, set[str]] = {}
+    for value in values:
+        for form in forms(value):
+            k = min(PIECE, len(form))
+            by_length.setdefault(k, set()).update(form[i:i + k] for i in range(len(form) - k + 1))
+    return {k: frozenset(v) for k, v in by_length.items()}
+
+
 def redact(text: str) -> str:
-    """``text`` with every secret value the process holds (:func:`secret_values`) replaced
-    by ``***``: the one redaction every reason, message, exception text, reply, printed
-    line, log record and written output passes through. Non-text is returned as it is."""
+    """``text`` with every secret value the process holds (:func:`secret_values`) blanked
+    as ``***``: the one redaction every reason, message, exception text, reply, printed
+    line, log record and written output passes through. Non-text is returned as it is.
+
+    Blanked: any run of :data:`PIECE` characters (the whole value, if shorter) of a secret or
+    of one of its :func:`forms` (percent-encoded, HTML-escaped, base64), also when the run is
+    broken by whitespace or an escaped line break (a key wrapped, cut short, or echoed in
+    an encoded header) — so no part of a key long enough to matter shows.
+    """
     if not isinstance(text, str) or not text:
         return text
-    for value in secret_values():
-        if value in text:
-            text = text.replace(value, "***")
-    return text
+    values = tuple(secret_values())
+    if not values:
+        return text
+    # The text without separators, and where each kept character stood.
+    kept: list[str] = []
+    where: list[int] = []
+    pos = 0
+    for m in _SEPARATOR.finditer(text):
+        kept.append(text[pos:m.start()])
+        where.extend(range(pos, m.start()))
+        pos = m.end()
+    kept.append(text[pos:])
+    where.extend(range(pos, len(text)))
+    squeezed = "".join(kept)
+    covered = [False] * len(squeezed)
+    for k, grams in _grams(values).items():
+        for i in range(len(squeezed) - k + 1):
+            if squeezed[i:i + k] in grams:
+                for j in range(i, i + k):
+                    covered[j] = True
+    if not any(covered):
+        return text
+    out: list[str] = []
+    last = 0
+    i = 0
+    while i < len(squeezed):
+        if not covered[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(squeezed) and covered[j]:
+            j += 1
+        a, b = where[i], where[j - 1] + 1  # the run in the original text, separators inside it included
+        out.append(text[last:a] + "***")
+        last = b
+        i = j
+    out.append(text[last:])
+    return "".join(out)

@@ -128,7 +128,10 @@ def spec_of(live: Backend | None) -> BackendSpec | None:
         url = ""
     if not url and live.name == "anthropic":
         url = setting("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-    return BackendSpec(name=live.name, model=getattr(live, "model", "") or "", base_url=url)
+    from tasks.llm.secrets import public_url
+
+    # The server, never a password or key written into its URL (a task parameter and a cache key).
+    return BackendSpec(name=live.name, model=getattr(live, "model", "") or "", base_url=public_url(url))
 
 
 def backend_line(live: Backend | None, offline: bool) -> str:

@@ -5,8 +5,9 @@ whitespace folded (:func:`tasks.settle.fold.fold_whitespace`), occurs in the mar
 route read (the questions document or the solutions document, folded the same way) as a
 *whole* quote (:func:`quoted`):
 
-- it starts and ends at word boundaries: not inside a word (``1`` of ``12``), nor inside a
-  number (``1`` of ``1.5``);
+- it starts and ends at word boundaries: not inside a word (``1`` of ``12``; a combining
+  mark belongs to its letter: ``cafe`` is not a quote of ``café`` written with U+0301), nor
+  inside a number (``1`` of ``1.5``), nor after a number's sign (``5 m/s`` of ``-5 m/s``);
 - it starts and ends outside the sheet's maths spans, so every maths span in the field
   equals a whole maths span of the sheet (``$a = 12/8 = 1$`` is not a quote of
   ``$a = 12/8 = 1.5\\,\\mathrm{m/s^2}$``, nor is ``12/8 = 1`` a quote of it).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from functools import lru_cache
 
 from schemas.sheet import SheetSet, iter_fields
@@ -50,18 +52,28 @@ def _inside_maths(pos: int, starts: tuple[int, ...], ends: tuple[int, ...]) -> b
 
 
 def _word(c: str) -> bool:
-    return c.isalnum() or c == "_"
+    """A character of a word: a letter, digit or ``_``, or a combining mark (``é`` written
+    ``e`` + U+0301 is one letter: a quote never ends between them)."""
+    return c.isalnum() or c == "_" or unicodedata.category(c).startswith("M")
+
+
+SIGNS = "-+\u2212\u00b1\u2213"
+"""Signs of a number (hyphen-minus, plus, minus U+2212, plus-minus, minus-plus)."""
 
 
 def _boundaries_ok(src: str, i: int, j: int, needle: str) -> bool:
     if i > 0 and _word(needle[0]) and _word(src[i - 1]):
         return False
+    if j < len(src) and _word(src[j]) and (_word(needle[-1]) or unicodedata.category(src[j]).startswith("M")):
+        return False  # inside a word, or before a mark that belongs to the quote's last letter
     if i > 1 and needle[0].isdigit() and src[i - 1] in ".," and src[i - 2].isdigit():
         return False  # "5" of "1.5"
-    if j < len(src) and _word(needle[-1]) and _word(src[j]):
-        return False
+    if i > 0 and needle[0].isdigit() and src[i - 1] in SIGNS and (i == 1 or not _word(src[i - 2])):
+        return False  # "5 m/s" of "-5 m/s": the number's sign dropped ("3-5" is a range: kept)
     if j + 1 < len(src) and needle[-1].isdigit() and src[j] in ".," and src[j + 1].isdigit():
         return False  # "1" of "1.5"
+    if j < len(src) and needle[-1] in SIGNS and src[j].isdigit():
+        return False  # "is -" of "is -5"
     return True
 
 

@@ -44,6 +44,10 @@ into a reviewed folder is refused (:func:`check_out`) rather than leaving the de
 beside a set they were not made on."""
 
 
+FOLDER_OUTPUT_NAMES = {"report.csv", "report.parquet", "report.json", "flags.md", "filter.lua", "baseline.json"}
+"""The files a folder or sweep run writes into its ``--out`` itself (besides a folder per sheet)."""
+
+
 def default_out(source: str) -> Path:
     """``out/<stem>/`` under the working folder."""
     return Path("out") / Path(source).stem
@@ -118,6 +122,8 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
     ``names`` are the entries the run will write (default: the fixed ones). Raises
     :class:`InputError` naming ``--out``.
     """
+    if out.is_symlink() and not out.exists():
+        raise InputError(str(out), "--out is a link to nothing: give an existing folder, or a new name")
     if out.exists() and not out.is_dir():
         raise InputError(str(out), "--out is a file, not a folder")
     if not out.is_dir():
@@ -146,14 +152,32 @@ def _decisions(path: Path) -> str:
 
 
 def check_set_name(name: str, where: str) -> None:
-    """A set's name becomes a folder and a zip (``set_<name>.json`` inside): refuse one that
-    is empty, hidden, holds a path separator, a NUL or other control character, starts or
-    ends with a space, or is too long for a file name (120 bytes)."""
+    """A set's name becomes a folder and a zip (``set_<name>.json`` inside) beside the run's
+    other outputs: refuse one that is empty, hidden, holds a path separator, a NUL or other
+    control character, starts or ends with a space, is too long for a file name (120 bytes),
+    or whose folder or zip would be one of the run's other outputs (:data:`OUTPUT_NAMES`,
+    compared without case: ``replies.md`` would make a set ``replies/``)."""
     if (not name.strip() or name != name.strip() or name.startswith(".") or "/" in name or "\\" in name
             or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name.encode("utf-8", "replace")) > 120):
         shown = name if len(name) <= 60 else name[:57] + "..."
         raise InputError(where, f"{shown!r} cannot be a set's name (a plain file name of at most 120 bytes, "
                                 "no control character, no space at either end)")
+    taken = {n.lower() for n in OUTPUT_NAMES}
+    if name.lower() in taken or f"{name}.zip".lower() in taken:
+        raise InputError(where, f"{name!r} cannot be a set's name: the run writes its own {name} beside the set "
+                                "(give the set another name with --name)")
+
+
+def claim(out: Path, names: set[str], source: str) -> None:
+    """Before a folder or sweep run writes its own files (``names``, e.g.
+    :data:`FOLDER_OUTPUT_NAMES`) into ``out``: refuse, as :func:`check_out` does, a user's
+    entry of one of those names or the outputs of another source, then list the names in
+    ``out``'s manifest (as coming from ``source``, the folder or sweep root), so that the
+    next run of the same source may write them again. Raises :class:`InputError` naming ``out``."""
+    with out_lock(out):
+        check_out(out, names, source)
+        entries = sorted(set(_manifest(out)["entries"]) | set(names))
+        (out / MANIFEST).write_text(json.dumps({"source": source_id(source), "entries": entries}), encoding="utf-8")
 
 
 @contextmanager

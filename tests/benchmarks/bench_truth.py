@@ -14,7 +14,8 @@ sheet as the folder flow pairs them (tex, docx, md; solutions files and ``.tex``
 the solutions beside the sheet by name, as a user's run would.
 
 Every sheet is built by :func:`flows.document.document_flow` with ``backend="none"`` and
-``offline=True`` (no model; route A skipped; the library filter), as a subflow of one
+``offline=True`` (no model; route A skipped; the library filter) and its set folder as
+``--tex-root`` (layouts/20-input's ``week3/sheet.tex`` reads ``../common/constants.tex``), as a subflow of one
 parent flow run in this one process (one Prefect server), ``--workers`` at a time, and
 scored with :func:`tasks.check.truth.score_output` (rules and the silent-misread rule in
 its module docstring). A sheet whose conversion fails counts as all its truth missed,
@@ -172,8 +173,10 @@ def build_all(jobs: list[SetJob], out: Path, workers: int, log: Path) -> tuple[d
     def one(job: SetJob) -> None:
         t = time.monotonic()
         try:
+            # The set's folder is its --tex-root: 20-input's week3/sheet.tex reads ../common/ (no wider)
             state = document_flow(_rel(job.sheet), _rel(job.solutions) if job.solutions else None, None, None, None,
-                                  str(out / job.key), None, "none", None, True, 1, True, return_state=True)
+                                  str(out / job.key), None, "none", None, True, 1, True,
+                                  tex_root=_rel(job.folder), return_state=True)
             outcome = state.result(raise_on_failure=False) if state.is_completed() else None
             if not state.is_completed():
                 error = (state.message or "the run failed").splitlines()[0]

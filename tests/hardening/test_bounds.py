@@ -135,3 +135,29 @@ def test_a_filter_runs_under_time_and_memory_limits():
     with pytest.raises(FilterError):
         run_filter("function Pandoc(d) local t = {} while true do t[#t+1] = string.rep('x', 1e6) end end",
                    "# Q\n\ntext\n", "questions", timeout=5, memory_bytes=256 << 20)
+
+
+# Found trying again: a sheet nested deeply (a block quote of 20,000 ">", a list 800 deep)
+# reached Python's recursion limit reading pandoc's AST: a RecursionError traceback, not a line.
+DEEP_SHEETS = [
+    ("deep.md", ">" * 20_000 + " x\n"),
+    ("deep-quote.md", ">" * 300 + " x\n"),
+    ("deep.tex", "\\documentclass{article}\\begin{document}" + "\\begin{itemize}\\item " * 800 + "x"
+     + "\\end{itemize}" * 800 + "\\end{document}\n"),
+]
+
+
+@pytest.mark.parametrize("name,text", DEEP_SHEETS, ids=[n for n, _ in DEEP_SHEETS])
+def test_a_deeply_nested_sheet_is_one_line(tmp_path, name, text):
+    from tasks.convert.markdown import to_markdown
+
+    with pytest.raises(InputError) as e:
+        to_markdown(name, text.encode(), "questions", base_dir=str(tmp_path))
+    assert "nested too deeply" in str(e.value) and "\n" not in str(e.value) and name in str(e.value)
+
+
+def test_a_list_ten_levels_deep_is_read():
+    from tasks.convert.markdown import to_markdown
+
+    text = "\n".join("  " * i + f"- level {i}" for i in range(10)) + "\n"
+    assert "level 9" in to_markdown("ok.md", text.encode(), "questions").text

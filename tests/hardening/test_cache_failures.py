@@ -85,3 +85,29 @@ def test_the_backends_base_url_is_in_the_cache_key(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:2/v1")
     b = spec_of(OpenAIBackend("m"))
     assert a != b and a.base_url.endswith(":1/v1")
+
+
+def test_a_file_a_local_class_loads_is_in_the_markdown_key(tmp_path):
+    """Found trying again: a class beside the sheet that loads another class and a package
+    (``\\LoadClass``, ``\\RequirePackage``) changes the markdown when either changes; the key
+    must change with it, or the rerun replays the old markdown."""
+    from tasks.convert.inputs import tex_context
+    from tasks.convert.markdown import to_markdown
+
+    (tmp_path / "pset.cls").write_text("\\LoadClass{article}\\RequirePackage{inner}\\LoadClass{basecls}\n")
+    (tmp_path / "basecls.cls").write_text("\\newcommand{\\speed}{fast}\n")
+    (tmp_path / "inner.sty").write_text("\\newcommand{\\colour}{red}\n")
+    sheet = tmp_path / "s.tex"
+    sheet.write_text("\\documentclass{pset}\n\\begin{document}\nIt is \\speed{} and \\colour{}.\n\\end{document}\n")
+
+    def text() -> str:
+        return to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(tmp_path)).text
+
+    keys, texts = [tex_context(sheet)], [text()]
+    for name, new in (("basecls.cls", "\\newcommand{\\speed}{slow}\n"), ("inner.sty", "\\newcommand{\\colour}{green}\n")):
+        (tmp_path / name).write_text(new)
+        keys.append(tex_context(sheet))
+        texts.append(text())
+    assert len(set(texts)) == 3, texts  # each file changes the markdown...
+    assert len(set(keys)) == 3  # ...so each must change the key
+    assert tex_context(sheet) == keys[-1]

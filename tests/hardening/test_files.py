@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tasks.convert.inputs import tex_context
-from tasks.convert.markdown import to_markdown
-from tasks.convert.tex_files import inline
+from tasks.convert.markdown import resolve_images, to_markdown
+from tasks.convert.tex_files import MAX_IMAGE_BYTES, inline
 from tasks.settle.tiers import conversion_loss_flags
 from tests.hardening.support import tex
 
@@ -153,3 +153,127 @@ def test_forms_the_inliner_does_not_know_read_nothing_either(course, body):
         assert CANARY not in str(e) and "\n" not in str(e)
     else:
         assert CANARY not in md.text
+
+
+# --- found when trying to break it again (issue 11's last point): image links --------------
+# A markdown (or LaTeX, or HTML) image link is a file the sheet reads: its file is copied into
+# the set's media/ and the zip. The same rule as \input holds for it.
+
+IMAGE_LINKS = [
+    ("![](.env)", ".env"),                          # a hidden file holding keys, into the set's zip
+    ("![diagram](.git/config)", ".git/config"),     # inside a hidden folder
+    ('<img src="./.env">', "./.env"),                # raw HTML, a path that spells the same file
+    ("![](sub/../.env)", "sub/../.env"),
+    ("![](../../outside/pic.png)", "../../outside/pic.png"),
+    ("![](linkdir/pic.png)", "linkdir/pic.png"),    # a linked folder leading out
+    ("![](/proc/self/environ)", "/proc/self/environ"),
+    ("![](huge.png)", "huge.png"),                  # over the image bound
+]
+
+
+@pytest.mark.parametrize("link,name", IMAGE_LINKS, ids=[n for _, n in IMAGE_LINKS])
+def test_an_image_link_the_sheet_may_not_read_is_refused_and_named(course, link, name):
+    week = course / "course" / "week3"
+    (week / ".env").write_text("OPENAI_API_KEY=" + CANARY + "\n")
+    (week / ".git").mkdir(exist_ok=True)
+    (week / ".git" / "config").write_text(CANARY)
+    (course / "outside" / "pic.png").write_bytes(b"\x89PNG" + CANARY.encode())
+    linkdir = week / "linkdir"
+    if not linkdir.is_symlink():
+        linkdir.symlink_to(course / "outside", target_is_directory=True)
+    with open(week / "huge.png", "wb") as f:
+        f.truncate(MAX_IMAGE_BYTES + 1)  # sparse
+    md = to_markdown("sheet.md", f"## Question 1\n\nA cart {link} rolls.\n".encode(), "questions",
+                     base_dir=str(week))
+    assert [i.path for i in md.images] == [None]
+    refused = [w for w in md.warnings if w.kind == "FileRefused"]
+    assert [w.text for w in refused] == [name], md.warnings
+    flags = conversion_loss_flags("questions", md.warnings)
+    assert any(name in f.reason for f in flags)
+    sheet = week / "sheet.md"
+    sheet.write_bytes(f"## Question 1\n\nA cart {link} rolls.\n".encode())
+    # the sheet's images are resolved again each run: the refusal holds there too
+    again = resolve_images(md, str(week))
+    assert [i.path for i in again.images] == [None]
+    assert [w.text for w in again.warnings if w.kind == "FileRefused"] == [name]
+
+
+def test_an_image_inside_the_folder_is_found_and_a_large_one_is_not_refused_as_text(course):
+    week = course / "course" / "week3"
+    (week / "photo.png").write_bytes(b"\x89PNG" + b"\0" * (3 << 20))  # 3 MiB: over a text file's bound
+    md = to_markdown("sheet.md", b"## Question 1\n\n![](photo.png) ![](photo)\n", "questions", base_dir=str(week))
+    assert [i.path for i in md.images] == [str((week / "photo.png").resolve())] * 2
+    tex_md = convert(course, "A \\includegraphics{photo} B")
+    assert not [w for w in tex_md.warnings if w.kind == "FileRefused"], tex_md.warnings
+    assert "photo.png" in tex_md.text
+
+
+def test_a_hidden_class_file_is_not_read_by_the_tex_pre_pass(course):
+    week = course / "course" / "week3"
+    (week / ".hid.cls").write_text("\\LoadClass{article}\\newcommand{\\leak}{" + CANARY + "}\n")
+    sheet = week / "sheet.tex"
+    sheet.write_text("\\documentclass{.hid}\n\\begin{document}\nA \\leak{} B\n\\end{document}\n")
+    md = to_markdown(sheet.name, sheet.read_bytes(), "questions", base_dir=str(week))
+    assert CANARY not in md.text
+
+
+def test_solutions_found_by_name_that_lead_out_of_the_folder_are_not_read(course):
+    """A document run found cart_solutions.md beside the sheet and read it, though it was a
+    link to a file anywhere (sent to the model as the solutions)."""
+    from tasks.convert.inputs import read_inputs
+
+    week = course / "course" / "week3"
+    (week / "cart.md").write_text("## Question 1\n\nA cart rolls.\n")
+    (week / "cart_solutions.md").symlink_to(course / "outside" / "secret.tex")
+    inputs = read_inputs(str(week / "cart.md"))
+    assert inputs.solutions_bytes is None and inputs.solutions is None
+    assert "cart_solutions.md" in inputs.solutions_note and "outside its folder" in inputs.solutions_note
+    named = read_inputs(str(week / "cart.md"), solutions=str(week / "cart_solutions.md"))  # the user's own choice
+    assert named.solutions_bytes and CANARY.encode() in named.solutions_bytes
+
+
+def _docx_with_picture(tmp_path: Path, target: str | None, external: bool) -> bytes:
+    """A docx made by pandoc holding one picture; its relationship re-pointed at ``target``."""
+    import re
+    import zipfile
+
+    from tasks.convert.pandoc import run_pandoc
+
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c"
+                        "6360000002000100e221bc330000000049454e44ae426082")
+    (tmp_path / "pic.png").write_bytes(png)
+    run = run_pandoc(["-f", "markdown", "-t", "docx", "-o", "base.docx"],
+                     stdin=b"## Question 1\n\nA cart ![beam](pic.png) rolls.\n", cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    src = zipfile.ZipFile(tmp_path / "base.docx")
+    rels = src.read("word/_rels/document.xml.rels").decode()
+    if target is not None:
+        rels = re.sub(r'(<Relationship [^>]*Target=")(media/[^"]+)(")',
+                      lambda m: m.group(1) + target + m.group(3) + (' TargetMode="External"' if external else ""), rels)
+    out = tmp_path / "made.docx"
+    with zipfile.ZipFile(out, "w") as z:
+        for n in src.namelist():
+            z.writestr(n, rels if n == "word/_rels/document.xml.rels" else src.read(n))
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("target,external", [("file:///etc/passwd", True), ("../figs/beam.png", True),
+                                             ("http://127.0.0.1:9/beam.png", True), ("media/gone.png", False)],
+                         ids=["file-url", "relative", "http", "missing-member"])
+def test_a_docx_picture_from_outside_it_is_named_not_dropped(tmp_path, target, external):
+    """Found trying again: pandoc (--sandbox) reads none of these, which is right, but drops
+    the picture without a word; the set lacked it silently."""
+    md = to_markdown("sheet.docx", _docx_with_picture(tmp_path, target, external), "questions",
+                     media_dir=str(tmp_path / "media"))
+    assert "root:" not in md.text and md.images == []
+    refused = [w for w in md.warnings if w.kind == "FileRefused"]
+    assert [w.text for w in refused] == [target], md.warnings
+    assert any(target in f.reason for f in conversion_loss_flags("questions", md.warnings))
+    again = resolve_images(md, None, str(tmp_path / "media"))  # kept when the run resolves images again
+    assert [w.text for w in again.warnings if w.kind == "FileRefused"] == [target]
+
+
+def test_a_docx_holding_its_picture_has_no_warning(tmp_path):
+    md = to_markdown("sheet.docx", _docx_with_picture(tmp_path, None, False), "questions",
+                     media_dir=str(tmp_path / "media"))
+    assert len(md.images) == 1 and md.images[0].path and not md.warnings

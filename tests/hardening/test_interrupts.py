@@ -85,3 +85,69 @@ def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig, pr
     assert done.returncode == 0, done.stderr.decode()[-500:]
     assert b"[cached]" in done.stdout.split(b"\n", 2)[1] or b"markdown" in done.stdout and b"[cached]" in done.stdout
     assert (tmp_path / "out" / "slow.zip").exists()
+
+
+CHILD = """
+import sys, threading, time
+from pathlib import Path
+from flows import runtime
+from tasks.write.outputs import PUBLISHING
+
+out = Path(sys.argv[1])
+
+
+class Watch:  # says so when the stop imports Prefect's server module (what made it slow)
+    def find_spec(self, name, path=None, target=None):
+        if name == "prefect.server.api.server":
+            print("imported " + name, file=sys.stderr, flush=True)
+        return None
+
+
+sys.meta_path.insert(0, Watch())
+
+def publish():
+    with PUBLISHING:  # an output folder being moved in, file by file
+        print("publishing", flush=True)
+        for i in range(20):
+            (out / f"f{i}").write_text("x")
+            time.sleep(0.1)
+
+with runtime.interruptible() as stop:
+    try:
+        threading.Thread(target=publish, daemon=True).start()
+        time.sleep(120)
+    except KeyboardInterrupt:
+        stop("run")
+"""
+
+
+@pytest.mark.parametrize("signals", [("INT", "INT"), ("INT", "wait", "INT", "wait", "TERM"), ("TERM", "INT")],
+                         ids=["Ctrl-C twice", "again during the stop", "TERM then Ctrl-C"])
+def test_a_second_signal_during_the_stop_changes_nothing(tmp_path, signals):
+    """Found trying again: the stop imported Prefect's server module (15 s on a loaded machine)
+    only to find no temporary server. A second Ctrl-C (or SIGTERM) while stopping must neither
+    cut the publishing short nor stop the stop: exit 130, one line, --out complete."""
+    (tmp_path / "child.py").write_text(CHILD)
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "child.py"), str(out)], cwd=str(ROOT),
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline().strip() == b"publishing"
+        t = time.monotonic()
+        for s in signals:
+            if s == "wait":
+                time.sleep(0.3)
+            else:
+                proc.send_signal(getattr(signal, f"SIG{s}"))
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    took = time.monotonic() - t
+    assert proc.returncode == 130
+    assert err.decode().count("interrupted") == 1 and b"Traceback" not in err
+    assert b"imported prefect.server" not in err  # no temporary server here: nothing to import to stop
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"f{i}" for i in range(20))  # finished, not cut
+    # publishing takes 2 s; the stop itself under a second (10-20 s with the import); loose bound
+    assert took < 15, f"stopped after {took:.1f} s"

@@ -132,3 +132,33 @@ def test_a_sweep_never_follows_a_link_out_of_its_root(tmp_path):
     folders = sheet_folders(root, (".md",), skipped)
     assert folders == [root / "course"]
     assert len(skipped) == 1 and "link" in skipped[0] and "\n" not in skipped[0]
+
+
+# Found trying again: a file name that is not UTF-8 (bytes of another encoding) reached
+# Prefect as a flow parameter: a UnicodeEncodeError traceback.
+NOT_UTF8 = "caf\udce9"  # os.fsdecode(b"caf\xe9")
+
+
+def test_a_command_line_path_that_is_not_utf8_is_one_line(tmp_path):
+    from flows.options import _problems, parser
+
+    sheet = tmp_path / f"{NOT_UTF8}.md"
+    sheet.write_text("## Question 1\n\nA cart.\n")
+    args = parser("document").parse_args([str(sheet)])
+    problems = _problems("document", args)
+    assert problems and "not UTF-8" in problems[0] and "\\xe9" in problems[0]
+    problems[0].encode("utf-8")  # printable
+
+
+def test_a_folder_run_skips_a_sheet_whose_name_is_not_utf8(tmp_path):
+    from flows.options import utf8_name
+    from flows.sweep import sheet_folders
+
+    root = tmp_path / "corpus"
+    write_sheet(root / "good")
+    write_sheet(root / f"week{NOT_UTF8}")
+    skipped: list[str] = []
+    assert sheet_folders(root, (".md",), skipped) == [root / "good"]
+    assert len(skipped) == 1 and "not UTF-8" in skipped[0]
+    skipped[0].encode("utf-8")
+    assert not utf8_name(root / f"week{NOT_UTF8}" / "cart.md")

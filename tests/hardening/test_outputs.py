@@ -110,3 +110,63 @@ def test_a_symlinked_output_entry_is_unlinked_not_followed(out, tmp_path):
     (out / "source.md").symlink_to(tmp_path / "work" / "precious")
     publish(staging(tmp_path, ("source.md",)), out, str(tmp_path / "cart.md"))
     assert (tmp_path / "work" / "precious" / "thesis.tex").exists()
+
+
+# --- found when trying to break it again (issue 11's last point) ---------------------------
+
+@pytest.mark.parametrize("name", ["replies", "media", "Replies", "report.json", "source.md", "settled.json"])
+def test_a_set_name_that_is_another_output_is_one_line(name):
+    """A sheet ``replies.md`` made a set ``replies/`` where the run writes its replies/: a
+    FileExistsError traceback at the end of the run, after every call was paid for."""
+    from tasks.write.outputs import check_set_name
+
+    with pytest.raises(InputError) as e:
+        check_set_name(name, "replies.md")
+    assert "--name" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_an_out_that_is_a_link_to_nothing_is_one_line(tmp_path):
+    out = tmp_path / "out"
+    out.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(InputError) as e:
+        check_out(out, {"source.md"}, str(tmp_path / "cart.md"))
+    assert "link to nothing" in str(e.value)
+    from flows.options import _problems, parser
+
+    args = parser("document").parse_args([str(tmp_path / "cart.md"), "--out", str(out)])
+    assert any("link to nothing" in p for p in _problems("document", args))
+    assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("name", sorted(outputs.FOLDER_OUTPUT_NAMES))
+def test_a_folder_run_never_overwrites_a_users_file_in_out(tmp_path, name):
+    """A folder run wrote report.csv, report.json, flags.md and filter.lua over whatever --out held."""
+    out = tmp_path / "marks"
+    out.mkdir()
+    (out / name).write_text("the user's own")
+    with pytest.raises(InputError) as e:
+        outputs.claim(out, outputs.FOLDER_OUTPUT_NAMES, str(tmp_path / "week3"))
+    assert name in str(e.value) and "\n" not in str(e.value)
+    assert (out / name).read_text() == "the user's own"
+
+
+def test_a_folder_runs_own_outputs_are_its_to_write_again(tmp_path):
+    out = tmp_path / "out"
+    outputs.claim(out, outputs.FOLDER_OUTPUT_NAMES, str(tmp_path / "week3"))
+    for name in outputs.FOLDER_OUTPUT_NAMES:
+        (out / name).write_text("ours")
+    outputs.claim(out, outputs.FOLDER_OUTPUT_NAMES, str(tmp_path / "week3"))  # the rerun: no refusal
+    with pytest.raises(InputError):  # another folder's run into the same --out
+        outputs.claim(out, outputs.FOLDER_OUTPUT_NAMES, str(tmp_path / "week4"))
+
+
+def test_a_folder_run_never_writes_into_the_folder_it_reads(tmp_path):
+    from flows.folder import run_folder
+
+    folder = tmp_path / "week3"
+    folder.mkdir()
+    (folder / "flags.md").write_text("a sheet of the folder")
+    with pytest.raises(InputError) as e:
+        run_folder(folder, folder / ".")
+    assert "never writes into the folder it reads" in str(e.value)
+    assert (folder / "flags.md").read_text() == "a sheet of the folder"

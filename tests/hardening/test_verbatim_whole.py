@@ -53,3 +53,34 @@ WHOLE = [("answer", "$a = v/t = 12/8 = 1.5\\,\\mathrm{m/s^2}$"), ("content", "Fi
 @pytest.mark.parametrize("field,text", WHOLE, ids=[f"{f}:{t}" for f, t in WHOLE])
 def test_a_whole_quote_passes(field, text):
     assert not_verbatim(reading(**{field: text}), [SOURCE]) == {}
+
+
+# Found trying again: a combining mark is part of its letter, and a number's sign part of the
+# number; a quote that cut either passed.
+CUT = [
+    ("The cafe\u0301 opens at 9.", "The cafe"),             # é written e + U+0301: "cafe" is not on the sheet
+    ("The cafe\u0301 opens at 9.", "\u0301 opens at 9."),   # starts on the mark
+    ("x\u0332 is underlined.", "x"),                        # x with a combining low line
+    ("The velocity is -5 m/s.", "5 m/s."),                  # the sign dropped
+    ("The velocity is \u22125 m/s.", "5 m/s."),             # U+2212 minus
+    ("The charge is \u00b13 C.", "3 C."),                   # plus-minus
+    ("The velocity is -5 m/s.", "The velocity is -"),       # ends on the sign
+]
+KEPT = [
+    ("Read pages 3-5 only.", "5 only."),                    # a range, not a sign
+    ("The answer is 12 kg.", "The answer is 12\u00a0kg."),  # NBSP renders as a space
+    ("The velocity is -5 m/s.", "-5 m/s."),
+    ("Angle 30\u00b0 here.", "Angle 30\u00b0 here."),
+]
+
+
+@pytest.mark.parametrize("source,field", CUT, ids=[repr(f) for _, f in CUT])
+def test_a_quote_that_cuts_a_letter_or_a_sign_is_flagged(source, field):
+    r = SheetSet([Question(title="Question 1", main_text=field, parts=[])])
+    assert "q1.main_text" in not_verbatim(r, [source])
+
+
+@pytest.mark.parametrize("source,field", KEPT, ids=[repr(f) for _, f in KEPT])
+def test_whole_quotes_with_unicode_pass(source, field):
+    r = SheetSet([Question(title="Question 1", main_text=field, parts=[])])
+    assert not_verbatim(r, [source]) == {}
