@@ -16,6 +16,8 @@ decides what to submit is the answer boxes (one task per part the tiers settled)
 
 from __future__ import annotations
 
+import queue
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,3 +173,31 @@ def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
     run.outputs = outputs_task.submit(str(run.out), run.media_dir, run.sheet, run.route_a, run.route_b,
                                       run.adjudicate, part_boxes, run.build, run.compare, run.report, run.settled)
     return run
+
+
+def when_done(futures: list, events: queue.Queue, what: str, key: str) -> None:
+    """Put ``(what, key)`` on ``events`` once every one of ``futures`` is done (Prefect
+    futures' done callbacks, so the folder's loop wakes for each sheet's own progress)."""
+    pending = [len(futures)]
+    lock = threading.Lock()
+
+    def one_done(_future) -> None:
+        with lock:
+            pending[0] -= 1
+            last = pending[0] == 0
+        if last:
+            events.put((what, key))
+
+    for f in futures:
+        f.add_done_callback(one_done)
+
+
+def first_converted(order: list[str], converted: dict[str, bool]) -> str | None:
+    """The first sheet, in the folder's order, whose markdown converted: its key; ``""`` when
+    none did; ``None`` while an earlier sheet's markdown is not done yet."""
+    for key in order:
+        if key not in converted:
+            return None
+        if converted[key]:
+            return key
+    return ""

@@ -22,13 +22,11 @@ if __name__ == "__main__":
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import queue  # noqa: E402
 import logging  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -39,19 +37,21 @@ from prefect.states import Failed  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from flows.dag import SheetRun, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted  # noqa: E402
+from flows.dag import (  # noqa: E402
+    SheetRun, first_converted, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, when_done,
+)
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
-from schemas.outcome import DocumentOutcome  # noqa: E402
-from schemas.report import Counts  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
-from tasks.read.choose import FolderFilter, folder_filter_task  # noqa: E402
+from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
+from tasks.check.folder_report import built_row, failed_row, write_run_json  # noqa: E402
+from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
 from flows.logs import say  # noqa: E402
 from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
@@ -61,85 +61,6 @@ from flows.terminal import Bar, short_table  # noqa: E402
 DEFAULT_THREADS = 16
 """Threads of the folder flow's task runner: a task waiting for its inputs holds one, so
 there are more than cores; the live calls are bounded separately (in-flight limit)."""
-
-
-def find_export(folder: Path) -> Path | None:
-    """The folder's one ``set_*`` export (a folder or its zip), in the folder or in its
-    ``export/`` subfolder, or ``None`` (none, or several)."""
-    places = [folder] + ([folder / "export"] if (folder / "export").is_dir() else [])
-    found = [p for d in places for p in sorted(d.iterdir())
-             if p.name.startswith("set_") and (p.is_dir() or p.suffix == ".zip")]
-    dirs = [p for p in found if p.is_dir()]
-    if len(found) == 1 or (len(dirs) == 1 and all(p.stem == dirs[0].name for p in found)):
-        return dirs[0] if dirs else found[0]
-    return None
-
-
-def replies_for(pair: SheetPair, root: Path, single: bool) -> Path | None:
-    """Where a sheet's saved replies are: ``ROOT/<stem>/replies`` (a folder run's own
-    output), ``ROOT/<stem>``, and for a folder of one sheet ``ROOT/replies`` or ``ROOT``."""
-    stem = pair.source.stem
-    candidates = [root / stem / "replies", root / stem]
-    if single:
-        candidates += [root / "replies", root]
-    for c in candidates:
-        if any((c / f"{name}.json").is_file() for name in ("route-a", "adjudication", "areas")):
-            return c
-    return None
-
-
-def read_accepted(path: Path | None) -> dict[str, str]:
-    """``accepted.txt``: one accepted difference per line (``[stem:]field``), a reason after
-    ``#``; blank lines and lines starting with ``#`` are skipped."""
-    if path is None or not path.is_file():
-        return {}
-    accepted = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        key, _, reason = line.partition("#")
-        if key.strip():
-            accepted[key.strip()] = reason.strip()
-    return accepted
-
-
-def given_filter(folder: Path, filter_path: Path | None, replies: Path | None) -> tuple[FolderFilter | None, Path | None]:
-    """``--filter``, else a saved ``filter.lua`` among the replies or in the folder: the
-    filter and where it was, or ``(None, None)`` (the folder's first sheet then decides)."""
-    for p, label in ((filter_path, "given filter"), ((replies / "filter.lua") if replies else None, "saved filter"),
-                     (folder / "filter.lua", "saved filter")):
-        if p is not None and p.is_file():
-            return FolderFilter(source=p.read_text(encoding="utf-8"), label=f"{label} {p}"), p
-    return None, None
-
-
-def _row(pair: SheetPair, folder: Path) -> SheetRow:
-    return SheetRow(folder=str(folder), source=str(pair.source), solutions=str(pair.solutions) if pair.solutions else None,
-                    outcome="failed")
-
-
-def _built_row(row: SheetRow, outcome: DocumentOutcome, stem: str, accepted: dict[str, str], seen: set[str],
-               offline: bool = False) -> SheetRow:
-    r = outcome.report
-    reason = outcome.error or ""
-    if offline and reason.startswith("offline run refused"):
-        reason = ""  # a deliberate offline run: the skipped calls are what was asked for, not a failure
-    row = row.model_copy(update={
-        "outcome": "built", "reason": reason,
-        **r.model_dump(include=set(Counts.model_fields) - {"seconds"}),  # the row's seconds are the sheet's wall time
-        "boxes_proposed": r.areas.proposed, "boxes_refused": r.areas.refused,
-        "boxes_written": r.areas.written, "boxes_matched": r.areas.matched,
-        "boxes_in_export": r.areas.in_export,
-    })
-    cmp = outcome.comparison
-    if cmp is not None:
-        content = [d.field for d in cmp.differences if d.kind == "content"]
-        old = [f for f in content if f in accepted or f"{stem}:{f}" in accepted]
-        row = row.model_copy(update={
-            "compared": cmp.fields_compared, "equal": cmp.equal, "notation": cmp.notation,
-            "content": cmp.content, "new_differences": len(content) - len(old), "accepted_differences": len(old),
-        })
-        seen.update(content)
-        seen.update(f"{stem}:{f}" for f in content)
-    return row
 
 
 def run_folder(
@@ -281,7 +202,7 @@ def run_folder(
             started[key] = time.monotonic()
             run = start(pair, key, i)
             if isinstance(run, str):
-                finished(pair, _row(pair, folder).model_copy(update={"reason": run}))
+                finished(pair, failed_row(pair, folder).model_copy(update={"reason": run}))
             else:
                 runs[key] = (pair, run)
         # 2. Each sheet moves on the moment its own stage is done (no sheet waits for another):
@@ -293,7 +214,7 @@ def run_folder(
         converted: dict[str, bool] = {}
         waiting_for_filter: list[str] = []
         for key, (_, run) in runs.items():
-            _when_done(run.markdown, events, "markdown", key)
+            when_done(run.markdown, events, "markdown", key)
         left = len(runs)
         while left:
             what, key = events.get()
@@ -302,44 +223,44 @@ def run_folder(
                 error = unconverted(run)
                 if error and (nxt := fallback(pair, key, error)) is not None:
                     runs[key] = nxt
-                    _when_done(nxt[1].markdown, events, "markdown", key)
+                    when_done(nxt[1].markdown, events, "markdown", key)
                     continue
                 converted[key] = error is None
                 if error:
                     if key in fell_back:
                         error = f"{fell_back[key]}, which failed too: {error}"
-                    finished(pair, _row(pair, folder).model_copy(update={"reason": error}))
+                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": error}))
                     left -= 1
                 else:
                     submit_route_a(run)
                     waiting_for_filter.append(key)
                 if chosen is None and filter_f is None:
-                    first = _first_converted(order, converted)
+                    first = first_converted(order, converted)
                     if first is None:
                         continue  # an earlier sheet's markdown decides the filter: wait for it
                     if first:
                         filter_f = folder_filter_task.submit(runs[first][1].sheet, spec, tries)
                 for ready in waiting_for_filter:
                     submit_routes(runs[ready][1], chosen if chosen is not None else filter_f, tries)
-                    _when_done([runs[ready][1].settled], events, "settled", ready)
+                    when_done([runs[ready][1].settled], events, "settled", ready)
                 waiting_for_filter.clear()
             elif what == "settled":
                 try:
                     settled = run.settled.result()
                 except Exception:
-                    finished(pair, _row(pair, folder).model_copy(update={"reason": failure_line(run)}))
+                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": failure_line(run)}))
                     left -= 1
                     continue
                 submit_rest(run, settled, areas)
-                _when_done([run.outputs], events, "outputs", key)
+                when_done([run.outputs], events, "outputs", key)
             else:
                 left -= 1
                 outcome = finish(run, verbose=False)
                 if outcome.report is None:
-                    finished(pair, _row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
+                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
                     continue
                 flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
-                finished(pair, _built_row(_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
+                finished(pair, built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
     finally:
         shutil.rmtree(media, ignore_errors=True)
     if started:  # the span of the sheets' own work, for the command's overhead line
@@ -372,34 +293,6 @@ def run_folder(
     return outcome
 
 
-def _when_done(futures: list, events: queue.Queue, what: str, key: str) -> None:
-    """Put ``(what, key)`` on ``events`` once every one of ``futures`` is done (Prefect
-    futures' done callbacks, so the folder's loop wakes for each sheet's own progress)."""
-    pending = [len(futures)]
-    lock = threading.Lock()
-
-    def one_done(_future) -> None:
-        with lock:
-            pending[0] -= 1
-            last = pending[0] == 0
-        if last:
-            events.put((what, key))
-
-    for f in futures:
-        f.add_done_callback(one_done)
-
-
-def _first_converted(order: list[str], converted: dict[str, bool]) -> str | None:
-    """The first sheet, in the folder's order, whose markdown converted: its key; ``""`` when
-    none did; ``None`` while an earlier sheet's markdown is not done yet."""
-    for key in order:
-        if key not in converted:
-            return None
-        if converted[key]:
-            return key
-    return ""
-
-
 OUTCOME_NAME = "outcome.json"
 """The folder run's :class:`FolderOutcome` as JSON in its output folder: what a sweep that
 spread its folders over a work pool reads back (the workers share the output paths)."""
@@ -423,32 +316,6 @@ def on_dask() -> bool:
 
     ctx = FlowRunContext.get()
     return ctx is not None and type(ctx.task_runner).__module__.startswith("prefect_dask")
-
-
-def overhead_line(flow_seconds: float) -> str:
-    """``prefect`` line of a folder or sweep command: Prefect's share of the wall time —
-    importing Prefect, finding or starting the server, and the flow run's time outside the
-    span of its sheets' work (creating the run, artifacts, reports). Prefect's cost per task
-    run inside that span is not counted (measured in tests/benchmarks/bench_folder.py)."""
-    wall = time.monotonic() - runtime.STARTED
-    imp = float(runtime.STARTUP.get("prefect_import", 0.0))
-    server = float(runtime.STARTUP.get("server", 0.0))
-    outside = max(0.0, flow_seconds - float(runtime.STARTUP.get("sheets", flow_seconds)))
-    total = imp + server + outside
-    return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
-            f"importing Prefect {imp:.1f} s, the server {server:.1f} s, the flow run outside its sheets' work "
-            f"{outside:.1f} s")
-
-
-def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
-    """``report.json`` of a folder or sweep run: the whole run's wall time (seconds) and
-    its sheets built, failed and flagged (the per-sheet counts are in ``report.csv``)."""
-    data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
-            "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
-            "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}
-    path = out / "report.json"
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    return path
 
 
 @flow(name="folder", log_prints=False, validate_parameters=False,
@@ -577,7 +444,7 @@ def _main(args) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
-    print(overhead_line(time.monotonic() - t_flow))
+    print(runtime.overhead_line(time.monotonic() - t_flow))
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 

@@ -266,3 +266,19 @@ def startup_line(flow_seconds: float) -> str:
     what = STARTUP.get("server_what", "server chosen by the caller")
     return (f"startup    {total:.1f} s wall: imports {imports:.1f} s, Prefect server {server:.1f} s ({what}), "
             f"flow run {flow_seconds:.1f} s, other {max(0.0, total - imports - server - flow_seconds):.1f} s")
+
+
+def overhead_line(flow_seconds: float) -> str:
+    """``prefect`` line of a folder or sweep command: Prefect's share of the wall time —
+    importing Prefect, finding or starting the server, and the flow run's time outside the
+    span of its sheets' work (creating the run, artifacts, reports). Prefect's cost per task
+    run inside that span is not counted (measured in tests/benchmarks/bench_folder.py)."""
+    wall = time.monotonic() - STARTED
+    imp = float(STARTUP.get("prefect_import", 0.0))
+    server = float(STARTUP.get("server", 0.0))
+    outside = max(0.0, flow_seconds - float(STARTUP.get("sheets", flow_seconds)))
+    total = imp + server + outside
+    return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
+            f"importing Prefect {imp:.1f} s, the server {server:.1f} s, the flow run outside its sheets' work "
+            f"{outside:.1f} s")
+

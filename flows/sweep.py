@@ -40,7 +40,8 @@ from prefect.states import Failed  # noqa: E402
 
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner, write_run_json  # noqa: E402,E501
+from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner  # noqa: E402
+from tasks.check.folder_report import write_run_json  # noqa: E402
 from flows.logs import say  # noqa: E402
 from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402

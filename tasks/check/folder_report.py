@@ -13,6 +13,9 @@ from pathlib import Path
 import polars as pl
 
 from schemas.folder import SheetRow
+from schemas.outcome import DocumentOutcome
+from schemas.report import Counts
+from tasks.convert.pairing import SheetPair
 
 SUM_COLUMNS = [name for name, f in SheetRow.model_fields.items() if f.annotation in (int, float, int | None)]
 """The columns a totals row sums: every number of :class:`SheetRow`."""
@@ -80,3 +83,49 @@ def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def failed_row(pair: SheetPair, folder: Path) -> SheetRow:
+    """A sheet's row before it is built: ``failed`` until :func:`built_row` says otherwise."""
+    return SheetRow(folder=str(folder), source=str(pair.source), solutions=str(pair.solutions) if pair.solutions else None,
+                    outcome="failed")
+
+
+def built_row(row: SheetRow, outcome: DocumentOutcome, stem: str, accepted: dict[str, str], seen: set[str],
+              offline: bool = False) -> SheetRow:
+    """A built sheet's row: the report's counts, its answer boxes, and its comparison with
+    the export (content differences new or ``accepted``; ``seen`` collects them, for the
+    stale accepted ones)."""
+    r = outcome.report
+    reason = outcome.error or ""
+    if offline and reason.startswith("offline run refused"):
+        reason = ""  # a deliberate offline run: the skipped calls are what was asked for, not a failure
+    row = row.model_copy(update={
+        "outcome": "built", "reason": reason,
+        **r.model_dump(include=set(Counts.model_fields) - {"seconds"}),  # the row's seconds are the sheet's wall time
+        "boxes_proposed": r.areas.proposed, "boxes_refused": r.areas.refused,
+        "boxes_written": r.areas.written, "boxes_matched": r.areas.matched,
+        "boxes_in_export": r.areas.in_export,
+    })
+    cmp = outcome.comparison
+    if cmp is not None:
+        content = [d.field for d in cmp.differences if d.kind == "content"]
+        old = [f for f in content if f in accepted or f"{stem}:{f}" in accepted]
+        row = row.model_copy(update={
+            "compared": cmp.fields_compared, "equal": cmp.equal, "notation": cmp.notation,
+            "content": cmp.content, "new_differences": len(content) - len(old), "accepted_differences": len(old),
+        })
+        seen.update(content)
+        seen.update(f"{stem}:{f}" for f in content)
+    return row
+
+
+def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
+    """``report.json`` of a folder or sweep run: the whole run's wall time (seconds) and
+    its sheets built, failed and flagged (the per-sheet counts are in ``report.csv``)."""
+    data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
+            "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
+            "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}
+    path = out / "report.json"
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,57 @@
+"""A folder run's inputs besides its sheets: the export beside them, saved replies, the
+accepted differences and a given or saved route B filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tasks.convert.pairing import SheetPair
+from tasks.read.choose import FolderFilter
+
+
+def find_export(folder: Path) -> Path | None:
+    """The folder's one ``set_*`` export (a folder or its zip), in the folder or in its
+    ``export/`` subfolder, or ``None`` (none, or several)."""
+    places = [folder] + ([folder / "export"] if (folder / "export").is_dir() else [])
+    found = [p for d in places for p in sorted(d.iterdir())
+             if p.name.startswith("set_") and (p.is_dir() or p.suffix == ".zip")]
+    dirs = [p for p in found if p.is_dir()]
+    if len(found) == 1 or (len(dirs) == 1 and all(p.stem == dirs[0].name for p in found)):
+        return dirs[0] if dirs else found[0]
+    return None
+
+
+def replies_for(pair: SheetPair, root: Path, single: bool) -> Path | None:
+    """Where a sheet's saved replies are: ``ROOT/<stem>/replies`` (a folder run's own
+    output), ``ROOT/<stem>``, and for a folder of one sheet ``ROOT/replies`` or ``ROOT``."""
+    stem = pair.source.stem
+    candidates = [root / stem / "replies", root / stem]
+    if single:
+        candidates += [root / "replies", root]
+    for c in candidates:
+        if any((c / f"{name}.json").is_file() for name in ("route-a", "adjudication", "areas")):
+            return c
+    return None
+
+
+def read_accepted(path: Path | None) -> dict[str, str]:
+    """``accepted.txt``: one accepted difference per line (``[stem:]field``), a reason after
+    ``#``; blank lines and lines starting with ``#`` are skipped."""
+    if path is None or not path.is_file():
+        return {}
+    accepted = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        key, _, reason = line.partition("#")
+        if key.strip():
+            accepted[key.strip()] = reason.strip()
+    return accepted
+
+
+def given_filter(folder: Path, filter_path: Path | None, replies: Path | None) -> tuple[FolderFilter | None, Path | None]:
+    """``--filter``, else a saved ``filter.lua`` among the replies or in the folder: the
+    filter and where it was, or ``(None, None)`` (the folder's first sheet then decides)."""
+    for p, label in ((filter_path, "given filter"), ((replies / "filter.lua") if replies else None, "saved filter"),
+                     (folder / "filter.lua", "saved filter")):
+        if p is not None and p.is_file():
+            return FolderFilter(source=p.read_text(encoding="utf-8"), label=f"{label} {p}"), p
+    return None, None
