@@ -196,13 +196,20 @@ def interruptible():
     except ImportError:
         prefect_engine, prefect_handler = None, None
 
+    # Imported now, not inside a signal handler: a second signal arriving while the first
+    # handler imported them re-entered the half-imported module and the stop never ended.
+    from tasks.convert.pandoc import kill_running
+    from tasks.write.outputs import PUBLISHING
+
+    stopping = []
+
     def stop(what: str) -> int:
+        if stopping:  # a second signal during the stop: the first stop finishes the job
+            return 130
+        stopping.append(what)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         logging.disable(logging.CRITICAL)  # stages failing as their processes are killed: not news
-        from tasks.convert.pandoc import kill_running
-        from tasks.write.outputs import PUBLISHING
-
         kill_running()
         got = PUBLISHING.acquire(timeout=30)  # an output folder being moved in is finished first
         try:
