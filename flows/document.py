@@ -49,7 +49,7 @@ from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_
 from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, precheck, resolve  # noqa: E402
+from flows.options import parser, resolve  # noqa: E402
 
 UNCACHED = {"sheet", "report", "outputs"}
 """Stages that run every time (they read image files, measure time, write outputs)."""
@@ -322,15 +322,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: returns the exit status (0 built, 1 bad input, 2 built but a
     live route failed after its retries, 130 interrupted)."""
-    try:
-        args = precheck("document", argv, prog="python -m flows.document")
-    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
-        return int(e.code or 0)
-    with runtime.redacted_output(), runtime.interruptible() as stop:
-        try:
-            return _main(args)
-        except KeyboardInterrupt:
-            return stop("document run")
+    return runtime.run_command("document", argv, "python -m flows.document", _main, "document run")
 
 
 def _main(args: argparse.Namespace) -> int:

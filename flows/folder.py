@@ -54,7 +54,7 @@ from tasks.check.folder_report import built_row, failed_row, write_run_json  # n
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
+from flows.options import parser, resolve, shown_name, utf8_name  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402
 
 
@@ -414,15 +414,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: 0 when every sheet was built, 2 when some sheet failed (the
     others were built), 1 on bad input."""
-    try:
-        args = precheck("folder", argv, prog="python -m flows.folder")
-    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
-        return int(e.code or 0)
-    with runtime.redacted_output(), runtime.interruptible() as stop:
-        try:
-            return _main(args)
-        except KeyboardInterrupt:
-            return stop("folder run")
+    return runtime.run_command("folder", argv, "python -m flows.folder", _main, "folder run")
 
 
 def _main(args) -> int:

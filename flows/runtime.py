@@ -289,3 +289,21 @@ def overhead_line(flow_seconds: float) -> str:
             f"importing Prefect {imp:.1f} s, the server {server:.1f} s, the flow run outside its sheets' work "
             f"{outside:.1f} s")
 
+
+def run_command(command: str, argv: list[str] | None, prog: str, body, what: str) -> int:
+    """The frame of a command line (``document``, ``folder``, ``sweep``): ``argv`` parsed and
+    its files checked before Prefect is used (:func:`flows.options.precheck`: ``--help`` exits
+    0, bad input 1 with one line), then ``body(args)`` run with everything printed redacted
+    (:func:`redacted_output`) and Ctrl-C or SIGTERM stopping it (:func:`interruptible`: exit
+    130, ``what`` naming the run in its one line). Returns the exit status."""
+    from flows.options import precheck
+
+    try:
+        args = precheck(command, argv, prog=prog)
+    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
+        return int(e.code or 0)
+    with redacted_output(), interruptible() as stop:
+        try:
+            return body(args)
+        except KeyboardInterrupt:
+            return stop(what)

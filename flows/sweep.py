@@ -43,7 +43,7 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, precheck, resolve, shown_name, utf8_name  # noqa: E402
+from flows.options import parser, resolve, shown_name, utf8_name  # noqa: E402
 from flows.terminal import Bar, short_table  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
@@ -334,15 +334,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: 1 on bad input or when the gate fails, 2 when some sheet
     failed (the others were built), else 0."""
-    try:
-        args = precheck("sweep", argv, prog="python -m flows.sweep")
-    except SystemExit as e:  # --help (0) or bad input (1): answered without a run
-        return int(e.code or 0)
-    with runtime.redacted_output(), runtime.interruptible() as stop:
-        try:
-            return _main(args)
-        except KeyboardInterrupt:
-            return stop("sweep")
+    return runtime.run_command("sweep", argv, "python -m flows.sweep", _main, "sweep")
 
 
 def _main(args) -> int:
