@@ -27,32 +27,11 @@ from schemas.review import ReviewLog
 from tests.conftest import ROOT
 from tests.fakes import openai_api as fo
 from tests.fakes.env import clean_env  # noqa: F401  (a fixture)
+from tests.test_review import SOLUTIONS_MD, SOURCE_MD
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
-SHEET = """# Mechanics
-
-1.  A block rests on a ramp, as in the figure.
-
-    ![](fig.png)
-
-    1.  Find the force along the ramp.
-
-    2.  Show that friction holds the block.
-
-2.  A cyclist accelerates from rest.
-
-    1.  What is the acceleration?
-"""
-
-SOLUTIONS = r"""# Solutions
-
-1.  1.  The force along the ramp is $$F = \frac{mg\sin\theta}{3}$$
-
-    2.  Friction balances the weight: $$F = \sigma_1 A + B$$ and $$a + b = c$$
-
-2.  1.  The acceleration is $a = 1.5\,\mathrm{m/s^2}$.
-"""
+SHEET, SOLUTIONS = SOURCE_MD, SOLUTIONS_MD  # the same sheet as the review's own tests
 
 FORCE = r"$$F = \frac{mg\sin\theta}{3}$$"
 
