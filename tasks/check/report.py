@@ -134,6 +134,17 @@ def summary_lines(report: Report) -> list[str]:
     return lines
 
 
+def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet) -> list[Flag]:
+    """Every flag of one document run, as ``flags.json`` lists them and the report counts them:
+    the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
+    refused answer box (:func:`tasks.boxes.propose.flags_of`) and one ``katex`` flag per maths
+    span KaTeX cannot render (:func:`tasks.write.katex.katex_flags`)."""
+    from tasks.boxes.propose import flags_of
+    from tasks.write.katex import katex_flags
+
+    return settled.flags + flags_of(part_boxes) + katex_flags(built.result.katex_warnings)
+
+
 def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
                     settled: Settled, part_boxes: list[PartBoxes], boxes_status: str | None, answerable: int,
                     built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
@@ -144,12 +155,11 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
     ``answerable`` the parts it concerns; ``score`` the boxes against the export;
     ``seconds`` is the wall time since ``info.started``.
     """
-    from tasks.boxes.propose import flags_of, summarise
+    from tasks.boxes.propose import summarise
 
     boxes = summarise(part_boxes, boxes_status)
     if boxes_status is not None and boxes_status != "off":
         boxes.parts = answerable
-    area_flags = flags_of(part_boxes)
     if score is not None:
         boxes = boxes.model_copy(update={"matched": score.matched, "in_export": score.in_export, "misses": score.misses})
     box_usage = Usage(input_tokens=boxes.input_tokens, output_tokens=boxes.output_tokens, cost_usd=boxes.cost_usd)
@@ -163,7 +173,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
                      for key in sorted(set(info.saved_area_keys) - asked)]
     return count_report(
         fields=settled.fields,
-        flags=settled.flags + area_flags,
+        flags=run_flags(settled, part_boxes, built),
         route_a=route_summary(a),
         route_b=route_summary(b),
         source=info.source,
