@@ -304,3 +304,47 @@ def test_merge_by_number_joins_a_many_part_solution_for_a_question_without_parts
     merged, _ = merge_solutions(q, s, [("7", [])], [("7", ["1", "2"])])
     (part,) = merged.root[0].parts
     assert part.worked_solution == "Step one.\n\nStep two."
+
+
+SHORTCODES = """# Grammar
+
+## a)
+
+Read the passage:
+
+{{< quote >}}
+
+Every sentence has a verb.
+
+{{< /quote >}}
+
+Find the verb, as in {{< ref chapter="syntax" >}}Section 2{{< /ref >}}.
+
+## b)
+
+Draw the tree:
+{{< note >}}
+use brackets
+{{< /note >}}
+
+## Solution {.solution}
+
+**(b)**
+
+{{< img src="tree.png" >}}
+"""
+
+
+def test_wrapper_shortcode_lines_leave_the_fields_and_the_rest_are_warned():
+    from tasks.convert.checks import shortcode_warnings
+
+    out = read(SHORTCODES)
+    a, b = out.root[0].parts
+    assert "{{< quote >}}" not in a.content and "Every sentence has a verb." in a.content
+    assert "{{< note >}}" not in b.content and "use brackets" in b.content
+    assert b.worked_solution == '{{< img src="tree.png" >}}'  # kept, but warned below
+    assert not_verbatim(out, [SHORTCODES]) == {}
+    warned = [w.text for w in shortcode_warnings(SHORTCODES)]
+    assert warned == ['{{< ref chapter="syntax" >}}', "{{< /ref >}}", '{{< img src="tree.png" >}}']
+    assert all(w.kind == "Shortcode" for w in shortcode_warnings(SHORTCODES))
+    assert shortcode_warnings("```\n{{< img src=x >}}\n```\n") == []

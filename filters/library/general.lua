@@ -257,6 +257,20 @@ local function is_cell_break(line)
   return t:match('^%+%+%+$') ~= nil or t:match('^%+%+%+%s*{.*}$') ~= nil
 end
 
+-- Shortcodes that wrap text (`{{< span … >}}` … `{{< /span >}}`, `{{% note %}}` …
+-- `{{% /note %}}`): the names closed somewhere in the document.
+local closed_shortcodes = nil
+
+local function is_wrapper_shortcode(line)
+  local open, name = trim(line):match('^{{([<%%])%s*/?%s*([%w_%-]+)[^}]*[>%%]}}$')
+  if not open then return false end
+  if closed_shortcodes == nil then
+    closed_shortcodes = {}
+    for n in (sheet.source or ''):gmatch('{{[<%%]%s*/%s*([%w_%-]+)') do closed_shortcodes[n] = true end
+  end
+  return closed_shortcodes[name] == true
+end
+
 -- A bullet list of True / False only (one per option of the list before it): the
 -- marks of a multiple-choice answer; the list of booleans, else nil.
 local function true_false(b)
@@ -500,6 +514,10 @@ local function block_units(b, units)
       if is_cell_break(line) then
         chunks[#chunks + 1] = table.concat(buf, '\n'); buf = {}
         chunks[#chunks + 1] = false
+      elseif is_wrapper_shortcode(line) then
+        -- a line holding only a site generator's wrapper (`{{< blockquote >}}` …
+        -- `{{< /blockquote >}}`): it renders nothing; the text it wraps is kept
+        chunks[#chunks + 1] = table.concat(buf, '\n'); buf = {}
       else buf[#buf + 1] = line end
     end
     chunks[#chunks + 1] = table.concat(buf, '\n')
