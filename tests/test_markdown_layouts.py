@@ -348,3 +348,10 @@ def test_wrapper_shortcode_lines_leave_the_fields_and_the_rest_are_warned():
     assert warned == ['{{< ref chapter="syntax" >}}', "{{< /ref >}}", '{{< img src="tree.png" >}}']
     assert all(w.kind == "Shortcode" for w in shortcode_warnings(SHORTCODES))
     assert shortcode_warnings("```\n{{< img src=x >}}\n```\n") == []
+
+
+def test_a_paragraph_of_figures_is_content_and_one_of_spacers_is_not():
+    md = '## Question 1\n\nSketch the field.\n\n<img src="f.png"> <img src="g.png">\n\n<br> <br>\n\n(a) Label it.\n'
+    q = read(md).root[0]
+    assert q.main_text.endswith('<img src="f.png"> <img src="g.png">')
+    assert [p.content for p in q.parts] == ["Label it."] and "<br>" not in q.main_text

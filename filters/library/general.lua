@@ -12,12 +12,18 @@ Questions open at
     a heading that is no marker before such a list is the group title of its
     questions), or — when every numbered list restarts at 1 after a paragraph — a
     paragraph followed by a numbered list of its parts;
-  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a.
+  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
+  * with no marker in the document, headings that are only a part label (`## a)`)
+    make the headings one level up (`# Title`, unnumbered) questions: the heading
+    layout of exercise pages (title: the heading text, attributes cut).
+A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
+`## 1.lambda`) is their group heading.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
 
-Parts, inside a question: nested or following ordered lists (any numbering), paragraphs
+Parts, inside a question: headings that are only a part label (`## a)`, `### (b)`; the
+text under one is that part's), nested or following ordered lists (any numbering), paragraphs
 and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`),
 and bullets like
 `* 1a (2pt) text`. The first kind found is the part kind; lists and labels of another
@@ -32,7 +38,15 @@ Solutions (never left in a student-visible field): a fenced Div of class `soluti
 lines, each line then a paragraph), a paragraph opening `Answer:` / `Final answer:`
 (the final answer) or `Solution:` go to the part they follow (or the question's only
 part); a section headed `Solutions` / `Answers` at the end of the questions document is
-read as a solutions document and matched by number. In the solutions role every part's
+read as a solutions document and matched by number; a `## Solution` heading (or one
+of class `solution`) inside a question opens that question's solution, its `**(a)**`
+pieces matched to the parts by label, else by position (an unlabelled solution goes to
+the first part). An `Answer:` / `ANSWER:` line with nothing after it takes what follows,
+up to the next part, cell break or question; a list of True / False answering the plain
+list just before it, one mark per item, makes that list the part's options, the True
+ones correct (a quiz pool's answer cell). Notebook cell breaks (`+++ {...}`) and lines
+holding only a wrapper shortcode (`{{< quote >}}`) are chrome; `<br>` spacer paragraphs
+too. In the solutions role every part's
 text is its worked solution (`Answer:` lines its final answer); a block quote at the top
 of a solution, or everything before a `Solution` sub-heading, restates the question and
 is dropped, and later block quotes (restated parts) open the parts.
@@ -462,12 +476,12 @@ local function html_div_open(text)
   return 'other'
 end
 
--- A paragraph of raw HTML tags and spaces only (`<br><br>`, `<button …>…</button>`
--- holds text but no sheet content).
+-- A paragraph of raw HTML tags and spaces only (`<br><br>` spacers): chrome. A figure
+-- (`<img …>`) is content.
 local function only_html(b)
   local tags = 0
   for _, x in ipairs(b.content) do
-    if x.t == 'RawInline' then tags = tags + 1
+    if x.t == 'RawInline' and not x.text:match('^<img%s') then tags = tags + 1
     elseif x.t ~= 'Space' and x.t ~= 'SoftBreak' and x.t ~= 'LineBreak' then return false end
   end
   return tags > 0
