@@ -182,14 +182,24 @@ Express your answer in rad/s.
 +++ { "kind" : "answer", "n" : 3}
 ANSWER: 
 * 12.0, 13.1: range_answer
+
++++ {"kind": "question", "n": 4}
+## 4.delta
+Give two roots of $x^2 = 4$.
+
++++ {"kind": "answer", "n": 4}
+ANSWER:
+* 2
+* -2
 """
 
 
 def test_notebook_quiz_pool_cells_headings_options_and_answers():
     out = read(QUIZ)
-    assert [q.title for q in out.root] == ["alpha", "gamma"]  # the pool heading is no question
-    assert numbering(GENERAL, QUIZ, "questions") == [("1", [""]), ("3", [""])]
-    drop, wheel = out.root
+    assert [q.title for q in out.root] == ["alpha", "gamma", "delta"]  # the pool heading is no question
+    assert numbering(GENERAL, QUIZ, "questions") == [("1", [""]), ("3", [""]), ("4", [""])]
+    drop, wheel, roots = out.root
+    assert roots.parts[0].answer == "2\n\n-2"
     assert drop.main_text == "A ball is dropped from 20 m. How long does it fall?"
     (mc,) = drop.parts
     assert mc.options == ["1.0 s", "2.0 s", "4.0 s"] and mc.correct == [1] and mc.answer == "2.0 s"

@@ -838,12 +838,14 @@ assemble = function(q)
   for _, u in ipairs(units) do
     if u.k == 'text' and u.items then items_of[u.text] = u.items end
     if u.k == 'marks' and not answering then u = { k = 'text', text = u.text } end
-    if answering and (u.k == 'text' or u.k == 'marks') then
+    if answering and (u.k == 'text' or u.k == 'marks' or u.k == 'quote') then
       if u.k == 'marks' then mark_options(u)
-      else add(answering.answer, u.items and table.concat(u.items, '\n') or u.text) end
+      elseif u.items then
+        for _, item in ipairs(u.items) do add(answering.answer, item) end
+      else add(answering.answer, u.text) end
       goto continue
     end
-    if u.k ~= 'quote' then answering = nil end
+    answering = nil
     local f = u.form
     if f == 'alpha_or_roman' then
       -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters
