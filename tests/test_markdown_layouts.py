@@ -365,3 +365,13 @@ def test_a_paragraph_of_figures_is_content_and_one_of_spacers_is_not():
     q = read(md).root[0]
     assert q.main_text.endswith('<img src="f.png"> <img src="g.png">')
     assert [p.content for p in q.parts] == ["Label it."] and "<br>" not in q.main_text
+
+
+def test_coverage_counts_no_front_matter_cell_breaks_or_wrapper_shortcodes():
+    from tasks.settle.coverage import markers_removed
+
+    md = ('---\ntitle: Week 2\n---\n\n+++ {"kind": "question"}\n## 1.alpha\nText.\n\n'
+          '{{< quote >}}\nQuoted.\n{{< /quote >}}\n\n{{< img src="a.png" >}}\n+++\n')
+    cut = markers_removed(md).split("\n")
+    assert len(cut) == len(md.split("\n"))
+    assert [ln for ln in cut if ln.strip()] == ["## 1.alpha", "Text.", "Quoted.", '{{< img src="a.png" >}}']
