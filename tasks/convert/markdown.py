@@ -152,7 +152,7 @@ def to_markdown(
     elif suffix in MARKDOWN_SUFFIXES:
         text = dollar_maths(_decode(name, data))
         ast = _read_markdown(name, text)
-        warnings = checks.raw_tex_warnings(ast)
+        warnings = checks.raw_tex_warnings(ast) + checks.shortcode_warnings(text)
         links = image_links(ast)
         base = base_dir
     elif suffix == ".tex":

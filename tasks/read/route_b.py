@@ -105,6 +105,12 @@ def _put(part: Part, solution: Part) -> None:
         part.worked_solution = solution.worked_solution
 
 
+def _joined(parts: list[Part]) -> Part:
+    """One part holding the answers and worked solutions of ``parts``, in order."""
+    return Part(answer="\n\n".join(p.answer for p in parts if p.answer),
+                worked_solution="\n\n".join(p.worked_solution for p in parts if p.worked_solution))
+
+
 def merge_by_number(
     questions: SheetSet, q_numbers: Numbers, solutions: SheetSet, s_numbers: Numbers
 ) -> tuple[SheetSet, list[Flag]]:
@@ -114,7 +120,9 @@ def merge_by_number(
     ``q_numbers`` / ``s_numbers`` are the readings' numberings (:func:`numbering`), one
     entry per question in the same order. Inside a question, parts are matched by label
     when every solution part has a label the question also has, else by position (a
-    question with fewer parts gets parts with empty content appended). A solution whose
+    question with fewer parts gets parts with empty content appended; a question with no
+    parts at all takes a solution of several parts whole, as its one part: restated
+    sub-items in the solution make no parts the sheet does not have). A solution whose
     number names no question is left out and flagged (``structural``, field
     ``solutions``). Returns the merged copy and the flags; the inputs are not changed.
     """
@@ -131,6 +139,9 @@ def merge_by_number(
         q = out.root[qi]
         q_labels = q_numbers[qi][1]
         s_labels = s_numbers[si][1] if si < len(s_numbers) else []
+        if not q.parts and len(sq.parts) > 1:
+            sq = Question(parts=[_joined(sq.parts)])
+            s_labels = []
         by_label = bool(s_labels) and len(s_labels) == len(sq.parts) and all(
             label and label in q_labels for label in s_labels)
         for j, sp in enumerate(sq.parts):

@@ -114,6 +114,23 @@ def _unshown_blanked(markdown: str) -> str:
     return _UNSHOWN.sub(lambda m: "\n" * m.group(0).count("\n"), markdown)
 
 
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_CELL_BREAK = re.compile(r"^[ \t]*\+\+\+[ \t]*(?:\{.*\})?[ \t]*$", re.M)
+_SHORTCODE_LINE = re.compile(r"^[ \t]*\{\{([<%])[ \t]*/?[ \t]*([\w-]+)[^}\n]*[>%]\}\}[ \t]*$", re.M)
+_SHORTCODE_CLOSE = re.compile(r"\{\{[<%][ \t]*/[ \t]*([\w-]+)")
+
+
+def _page_chrome_blanked(markdown: str) -> str:
+    """``markdown`` with a page's machinery blanked, line breaks kept: YAML front matter
+    at the top, notebook cell breaks (``+++ {"ctype": ...}``) and lines holding only a
+    wrapper shortcode whose name the page closes (``{{< blockquote >}}``), which the
+    general reader leaves out (``filters/library/general.lua``)."""
+    markdown = _FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), markdown)
+    markdown = _CELL_BREAK.sub("", markdown)
+    closed = set(_SHORTCODE_CLOSE.findall(markdown))
+    return _SHORTCODE_LINE.sub(lambda m: "" if m.group(2) in closed else m.group(0), markdown)
+
+
 def _bold_marker_cut(line: str) -> str:
     """A line opening with a bold question marker (``**Question 3**``, ``**Q1.**``,
     ``**Problem 2.** (Title) text``) without the marker and its points; a title in
@@ -138,9 +155,10 @@ def markers_removed(markdown: str) -> str:
     → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
     HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
     ``text``), and elements never shown as text (``<script>``, ``<style>``, ``<button>``,
-    ``<textarea>``, ``<select>``, comments) blanked."""
+    ``<textarea>``, ``<select>``, comments) blanked, and so are YAML front matter, notebook
+    cell breaks and wrapper shortcode lines (:func:`_page_chrome_blanked`)."""
     out = []
-    for line in _unshown_blanked(markdown).split("\n"):
+    for line in _page_chrome_blanked(_unshown_blanked(markdown)).split("\n"):
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)
