@@ -238,7 +238,7 @@ def test_multiline_display_maths_stays_inside_its_paragraph():
     assert len(ast["blocks"]) == 1 and ast["blocks"][0]["t"] == "Para", md.text
     maths = [re.sub(r"\s+", " ", m["c"][1]).strip() for m in nodes(ast, "Math")]
     assert maths == [
-        "\\begin{align*} u &= a - b \\\\ > c \\\\ # d \\\\ 1. e \\\\ = f \\end{align*}",
+        "\\begin{aligned} u &= a - b \\\\ > c \\\\ # d \\\\ 1. e \\\\ = f \\end{aligned}",
         "+ g",
         "x",
     ]
@@ -431,3 +431,10 @@ def test_a_label_alone_on_the_line_after_an_item_leaves_its_nested_list_inside_i
     assert [b["t"] for b in first_item] == ["Para", "OrderedList"], md.text
     assert "(i) Show the claim." in md.text.splitlines()
 
+
+def test_unnumbered_align_becomes_aligned_inside_display_maths():
+    body = "We have\n\\begin{align*}\na &= b \\\\\n&= c\n\\end{align*}\nand\n\\begin{gather*}\nx = 1\n\\end{gather*}\ndone.\n"
+    md = to_markdown("a.tex", tex(body, "\\usepackage{amsmath}\n"), "questions", base_dir=None)
+    maths = [re.sub(r"\s+", " ", m["c"][1]).strip() for m in nodes(read_back(md.text), "Math")]
+    assert maths == ["\\begin{aligned} a &= b \\\\ &= c \\end{aligned}", "\\begin{gathered} x = 1 \\end{gathered}"]
+    assert "align*" not in md.text and md.warnings == []
