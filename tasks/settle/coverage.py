@@ -220,6 +220,15 @@ def coverage(markdown: str, texts: list[str]) -> float:
     return covered / len(counted)
 
 
+def restated(markdown: str, other: str) -> list[tuple[int, str]]:
+    """The counted lines of ``markdown`` (see :func:`uncovered`) whose content is also
+    the content of a counted line of ``other``: ``[(line number, line as written)]``,
+    1-based. A solutions document that restates each question before solving it
+    restates it in such lines."""
+    seen = {c for _, _, c in _counted(other)}
+    return [(n, line) for n, line, c in _counted(markdown) if c in seen]
+
+
 def uncovered_runs(markdown: str, texts: list[str]) -> list[tuple[int, int, list[str]]]:
     """The :func:`uncovered` lines of ``markdown`` in runs: ``[(first line, last line,
     lines as written)]``, 1-based.
