@@ -181,3 +181,9 @@ def test_uncovered_lines_come_in_runs_broken_by_headings_and_covered_lines():
     runs = uncovered_runs(md, ["Find $F(s)$.", "Covered again."])
     assert [(a, b) for a, b, _ in runs] == [(4, 5), (8, 8), (13, 14), (16, 16)]
     assert runs[0][2] == ["* Derive the transform", "* Use the formula sheet"]
+
+
+def test_labels_run_together_are_cut_like_one_label():
+    md = "(i)(A) The first case holds.\n\n(i)(B) The second case holds.\n"
+    assert uncovered(md, ["(A) The first case holds.\n\n(B) The second case holds."]) == []
+    assert uncovered(md, ["(A) The first case holds."]) == [(3, "(i)(B) The second case holds.")]

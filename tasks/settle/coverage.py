@@ -30,7 +30,9 @@ from tasks.settle.fold import fold_whitespace
 
 _STARS = "\u2605\u2606"
 _BULLET = re.compile(r"^\s*[-*+]\s+")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)]|\((?:[a-zA-Z]|[ivxIVX]+|\d+)\))(?:\s+|$)")
+_MARKER = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)]|\((?:[a-zA-Z]|[ivxIVX]+|\d+)\))(?:\s+|$|(?=\((?:[a-zA-Z]|[ivxIVX]+|\d+)\)))"
+)  # a label may run on into a sub-part's label: `(i)(A) text`
 _LABEL = re.compile(r"^\s*(?:\d+\s*)?(?:\((?:[a-z]|[ivx]+)\)|[a-z]\))(?:\s+|$)")
 _MARKER_WORDS = re.compile(r"^(?:final answers?|worked solutions?|solutions?|answers?)\s*:?$", re.I)
 _TIMING = re.compile(r"^\(?\d+\s*(?:-\s*\d+\s*)?min[a-z]*\.?\)?$", re.I)
@@ -69,7 +71,8 @@ def is_chrome(line: str) -> bool:
 
 
 def line_content(line: str) -> str:
-    """The line without a leading list marker and part label, whitespace folded."""
+    """The line without a leading list marker and part label (labels run together, as
+    ``(i)(A)``, all cut), whitespace folded."""
     s = line
     while True:  # nested list markers: ``1.  1.  text``
         stripped = _MARKER.sub("", s, count=1)
