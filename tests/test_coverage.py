@@ -187,3 +187,9 @@ def test_labels_run_together_are_cut_like_one_label():
     md = "(i)(A) The first case holds.\n\n(i)(B) The second case holds.\n"
     assert uncovered(md, ["(A) The first case holds.\n\n(B) The second case holds."]) == []
     assert uncovered(md, ["(A) The first case holds."]) == [(3, "(i)(B) The second case holds.")]
+
+
+def test_the_fence_lines_of_a_solution_div_are_markers_not_sheet_text():
+    md = "(a) Find $x$.\n\n    ::: {.solution}\n    $x = 2$.\n    :::\n\n::: answer\nDone.\n:::\n"
+    assert uncovered(md, ["Find $x$.", "$x = 2$.", "Done."]) == []
+    assert uncovered(md, ["Find $x$.", "$x = 2$."]) == [(8, "Done.")]

@@ -14,7 +14,8 @@ either (unless it is a part label line).
 Markers a reader consumes rather than copies are cut before a line is compared
 (:func:`markers_removed`): a task-list box, a notebook part label with its points, an
 escaped label, a bold question marker, HTML tags at either end of a line (an answer div's
-``<div class="answer">`` / ``</div>`` / ``<br>``), and whole elements a browser never
+``<div class="answer">`` / ``</div>`` / ``<br>``), the fence lines of a fenced div
+(``::: {.solution}`` / ``:::``), and whole elements a browser never
 shows as sheet text (``<script>``, ``<style>``, ``<button>``, ``<link>``, ``<meta>``).
 So a line is counted only for the words of the sheet on it, and a reading that drops the
 markers (as every reading must: the contract, ``notes/CONTRACT.md``) loses nothing by it.
@@ -97,6 +98,7 @@ def field_texts(questions: SheetSet) -> list[str]:
 _TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
 _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
 _ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
+_FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[A-Za-z][\w-]*)?\s*$")
 _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
 _QUESTION_WORD = r"(?:questions?|problems?|exercises?|tasks?|aufgabe|exercice|q|ex|prob|solutions?|answers?|sol|ans)"
@@ -141,13 +143,15 @@ def markers_removed(markdown: str) -> str:
     → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
     HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
     ``text``), and elements never shown as text (``<script>``, ``<style>``, ``<button>``,
-    ``<textarea>``, ``<select>``, comments) blanked."""
+    ``<textarea>``, ``<select>``, comments) blanked, and so is a fenced div's fence line
+    (``::: {.solution}``, ``::: answer``, ``:::``), the markdown of an answer div."""
     out = []
     for line in _unshown_blanked(markdown).split("\n"):
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)
         line = _HTML_EDGES.sub("", line)
+        line = _FENCE.sub("", line)
         line = _bold_marker_cut(line)
         out.append(line)
     return "\n".join(out)
