@@ -31,7 +31,10 @@ Solutions (never left in a student-visible field): a fenced Div of class `soluti
 `answer`, an HTML `<div class="answer">` … `</div>` (HTML tags and `<br>` cut from its
 lines, each line then a paragraph), a paragraph opening `Answer:` / `Final answer:`
 (the final answer) or `Solution:` go to the part they follow (or the question's only
-part); a section headed `Solutions` / `Answers` at the end of the questions document is
+part) — unless the solution labels its pieces (`(a) …`, `\(b\) …`, `(i)(A) …`, one at a
+line start each) with labels that all name parts of the question, when each piece goes
+to its part; solution divs inside a sub-part list go to the part holding the list, whose
+text keeps the sub-parts without them; a section headed `Solutions` / `Answers` at the end of the questions document is
 read as a solutions document and matched by number. In the solutions role every part's
 text is its worked solution (`Answer:` lines its final answer); a block quote at the top
 of a solution, or everything before a `Solution` sub-heading, restates the question and
