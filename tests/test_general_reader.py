@@ -329,3 +329,93 @@ def test_markdown_inside_an_answer_div_loses_its_line_break_tags():
     worked = "\n".join([q.parts[0].answer, q.parts[0].worked_solution])
     assert "$F(s) = 1/s$" in worked and "Integrate by parts:" in worked and "the limit" in worked
     assert "<br>" not in worked and "<strong>" not in worked
+
+
+def test_sub_parts_with_their_own_solutions_stay_in_the_part_and_their_solutions_go_to_it():
+    md = """1.  A ball is thrown upwards at $12$ m/s.
+
+    (a) Find the greatest height.
+
+        ::: {.solution}
+        $h = 7.3$ m.
+        :::
+
+    (b) Describe its flight.
+
+        i.  Find the time of flight.
+
+            ::: {.solution}
+            $t = 2.4$ s.
+            :::
+
+        ii. Say when it is fastest.
+
+            ::: {.solution}
+            At launch and landing.
+            :::
+"""
+    out = read(md)
+    from tasks.settle.verbatim import not_verbatim
+
+    (q,) = out.root
+    a, b = q.parts
+    assert a.worked_solution == "$h = 7.3$ m."
+    assert b.content.startswith("Describe its flight.")
+    assert "Find the time of flight." in b.content and "Say when it is fastest." in b.content
+    assert ":::" not in b.content and "2.4" not in b.content and "landing" not in b.content
+    assert "$t = 2.4$ s." in b.worked_solution and "At launch and landing." in b.worked_solution
+    assert not_verbatim(out, [md]) == {}
+
+
+def test_a_solution_after_the_parts_that_labels_its_pieces_is_shared_out_by_label():
+    md = """**Problem 1.** Let $g(x) = x^3$.
+
+(a) Find $g'(x)$.
+
+(b) Find $g''(x)$.
+
+::: {.solution}
+\\(a\\) By the power rule, $3x^2$.
+
+\\(b\\) Again, $6x$.
+:::
+
+**Problem 2.** Let $S$ be a closed set.
+
+(i) Show two facts:
+
+    (A) the first;
+
+    (B) the second.
+
+(ii) Show a third.
+
+::: {.solution}
+(i)(A) The first holds.
+
+(i)(B) So does the second.
+
+(ii) And the third.
+:::
+
+**Problem 3.** Solve $x^2 = 1$.
+
+(a) State the roots.
+
+(b) Check them.
+
+::: {.solution}
+(i) If $x = 1$, $x^2 = 1$.
+
+(ii) If $x = -1$, $x^2 = 1$ too.
+:::
+"""
+    one, two, three = read(md).root
+    assert [p.worked_solution for p in one.parts] == ["By the power rule, $3x^2$.", "Again, $6x$."]
+    i, ii = two.parts
+    assert "(A) The first holds." in i.worked_solution and "(B) So does the second." in i.worked_solution
+    assert ii.worked_solution == "And the third."
+    assert "(A) the first;" in i.content  # the sub-parts stay in their part
+    # a solution whose labels are no labels of the question stays whole on the part it follows
+    assert three.parts[0].worked_solution == ""
+    assert three.parts[1].worked_solution.startswith("(i) If $x = 1$") and "(ii) If $x = -1$" in three.parts[1].worked_solution

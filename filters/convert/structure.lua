@@ -16,6 +16,9 @@ notes' contract (plain markdown), and adds no word of its own:
   numbers them (equation, and each row of align/gather/multline/eqnarray without
   \nonumber or \notag), and `(n)` for \eqref; a numbered equation gets `\tag{n}` so the
   platform prints its number; other internal links become their text;
+- an unnumbered `align*` / `gather*` / `alignat*` display becomes the `aligned` /
+  `gathered` / `alignedat` it means inside `$$ … $$` (the rows and their alignment
+  unchanged);
 - superscript and subscript text (pandoc-only ^x^ and ~x~) become maths;
 - a paragraph opening with a part label in bold or italics (`\textbf{(a)}`, a class's
   `\problempart` printing `{\bfseries (\alph{part})}`) opens with the plain label `(a)`,
@@ -32,6 +35,10 @@ local count = 0
 local function envs_of(text)
   return text:match("^%s*\\begin{([%a%*]+)}")
 end
+
+-- Unnumbered display environments and the maths-mode environment that sets the same
+-- rows inside `$$ … $$` (what every renderer reads; `align*` is a paragraph-level one).
+local INNER = { ["align*"] = "aligned", ["gather*"] = "gathered", ["alignat*"] = "alignedat" }
 
 local NUMBERED_ROWS = { align = true, gather = true, multline = true, eqnarray = true, flalign = true, alignat = true }
 
@@ -50,6 +57,9 @@ local function number_math(el)
     return el
   elseif env == "equation*" then
     el.text = body:gsub("^%s+", ""):gsub("%s+$", "")
+    return el
+  elseif INNER[env] then
+    el.text = "\\begin{" .. INNER[env] .. "}" .. body .. "\\end{" .. INNER[env] .. "}"
     return el
   elseif NUMBERED_ROWS[env] then
     local rows = {}

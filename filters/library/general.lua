@@ -37,16 +37,19 @@ Solutions (never left in a student-visible field): a fenced Div of class `soluti
 `answer`, an HTML `<div class="answer">` … `</div>` (HTML tags and `<br>` cut from its
 lines, each line then a paragraph), a paragraph opening `Answer:` / `Final answer:`
 (the final answer) or `Solution:` go to the part they follow (or the question's only
-part); a section headed `Solutions` / `Answers` at the end of the questions document is
-read as a solutions document and matched by number; a `## Solution` heading (or one
-of class `solution`) inside a question opens that question's solution, its `**(a)**`
-pieces matched to the parts by label, else by position (an unlabelled solution goes to
-the first part). An `Answer:` / `ANSWER:` line with nothing after it takes what follows,
-up to the next part, cell break or question; a list of True / False answering the plain
-list just before it, one mark per item, makes that list the part's options, the True
-ones correct (a quiz pool's answer cell). Notebook cell breaks (`+++ {...}`) and lines
-holding only a wrapper shortcode (`{{< quote >}}`) are chrome; `<br>` spacer paragraphs
-too. In the solutions role every part's
+part) — unless the solution labels its pieces (`(a) …`, `\(b\) …`, `(i)(A) …`, one at a
+line start each) with labels that all name parts of the question, when each piece goes
+to its part; solution divs inside a sub-part list go to the part holding the list, whose
+text keeps the sub-parts without them; a section headed `Solutions` / `Answers` at the end
+of the questions document is read as a solutions document and matched by number; a
+`## Solution` heading (or one of class `solution`) inside a question opens that question's
+solution, its `**(a)**` pieces matched to the parts by label, else by position (an
+unlabelled solution goes to the first part). An `Answer:` / `ANSWER:` line with nothing
+after it takes what follows, up to the next part, cell break or question; a list of True /
+False answering the plain list just before it, one mark per item, makes that list the
+part's options, the True ones correct (a quiz pool's answer cell). Notebook cell breaks
+(`+++ {...}`) and lines holding only a wrapper shortcode (`{{< quote >}}`) are chrome;
+`<br>` spacer paragraphs too. In the solutions role every part's
 text is its worked solution (`Answer:` lines its final answer); a block quote at the top
 of a solution, or everything before a `Solution` sub-heading, restates the question and
 is dropped, and later block quotes (restated parts) open the parts.
@@ -461,7 +464,73 @@ end
 
 local function sol_unit(text)
   local a, w = split_solution(text)
-  return { k = 'sol', answer = a, ws = w }
+  return { k = 'sol', answer = a, ws = w, text = text }
+end
+
+-- The answer Divs anywhere inside a block that is no answer itself (a list of sub-parts
+-- whose items carry their own solutions), in document order.
+local function nested_answer_divs(b)
+  local found = {}
+  local function visit(blocks)
+    for _, x in ipairs(blocks) do
+      if x.t == 'Div' and is_answer_class(x.classes) then
+        found[#found + 1] = x
+      elseif x.t == 'Div' or x.t == 'BlockQuote' then
+        visit(x.content)
+      elseif x.t == 'OrderedList' or x.t == 'BulletList' then
+        for _, item in ipairs(x.content) do visit(item) end
+      end
+    end
+  end
+  visit({ b })
+  return found
+end
+
+-- `text` without the runs of lines that quote `cuts` (each a block's text, matched line
+-- by line with indentation ignored, in order), blank runs left by a cut folded to one.
+local function lines_cut(text, cuts)
+  local lines = sheet.lines(text)
+  local drop, at = {}, 1
+  for _, cut in ipairs(cuts) do
+    local want = sheet.lines(cut)
+    for i = at, #lines - #want + 1 do
+      local ok = true
+      for k = 1, #want do
+        if trim(lines[i + k - 1]) ~= trim(want[k]) then ok = false; break end
+      end
+      if ok then
+        for k = i, i + #want - 1 do drop[k] = true end
+        at = i + #want
+        break
+      end
+    end
+  end
+  local out, blank = {}, false
+  for i, l in ipairs(lines) do
+    if not drop[i] then
+      if trim(l) == '' then
+        if not blank and #out > 0 then out[#out + 1] = '' end
+        blank = true
+      else
+        out[#out + 1] = l
+        blank = false
+      end
+    end
+  end
+  return trim(table.concat(out, '\n'))
+end
+
+-- A block holding answer Divs deeper down (sub-parts each with its solution): units for
+-- its text without the Divs (`inner`, inside the part) and one solution per Div, which
+-- go to the part the block is in; nil when the block holds none.
+local function nested_solution_units(b)
+  local divs = nested_answer_divs(b)
+  if #divs == 0 then return nil end
+  local cuts = {}
+  for i, d in ipairs(divs) do cuts[i] = sheet.text_of(d) end
+  local out = { { k = 'inner', text = lines_cut(sheet.text_of(b), cuts) } }
+  for _, d in ipairs(divs) do out[#out + 1] = sol_unit(sheet.text(d.content)) end
+  return out
 end
 
 local html_capture = nil  -- an open <div class="answer">: list of texts
@@ -602,6 +671,9 @@ local function block_units(b, units)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
+        elseif (blk.t == 'OrderedList' or blk.t == 'BulletList' or blk.t == 'Div') and nested_answer_divs(blk)[1] then
+          if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
+          for _, u in ipairs(nested_solution_units(blk)) do units[#units + 1] = u end
         else tail[#tail + 1] = blk end
       end
       if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) } end
@@ -750,6 +822,38 @@ local function merge_parts(target, s)
   end
 end
 
+-- A solution that names the parts it solves (`(a) ...`, `(b) ...`, `(i)(A) ...`, one
+-- label at a line start each) when every label it names is the label of one of `parts`:
+-- list of {part=, text=} in order (text before the first label goes with the first);
+-- nil otherwise.
+local function solution_by_label(text, parts)
+  local units, pieces, lead = {}, {}, nil
+  label_units(text or '', units)
+  for _, u in ipairs(units) do
+    if u.k == 'open' then
+      pieces[#pieces + 1] = u
+    elseif #pieces == 0 then
+      lead = u.text
+    else
+      return nil
+    end
+  end
+  if #pieces == 0 then return nil end
+  local by = {}
+  for _, p in ipairs(parts) do
+    if p.label ~= '' and not by[p.label] then by[p.label] = p end
+  end
+  local out = {}
+  for i, pc in ipairs(pieces) do
+    local p = by[pc.label]
+    if not p then return nil end
+    local t = pc.text
+    if i == 1 and lead and trim(lead) ~= '' then t = lead .. '\n\n' .. t end
+    out[#out + 1] = { part = p, text = t }
+  end
+  return out
+end
+
 local assemble
 
 -- The units after a `Solution` heading inside a question (questions role): read as a
@@ -887,6 +991,14 @@ assemble = function(q)
       local base = #cur.options
       for _, o in ipairs(u.options) do cur.options[#cur.options + 1] = o end
       for _, c in ipairs(u.correct) do cur.correct[#cur.correct + 1] = base + c end
+    elseif u.k == 'sol' and ROLE ~= 'solutions' and solution_by_label(u.text, parts) then
+      -- a solution after several parts that labels its pieces: each to its part
+      if #pending > 0 then flush_pending(cur.texts) end
+      for _, piece in ipairs(solution_by_label(u.text, parts)) do
+        local a, w = split_solution(piece.text)
+        add(piece.part.answer, a)
+        add(piece.part.ws, w)
+      end
     elseif u.k == 'sol' then
       if not cur then
         cur = new_part('')
