@@ -329,3 +329,73 @@ def test_markdown_inside_an_answer_div_loses_its_line_break_tags():
     worked = "\n".join([q.parts[0].answer, q.parts[0].worked_solution])
     assert "$F(s) = 1/s$" in worked and "Integrate by parts:" in worked and "the limit" in worked
     assert "<br>" not in worked and "<strong>" not in worked
+
+
+def test_sections_group_numbered_questions_whose_lists_resume_and_restart():
+    # numbering resumed in the second section (a list starting at 3) and items with
+    # lettered lists of their own: every top-level item is a question, even where a
+    # list restarts at 1 after a paragraph
+    md = """**Due:** Monday.
+
+# Tides
+
+The tide table for the harbour is below.
+
+    high 06:12, low 12:30
+
+1.  First, read the table.
+
+    a.  When is high tide?
+
+    b.  When is low tide?
+
+2.  Estimate the range.
+
+# Waves
+
+A buoy records wave heights.
+
+3.  Find the mean height.
+
+4.  Find the largest height.
+
+# Energy
+
+## Wind
+
+Wind pushes the sea.
+
+1.  Say what sets the fetch.
+
+Now take a calm day.
+
+1.  Say why waves remain.
+
+2.  Name that kind of wave.
+
+this closing remark goes with the question before it.
+
+## Closing
+
+Compare the two sections.
+
+1.  Which is harder?
+"""
+    out = read(md)
+    mains = [q.main_text for q in out.root]
+    assert len(mains) == 8, mains
+    # a section's set-up text leads into its first question; the due date is chrome
+    assert mains[0].startswith("The tide table for the harbour is below.")
+    assert "First, read the table." in mains[0] and "Due" not in json.dumps(out.model_dump())
+    assert [p.content for p in out.root[0].parts] == ["When is high tide?", "When is low tide?"]
+    assert mains[1] == "Estimate the range."
+    assert mains[2].startswith("A buoy records wave heights.") and mains[2].endswith("Find the mean height.")
+    assert mains[3] == "Find the largest height."
+    # the introduction runs on across a sub-heading to the first question under it
+    assert mains[4].startswith("Wind pushes the sea.") and mains[4].endswith("Say what sets the fetch.")
+    # text between two lists leads into the next question, not the one before it
+    assert mains[5].startswith("Now take a calm day.") and "Say why waves remain." in mains[5]
+    # text before a heading (a closing remark) ends the question before it
+    assert mains[6].startswith("Name that kind of wave.") and mains[6].endswith("with the question before it.")
+    assert mains[7].startswith("Compare the two sections.") and mains[7].endswith("Which is harder?")
+    assert [len(q.parts) for q in out.root] == [2, 0, 0, 0, 0, 0, 0, 0]

@@ -742,20 +742,66 @@ local function is_question_list(b)
   return s ~= 'LowerAlpha' and s ~= 'UpperAlpha' and s ~= 'LowerRoman' and s ~= 'UpperRoman'
 end
 
+-- The sheet numbers its top-level list items as questions are numbered: a list that
+-- starts at a number other than 1 (numbering resumed after text or a heading:
+-- `\item[4.]`, enumitem's `resume`, `\setcounter{enumi}`), or an item with a numbered
+-- list of its own (the item has parts, so it is a question, not a part). Then lists
+-- restarting at 1 after a paragraph are runs of questions, not the paragraph's parts.
+local function numbered_as_questions(blocks)
+  for _, b in ipairs(blocks) do
+    if b.t == 'OrderedList' and is_question_list(b) then
+      if (b.listAttributes.start or 1) ~= 1 then return true end
+      for _, item in ipairs(b.content) do
+        for _, c in ipairs(item) do
+          if c.t == 'OrderedList' then return true end
+        end
+      end
+    end
+  end
+  return false
+end
+
+-- Sections group the questions: two or more headings that are no question marker are
+-- each followed by a list of questions before the next heading. Text under such a
+-- heading (a section's set-up: data, definitions, a derivation) leads into the section's
+-- next question; under a lone heading (the sheet's title) it is chrome.
+local function sectioned(blocks)
+  local n, open = 0, false
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      open = heading_marker(b) == nil
+    elseif open and b.t == 'OrderedList' and is_question_list(b) then
+      n, open = n + 1, false
+    end
+  end
+  return n >= 2
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
   html_capture = nil
   local markers = has_markers(blocks)
   local numbered = ROLE == 'solutions' and numbered_solutions(blocks)
-  local paragraphs = not markers and not numbered and paragraph_layout(blocks)
+  local paragraphs = not markers and not numbered and paragraph_layout(blocks) and not numbered_as_questions(blocks)
+  local listed = not markers and not numbered and not paragraphs
+  local sections = listed and sectioned(blocks)
   local group = ''
+  -- In the list layout, text between questions waits here: it leads into the next
+  -- question (set-up text before a list, a section's introduction), or, when a heading
+  -- comes first, closes the question before it. `after_heading`: it follows a heading.
+  local lead, after_heading = {}, false
+  local function flush_lead(q)
+    if q then for _, lb in ipairs(lead) do block_units(lb, q.units) end end
+    lead = {}
+  end
   for _, b in ipairs(blocks) do
     if answers then
       answers[#answers + 1] = b
     elseif html_capture then
       if cur then block_units(b, cur.units) else block_units(b, {}) end
     elseif b.t == 'Header' then
+      if listed and not after_heading then flush_lead(cur) end
       local num, title = heading_marker(b)
       if num and markers then
         cur = new_question(qs, num, title, b.level)
@@ -764,6 +810,7 @@ local function segment(blocks)
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
       else
+        after_heading = sections
         cur = nil
         group = heading_text(b)
       end
@@ -785,8 +832,14 @@ local function segment(blocks)
       for i, item in ipairs(b.content) do
         cur = new_question(qs, tostring(start + i - 1), group, 99)
         cur.group = group ~= ''
+        if i == 1 then flush_lead(cur) end
         for _, c in ipairs(item) do block_units(c, cur.units) end
       end
+      after_heading = false
+    elseif listed and (cur or after_heading) and b.t ~= 'RawBlock' and b.t ~= 'OrderedList'
+      and not (b.t == 'Div' and is_answer_class(b.classes))
+      and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
+      lead[#lead + 1] = b
     elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
@@ -794,11 +847,13 @@ local function segment(blocks)
       block_units(b, cur.units)
       cur.closed = true
     elseif cur then
+      flush_lead(cur)
       block_units(b, cur.units)
     elseif b.t == 'RawBlock' then
       block_units(b, {}) -- an answer div outside any question opens and closes here
     end
   end
+  if not after_heading then flush_lead(cur) end
   if html_capture and cur then
     -- an answer div never closed: what it held is still a solution
     cur.units[#cur.units + 1] = sol_unit(table.concat(html_capture, '\n\n'))
