@@ -10,8 +10,12 @@ Questions open at
     `**Problem 2.** (Title)`;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
-    questions), or — when every numbered list restarts at 1 after a paragraph — a
-    paragraph followed by a numbered list of its parts;
+    questions; text between two lists leads into the next question, text under a
+    section heading into the section's next question when sections group the
+    questions, a remark before a heading ends the question before it), or — when
+    numbered lists restart at 1 after paragraphs and the sheet never numbers its items
+    as questions (a list resuming at N > 1, items with numbered lists of their own) —
+    a paragraph followed by a numbered list of its parts;
   * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
@@ -801,7 +805,10 @@ local function segment(blocks)
     elseif html_capture then
       if cur then block_units(b, cur.units) else block_units(b, {}) end
     elseif b.t == 'Header' then
-      if listed and not after_heading then flush_lead(cur) end
+      -- text waiting since a heading runs on across a deeper one into the next question
+      -- (a section's introduction), except before the sheet's first question, where a
+      -- heading followed by another (title, instructions) is chrome
+      if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
       local num, title = heading_marker(b)
       if num and markers then
         cur = new_question(qs, num, title, b.level)
