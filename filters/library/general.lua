@@ -10,8 +10,12 @@ Questions open at
     `**Problem 2.** (Title)`;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
-    questions), or — when every numbered list restarts at 1 after a paragraph — a
-    paragraph followed by a numbered list of its parts;
+    questions; text between two lists leads into the next question, text under a
+    section heading into the section's next question when sections group the
+    questions, a remark before a heading ends the question before it), or — when
+    numbered lists restart at 1 after paragraphs and the sheet never numbers its items
+    as questions (a list resuming at N > 1, items with numbered lists of their own) —
+    a paragraph followed by a numbered list of its parts;
   * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
   * with no marker in the document, headings that are only a part label (`## a)`)
     make the headings one level up (`# Title`, unnumbered) questions: the heading
@@ -1108,6 +1112,41 @@ local function heading_layout(blocks)
   return qlevel
 end
 
+-- The sheet numbers its top-level list items as questions are numbered: a list that
+-- starts at a number other than 1 (numbering resumed after text or a heading:
+-- `\item[4.]`, enumitem's `resume`, `\setcounter{enumi}`), or an item with a numbered
+-- list of its own (the item has parts, so it is a question, not a part). Then lists
+-- restarting at 1 after a paragraph are runs of questions, not the paragraph's parts.
+local function numbered_as_questions(blocks)
+  for _, b in ipairs(blocks) do
+    if b.t == 'OrderedList' and is_question_list(b) then
+      if (b.listAttributes.start or 1) ~= 1 then return true end
+      for _, item in ipairs(b.content) do
+        for _, c in ipairs(item) do
+          if c.t == 'OrderedList' then return true end
+        end
+      end
+    end
+  end
+  return false
+end
+
+-- Sections group the questions: two or more headings that are no question marker are
+-- each followed by a list of questions before the next heading. Text under such a
+-- heading (a section's set-up: data, definitions, a derivation) leads into the section's
+-- next question; under a lone heading (the sheet's title) it is chrome.
+local function sectioned(blocks)
+  local n, open = 0, false
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      open = heading_marker(b) == nil
+    elseif open and b.t == 'OrderedList' and is_question_list(b) then
+      n, open = n + 1, false
+    end
+  end
+  return n >= 2
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
@@ -1116,13 +1155,28 @@ local function segment(blocks)
   local numbered = ROLE == 'solutions' and numbered_solutions(blocks)
   local qlevel = not markers and not numbered and heading_layout(blocks)
   local paragraphs = not markers and not numbered and not qlevel and paragraph_layout(blocks)
+    and not numbered_as_questions(blocks)
+  local listed = not markers and not numbered and not qlevel and not paragraphs
+  local sections = listed and sectioned(blocks)
   local group = ''
+  -- In the list layout, text between questions waits here: it leads into the next
+  -- question (set-up text before a list, a section's introduction), or, when a heading
+  -- comes first, closes the question before it. `after_heading`: it follows a heading.
+  local lead, after_heading = {}, false
+  local function flush_lead(q)
+    if q then for _, lb in ipairs(lead) do block_units(lb, q.units) end end
+    lead = {}
+  end
   for _, b in ipairs(blocks) do
     if answers then
       answers[#answers + 1] = b
     elseif html_capture then
       if cur then block_units(b, cur.units) else block_units(b, {}) end
     elseif b.t == 'Header' then
+      -- text waiting since a heading runs on across a deeper one into the next question
+      -- (a section's introduction), except before the sheet's first question, where a
+      -- heading followed by another (title, instructions) is chrome
+      if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
       local num, title = heading_marker(b)
       if num and markers then
         cur = new_question(qs, num, title, b.level)
@@ -1133,6 +1187,7 @@ local function segment(blocks)
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
       else
+        after_heading = sections
         cur = nil
         group = heading_text(b)
       end
@@ -1154,8 +1209,14 @@ local function segment(blocks)
       for i, item in ipairs(b.content) do
         cur = new_question(qs, tostring(start + i - 1), group, 99)
         cur.group = group ~= ''
+        if i == 1 then flush_lead(cur) end
         for _, c in ipairs(item) do block_units(c, cur.units) end
       end
+      after_heading = false
+    elseif listed and (cur or after_heading) and b.t ~= 'RawBlock' and b.t ~= 'OrderedList'
+      and not (b.t == 'Div' and is_answer_class(b.classes))
+      and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
+      lead[#lead + 1] = b
     elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
@@ -1163,11 +1224,13 @@ local function segment(blocks)
       block_units(b, cur.units)
       cur.closed = true
     elseif cur then
+      flush_lead(cur)
       block_units(b, cur.units)
     elseif b.t == 'RawBlock' then
       block_units(b, {}) -- an answer div outside any question opens and closes here
     end
   end
+  if not after_heading then flush_lead(cur) end
   if html_capture and cur then
     -- an answer div never closed: what it held is still a solution
     cur.units[#cur.units + 1] = sol_unit(table.concat(html_capture, '\n\n'))
