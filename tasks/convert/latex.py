@@ -56,6 +56,7 @@ from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
 from schemas.markdown import ConversionWarning
 from tasks.convert.siunitx import SIUNITX_SPECS
+from tasks.convert.tex_unknown import XPARSE_SPECS
 
 START_LABEL = "sheet2lambda-start-"
 """``\\label{sheet2lambda-start-N}`` at the start of a list's first item: the list starts
@@ -65,7 +66,7 @@ BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
 
 EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
 EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
-EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes"}
+EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll"}  # + Ximera's
 EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
 PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
 SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
@@ -80,7 +81,7 @@ LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", 
 
 _SPECS = [
     MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("part", "["),
-    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", ""), MacroSpec("CorrectChoice", ""),
+    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", "["), MacroSpec("CorrectChoice", ""),
     MacroSpec("ifthenelse", "{{{"), MacroSpec("newboolean", "{"), MacroSpec("provideboolean", "{"),
     MacroSpec("setboolean", "{{"), MacroSpec("excludecomment", "{"), MacroSpec("includecomment", "{"),
     MacroSpec("excludeversion", "{"), MacroSpec("includeversion", "{"), MacroSpec("graphicspath", "{"),
@@ -91,6 +92,7 @@ _SPECS = [
     MacroSpec("roman", "{"), MacroSpec("Roman", "{"), MacroSpec("value", "{"),
     MacroSpec("DeclareRobustCommand", "*{[[{"),
     *SIUNITX_SPECS,
+    *XPARSE_SPECS,
 ]
 _ENV_SPECS = [EnvironmentSpec(n, "[") for n in ("enumerate", "itemize", "parts", "subparts", "subsubparts", "questions",
                                                 "choices", "checkboxes", "solution", "problem", "exercise")]
