@@ -14,7 +14,8 @@ notes' contract (plain markdown), and adds no word of its own:
   at N;
 - `\ref`/`\eqref` links become the printed number: equations are numbered as LaTeX
   numbers them (equation, and each row of align/gather/multline/eqnarray without
-  \nonumber or \notag), and `(n)` for \eqref; a numbered equation gets `\tag{n}` so the
+  \nonumber or \notag), and `(n)` for \eqref; an unnumbered align*/gather* display
+  becomes KaTeX's aligned/gathered; a numbered equation gets `\tag{n}` so the
   platform prints its number; other internal links become their text;
 - superscript and subscript text (pandoc-only ^x^ and ~x~) become maths;
 - a paragraph opening with a part label in bold or italics (`\textbf{(a)}`, a class's
@@ -33,6 +34,7 @@ local function envs_of(text)
   return text:match("^%s*\\begin{([%a%*]+)}")
 end
 
+local STARRED_ROWS = { ["align*"] = "aligned", ["gather*"] = "gathered" }
 local NUMBERED_ROWS = { align = true, gather = true, multline = true, eqnarray = true, flalign = true, alignat = true }
 
 local function number_math(el)
@@ -50,6 +52,12 @@ local function number_math(el)
     return el
   elseif env == "equation*" then
     el.text = body:gsub("^%s+", ""):gsub("%s+$", "")
+    return el
+  elseif STARRED_ROWS[env] then
+    -- an unnumbered align*/gather* is KaTeX's aligned/gathered inside the display: the same
+    -- rendering, and no LaTeX environment of the document left in a field
+    local inner = STARRED_ROWS[env]
+    el.text = "\\begin{" .. inner .. "}" .. body .. "\\end{" .. inner .. "}"
     return el
   elseif NUMBERED_ROWS[env] then
     local rows = {}

@@ -56,7 +56,6 @@ from pylatexenc.macrospec import EnvironmentSpec, MacroSpec
 
 from schemas.markdown import ConversionWarning
 from tasks.convert.siunitx import SIUNITX_SPECS
-from tasks.convert.tex_unknown import XPARSE_SPECS
 
 START_LABEL = "sheet2lambda-start-"
 """``\\label{sheet2lambda-start-N}`` at the start of a list's first item: the list starts
@@ -92,7 +91,6 @@ _SPECS = [
     MacroSpec("roman", "{"), MacroSpec("Roman", "{"), MacroSpec("value", "{"),
     MacroSpec("DeclareRobustCommand", "*{[[{"),
     *SIUNITX_SPECS,
-    *XPARSE_SPECS,
 ]
 _ENV_SPECS = [EnvironmentSpec(n, "[") for n in ("enumerate", "itemize", "parts", "subparts", "subsubparts", "questions",
                                                 "choices", "checkboxes", "solution", "problem", "exercise")]

@@ -390,7 +390,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
     all is returned unchanged (pandoc then reads it as before).
     """
     try:
-        nodes = parse_nodes(source)
+        nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         ctx = TexContext()
         if base_dir and Path(base_dir).is_dir():
             for p in files_beside(nodes, Path(base_dir), set()):
@@ -400,7 +400,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
             ctx.macros.pop(name, None)
         docs = tex_unknown.doc_commands(nodes)
         extra = [MacroSpec(d.name, ("[" if d.default is not None else "") + "{" * (d.nargs - (d.default is not None)))
-                 for d in ctx.macros.values()] + [d.spec() for d in docs.values()]
+                 for d in ctx.macros.values()] + [d.spec() for d in docs.values()] + tex_unknown.XPARSE_SPECS
         state = UnknownState(unknown=unknown or Unknown(), docs=docs, body_at=max(0, source.find("\\begin{document}")))
         parsed = parse_nodes(source, extra)
         state.blocks = tex_unknown.block_counts(parsed, state.unknown)
@@ -409,7 +409,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
     except Exception:  # noqa: BLE001 - pylatexenc's own errors: leave the sheet to pandoc
         return Prepared(source=source)
     asked = {e for e in (unknown.envs if unknown else ()) if e.lower().rstrip("*") in QUESTION_WORDS
-             and e not in ctx.sheet_defines}  # a question environment of a class we do not have
+             and e not in ctx.sheet_defines and e not in state.listed}  # a question environment of a class we do not have
     theorems = [f"\\newtheorem{{{e}}}{{{e[:1].upper() + e[1:].rstrip('*')}}}"
                 for e in sorted(ctx.question_envs | asked) if e not in ctx.theorems]
     editor.converted |= set(ctx.theorems) | ctx.question_envs

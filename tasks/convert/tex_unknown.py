@@ -38,6 +38,8 @@ from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexEnviro
 from pylatexenc.macrospec import MacroSpec
 
 from schemas.markdown import ConversionWarning
+from tasks.convert.checks import keep
+from tasks.convert.latex import QUESTION_WORDS, START_LABEL, arg_text, end_of_args, parse_nodes
 
 OWN = "[sheet2lambda]"
 XPARSE_DEFINERS = ("NewDocumentCommand", "RenewDocumentCommand", "DeclareDocumentCommand", "ProvideDocumentCommand")
@@ -56,13 +58,14 @@ class Unknown:
 
 
 def skipped(entries: list[dict]) -> Unknown:
-    """The commands and environments pandoc's log (``--log`` JSON entries) says it skipped."""
-    from tasks.convert.latex import parse_nodes
-
+    """The commands and environments pandoc's log (``--log`` JSON entries) says it skipped,
+    layout and set-up commands (:func:`tasks.convert.checks.keep`) left out."""
     out = Unknown()
     for e in entries:
         text = e.get("contents")
         if e.get("type") != "SkippedContent" or not isinstance(text, str) or not text.startswith("\\"):
+            continue
+        if keep(e, {}) is None:  # layout and set-up (\tikzset, \vspace …): no text was lost
             continue
         if text.startswith("\\begin{") and "}" in text:
             out.envs.add(text[len("\\begin{"):text.index("}")])
@@ -118,8 +121,6 @@ def xparse_spec(spec: str) -> list[tuple[str, str | None]] | None:
 
 def doc_commands(nodes) -> dict[str, DocCommand]:
     """The ``\\NewDocumentCommand`` family definitions among ``nodes`` (any depth)."""
-    from tasks.convert.latex import arg_text
-
     out: dict[str, DocCommand] = {}
     for n in (x for seq in _sequences([x for x in nodes if x is not None]) for x in seq):
         if isinstance(n, LatexMacroNode) and n.macroname in XPARSE_DEFINERS:
@@ -132,8 +133,6 @@ def doc_commands(nodes) -> dict[str, DocCommand]:
 
 def expand_doc_command(d: DocCommand, node: LatexMacroNode) -> str:
     """A call of ``d`` with its arguments put in its body (a missing ``o`` is empty)."""
-    from tasks.convert.latex import arg_text
-
     body = d.body
     for k, (kind, default) in enumerate(d.args):
         value = arg_text(node, k)
@@ -237,6 +236,7 @@ class UnknownState:
     open_questions: list[str] = field(default_factory=list)
     answers: list[list[str]] = field(default_factory=list)
     noted: set[str] = field(default_factory=set)
+    listed: set[str] = field(default_factory=set)  # undefined environments read as lists
     body_at: int = 0  # where \begin{document} is (0: a fragment)
 
     def once(self, ed, key: str, what: str, name: str) -> None:
@@ -264,8 +264,6 @@ def item_like(ed, n) -> bool:
 
 def unknown_macro(ed, nodes: list, i: int, depth: int) -> int:
     """Rewrite the undefined command ``nodes[i]`` (see the module docstring); the index past it."""
-    from tasks.convert.latex import START_LABEL
-
     n, st = nodes[i], ed.unknown
     name = n.macroname
     groups, j, _ = gather(nodes, i)
@@ -301,13 +299,12 @@ def unknown_macro(ed, nodes: list, i: int, depth: int) -> int:
 
 def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     """Rewrite an undefined environment; False when it is left as it is."""
-    from tasks.convert.latex import QUESTION_WORDS, START_LABEL, end_of_args
-
     st, name = ed.unknown, n.environmentname
     begin_end = end_of_args(n)
     end_start = n.pos + n.len - len(f"\\end{{{name}}}")
     body = [x for x in n.nodelist if x is not None]
-    if name.lower().rstrip("*") in QUESTION_WORDS:
+    holds_items = any(item_like(ed, x) for x in body)
+    if name.lower().rstrip("*") in QUESTION_WORDS and not holds_items:
         nested = name in st.open_questions
         if nested:
             flush_answers(ed, n.pos)
@@ -321,9 +318,10 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
         st.answers.pop()
         st.open_questions.pop()
         return True
-    if not any(item_like(ed, x) for x in body):
+    if not holds_items:
         return False
     kind = list_kind(name)
+    st.listed.add(name)
     lead = next((x for x in body if not _blank_between(x)), None)
     cut = begin_end
     if isinstance(lead, LatexGroupNode) and len(lead.latex_verbatim()) <= 12 and " " not in lead.latex_verbatim():
