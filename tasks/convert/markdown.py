@@ -5,8 +5,11 @@ r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both r
 - ``.tex`` first goes through the TeX pre-pass (:mod:`tasks.convert.latex`,
   :mod:`tasks.convert.tex_rewrite`), which keeps exam class, theorem, class-file, list,
   conditional and siunitx structure, then pandoc with ``filters/convert/structure.lua``
-  (the contract's markers) before ``tidy.lua``. The loss checks live in
-  :mod:`tasks.convert.checks`.
+  (the contract's markers) before ``tidy.lua``. When pandoc reports that it skipped
+  commands or environments that carried text (a class or package we do not have), the
+  sheet is read again with them read generally (:mod:`tasks.convert.tex_unknown`), up to
+  :data:`UNKNOWN_PASSES` times. The loss checks live in :mod:`tasks.convert.checks`;
+  maths using a command nobody defines is an ``UndefinedMaths`` warning.
 - ``.pdf`` goes through Mathpix OCR (:mod:`tasks.convert.ocr_cache`, :mod:`tasks.convert.mathpix`:
   cached by the PDF's bytes) and is then read as Mathpix markdown, like a ``.md``.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to

@@ -247,10 +247,11 @@ class UnknownState:
 
 def is_unknown_macro(ed, n) -> bool:
     """Is ``n`` a command pandoc skipped that neither the sheet nor a class beside it defines?"""
+    if not isinstance(n, LatexMacroNode):
+        return False
     st: UnknownState = ed.unknown
     m = n.macroname
-    return (isinstance(n, LatexMacroNode) and m in st.unknown.macros and m not in ed.ctx.sheet_defines
-            and m not in ed.ctx.macros and m not in st.docs)
+    return m in st.unknown.macros and m not in ed.ctx.sheet_defines and m not in ed.ctx.macros and m not in st.docs
 
 
 def item_like(ed, n) -> bool:
