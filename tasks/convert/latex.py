@@ -65,7 +65,7 @@ BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
 
 EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
 EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
-EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes"}
+EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll"}  # + Ximera's
 EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
 PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
 SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
@@ -80,7 +80,7 @@ LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", 
 
 _SPECS = [
     MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("part", "["),
-    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", ""), MacroSpec("CorrectChoice", ""),
+    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", "["), MacroSpec("CorrectChoice", ""),
     MacroSpec("ifthenelse", "{{{"), MacroSpec("newboolean", "{"), MacroSpec("provideboolean", "{"),
     MacroSpec("setboolean", "{{"), MacroSpec("excludecomment", "{"), MacroSpec("includecomment", "{"),
     MacroSpec("excludeversion", "{"), MacroSpec("includeversion", "{"), MacroSpec("graphicspath", "{"),
