@@ -177,6 +177,7 @@ def connect() -> tuple[str, float]:
     one; starting it starts the warm runner too, :mod:`flows.warm`). Returns ``(what,
     seconds spent)``, ``what`` one phrase for the start-up line."""
     global KEPT
+    KEPT = None
     t0 = time.monotonic()
     if os.environ.get("PREFECT_API_URL"):
         return f"server at PREFECT_API_URL ({os.environ['PREFECT_API_URL']})", time.monotonic() - t0

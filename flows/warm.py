@@ -216,7 +216,6 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
         return None
     sock = _connect()
     if sock is None:
-        startup["warm_what"] = "no warm runner"
         if startup.get("kept"):
             startup["warm_what"] = "no warm runner; one is starting for the next command" if start() \
                 else "no warm runner"
