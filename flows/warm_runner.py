@@ -24,6 +24,13 @@ import time
 
 from flows import warm
 
+PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
+           "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
+           "tasks.write.artifacts")
+"""Modules a document run imports only once its flow runs (``python -X importtime`` on the
+README's first command, after the flows were imported: Prefect's engines and ``fastapi.encoders``
+took 2.8 s of a 9.6 s flow run on a loaded machine). The runner imports them ahead too; not
+polars (its import starts native threads: a fork would copy their locks, not them)."""
 CHECK_EVERY = 2.0
 """Seconds between the runner's checks that its server and its socket are still there."""
 
@@ -74,6 +81,11 @@ def main() -> int:
         runtime.quiet_environment()
         for module in warm.COMMANDS.values():
             importlib.import_module(module)
+        for module in PRELOAD:
+            try:
+                importlib.import_module(module)
+            except ImportError as e:  # a later Prefect may move one: the command imports what it needs
+                _log(f"could not import {module} ahead ({e})")
     except Exception as e:  # the code does not import: each command says so in its own process
         _log(f"the flows do not import ({type(e).__name__}: {e}); not serving")
         _record(code=code, failed=True)
