@@ -13,6 +13,10 @@ measured: README "Prefect"). A command therefore looks, before Prefect is import
 4. with ``SHEET2LAMBDA_SERVER=temporary`` (or when the start fails) Prefect's temporary
    server, one per command, as before.
 
+Beside the kept server runs the warm runner (:mod:`flows.warm`), which has Prefect and the
+flows imported: ``server start`` starts it, the first command after the server started
+starts it for the next ones, ``server stop`` stops it, ``server status`` reports it.
+
 Only the standard library is imported here.
 """
 
@@ -214,8 +218,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         from flows import warm
 
-        if warm.enabled() and not warm.ping():
-            warm.start(url, wait=120.0)  # the next command is warm
+        info = warm.ping()
+        if warm.enabled() and (not info or warm.differs(info.get("identity", {}), {**warm.identity(), "api": url})):
+            warm.stop()  # none, or one on other code: a fresh one, answering before this returns
+            warm.start(url, wait=120.0)
         print(f"prefect server running at {url} (UI: {url[:-4]}); commands now reuse it; "
               "`sheet2lambda server stop` stops it")
         print(warm.status(url))

@@ -285,12 +285,15 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     """Start a runner for this ``PREFECT_HOME`` and ``api`` (default ``PREFECT_API_URL``) in
     its own session (``python -m flows.warm``, its log beside the server's); with ``wait``, wait up to that
     many seconds until it answers. Returns whether one was started (not when disabled, or
-    when the last start on this very code failed: its log says why)."""
+    when the last start on this very code failed: its log says why; ``True`` without a
+    second process when one is still importing)."""
     if not enabled():
         return False
     state = recorded() or {}
     if state.get("failed") and state.get("code") == fingerprint():
         return False
+    if state.get("pid") and "code" not in state and _alive(int(state["pid"])):
+        return True  # one is still importing: a second would only compete with it
     env = dict(os.environ)
     if api:
         env["PREFECT_API_URL"] = api
@@ -307,6 +310,16 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
         if ping():
             break
         time.sleep(0.2)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
     return True
 
 
