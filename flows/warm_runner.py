@@ -31,6 +31,8 @@ PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "pr
 README's first command, after the flows were imported: Prefect's engines and ``fastapi.encoders``
 took 2.8 s of a 9.6 s flow run on a loaded machine). The runner imports them ahead too; not
 polars (its import starts native threads: a fork would copy their locks, not them)."""
+RUNNER_ONLY: list[socket.socket] = []
+"""Sockets of the runner's loop that a forked command closes."""
 CHECK_EVERY = 2.0
 """Seconds between the runner's checks that its server and its socket are still there."""
 
@@ -155,6 +157,15 @@ def _serve(listener: socket.socket, path, me: dict):
     for s in (signal.SIGTERM, signal.SIGINT):
         signal.signal(s, on_stop)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # A finished child wakes the loop at once (its client waits for the status): SIGCHLD
+    # writes a byte to this socket pair, which the selector watches.
+    wake_r, wake_w = socket.socketpair()
+    for end in (wake_r, wake_w):
+        end.setblocking(False)
+        RUNNER_ONLY.append(end)
+    signal.set_wakeup_fd(wake_w.fileno(), warn_on_full_buffer=False)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    sel.register(wake_r, selectors.EVENT_READ, "wake")
     try:
         while True:
             for key, _ in sel.select(timeout=0.5):
@@ -163,6 +174,12 @@ def _serve(listener: socket.socket, path, me: dict):
                     if isinstance(got, tuple):  # this is the child now
                         return got
                     served += got
+                elif key.data == "wake":
+                    try:
+                        while wake_r.recv(4096):
+                            pass
+                    except BlockingIOError:
+                        pass
                 else:
                     _from_client(key.data, sel, children)
             _reap(sel, children)
@@ -341,9 +358,12 @@ def _become(msg: dict, fds: list[int], conn, sel):
 
     import flows.runtime as runtime
 
-    for s in (signal.SIGTERM, signal.SIGHUP):
+    signal.set_wakeup_fd(-1)
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(s, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    for own in RUNNER_ONLY:
+        own.close()
     for key in list(sel.get_map().values()):
         key.fileobj.close()
     sel.close()
