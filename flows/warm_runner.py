@@ -11,6 +11,8 @@ server it was started for is gone, or when another runner has taken its socket.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import json
 import os
@@ -121,10 +123,13 @@ def main() -> int:
     os.replace(tmp, path)
     _record(code=code)
     _log(f"serving on {path} (imports done in {time.monotonic() - runtime.STARTED:.1f} s)")
+    # Objects imported so far are never collected: a child's collections then leave their
+    # pages unwritten, shared with the runner (no copy on write).
+    gc.freeze()
     request = _serve(listener, path, me)
     if request is None:
         return 0
-    return _run(*request)
+    _end(_run(*request))
 
 
 def _server_gone(api: str) -> bool:
@@ -411,3 +416,23 @@ def _become(msg: dict, fds: list[int], conn, sel):
 def _run(module: str, argv: list[str]) -> int:
     """The command, as its own process would run it (its ``main``)."""
     return sys.modules[module].main(argv)
+
+
+def _end(code: int) -> None:
+    """End a forked command as :mod:`multiprocessing` ends its forked children: its threads
+    joined, its exit handlers run (Prefect's event and log workers flush), its output
+    flushed, then ``os._exit``. The interpreter's own teardown would release every object
+    inherited from the runner, copying each page it shares with it: 1.7 s measured at exit."""
+    main = threading.main_thread()
+    for t in threading.enumerate():
+        if t is not main and not t.daemon:
+            t.join()
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code if isinstance(code, int) else 1)
