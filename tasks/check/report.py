@@ -8,9 +8,8 @@ count the same way.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -24,8 +23,15 @@ from schemas.routes import AdjudicationResult, RouteResult, Usage
 from schemas.tiers import Settled
 from schemas.tiers import FieldOutcome
 
+# polars is imported where it is used, not at import: importing it starts native threads,
+# and the warm runner (flows/warm.py) imports this module before it forks a command.
+if TYPE_CHECKING:
+    import polars as pl
+
 def field_frame(fields: list[FieldOutcome]) -> pl.DataFrame:
     """One row per field: ``field``, ``tier``, ``taken`` (all strings)."""
+    import polars as pl
+
     return pl.DataFrame(
         {"field": [f.field for f in fields], "tier": [f.tier for f in fields], "taken": [f.taken for f in fields]},
         schema={"field": pl.Utf8, "tier": pl.Utf8, "taken": pl.Utf8},
@@ -34,6 +40,8 @@ def field_frame(fields: list[FieldOutcome]) -> pl.DataFrame:
 
 def flag_frame(flags: list[Flag]) -> pl.DataFrame:
     """One row per flag: ``field``, ``kind``, ``reason``."""
+    import polars as pl
+
     return pl.DataFrame(
         {"field": [f.field for f in flags], "kind": [f.kind for f in flags], "reason": [f.reason for f in flags]},
         schema={"field": pl.Utf8, "kind": pl.Utf8, "reason": pl.Utf8},
@@ -64,6 +72,8 @@ def count_report(
     least one flag; ``flags_by_kind`` counts flags. ``counts`` are the report's other
     fields (source, questions, parts, tokens, seconds, comparison, ...), validated by it.
     """
+    import polars as pl
+
     ff = field_frame(fields).filter(pl.col("tier") != "empty")
     by_tier = dict(ff.group_by("tier").len().iter_rows())
     fl = flag_frame(flags)
