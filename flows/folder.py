@@ -366,6 +366,7 @@ def folder_flow(
             folder, out, filter, suffixes, replies, offline, backend, model, tries, areas, base, accepted, root,
             dask_address)
     t0 = time.monotonic()
+    runtime.mark_body("body_started")
     folder, out, filter, replies, accepted, root = (resolve(p, base) for p in (folder, out, filter, replies, accepted,
                                                                               root))
     src = Path(folder)
@@ -379,7 +380,8 @@ def folder_flow(
         say("OFFLINE    no model: route A skipped, route B (a library filter) alone reads every sheet, so nothing "
             "is cross-checked: read every field")
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
-    progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
+    with runtime.prefect_call():
+        progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
     try:
         with Bar(len(pairs)) as bar:
             outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
@@ -392,9 +394,10 @@ def folder_flow(
         say(str(e), echo=False, level=logging.ERROR)
         return Failed(message=str(e))
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
-    create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
-    create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
-                             description=f"flags of {src.name}")
+    with runtime.prefect_call():
+        create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
+        create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
+                                 description=f"flags of {src.name}")
     write_run_json(out_dir, outcome.rows, time.monotonic() - t0, folder=str(src), filter=outcome.filter)
     (out_dir / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
     say(*short_table(outcome.rows, src))
@@ -403,6 +406,7 @@ def folder_flow(
         say("accepted differences that no longer occur: " + ", ".join(outcome.stale_accepted))
     say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, flags.md, filter.lua, "
         "one folder per sheet)")
+    runtime.mark_body("body_ended")
     return outcome
 
 
@@ -436,7 +440,7 @@ def _main(args) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
-    print(runtime.overhead_line(time.monotonic() - t_flow))
+    print(runtime.overhead_line(t_flow))
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 

@@ -294,21 +294,51 @@ def startup_line(flow_seconds: float) -> str:
             f"flow run {flow_seconds:.1f} s, other {max(0.0, total - spent):.1f} s")
 
 
-def overhead_line(flow_seconds: float) -> str:
-    """``prefect`` line of a folder or sweep command: Prefect's share of the wall time —
-    importing Prefect, finding or starting the server, and the flow run's time outside the
-    span of its sheets' work (creating the run, artifacts, reports). Prefect's cost per task
-    run inside that span is not counted (measured in tests/benchmarks/bench_folder.py)."""
-    wall = time.monotonic() - STARTED
+@contextmanager
+def prefect_call() -> Iterator[None]:
+    """Time a call into Prefect made outside the sheets' work (an artifact created or
+    updated by the folder flow's body): added to ``STARTUP["prefect_calls"]`` (seconds),
+    which :func:`overhead_line` counts as Prefect's."""
+    t = time.monotonic()
+    try:
+        yield
+    finally:
+        STARTUP["prefect_calls"] = float(STARTUP.get("prefect_calls", 0.0)) + time.monotonic() - t
+
+
+def mark_body(edge: str) -> None:
+    """Record when a folder flow's body started (``edge="body_started"``) or returned
+    (``"body_ended"``), in :data:`STARTUP`: the time between calling the flow and its body,
+    and between its body and the call's return, is Prefect's (creating, starting and
+    ending the flow run)."""
+    STARTUP[edge] = time.monotonic()
+
+
+def overhead_line(flow_started: float) -> str:
+    """``prefect`` line of the folder command: Prefect's share of the wall time —
+    importing Prefect (0 with the warm runner, whose hand-over is counted instead), finding
+    or starting the server, creating/starting/ending the flow run (the time from calling the
+    flow, at monotonic ``flow_started``, to its body's first line, and from its body's return
+    to the call's), and the artifacts the body publishes (:func:`prefect_call`). Not counted:
+    Prefect's cost per task run inside the sheets' work (measured by
+    tests/benchmarks/bench_folder.py), and the run's own work outside the sheets (pairing,
+    writing report.csv/parquet, printing), shown separately as ``ours``."""
+    now = time.monotonic()
+    wall = now - STARTED
     imp = float(STARTUP.get("prefect_import", 0.0))
     server = float(STARTUP.get("server", 0.0))
-    outside = max(0.0, flow_seconds - float(STARTUP.get("sheets", flow_seconds)))
+    body_started = float(STARTUP.get("body_started", flow_started))
+    body_ended = float(STARTUP.get("body_ended", now))
+    run = max(0.0, body_started - flow_started) + max(0.0, now - body_ended)
+    calls = float(STARTUP.get("prefect_calls", 0.0))
+    ours = max(0.0, (body_ended - body_started) - float(STARTUP.get("sheets", body_ended - body_started)) - calls)
     warm = STARTUP.get("warm")
-    total = imp + server + outside + float(warm or 0.0)
+    total = imp + server + run + calls + float(warm or 0.0)
     how = f" (warm runner: imported ahead; handed over in {float(warm):.2f} s)" if warm is not None else ""
     return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
-            f"importing Prefect {imp:.1f} s{how}, the server {server:.1f} s, the flow run outside its sheets' work "
-            f"{outside:.1f} s")
+            f"importing Prefect {imp:.1f} s{how}, the server {server:.1f} s, creating and ending the flow run "
+            f"{run:.1f} s, artifacts {calls:.1f} s; not counted: the run's own work outside its sheets "
+            f"{ours:.1f} s, Prefect's per-task cost inside them (bench_folder)")
 
 
 def run_command(command: str, argv: list[str] | None, prog: str, body, what: str) -> int:

@@ -1,0 +1,37 @@
+"""The folder command's ``prefect`` line: what it counts as Prefect's and what it does not."""
+
+from __future__ import annotations
+
+import re
+
+from flows import runtime
+
+
+def test_overhead_counts_run_creation_artifacts_and_import_but_not_our_own_work(monkeypatch):
+    now = 1000.0
+    monkeypatch.setattr(runtime.time, "monotonic", lambda: now)
+    monkeypatch.setattr(runtime, "STARTED", now - 20.0)  # the command began 20 s ago
+    monkeypatch.setattr(runtime, "STARTUP", {
+        "prefect_import": 3.0, "server": 0.5,
+        "body_started": now - 15.0,   # the flow was called at now - 16: 1 s to start its run
+        "body_ended": now - 0.5,      # 0.5 s to end it
+        "sheets": 10.0,               # of the body's 14.5 s, 10 are the sheets' span
+        "prefect_calls": 0.8,         # artifacts
+    })
+    line = runtime.overhead_line(now - 16.0)
+    # Prefect's: import 3 + server 0.5 + run 1.5 + artifacts 0.8 = 5.8 s of 20 s
+    assert line.startswith("prefect    overhead 5.8 s of 20.0 s wall (29 %)"), line
+    assert "creating and ending the flow run 1.5 s" in line and "artifacts 0.8 s" in line
+    # ours: body 14.5 - sheets 10 - artifacts 0.8 = 3.7 s, not counted
+    assert re.search(r"own work outside its sheets 3\.7 s", line), line
+
+
+def test_prefect_call_adds_its_time(monkeypatch):
+    monkeypatch.setattr(runtime, "STARTUP", {})
+    ticks = iter([5.0, 7.25, 10.0, 10.5])
+    monkeypatch.setattr(runtime.time, "monotonic", lambda: next(ticks))
+    with runtime.prefect_call():
+        pass
+    with runtime.prefect_call():
+        pass
+    assert runtime.STARTUP["prefect_calls"] == 2.75
