@@ -329,3 +329,19 @@ def test_markdown_inside_an_answer_div_loses_its_line_break_tags():
     worked = "\n".join([q.parts[0].answer, q.parts[0].worked_solution])
     assert "$F(s) = 1/s$" in worked and "Integrate by parts:" in worked and "the limit" in worked
     assert "<br>" not in worked and "<strong>" not in worked
+
+
+def test_rows_of_display_maths_keep_their_line_ends_while_a_hard_break_is_cut():
+    # a `\\` ending a row of `$$` maths is the sheet's maths; a lone `\` ending a line
+    # outside maths is markdown's hard break
+    md = """## Problem 1
+
+Solve the system $$\\begin{aligned}
+x + y &= 2 \\\\
+x - y &= 0
+\\end{aligned}$$ for $x$ and $y$.\\
+Then check it.
+"""
+    (q,) = read(md).root
+    assert "x + y &= 2 \\\\\nx - y &= 0" in q.main_text
+    assert "for $x$ and $y$.\nThen check it." in q.main_text

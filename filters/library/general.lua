@@ -321,8 +321,17 @@ local function label_units(text, units)
     local _, n = line:gsub('%$%$', '')
     if n % 2 == 1 then in_math = not in_math end
   end
+  -- a line's trailing `\` is markdown's hard break, cut; inside `$$` maths a row's
+  -- `\\` (and anything else) is the sheet's maths, kept as written
   local function clean(lines)
-    for i, l in ipairs(lines) do lines[i] = l:gsub('%s+$', ''):gsub('\\$', '') end
+    local math_open = false
+    for i, l in ipairs(lines) do
+      l = l:gsub('%s+$', '')
+      local _, n = l:gsub('%$%$', '')
+      if n % 2 == 1 then math_open = not math_open end
+      if not math_open and not l:match('\\\\$') then l = l:gsub('\\$', '') end
+      lines[i] = l
+    end
     return trim(table.concat(lines, '\n'))
   end
   -- labels after a line ending in a colon enumerate inside the text (conditions,
