@@ -132,3 +132,16 @@ def test_bold_part_label_opening_a_paragraph_becomes_the_plain_label():
     lines = out.text.replace("\\(", "(").replace("\\)", ")").splitlines()
     assert "(a) First." in lines and "(ii) Second." in lines
     assert "**Note** stays bold." in lines
+
+
+def test_display_environments_become_the_katex_environments_inside_dollars():
+    # align*/gather* as text in a field are markup; inside $$ they are aligned/gathered,
+    # numbered rows keep their printed numbers (one: the display's tag; several: each row's)
+    out = md("Solve\n\\begin{align*}\na &= b \\\\\nc &= d\n\\end{align*}\nthen\n"
+             "\\begin{align}\nx &= 1 \\label{e:x}\\\\\ny &= 2 \\nonumber\n\\end{align}\n"
+             "\\begin{align}\np &= 1 \\\\\nq &= 2\n\\end{align}\n\\begin{gather*}\nu = v\n\\end{gather*}\nBy \\eqref{e:x}.")
+    assert "$$\\begin{aligned}\na &= b \\\\\nc &= d\n\\end{aligned}$$" in out.text
+    assert "y &= 2 \n\\end{aligned} \\tag{1}$$" in out.text
+    assert "p &= 1 \\qquad (2)\\\\\nq &= 2 \\qquad (3)\\end{aligned}$$" in out.text
+    assert "$$\\begin{gathered}\nu = v\n\\end{gathered}$$" in out.text and "By (1)." in out.text
+    assert "{align}" not in out.text and "{align*}" not in out.text and "{gather*}" not in out.text and "nonumber" not in out.text

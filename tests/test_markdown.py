@@ -238,7 +238,7 @@ def test_multiline_display_maths_stays_inside_its_paragraph():
     assert len(ast["blocks"]) == 1 and ast["blocks"][0]["t"] == "Para", md.text
     maths = [re.sub(r"\s+", " ", m["c"][1]).strip() for m in nodes(ast, "Math")]
     assert maths == [
-        "\\begin{align*} u &= a - b \\\\ > c \\\\ # d \\\\ 1. e \\\\ = f \\end{align*}",
+        "\\begin{aligned} u &= a - b \\\\ > c \\\\ # d \\\\ 1. e \\\\ = f \\end{aligned}",
         "+ g",
         "x",
     ]

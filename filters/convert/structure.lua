@@ -16,6 +16,10 @@ notes' contract (plain markdown), and adds no word of its own:
   numbers them (equation, and each row of align/gather/multline/eqnarray without
   \nonumber or \notag), and `(n)` for \eqref; a numbered equation gets `\tag{n}` so the
   platform prints its number; other internal links become their text;
+- display environments become the ones KaTeX renders inside `$$` (align/align*/flalign →
+  aligned, gather/multline → gathered, eqnarray → array{rcl}, alignat → alignedat), their
+  \label/\nonumber/\notag cut; a display with one numbered row gets `\tag{n}`, one with
+  several ends each numbered row with `\qquad (n)`;
 - superscript and subscript text (pandoc-only ^x^ and ~x~) become maths;
 - a paragraph opening with a part label in bold or italics (`\textbf{(a)}`, a class's
   `\problempart` printing `{\bfseries (\alph{part})}`) opens with the plain label `(a)`,
@@ -35,6 +39,22 @@ end
 
 local NUMBERED_ROWS = { align = true, gather = true, multline = true, eqnarray = true, flalign = true, alignat = true }
 
+-- The environment KaTeX renders inside `$$` in place of each display environment
+-- (align* is no KaTeX-safe field content: the platform's fields hold `$$…$$` maths with
+-- aligned/gathered/array inside, see docs on KaTeX's supported environments).
+local INNER = {
+  align = "aligned", flalign = "aligned", gather = "gathered", multline = "gathered",
+  eqnarray = "array", alignat = "alignedat",
+}
+
+local function inner_env(env)
+  local base = env:gsub("%*$", "")
+  local inner = INNER[base]
+  if not inner then return nil end
+  if inner == "array" then return "array", "{rcl}" end
+  return inner, ""
+end
+
 local function number_math(el)
   local env = envs_of(el.text)
   if not env then return nil end
@@ -51,20 +71,42 @@ local function number_math(el)
   elseif env == "equation*" then
     el.text = body:gsub("^%s+", ""):gsub("%s+$", "")
     return el
-  elseif NUMBERED_ROWS[env] then
-    local rows = {}
-    for row in (body .. "\\\\"):gmatch("(.-)\\\\") do table.insert(rows, row) end
-    for _, row in ipairs(rows) do
-      if row:match("%S") and not row:match("\\nonumber") and not row:match("\\notag") then
-        count = count + 1
-        local label = row:match("\\label%s*{([^}]*)}")
-        if label then eqno[label] = count end
-      end
-    end
-    el.text = el.text:gsub("\\label%s*{[^}]*}", "")
-    return el
   end
-  return nil
+  local inner, cols = inner_env(env)
+  if not inner then return nil end
+  local numbered = NUMBERED_ROWS[env] == true
+  -- alignat{n}'s column count stays with alignedat
+  if inner == "alignedat" then
+    local n, rest = body:match("^%s*(%b{})(.*)$")
+    if n then cols, body = n, rest end
+  end
+  local rows, numbers = {}, {}
+  for row in (body .. "\\\\"):gmatch("(.-)\\\\") do table.insert(rows, row) end
+  if rows[#rows] and not rows[#rows]:match("%S") then table.remove(rows) end
+  for i, row in ipairs(rows) do
+    if numbered and row:match("%S") and not row:match("\\nonumber") and not row:match("\\notag") then
+      count = count + 1
+      local label = row:match("\\label%s*{([^}]*)}")
+      if label then eqno[label] = count end
+      numbers[i] = count
+    end
+    rows[i] = row:gsub("\\label%s*{[^}]*}", ""):gsub("\\nonumber", ""):gsub("\\notag", "")
+  end
+  -- the printed numbers: one numbered row is the display's \tag; several are each
+  -- row's number at its end, as LaTeX prints them
+  local tagged = {}
+  for i in pairs(numbers) do tagged[#tagged + 1] = i end
+  local tag = ""
+  if #tagged == 1 then
+    tag = " \\tag{" .. numbers[tagged[1]] .. "}"
+  else
+    for i, n in pairs(numbers) do
+      rows[i] = rows[i]:gsub("%s+$", "") .. " \\qquad (" .. n .. ")"
+    end
+  end
+  local text = table.concat(rows, "\\\\")
+  el.text = "\\begin{" .. inner .. "}" .. cols .. text .. "\\end{" .. inner .. "}" .. tag
+  return el
 end
 
 local function drop_leading_space(inlines)
