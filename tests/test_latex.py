@@ -145,3 +145,16 @@ def test_display_environments_become_the_katex_environments_inside_dollars():
     assert "p &= 1 \\qquad (2)\\\\\nq &= 2 \\qquad (3)\\end{aligned}$$" in out.text
     assert "$$\\begin{gathered}\nu = v\n\\end{gathered}$$" in out.text and "By (1)." in out.text
     assert "{align}" not in out.text and "{align*}" not in out.text and "{gather*}" not in out.text and "nonumber" not in out.text
+
+
+def test_environments_of_a_missing_class_keep_their_title_and_their_items():
+    # no file defines `exercise` or `asks` (the class that did is not beside the sheet):
+    # the question word's environment is numbered with its [title]; the one holding \item
+    # is a list, not a div whose items pandoc would drop
+    out = md("\\begin{exercise}[Heat flow]\nA rod is heated.\n\\begin{asks}\n\\item Find the flux.\n"
+             "\\item Find the gradient.\n\\end{asks}\nNow insulate one end.\n\\begin{asks}\n\\item Redo it.\n"
+             "\\end{asks}\n\\end{exercise}\n\\begin{exercise}\nCool it.\n\\end{exercise}", cls="tdsheet")
+    lines = out.text.splitlines()
+    assert "**Exercise 1.** (Heat flow) A rod is heated." in lines and "**Exercise 2.** Cool it." in lines
+    assert "1.  Find the flux." in lines and "2.  Find the gradient." in lines and "1.  Redo it." in lines
+    assert "Now insulate one end." in lines and ":::" not in out.text

@@ -21,7 +21,9 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
 - environments a sheet or class defines with ``\newenvironment`` whose name is a
   question word (problem, exercise, question, task) become ``\newtheorem``s, so that
   pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
-  environment's own definition is dropped so that it stays a ``solution`` div;
+  environment's own definition is dropped so that it stays a ``solution`` div; one named
+  so that no file here defines (a missing class's) becomes a ``\newtheorem`` too, and an
+  undefined environment holding ``\item``\ s of its own becomes an ``enumerate``;
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
@@ -165,6 +167,12 @@ def _walk(nodes):
             yield from _walk(n.nodelist)
         if getattr(n, "nodeargd", None) is not None:
             yield from _walk(n.nodeargd.argnlist)
+
+
+def walk(nodes):
+    """Every node of ``nodes`` (pylatexenc nodes), depth first, macro arguments and
+    environment bodies included."""
+    return _walk(nodes)
 
 
 def plain_lines(text: str) -> str:

@@ -42,9 +42,19 @@ from tasks.convert.latex import (
     learn_definitions,
     parse_nodes,
     plain_lines,
+    walk,
 )
 from tasks.convert.labels import fmt, label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
+
+KNOWN_ENVS = {
+    "enumerate", "itemize", "description", "compactenum", "compactitem", "compactdesc", "asparaenum", "asparaitem",
+    "inparaenum", "inparaitem", "list", "trivlist", "thebibliography", "questions", "parts", "subparts", "subsubparts",
+    "choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "document", "frame", "block", "columns", "column",
+}
+"""Environments pandoc or the exam rewrite reads themselves: never taken for a missing
+class's list or question environment."""
+
 
 class Editor:
     """Collects node edits over one sheet and applies them."""
@@ -196,7 +206,12 @@ class Editor:
             self.edit(n.pos, begin_end, "\\begin{solution}")
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
-        elif name == "enumerate":
+        elif name == "enumerate" or self.undefined_list(n):
+            if name != "enumerate":
+                # an environment no file here defines (a missing class's list of questions
+                # or parts) holding \item: pandoc would make it a div and drop its items
+                self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
+                self.converted.add(name)
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
             return
@@ -204,6 +219,13 @@ class Editor:
             self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
+
+    def undefined_list(self, n: LatexEnvironmentNode) -> bool:
+        """True for an environment no file of the sheet defines and pandoc reads as no list
+        (not :data:`KNOWN_ENVS`) whose own body holds ``\\item``s: a list of a missing class."""
+        name = n.environmentname
+        return (name not in KNOWN_ENVS and name not in self.ctx.sheet_defines and name not in self.ctx.theorems
+                and name not in self.ctx.question_envs and bool(self.items(n)))
 
     def items(self, n) -> list[LatexMacroNode]:
         return [c for c in n.nodelist if isinstance(c, LatexMacroNode) and c.macroname == "item"]
@@ -348,6 +370,23 @@ class Editor:
                         graphicspath=self.ctx.graphicspath)
 
 
+def undefined_question_envs(nodes, ctx: TexContext) -> set[str]:
+    """Environments named by a question word (problem, exercise, exercice …) that neither
+    the sheet nor a file beside it defines (its class is missing) and that hold no
+    ``\\item`` of their own: each becomes a ``\\newtheorem``, so that pandoc numbers it and
+    keeps its ``[title]``, where it would make an unnamed div and drop the title."""
+    out: set[str] = set()
+    for n in walk(nodes):
+        if not isinstance(n, LatexEnvironmentNode):
+            continue
+        name = n.environmentname
+        if (name.lower().rstrip("*") in QUESTION_WORDS and name not in KNOWN_ENVS and name not in ctx.theorems
+                and name not in ctx.sheet_defines and name not in ctx.question_envs
+                and not any(isinstance(c, LatexMacroNode) and c.macroname == "item" for c in n.nodelist)):
+            out.add(name)
+    return out
+
+
 def prepare(source: str, base_dir: str | None) -> Prepared:
     """The LaTeX pandoc should read for ``source`` (a sheet in ``base_dir``), with notes.
 
@@ -369,6 +408,7 @@ def prepare(source: str, base_dir: str | None) -> Prepared:
         editor.run(parse_nodes(source, extra))
     except Exception:  # noqa: BLE001 - pylatexenc's own errors: leave the sheet to pandoc
         return Prepared(source=source)
+    ctx.question_envs |= undefined_question_envs(nodes, ctx)
     theorems = [f"\\newtheorem{{{e}}}{{{e[:1].upper() + e[1:].rstrip('*')}}}"
                 for e in sorted(ctx.question_envs) if e not in ctx.theorems]
     editor.converted |= set(ctx.theorems) | ctx.question_envs
