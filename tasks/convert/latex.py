@@ -23,7 +23,7 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
   pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
   environment's own definition is dropped so that it stays a ``solution`` div; one named
   so that no file here defines (a missing class's) becomes a ``\newtheorem`` too, and an
-  undefined environment holding ``\item``\ s of its own becomes an ``enumerate``;
+  undefined environment holding ``\item`` entries of its own becomes an ``enumerate``;
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
