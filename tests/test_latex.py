@@ -158,3 +158,17 @@ def test_environments_of_a_missing_class_keep_their_title_and_their_items():
     assert "**Exercise 1.** (Heat flow) A rod is heated." in lines and "**Exercise 2.** Cool it." in lines
     assert "1.  Find the flux." in lines and "2.  Find the gradient." in lines and "1.  Redo it." in lines
     assert "Now insulate one end." in lines and ":::" not in out.text
+
+
+def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question():
+    # a class's wrapper around each \question (keeping it on one page) and a \section
+    # between questions: every question stays an item, numbered on across the heading
+    out = md("\\begin{questions}\n\\begin{keeptogether}\n\\question Name a prime.\n"
+             "\\begin{solution}Two.\\end{solution}\n\\end{keeptogether}\n\\section{Graphs}\nSome reminders.\n"
+             "\\begin{keeptogether}\n\\question Draw a cycle.\n\\end{keeptogether}\n\\question Colour it.\n"
+             "\\end{questions}", cls="exam")
+    lines = out.text.splitlines()
+    assert "1.  Name a prime." in lines and "# Graphs" in lines and "Some reminders." in lines
+    assert "2.  Draw a cycle." in lines and "3.  Colour it." in lines
+    assert lines.index("# Graphs") < lines.index("Some reminders.") < lines.index("2.  Draw a cycle.")
+    assert "    ::: {.solution}" in lines and "keeptogether" not in out.text

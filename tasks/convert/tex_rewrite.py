@@ -54,6 +54,8 @@ KNOWN_ENVS = {
 }
 """Environments pandoc or the exam rewrite reads themselves: never taken for a missing
 class's list or question environment."""
+HEADINGS = {"chapter", "section", "subsection", "subsubsection"}
+"""Sectioning commands: between a list's items they split the list (:meth:`Editor.flatten_list`)."""
 
 
 class Editor:
@@ -66,6 +68,7 @@ class Editor:
         self.converted: set[str] = set()
         self.hidden: list[str] = []
         self.last_end: dict[int, int] = {}
+        self.unwrapped: set[int] = set()
 
     def edit(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, text))
@@ -191,9 +194,11 @@ class Editor:
         if name in EXAM_LISTS and name not in ctx.sheet_defines:
             opt = (arg_text(n, 0) or "").strip()
             tmpl = PARTS_OPTION.get(opt, EXAM_LISTS[name]) if name != "questions" else ""
-            self.edit(n.pos, begin_end, f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}")
+            begin = f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}"
+            self.edit(n.pos, begin_end, begin)
             self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             self.converted.add(name)
+            self.flatten_list(n, begin, 1)
             self.run(n.nodelist, depth + 1, in_math)
             return
         if name in EXAM_CHOICES and name not in ctx.sheet_defines:
@@ -225,7 +230,51 @@ class Editor:
         (not :data:`KNOWN_ENVS`) whose own body holds ``\\item``s: a list of a missing class."""
         name = n.environmentname
         return (name not in KNOWN_ENVS and name not in self.ctx.sheet_defines and name not in self.ctx.theorems
-                and name not in self.ctx.question_envs and bool(self.items(n)))
+                and name not in self.ctx.question_envs and n.pos not in self.unwrapped and bool(self.items(n)))
+
+    def is_item(self, c) -> bool:
+        """True for a node that opens a list item: ``\\item``, or an exam-class item macro
+        (``\\question``, ``\\part`` …) the sheet does not define itself."""
+        return isinstance(c, LatexMacroNode) and (
+            c.macroname == "item" or (c.macroname in EXAM_ITEMS and c.macroname not in self.ctx.sheet_defines))
+
+    def flatten_list(self, n: LatexEnvironmentNode, begin: str, start: int) -> None:
+        """A list's items as pandoc must see them: an environment wrapped around items
+        (a class's ``blocksection`` keeping a question on one page) loses its
+        ``\\begin``/``\\end``, so that its items are the list's; a heading between the
+        items (``\\section{Trees}`` inside ``questions``) closes the list before it and
+        reopens it (``begin``) at the next item, numbered on from the items before
+        (pandoc would otherwise drop the heading's items or the heading)."""
+        count, nodes = start - 1, [c for c in n.nodelist if c is not None]
+        for k, c in enumerate(nodes):
+            if self.is_item(c):
+                count += 1
+            elif (isinstance(c, LatexEnvironmentNode) and c.environmentname not in KNOWN_ENVS
+                  and c.environmentname not in SOLUTION_ENVS and any(self.is_item(x) for x in c.nodelist)):
+                self.edit(c.pos, end_of_args(c), "")
+                self.edit(c.pos + c.len - len(f"\\end{{{c.environmentname}}}"), c.pos + c.len, "")
+                self.unwrapped.add(c.pos)
+                count += sum(1 for x in c.nodelist if self.is_item(x))
+            elif isinstance(c, LatexMacroNode) and c.macroname in HEADINGS:
+                nxt = self.next_item(nodes[k + 1:])
+                if nxt is None:
+                    continue
+                at, item = nxt
+                self.edit(c.pos, c.pos, "\\end{enumerate}\n")
+                self.edit(at, at, begin + "\n")
+                self.edit(end_of_args(item), end_of_args(item), f" \\label{{{START_LABEL}{count + 1}}}")
+                self.converted.add(c.macroname)
+
+    def next_item(self, nodes) -> tuple[int, LatexMacroNode] | None:
+        """Where the list reopens (the next item, or the wrapper holding it) and that item."""
+        for c in nodes:
+            if self.is_item(c):
+                return c.pos, c
+            if isinstance(c, LatexEnvironmentNode) and c.environmentname not in KNOWN_ENVS:
+                inner = [x for x in c.nodelist if self.is_item(x)]
+                if inner:
+                    return c.pos, inner[0]
+        return None
 
     def items(self, n) -> list[LatexMacroNode]:
         return [c for c in n.nodelist if isinstance(c, LatexMacroNode) and c.macroname == "item"]
@@ -269,7 +318,9 @@ class Editor:
         if resume:
             start = self.last_end.get(depth, 0) + 1
         self.last_end[depth] = start + len(items) - 1
-        self.edit(n.pos, begin_end, f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}")
+        begin = f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}"
+        self.edit(n.pos, begin_end, begin)
+        self.flatten_list(n, begin, start)
         if start != 1 and items:
             first = items[0]
             self.edit(end_of_args(first), end_of_args(first), f" \\label{{{START_LABEL}{start}}}")
