@@ -345,3 +345,47 @@ Then check it.
     (q,) = read(md).root
     assert "x + y &= 2 \\\\\nx - y &= 0" in q.main_text
     assert "for $x$ and $y$.\nThen check it." in q.main_text
+
+
+def test_headings_that_ask_are_parts_of_the_section_above_and_other_sections_are_chrome():
+    md = """# Getting started (5 minutes)
+
+Install the simulator.
+
+#### Requirements:
+
+Any laptop.
+
+# Pendulum (10-15 minutes)
+
+Run the pendulum demo. Do the following:
+
+1.  Set the length to 2 m.
+
+2.  Start the clock.
+
+#### What period did you measure?
+
+Give it to two figures.
+
+#### Does it depend on the mass?
+
+Explain.
+
+# Spring (10 minutes)
+
+Run the spring demo.
+
+#### What period did you measure?
+
+Give it to two figures.
+"""
+    out = read(md)
+    assert [q.title for q in out.root] == ["Pendulum", "Spring"]
+    pendulum, spring = out.root
+    assert pendulum.main_text.startswith("Run the pendulum demo. Do the following:")
+    assert "2.  Start the clock." in pendulum.main_text
+    assert contents(pendulum) == ["What period did you measure?\n\nGive it to two figures.",
+                                  "Does it depend on the mass?\n\nExplain."]
+    assert contents(spring) == ["What period did you measure?\n\nGive it to two figures."]
+    assert "Install" not in json.dumps(out.model_dump())  # a section that asks nothing is chrome

@@ -12,7 +12,11 @@ Questions open at
     a heading that is no marker before such a list is the group title of its
     questions), or — when every numbered list restarts at 1 after a paragraph — a
     paragraph followed by a numbered list of its parts;
-  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a.
+  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
+  * with no marker at all but two or more headings that ask (text ending in `?`, one
+    level, a LaTeX `\paragraph*{What is ...?}`) under headings of a higher level: each
+    section heading opens a question, each asking heading a part whose content starts
+    with its question; a section that asks nothing is chrome.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
@@ -874,16 +878,7 @@ local function joined(texts)
   return table.concat(out, '\n\n')
 end
 
-function Pandoc(doc)
-  ROLE = sheet.role(doc)
-  local qs, answers = segment(doc.blocks)
-  if answers then
-    local saved = ROLE
-    ROLE = 'solutions'
-    local sols = segment(answers)
-    ROLE = saved
-    merge_section(qs, sols)
-  end
+local function emit_questions(qs)
   local out = {}
   for _, q in ipairs(qs) do
     local parts = {}
@@ -904,4 +899,79 @@ function Pandoc(doc)
     end
   end
   return sheet.emit(out)
+end
+
+-- ---------------------------------------------------------------------------
+-- Question headings: a sheet with no question marker whose run-in headings ask
+-- (`#### What is the lower bound?`, a LaTeX `\paragraph*{...?}`) under section headings.
+
+local function asks(h)
+  return heading_text(h):match('%?$') ~= nil
+end
+
+-- The level of the headings that ask, when the layout is this one: no question marker,
+-- two or more headings ending in `?`, all at one level, under headings of a higher level.
+local function asking_level(blocks)
+  if ROLE ~= 'questions' or has_markers(blocks) then return nil end
+  local level, n, top = nil, 0, 99
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      if asks(b) then
+        if level and level ~= b.level then return nil end
+        level, n = b.level, n + 1
+      else
+        top = math.min(top, b.level)
+      end
+    end
+  end
+  if level and n >= 2 and top < level then return level end
+  return nil
+end
+
+-- Each section heading above the asking level opens a question (its title the heading
+-- text, a trailing `(5-10 minutes)` estimate cut); each asking heading opens a part whose
+-- content starts with the question it asks; the text before the first part is the main
+-- text. A section with no asking heading is chrome (objectives, downloads, instructions).
+local function asking_questions(blocks, level)
+  local qs, cur, part = {}, nil, nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level < level then
+      local title = heading_text(b):gsub('%s*%([^%)]*%d[^%)]*%)$', '')
+      cur = { number = '', title = trim(title), main_texts = {}, parts = {} }
+      qs[#qs + 1] = cur
+      part = nil
+    elseif cur and b.t == 'Header' and b.level == level and asks(b) then
+      part = new_part('')
+      part.texts[1] = heading_text(b)
+      cur.parts[#cur.parts + 1] = part
+    elseif cur and b.t ~= 'HorizontalRule' and not (b.t == 'RawBlock') then
+      local text = b.t == 'Header' and heading_text(b) or sheet.text_of(b)
+      if trim(text) ~= '' then
+        if part then part.texts[#part.texts + 1] = text else cur.main_texts[#cur.main_texts + 1] = text end
+      end
+    end
+  end
+  local out = {}
+  for _, q in ipairs(qs) do
+    if #q.parts > 0 then out[#out + 1] = q end
+  end
+  return out
+end
+
+function Pandoc(doc)
+  ROLE = sheet.role(doc)
+  local asking = asking_level(doc.blocks)
+  if asking then
+    local qs = asking_questions(doc.blocks, asking)
+    if #qs > 0 then return emit_questions(qs) end
+  end
+  local qs, answers = segment(doc.blocks)
+  if answers then
+    local saved = ROLE
+    ROLE = 'solutions'
+    local sols = segment(answers)
+    ROLE = saved
+    merge_section(qs, sols)
+  end
+  return emit_questions(qs)
 end
