@@ -172,3 +172,9 @@ def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question()
     assert "2.  Draw a cycle." in lines and "3.  Colour it." in lines
     assert lines.index("# Graphs") < lines.index("Some reminders.") < lines.index("2.  Draw a cycle.")
     assert "    ::: {.solution}" in lines and "keeptogether" not in out.text
+
+
+def test_choices_of_a_missing_class_become_a_task_list_with_the_marked_one_ticked():
+    out = md("\\begin{pickone}\n\\choice{Red}\n\\choice[correct]{Blue}\n\\end{pickone}", cls="quizclass")
+    lines = out.text.splitlines()
+    assert "- [ ] Red" in lines and "- [x] Blue" in lines and "correct" not in out.text

@@ -82,7 +82,7 @@ LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", 
 
 _SPECS = [
     MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("part", "["),
-    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", ""), MacroSpec("CorrectChoice", ""),
+    MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", "["), MacroSpec("CorrectChoice", ""),
     MacroSpec("ifthenelse", "{{{"), MacroSpec("newboolean", "{"), MacroSpec("provideboolean", "{"),
     MacroSpec("setboolean", "{{"), MacroSpec("excludecomment", "{"), MacroSpec("includecomment", "{"),
     MacroSpec("excludeversion", "{"), MacroSpec("includeversion", "{"), MacroSpec("graphicspath", "{"),

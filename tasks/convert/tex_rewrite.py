@@ -142,7 +142,9 @@ class Editor:
             self.converted.add(m)
             return
         if m in ("choice", "CorrectChoice") and m not in ctx.sheet_defines:
-            self.edit(n.pos, end, f"\\item {BOX_TICKED if m == 'CorrectChoice' else BOX_EMPTY} ")
+            # \choice[correct]{…}: the correct option of a class that marks it so
+            ticked = m == "CorrectChoice" or (arg_text(n, 0) or "").strip() == "correct"
+            self.edit(n.pos, end_of_args(n), f"\\item {BOX_TICKED if ticked else BOX_EMPTY} ")
             self.converted.add(m)
             return
         if m in SIUNITX and m not in ctx.sheet_defines:
@@ -201,7 +203,7 @@ class Editor:
             self.flatten_list(n, begin, 1)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        if name in EXAM_CHOICES and name not in ctx.sheet_defines:
+        if (name in EXAM_CHOICES and name not in ctx.sheet_defines) or self.undefined_choices(n):
             self.edit(n.pos, begin_end, "\\begin{itemize}")
             self.edit(end_start, n.pos + n.len, "\\end{itemize}")
             self.converted.add(name)
@@ -231,6 +233,15 @@ class Editor:
         name = n.environmentname
         return (name not in KNOWN_ENVS and name not in self.ctx.sheet_defines and name not in self.ctx.theorems
                 and name not in self.ctx.question_envs and n.pos not in self.unwrapped and bool(self.items(n)))
+
+    def undefined_choices(self, n: LatexEnvironmentNode) -> bool:
+        """True for an environment no file of the sheet defines whose own body holds
+        ``\\choice`` options (a missing class's multiple choice): it is read as exam's
+        ``choices``."""
+        name = n.environmentname
+        return (name not in KNOWN_ENVS and name not in self.ctx.sheet_defines and name not in self.ctx.theorems
+                and any(isinstance(c, LatexMacroNode) and c.macroname in ("choice", "CorrectChoice")
+                        and c.macroname not in self.ctx.sheet_defines for c in n.nodelist))
 
     def is_item(self, c) -> bool:
         """True for a node that opens a list item: ``\\item``, or an exam-class item macro
