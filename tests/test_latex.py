@@ -153,9 +153,11 @@ def test_environments_of_a_missing_class_keep_their_title_and_their_items():
     # is a list, not a div whose items pandoc would drop
     out = md("\\begin{exercise}[Heat flow]\nA rod is heated.\n\\begin{asks}\n\\item Find the flux.\n"
              "\\item Find the gradient.\n\\end{asks}\nNow insulate one end.\n\\begin{asks}\n\\item Redo it.\n"
-             "\\end{asks}\n\\end{exercise}\n\\begin{exercise}\nCool it.\n\\end{exercise}", cls="tdsheet")
+             "\\end{asks}\n\\end{exercise}\n\\begin{exercise}\nCool it.\n\\begin{tightitemize}\n\\item Slowly.\n"
+             "\\end{tightitemize}\n\\end{exercise}", cls="tdsheet")
     lines = out.text.splitlines()
     assert "**Exercise 1.** (Heat flow) A rod is heated." in lines and "**Exercise 2.** Cool it." in lines
+    assert "- Slowly." in lines  # a bullet list when its name says so
     assert "1.  Find the flux." in lines and "2.  Find the gradient." in lines and "1.  Redo it." in lines
     assert "Now insulate one end." in lines and ":::" not in out.text
 

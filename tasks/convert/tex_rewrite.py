@@ -213,7 +213,7 @@ class Editor:
             self.edit(n.pos, begin_end, "\\begin{solution}")
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
-        elif name == "enumerate" or self.undefined_list(n):
+        elif name == "enumerate" or (self.undefined_list(n) and "itemize" not in name.lower()):
             if name != "enumerate":
                 # an environment no file here defines (a missing class's list of questions
                 # or parts) holding \item: pandoc would make it a div and drop its items
@@ -222,7 +222,12 @@ class Editor:
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        elif name == "itemize":
+        elif name == "itemize" or self.undefined_list(n):
+            if name != "itemize":
+                # a missing class's bullet list (its name says itemize): a bullet list
+                self.edit(n.pos, begin_end, "\\begin{itemize}")
+                self.edit(end_start, n.pos + n.len, "\\end{itemize}")
+                self.converted.add(name)
             self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
