@@ -389,3 +389,24 @@ Give it to two figures.
                                   "Does it depend on the mass?\n\nExplain."]
     assert contents(spring) == ["What period did you measure?\n\nGive it to two figures."]
     assert "Install" not in json.dumps(out.model_dump())  # a section that asks nothing is chrome
+
+
+def test_code_blocks_keep_the_indentation_that_makes_them_code():
+    md = """1.  Write a function returning the primes.
+
+        def primes(nums):
+
+    ::: {.solution}
+        out = []
+        for n in nums:
+            out.append(n)
+        return out
+    :::
+
+2.  Say hello.
+"""
+    one, two = read(md).root
+    assert one.main_text == "Write a function returning the primes.\n\n    def primes(nums):"
+    (part,) = one.parts
+    assert part.worked_solution == "    out = []\n    for n in nums:\n        out.append(n)\n    return out"
+    assert two.main_text == "Say hello."

@@ -870,10 +870,20 @@ local function merge_section(qs, sols)
   end
 end
 
+-- A text without its blank edges; an indented code block (first line indented four
+-- spaces or more) keeps its indentation, which is what makes it code.
+local function edges_cut(t)
+  local code = t:match('^%s*\n( +)') or t:match('^( +)')
+  if code and #code >= 4 then
+    return (t:gsub('^%s*\n', ''):gsub('%s+$', ''))
+  end
+  return trim(t)
+end
+
 local function joined(texts)
   local out = {}
   for _, t in ipairs(texts or {}) do
-    if trim(t) ~= '' then out[#out + 1] = trim(t) end
+    if trim(t) ~= '' then out[#out + 1] = edges_cut(t) end
   end
   return table.concat(out, '\n\n')
 end
