@@ -180,3 +180,8 @@ def test_choices_of_a_missing_class_become_a_task_list_with_the_marked_one_ticke
     out = md("\\begin{pickone}\n\\choice{Red}\n\\choice[correct]{Blue}\n\\end{pickone}", cls="quizclass")
     lines = out.text.splitlines()
     assert "- [ ] Red" in lines and "- [x] Blue" in lines and "correct" not in out.text
+
+
+def test_a_listing_keeps_its_language_but_no_pandoc_attributes():
+    out = md("Run:\n\\begin{lstlisting}[language=HTML]\n<p>hi</p>\n\\end{lstlisting}", "\\usepackage{listings}\n")
+    assert "``` html" in out.text.splitlines() and "{." not in out.text and "language=" not in out.text
