@@ -410,3 +410,18 @@ def test_code_blocks_keep_the_indentation_that_makes_them_code():
     (part,) = one.parts
     assert part.worked_solution == "    out = []\n    for n in nums:\n        out.append(n)\n    return out"
     assert two.main_text == "Say hello."
+
+
+def test_headings_that_ask_under_one_title_are_not_read_as_its_parts():
+    md = """# Optics quiz
+
+## Why is the sky blue?
+
+Think of scattering.
+
+## Why are sunsets red?
+
+Think of path length.
+"""
+    out = read(md)
+    assert not (len(out) == 1 and out.root[0].title == "Optics quiz")

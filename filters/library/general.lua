@@ -13,8 +13,8 @@ Questions open at
     questions), or — when every numbered list restarts at 1 after a paragraph — a
     paragraph followed by a numbered list of its parts;
   * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
-  * with no marker at all but two or more headings that ask (text ending in `?`, one
-    level, a LaTeX `\paragraph*{What is ...?}`) under headings of a higher level: each
+  * with no marker at all but headings that ask (text ending in `?`, one level, a
+    LaTeX `\paragraph*{What is ...?}`) under two or more headings of a higher level: each
     section heading opens a question, each asking heading a part whose content starts
     with its question; a section that asks nothing is chrome.
 A heading that is no marker ends the question before it (a title, a group heading, a
@@ -920,7 +920,8 @@ local function asks(h)
 end
 
 -- The level of the headings that ask, when the layout is this one: no question marker,
--- two or more headings ending in `?`, all at one level, under headings of a higher level.
+-- two or more headings ending in `?`, all at one level, under two or more headings of a
+-- higher level.
 local function asking_level(blocks)
   if ROLE ~= 'questions' or has_markers(blocks) then return nil end
   local level, n, top = nil, 0, 99
@@ -934,7 +935,18 @@ local function asking_level(blocks)
       end
     end
   end
-  if level and n >= 2 and top < level then return level end
+  if not (level and n >= 2 and top < level) then return nil end
+  -- two or more sections ask: under a single heading (a sheet's title) the asking
+  -- headings may as well be questions themselves
+  local sections, asked = 0, false
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level < level then
+      asked = false
+    elseif b.t == 'Header' and b.level == level and asks(b) and not asked then
+      asked, sections = true, sections + 1
+    end
+  end
+  if sections >= 2 then return level end
   return nil
 end
 
