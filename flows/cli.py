@@ -4,11 +4,13 @@
     sheet2lambda folder DIR [options]         a folder of sheets (python -m flows.folder)
     sheet2lambda sweep ROOT [options]         a corpus; the gate (python -m flows.sweep)
     sheet2lambda review OUT [options]         a person's review of a run's flags (python -m flows.review)
-    sheet2lambda server start|stop|status     the Prefect server later commands reuse
+    sheet2lambda server start|stop|status     the Prefect server later commands reuse, and the
+                                              warm runner beside it (flows/warm.py)
 
 ``--help``, a bad option and a missing file are answered before Prefect is imported
 (:mod:`flows.options`); then the Prefect server is chosen (:mod:`flows.server`) and the
-command's module is imported and run. Works from any folder: relative paths are the
+run is handed to the warm runner when one matches (:mod:`flows.warm`), else the command's
+module is imported and run here. Works from any folder: relative paths are the
 user's, and the project's own files are found beside its code.
 """
 
@@ -26,7 +28,7 @@ USAGE = ("usage: sheet2lambda {document,folder,sweep,review,server} ...\n\n"
          "  folder DIR       every sheet of a folder, one route B filter, a report per sheet\n"
          "  sweep ROOT       every sheet folder of a corpus; --baseline: the regression gate\n"
          "  review OUT       a person's review of a finished run's flags; the set rebuilt from the decisions\n"
-         "  server ACTION    start|stop|status the Prefect server later commands reuse\n\n"
+         "  server ACTION    start|stop|status the Prefect server later commands reuse (and its warm runner)\n\n"
          "`sheet2lambda COMMAND --help` lists a command's options.\n")
 
 

@@ -285,11 +285,11 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
         return DocumentOutcome(source=str(run.inputs.source), out=str(run.out), error=failure_line(run))
     report = run.report.result()
     part_boxes = [f.result() for f in run.boxes.values()]
-    from tasks.boxes.propose import flags_of
+    from tasks.check.report import run_flags
 
     outcome = DocumentOutcome(
         source=str(run.inputs.source), out=str(run.out), report=report, files=written,
-        flags=run.settled.result().flags + flags_of(part_boxes),
+        flags=run_flags(run.settled.result(), part_boxes, run.build.result()),
         comparison=run.compare.result() if run.compare is not None else None,
         task_states={k: f.state.name for k, f in run.futures().items()},
     )

@@ -139,8 +139,8 @@ def _review(p: argparse.ArgumentParser) -> None:
 
 def _server(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["start", "stop", "status"],
-                   help="start a Prefect server that later commands reuse (left running), stop it, or say "
-                        "whether one is running")
+                   help="start a Prefect server that later commands reuse (left running) and the warm runner "
+                        "beside it (flows/warm.py; SHEET2LAMBDA_WARM=0: none), stop both, or say whether they run")
     p.add_argument("--port", type=int, default=4200, help="the port to listen on, on 127.0.0.1 (default 4200)")
 
 

@@ -254,25 +254,44 @@ def interruptible():
 def entry(command: str, argv: list[str] | None = None, prog: str | None = None):
     """A command line's first step, before Prefect is imported: parse and check the
     command line (:func:`flows.options.precheck`: ``--help``, a bad option or a missing
-    file answer here) and choose the Prefect server (:func:`flows.server.connect`).
-    Returns the parsed arguments."""
+    file answer here), choose the Prefect server (:func:`flows.server.connect`), and hand
+    the run to the warm runner when one matches (:func:`flows.warm.hand_over`: this process
+    then exits with the run's status here). Returns the parsed arguments."""
+    from flows import server, warm
     from flows.options import precheck
-    from flows.server import connect
 
     args = precheck(command, argv, prog)
-    what, spent = connect()
-    STARTUP.update(server=spent, server_what=what)
+    what, spent = connect_server()
+    STARTUP.update(server=spent, server_what=what, started=STARTED, kept=bool(server.KEPT))
+    code = warm.hand_over(command, list(sys.argv[1:] if argv is None else argv), STARTUP)
+    if code is not None:
+        raise SystemExit(code)
     return args
 
 
+def connect_server() -> tuple[str, float]:
+    """:func:`flows.server.connect` (a seam for the tests)."""
+    from flows.server import connect
+
+    return connect()
+
+
 def startup_line(flow_seconds: float) -> str:
-    """``startup`` line: where a command's wall time went (imports, server, the flow run)."""
+    """``startup`` line: where a command's wall time went (imports, server, the flow run),
+    and whether the warm runner ran it (:mod:`flows.warm`)."""
     total = time.monotonic() - STARTED
     imports = float(STARTUP.get("imports", 0.0))
     server = float(STARTUP.get("server", 0.0))
+    warm = STARTUP.get("warm")
     what = STARTUP.get("server_what", "server chosen by the caller")
-    return (f"startup    {total:.1f} s wall: imports {imports:.1f} s, Prefect server {server:.1f} s ({what}), "
-            f"flow run {flow_seconds:.1f} s, other {max(0.0, total - imports - server - flow_seconds):.1f} s")
+    if warm is not None:
+        head = (f"imports {imports:.1f} s (warm runner: Prefect and the flows imported ahead of time; "
+                f"handed over in {float(warm):.2f} s)")
+    else:
+        head = f"imports {imports:.1f} s" + (f" ({STARTUP['warm_what']})" if STARTUP.get("warm_what") else "")
+    spent = imports + server + flow_seconds + float(warm or 0.0)
+    return (f"startup    {total:.1f} s wall: {head}, Prefect server {server:.1f} s ({what}), "
+            f"flow run {flow_seconds:.1f} s, other {max(0.0, total - spent):.1f} s")
 
 
 def overhead_line(flow_seconds: float) -> str:
@@ -284,9 +303,11 @@ def overhead_line(flow_seconds: float) -> str:
     imp = float(STARTUP.get("prefect_import", 0.0))
     server = float(STARTUP.get("server", 0.0))
     outside = max(0.0, flow_seconds - float(STARTUP.get("sheets", flow_seconds)))
-    total = imp + server + outside
+    warm = STARTUP.get("warm")
+    total = imp + server + outside + float(warm or 0.0)
+    how = f" (warm runner: imported ahead; handed over in {float(warm):.2f} s)" if warm is not None else ""
     return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
-            f"importing Prefect {imp:.1f} s, the server {server:.1f} s, the flow run outside its sheets' work "
+            f"importing Prefect {imp:.1f} s{how}, the server {server:.1f} s, the flow run outside its sheets' work "
             f"{outside:.1f} s")
 
 

@@ -13,6 +13,10 @@ measured: README "Prefect"). A command therefore looks, before Prefect is import
 4. with ``SHEET2LAMBDA_SERVER=temporary`` (or when the start fails) Prefect's temporary
    server, one per command, as before.
 
+Beside the kept server runs the warm runner (:mod:`flows.warm`), which has Prefect and the
+flows imported: ``server start`` starts it, the first command after the server started
+starts it for the next ones, ``server stop`` stops it, ``server status`` reports it.
+
 Only the standard library is imported here.
 """
 
@@ -29,6 +33,8 @@ import urllib.request
 from pathlib import Path
 
 STATE_NAME = "sheet2lambda-server.json"
+KEPT: str | None = None
+"""The kept server :func:`connect` chose for this command (its API address), if it did."""
 START_TIMEOUT = 180.0
 """Seconds a started server may take to answer (a new database is migrated first)."""
 
@@ -134,7 +140,11 @@ def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
 
 def stop(timeout: float = 15.0) -> bool:
     """Stop the recorded server (its process group: SIGTERM, then SIGKILL after
-    ``timeout`` s) and forget it. Returns whether one was running."""
+    ``timeout`` s) and the warm runner beside it (:func:`flows.warm.stop`), and forget
+    them. Returns whether a server was running."""
+    from flows import warm
+
+    warm.stop()
     state = recorded()
     try:
         state_file().unlink()
@@ -167,8 +177,11 @@ def stop(timeout: float = 15.0) -> bool:
 
 def connect() -> tuple[str, float]:
     """Choose the server for this command (see the module's list) by setting
-    ``PREFECT_API_URL`` before Prefect is imported. Returns ``(what, seconds spent)``,
-    ``what`` one phrase for the start-up line."""
+    ``PREFECT_API_URL`` before Prefect is imported (and :data:`KEPT` when it is the kept
+    one; starting it starts the warm runner too, :mod:`flows.warm`). Returns ``(what,
+    seconds spent)``, ``what`` one phrase for the start-up line."""
+    global KEPT
+    KEPT = None
     t0 = time.monotonic()
     if os.environ.get("PREFECT_API_URL"):
         return f"server at PREFECT_API_URL ({os.environ['PREFECT_API_URL']})", time.monotonic() - t0
@@ -177,14 +190,14 @@ def connect() -> tuple[str, float]:
         return "Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary)", time.monotonic() - t0
     url = running()
     if url:
-        os.environ["PREFECT_API_URL"] = url
+        os.environ["PREFECT_API_URL"] = KEPT = url
         return f"reused the server at {url}", time.monotonic() - t0
     try:
         url = start()
     except (RuntimeError, OSError) as e:
         print(f"prefect    could not start a server to keep ({e}); using a temporary one", file=sys.stderr)
         return "Prefect's temporary server", time.monotonic() - t0
-    os.environ["PREFECT_API_URL"] = url
+    os.environ["PREFECT_API_URL"] = KEPT = url
     spent = time.monotonic() - t0
     print(f"prefect    started a server at {url} in {spent:.1f} s and left it running for the next commands "
           "(`sheet2lambda server stop` stops it; SHEET2LAMBDA_SERVER=temporary uses a temporary one per command)",
@@ -203,14 +216,24 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as e:
             print(str(e), file=sys.stderr)
             return 1
+        from flows import warm
+
+        info = warm.ping()
+        if warm.enabled() and (not info or warm.differs(info.get("identity", {}), {**warm.identity(), "api": url})):
+            warm.stop()  # none, or one on other code: a fresh one, answering before this returns
+            warm.start(url, wait=120.0)
         print(f"prefect server running at {url} (UI: {url[:-4]}); commands now reuse it; "
               "`sheet2lambda server stop` stops it")
+        print(warm.status(url))
         return 0
     if args.action == "stop":
         print("stopped" if stop() else "no server of this project was running")
         return 0
+    from flows import warm
+
     url = running()
     print(f"running at {url}" if url else "not running")
+    print(warm.status(url))
     return 0
 
 

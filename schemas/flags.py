@@ -15,6 +15,7 @@ FlagKind = Literal[
     "conversion_loss",
     "area",
     "structure",
+    "katex",
 ]
 
 

@@ -168,6 +168,29 @@ def test_parts_left_in_the_main_text():
     assert [f for f in audit(reading, SHEET) if "parts not read as parts" in f.reason] == []
 
 
+def test_lists_read_as_questions_are_not_said_to_be_read_as_parts():
+    # numbering resumed at 3 makes the restarting lists a doubt; a reading that took
+    # each item as a question (the first with lettered parts of its own) is not told
+    # that it read the list as parts
+    md = ("A ball is dropped.\n\n1.  Find its speed.\n\n    a.  At the ground.\n\n    b.  Halfway.\n\n"
+          "2.  Find its height.\n\nA car brakes.\n\n1.  Find the distance.\n\n## More\n\n3.  Explain drag.\n")
+    as_questions = SheetSet([
+        Question(main_text="A ball is dropped.\n\nFind its speed.",
+                 parts=[Part(content="At the ground."), Part(content="Halfway.")]),
+        Question(main_text="Find its height."),
+        Question(main_text="A car brakes.\n\nFind the distance."),
+        Question(main_text="Explain drag."),
+    ])
+    assert [f for f in audit(as_questions, md) if "parts or questions" in f.reason] == []
+    as_parts = SheetSet([
+        Question(main_text="A ball is dropped.", parts=[Part(content="Find its speed."), Part(content="Find its height.")]),
+        Question(main_text="A car brakes.", parts=[Part(content="Find the distance.")]),
+        Question(main_text="Explain drag."),
+    ])
+    flags = [f for f in audit(as_parts, md) if "parts or questions" in f.reason]
+    assert [f.field for f in flags] == ["q1"]
+
+
 def test_the_doubts_on_one_field_are_one_flag():
     reading = faithful()
     reading.root[0].parts[0].content = "How much heat boils it?\n\n::: {.solution}\nUse $Q = mc\\Delta T$.\n:::"

@@ -185,3 +185,15 @@ def test_uncovered_lines_come_in_runs_broken_by_headings_and_covered_lines():
     runs = uncovered_runs(md, ["Find $F(s)$.", "Covered again."])
     assert [(a, b) for a, b, _ in runs] == [(4, 5), (8, 8), (13, 14), (16, 16)]
     assert runs[0][2] == ["* Derive the transform", "* Use the formula sheet"]
+
+
+def test_labels_run_together_are_cut_like_one_label():
+    md = "(i)(A) The first case holds.\n\n(i)(B) The second case holds.\n"
+    assert uncovered(md, ["(A) The first case holds.\n\n(B) The second case holds."]) == []
+    assert uncovered(md, ["(A) The first case holds."]) == [(3, "(i)(B) The second case holds.")]
+
+
+def test_the_fence_lines_of_a_solution_div_are_markers_not_sheet_text():
+    md = "(a) Find $x$.\n\n    ::: {.solution}\n    $x = 2$.\n    :::\n\n::: answer\nDone.\n:::\n"
+    assert uncovered(md, ["Find $x$.", "$x = 2$.", "Done."]) == []
+    assert uncovered(md, ["Find $x$.", "$x = 2$."]) == [(8, "Done.")]

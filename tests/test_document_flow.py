@@ -298,3 +298,19 @@ def test_a_malformed_areas_file_is_one_line_and_exit_1(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "areas.json" in err[0] and "not a JSON object" in err[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_maths_katex_cannot_render_is_a_flag_on_its_field(tmp_path):
+    # An author's macro the conversion had no definition for stays as written; on the
+    # platform it shows as red source, so a person must read that field.
+    sheet = tmp_path / "macros.md"
+    sheet.write_text("## Question 1\n\nA ball is thrown upwards.\n\n(a) Find $\\vecspeed{u}$ at the top.\n\n"
+                     "(b) Find the time to the top, $t = u/g$.\n", encoding="utf-8")
+    out = tmp_path / "out"
+    outcome = run(sheet, out)
+    assert outcome.error is None, outcome.error
+    katex = [f for f in flags(out) if f["kind"] == "katex"]
+    assert [(f["field"], f["a"]) for f in katex] == [("q1.p1.content", "\\vecspeed{u}")]
+    assert "\\vecspeed" in katex[0]["reason"]
+    assert outcome.report.flags_by_kind.get("katex") == 1
+    assert any(f.kind == "katex" for f in outcome.flags)

@@ -425,3 +425,167 @@ Think of path length.
 """
     out = read(md)
     assert not (len(out) == 1 and out.root[0].title == "Optics quiz")
+def test_sub_parts_with_their_own_solutions_stay_in_the_part_and_their_solutions_go_to_it():
+    md = """1.  A ball is thrown upwards at $12$ m/s.
+
+    (a) Find the greatest height.
+
+        ::: {.solution}
+        $h = 7.3$ m.
+        :::
+
+    (b) Describe its flight.
+
+        i.  Find the time of flight.
+
+            ::: {.solution}
+            $t = 2.4$ s.
+            :::
+
+        ii. Say when it is fastest.
+
+            ::: {.solution}
+            At launch and landing.
+            :::
+"""
+    out = read(md)
+    from tasks.settle.verbatim import not_verbatim
+
+    (q,) = out.root
+    a, b = q.parts
+    assert a.worked_solution == "$h = 7.3$ m."
+    assert b.content.startswith("Describe its flight.")
+    assert "Find the time of flight." in b.content and "Say when it is fastest." in b.content
+    assert ":::" not in b.content and "2.4" not in b.content and "landing" not in b.content
+    assert "$t = 2.4$ s." in b.worked_solution and "At launch and landing." in b.worked_solution
+    assert not_verbatim(out, [md]) == {}
+
+
+def test_a_solution_after_the_parts_that_labels_its_pieces_is_shared_out_by_label():
+    md = """**Problem 1.** Let $g(x) = x^3$.
+
+(a) Find $g'(x)$.
+
+(b) Find $g''(x)$.
+
+::: {.solution}
+\\(a\\) By the power rule, $3x^2$.
+
+\\(b\\) Again, $6x$.
+:::
+
+**Problem 2.** Let $S$ be a closed set.
+
+(i) Show two facts:
+
+    (A) the first;
+
+    (B) the second.
+
+(ii) Show a third.
+
+::: {.solution}
+(i)(A) The first holds.
+
+(i)(B) So does the second.
+
+(ii) And the third.
+:::
+
+**Problem 3.** Solve $x^2 = 1$.
+
+(a) State the roots.
+
+(b) Check them.
+
+::: {.solution}
+(i) If $x = 1$, $x^2 = 1$.
+
+(ii) If $x = -1$, $x^2 = 1$ too.
+:::
+"""
+    one, two, three = read(md).root
+    assert [p.worked_solution for p in one.parts] == ["By the power rule, $3x^2$.", "Again, $6x$."]
+    i, ii = two.parts
+    assert "(A) The first holds." in i.worked_solution and "(B) So does the second." in i.worked_solution
+    assert ii.worked_solution == "And the third."
+    assert "(A) the first;" in i.content  # the sub-parts stay in their part
+    # a solution whose labels are no labels of the question stays whole on the part it follows
+    assert three.parts[0].worked_solution == ""
+    assert three.parts[1].worked_solution.startswith("(i) If $x = 1$") and "(ii) If $x = -1$" in three.parts[1].worked_solution
+
+
+def test_sections_group_numbered_questions_whose_lists_resume_and_restart():
+    # numbering resumed in the second section (a list starting at 3) and items with
+    # lettered lists of their own: every top-level item is a question, even where a
+    # list restarts at 1 after a paragraph
+    md = """# Sea sheet
+
+**Due:** Monday. Show your working.
+
+## Tides
+
+The tide table for the harbour is below.
+
+    high 06:12, low 12:30
+
+1.  First, read the table.
+
+    a.  When is high tide?
+
+    b.  When is low tide?
+
+2.  Estimate the range.
+
+## Waves
+
+A buoy records wave heights.
+
+3.  Find the mean height.
+
+4.  Find the largest height.
+
+## Energy
+
+Energy moves through the water.
+
+### Wind
+
+Wind pushes the sea.
+
+1.  Say what sets the fetch.
+
+Now take a calm day.
+
+1.  Say why waves remain.
+
+2.  Name that kind of wave.
+
+this closing remark goes with the question before it.
+
+### Closing
+
+Compare the two sections.
+
+1.  Which is harder?
+"""
+    out = read(md)
+    mains = [q.main_text for q in out.root]
+    assert len(mains) == 8, mains
+    # a section's set-up text leads into its first question; the due date is chrome
+    assert mains[0].startswith("The tide table for the harbour is below.")
+    assert "First, read the table." in mains[0]
+    assert "Due" not in json.dumps(out.model_dump()) and "working" not in json.dumps(out.model_dump())
+    assert [p.content for p in out.root[0].parts] == ["When is high tide?", "When is low tide?"]
+    assert mains[1] == "Estimate the range."
+    assert mains[2].startswith("A buoy records wave heights.") and mains[2].endswith("Find the mean height.")
+    assert mains[3] == "Find the largest height."
+    # the introduction runs on across a sub-heading to the first question under it
+    assert mains[4].startswith("Energy moves through the water.") and "Wind pushes the sea." in mains[4]
+    assert mains[4].endswith("Say what sets the fetch.")
+    # text between two lists leads into the next question, not the one before it
+    assert mains[5].startswith("Now take a calm day.") and "Say why waves remain." in mains[5]
+    # text before a heading (a closing remark) ends the question before it
+    assert mains[6].startswith("Name that kind of wave.") and mains[6].endswith("with the question before it.")
+    assert mains[7].startswith("Compare the two sections.") and mains[7].endswith("Which is harder?")
+    assert [len(q.parts) for q in out.root] == [2, 0, 0, 0, 0, 0, 0, 0]

@@ -147,20 +147,6 @@ def test_display_environments_become_the_katex_environments_inside_dollars():
     assert "{align}" not in out.text and "{align*}" not in out.text and "{gather*}" not in out.text and "nonumber" not in out.text
 
 
-def test_environments_of_a_missing_class_keep_their_title_and_their_items():
-    # no file defines `exercise` or `asks` (the class that did is not beside the sheet):
-    # the question word's environment is numbered with its [title]; the one holding \item
-    # is a list, not a div whose items pandoc would drop
-    out = md("\\begin{exercise}[Heat flow]\nA rod is heated.\n\\begin{asks}\n\\item Find the flux.\n"
-             "\\item Find the gradient.\n\\end{asks}\nNow insulate one end.\n\\begin{asks}\n\\item Redo it.\n"
-             "\\end{asks}\n\\end{exercise}\n\\begin{exercise}\nCool it.\n\\begin{tightitemize}\n\\item Slowly.\n"
-             "\\end{tightitemize}\n\\end{exercise}", cls="tdsheet")
-    lines = out.text.splitlines()
-    assert "**Exercise 1.** (Heat flow) A rod is heated." in lines and "**Exercise 2.** Cool it." in lines
-    assert "- Slowly." in lines  # a bullet list when its name says so
-    assert "1.  Find the flux." in lines and "2.  Find the gradient." in lines and "1.  Redo it." in lines
-    assert "Now insulate one end." in lines and ":::" not in out.text
-
 
 def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question():
     # a class's wrapper around each \question (keeping it on one page) and a \section
@@ -175,11 +161,6 @@ def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question()
     assert lines.index("# Graphs") < lines.index("Some reminders.") < lines.index("2.  Draw a cycle.")
     assert "    ::: {.solution}" in lines and "keeptogether" not in out.text
 
-
-def test_choices_of_a_missing_class_become_a_task_list_with_the_marked_one_ticked():
-    out = md("\\begin{pickone}\n\\choice{Red}\n\\choice[correct]{Blue}\n\\end{pickone}", cls="quizclass")
-    lines = out.text.splitlines()
-    assert "- [ ] Red" in lines and "- [x] Blue" in lines and "correct" not in out.text
 
 
 def test_a_listing_keeps_its_language_but_no_pandoc_attributes():

@@ -405,7 +405,7 @@ def test_me2_missing_images_are_warnings_not_failures():
 def test_mavrin_class_parts_become_lettered_items_with_solution_divs():
     path = CORPUS / "external" / "mavrin-homework" / "example.tex"
     md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent))
-    assert "(a)  Prove that there is no rational number whose square is $2$." in md.text.splitlines()
+    assert "(a) Prove that there is no rational number whose square is $2$." in md.text.splitlines()
     assert md.text.startswith("**Problem 1.**")
     assert md.text.count("::: {.solution}") == 6
 
@@ -417,3 +417,24 @@ def test_markdown_backslash_maths_becomes_dollars_but_escaped_brackets_and_code_
     assert "Find $x^2$ now \\[2 marks\\]" in out
     assert "$$\nE = mc^2\n$$" in out
     assert "`\\(raw\\)`" in out and "\\(fenced\\)" in out
+
+
+def test_a_label_alone_on_the_line_after_an_item_leaves_its_nested_list_inside_it():
+    body = ("\\begin{enumerate}[(i)]\n\\item\n\\label{first}\nShow the claim.\n"
+            "\\begin{enumerate}[(A)]\n\\item one way;\n\\item another way.\n\\end{enumerate}\n"
+            "\\item Conclude.\n\\end{enumerate}\n")
+    md = to_markdown("n.tex", tex(body, "\\usepackage{enumerate}\n"), "questions", base_dir=None)
+    ast = read_back(md.text)
+    assert not nodes(ast, "CodeBlock"), md.text
+    (outer,) = [b for b in ast["blocks"] if b["t"] == "OrderedList"]
+    first_item = outer["c"][1][0]
+    assert [b["t"] for b in first_item] == ["Para", "OrderedList"], md.text
+    assert "(i) Show the claim." in md.text.splitlines()
+
+
+def test_unnumbered_align_becomes_aligned_inside_display_maths():
+    body = "We have\n\\begin{align*}\na &= b \\\\\n&= c\n\\end{align*}\nand\n\\begin{gather*}\nx = 1\n\\end{gather*}\ndone.\n"
+    md = to_markdown("a.tex", tex(body, "\\usepackage{amsmath}\n"), "questions", base_dir=None)
+    maths = [re.sub(r"\s+", " ", m["c"][1]).strip() for m in nodes(read_back(md.text), "Math")]
+    assert maths == ["\\begin{aligned} a &= b \\\\ &= c \\end{aligned}", "\\begin{gathered} x = 1 \\end{gathered}"]
+    assert "align*" not in md.text and md.warnings == []

@@ -9,7 +9,13 @@ import pytest
 from schemas.sheet import Part, Question, SheetSet, iter_fields
 from tasks.settle.fold import fold, fold_whitespace
 from tasks.convert.pandoc import run_pandoc
-from tasks.read.route_b import choose_library_filter, library_filters, merge_by_position, read_and_pair
+from tasks.read.route_b import (
+    choose_library_filter,
+    library_filters,
+    merge_by_position,
+    read_and_pair,
+    score_solutions,
+)
 from tasks.read.sandbox import run_filter
 
 HERE = Path(__file__).resolve().parent
@@ -283,6 +289,69 @@ def test_choose_library_filter_on_our_sheets(name, expected):
     chosen, source = choose_library_filter(fixture(name), None)
     assert chosen == expected
     assert source == library_filters()[expected]
+
+
+RESTATING_QUESTIONS = """# Problem 1
+
+A gas expands at constant temperature from $V$ to $2V$.
+
+(a) Find the work it does on the piston.
+
+(b) Find the heat it takes in.
+
+# Problem 2
+
+Show that a reversible cycle has no net entropy change.
+"""
+
+RESTATING_SOLUTIONS = """# Problem 1
+
+A gas expands at constant temperature from $V$ to $2V$.
+
+(a) Find the work it does on the piston.
+
+(b) Find the heat it takes in.
+
+### Solution
+
+(a) $W = nRT \\ln 2$.
+
+(b) $Q = W$, since $\\Delta U = 0$.
+
+# Problem 2
+
+Show that a reversible cycle has no net entropy change.
+
+### Solution
+
+Entropy is a function of state, so it returns to its value.
+"""
+
+
+def test_a_solutions_document_that_restates_the_questions_scores_readings_that_drop_the_restatement():
+    dropped = SheetSet.model_validate([
+        {"parts": [{"worked_solution": "$W = nRT \\ln 2$."}, {"worked_solution": "$Q = W$, since $\\Delta U = 0$."}]},
+        {"parts": [{"worked_solution": "Entropy is a function of state, so it returns to its value."}]},
+    ])
+    copied = SheetSet.model_validate([
+        {"parts": [{"worked_solution": "Find the work it does on the piston.\n\n$W = nRT \\ln 2$."},
+                   {"worked_solution": "Find the heat it takes in.\n\n$Q = W$, since $\\Delta U = 0$."}]},
+        {"parts": [{"worked_solution": "Show that a reversible cycle has no net entropy change.\n\n"
+                                       "Entropy is a function of state, so it returns to its value."}]},
+    ])
+    q, s = RESTATING_QUESTIONS, RESTATING_SOLUTIONS
+    assert score_solutions(s, dropped, q) == 1.0
+    assert score_solutions(s, copied, q) < score_solutions(s, dropped, q)
+    # without a restatement the score is the plain coverage
+    assert score_solutions(s, dropped, "# Other\n\nNothing alike.\n") < 1.0
+
+
+def test_choose_library_filter_prefers_a_reader_that_drops_a_restated_question():
+    chosen, source = choose_library_filter(RESTATING_QUESTIONS, RESTATING_SOLUTIONS)
+    reading = read_and_pair(source, RESTATING_QUESTIONS, RESTATING_SOLUTIONS)[0]
+    answers = " ".join(p.worked_solution + p.answer for q in reading.root for p in q.parts)
+    assert "piston" not in answers and "net entropy change" not in answers, chosen
+    assert "$W = nRT \\ln 2$." in answers
 
 
 # --- merging ------------------------------------------------------------------------

@@ -20,6 +20,10 @@ cannot render and never adds or rewrites a word of the sheet:
   (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
   four spaces so that it stays inside the paragraph, and blank lines inside maths are
   removed (they would end the paragraph). TeX ignores this whitespace;
+- a paragraph loses the blanks it opens with (a `\label` or empty span alone on the
+  line before the text leaves a line break there): in a list item, a paragraph written
+  after its marker with two spaces moves the item's content column, so that the item's
+  nested list would read back as a code block;
 - docx images in pandoc's media bag are renamed to the first 16 hex digits of the
   sha1 of their bytes, so that images from two documents extracted into one folder
   can never overwrite each other.
@@ -144,6 +148,19 @@ local function Figure(el)
   return blocks
 end
 
+-- A paragraph's leading blanks (Space, SoftBreak, LineBreak), left where an empty span
+-- was unwrapped, are not the sheet's text.
+local function LeadingBlanks(el)
+  local n = 0
+  while el.content[n + 1] and (el.content[n + 1].t == "Space" or el.content[n + 1].t == "SoftBreak"
+      or el.content[n + 1].t == "LineBreak") do
+    n = n + 1
+  end
+  if n == 0 then return nil end
+  for _ = 1, n do el.content:remove(1) end
+  return el
+end
+
 local function rename_media()
   local map = {}
   for _, item in ipairs(pandoc.mediabag.list()) do
@@ -186,5 +203,6 @@ function Pandoc(doc)
     end,
   })
   doc = doc:walk({ Figure = Figure })
+  doc = doc:walk({ Para = LeadingBlanks, Plain = LeadingBlanks })
   return doc
 end

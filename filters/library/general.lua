@@ -10,18 +10,28 @@ Questions open at
     `**Problem 2.** (Title)`;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
-    questions), or — when every numbered list restarts at 1 after a paragraph — a
-    paragraph followed by a numbered list of its parts;
+    questions; text between two lists leads into the next question, text under a
+    section heading into the section's next question when sections group the
+    questions, a remark before a heading ends the question before it), or — when
+    numbered lists restart at 1 after paragraphs and the sheet never numbers its items
+    as questions (a list resuming at N > 1, items with numbered lists of their own) —
+    a paragraph followed by a numbered list of its parts;
   * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
+  * with no marker in the document, headings that are only a part label (`## a)`)
+    make the headings one level up (`# Title`, unnumbered) questions: the heading
+    layout of exercise pages (title: the heading text, attributes cut);
   * with no marker at all but headings that ask (text ending in `?`, one level, a
     LaTeX `\paragraph*{What is ...?}`) under two or more headings of a higher level: each
     section heading opens a question, each asking heading a part whose content starts
     with its question; a section that asks nothing is chrome.
+A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
+`## 1.lambda`) is their group heading.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
 
-Parts, inside a question: nested or following ordered lists (any numbering), paragraphs
+Parts, inside a question: headings that are only a part label (`## a)`, `### (b)`; the
+text under one is that part's), nested or following ordered lists (any numbering), paragraphs
 and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`),
 and bullets like
 `* 1a (2pt) text`. The first kind found is the part kind; lists and labels of another
@@ -35,8 +45,19 @@ Solutions (never left in a student-visible field): a fenced Div of class `soluti
 `answer`, an HTML `<div class="answer">` … `</div>` (HTML tags and `<br>` cut from its
 lines, each line then a paragraph), a paragraph opening `Answer:` / `Final answer:`
 (the final answer) or `Solution:` go to the part they follow (or the question's only
-part); a section headed `Solutions` / `Answers` at the end of the questions document is
-read as a solutions document and matched by number. In the solutions role every part's
+part) — unless the solution labels its pieces (`(a) …`, `\(b\) …`, `(i)(A) …`, one at a
+line start each) with labels that all name parts of the question, when each piece goes
+to its part; solution divs inside a sub-part list go to the part holding the list, whose
+text keeps the sub-parts without them; a section headed `Solutions` / `Answers` at the end
+of the questions document is read as a solutions document and matched by number; a
+`## Solution` heading (or one of class `solution`) inside a question opens that question's
+solution, its `**(a)**` pieces matched to the parts by label, else by position (an
+unlabelled solution goes to the first part). An `Answer:` / `ANSWER:` line with nothing
+after it takes what follows, up to the next part, cell break or question; a list of True /
+False answering the plain list just before it, one mark per item, makes that list the
+part's options, the True ones correct (a quiz pool's answer cell). Notebook cell breaks
+(`+++ {...}`) and lines holding only a wrapper shortcode (`{{< quote >}}`) are chrome;
+`<br>` spacer paragraphs too. In the solutions role every part's
 text is its worked solution (`Answer:` lines its final answer); a block quote at the top
 of a solution, or everything before a `Solution` sub-heading, restates the question and
 is dropped, and later block quotes (restated parts) open the parts.
@@ -104,6 +125,9 @@ local function marker_of(text)
   if num and not rest:match('^%d') then return (num:gsub('%.$', '')), clean_title(rest) end
   num = text:match('^(%d+[%.%d]*)[%.%):]?$')
   if num then return (num:gsub('%.$', '')), '' end
+  -- `1.lambda`: a number run into its title (a quiz pool's variant name)
+  num, rest = text:match('^(%d+)%.(%a[%w%-]*)$')
+  if num then return num, rest end
   return nil
 end
 
@@ -187,6 +211,27 @@ local function line_label(line)
   return nil
 end
 
+-- A heading that is only a part label (`## a)`, `### (b)`, `## c.`; attributes such as
+-- `{.homework}` already cut): label, form; nil for any other heading.
+local function part_heading(h)
+  if h.t ~= 'Header' then return nil end
+  local text = heading_text(h)
+  local label, rest, form = line_label(text)
+  if not label then label, rest, form = line_label((text:gsub('^(%l)%.$', '%1. '))) end
+  if label and trim(rest or '') == '' then return label, form end
+  return nil
+end
+
+-- A heading that opens a question's solutions: `Solution`, `Answers`, `Worked solution`
+-- as its text, or a class `solution` / `answer` on it (`## Solution {.solution}`).
+local function solution_heading(h)
+  if h.t ~= 'Header' then return false end
+  for _, c in ipairs(h.classes) do
+    if c == 'solution' or c == 'answer' or c == 'solutions' or c == 'answers' then return true end
+  end
+  return is_solutions_heading(h)
+end
+
 -- `1a (2pt) text` at the start of a bullet item: number, letter, rest.
 local function bullet_label(text)
   local n, l, rest = text:match('^(%d+)(%l)[%.%):]?%s+(.*)$')
@@ -222,9 +267,46 @@ end
 -- The answer of an `Answer:` paragraph (nil when the text does not open so).
 local function answer_line(text)
   local t = trim(text)
-  local rest = t:match('^%**[Ff]inal [Aa]nswers?%**%s*:%**%s*(.*)$')
-    or t:match('^%**[Aa]nswers?%**%s*:%**%s*(.*)$') or t:match('^%**[Aa]ns%.?%**%s*:%**%s*(.*)$')
-  return rest
+  local l = t:lower() -- `ANSWER:` as well as `Answer:` (ASCII case only: same byte offsets)
+  for _, pat in ipairs({ '^%**final answers?%**%s*:%**%s*', '^%**answers?%**%s*:%**%s*', '^%**ans%.?%**%s*:%**%s*' }) do
+    local _, e = l:find(pat)
+    if e then return t:sub(e + 1) end
+  end
+  return nil
+end
+
+-- A notebook cell break as MyST / Jupytext writes it: `+++` alone or followed by the
+-- cell's JSON metadata (`+++ {"ctype": "answer"}`). Chrome: it ends an open answer.
+local function is_cell_break(line)
+  local t = trim(line)
+  return t:match('^%+%+%+$') ~= nil or t:match('^%+%+%+%s*{.*}$') ~= nil
+end
+
+-- Shortcodes that wrap text (`{{< span … >}}` … `{{< /span >}}`, `{{% note %}}` …
+-- `{{% /note %}}`): the names closed somewhere in the document.
+local closed_shortcodes = nil
+
+local function is_wrapper_shortcode(line)
+  local open, name = trim(line):match('^{{([<%%])%s*/?%s*([%w_%-]+)[^}]*[>%%]}}$')
+  if not open then return false end
+  if closed_shortcodes == nil then
+    closed_shortcodes = {}
+    for n in (sheet.source or ''):gmatch('{{[<%%]%s*/%s*([%w_%-]+)') do closed_shortcodes[n] = true end
+  end
+  return closed_shortcodes[name] == true
+end
+
+-- A bullet list of True / False only (one per option of the list before it): the
+-- marks of a multiple-choice answer; the list of booleans, else nil.
+local function true_false(b)
+  if b.t ~= 'BulletList' or #b.content == 0 then return nil end
+  local out = {}
+  for _, item in ipairs(b.content) do
+    if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return nil end
+    local w = trim(pandoc.utils.stringify(item[1])):lower()
+    if w == 'true' then out[#out + 1] = true elseif w == 'false' then out[#out + 1] = false else return nil end
+  end
+  return out
 end
 
 local function solution_line(text)
@@ -355,7 +437,12 @@ end
 local function text_unit(text, units)
   if trim(text) == '' then return end
   local a = answer_line(text)
-  if a then units[#units + 1] = { k = 'sol', answer = trim(a), ws = '' }; return end
+  if a then
+    -- `Answer:` with nothing after it: the answer is what follows (up to the next part,
+    -- cell break or question)
+    units[#units + 1] = { k = 'sol', answer = trim(a), ws = '', open = trim(a) == '' }
+    return
+  end
   local s = solution_line(text)
   if s then units[#units + 1] = { k = 'sol', answer = '', ws = trim(s) }; return end
   units[#units + 1] = { k = 'text', text = text }
@@ -394,7 +481,73 @@ end
 
 local function sol_unit(text)
   local a, w = split_solution(text)
-  return { k = 'sol', answer = a, ws = w }
+  return { k = 'sol', answer = a, ws = w, text = text }
+end
+
+-- The answer Divs anywhere inside a block that is no answer itself (a list of sub-parts
+-- whose items carry their own solutions), in document order.
+local function nested_answer_divs(b)
+  local found = {}
+  local function visit(blocks)
+    for _, x in ipairs(blocks) do
+      if x.t == 'Div' and is_answer_class(x.classes) then
+        found[#found + 1] = x
+      elseif x.t == 'Div' or x.t == 'BlockQuote' then
+        visit(x.content)
+      elseif x.t == 'OrderedList' or x.t == 'BulletList' then
+        for _, item in ipairs(x.content) do visit(item) end
+      end
+    end
+  end
+  visit({ b })
+  return found
+end
+
+-- `text` without the runs of lines that quote `cuts` (each a block's text, matched line
+-- by line with indentation ignored, in order), blank runs left by a cut folded to one.
+local function lines_cut(text, cuts)
+  local lines = sheet.lines(text)
+  local drop, at = {}, 1
+  for _, cut in ipairs(cuts) do
+    local want = sheet.lines(cut)
+    for i = at, #lines - #want + 1 do
+      local ok = true
+      for k = 1, #want do
+        if trim(lines[i + k - 1]) ~= trim(want[k]) then ok = false; break end
+      end
+      if ok then
+        for k = i, i + #want - 1 do drop[k] = true end
+        at = i + #want
+        break
+      end
+    end
+  end
+  local out, blank = {}, false
+  for i, l in ipairs(lines) do
+    if not drop[i] then
+      if trim(l) == '' then
+        if not blank and #out > 0 then out[#out + 1] = '' end
+        blank = true
+      else
+        out[#out + 1] = l
+        blank = false
+      end
+    end
+  end
+  return trim(table.concat(out, '\n'))
+end
+
+-- A block holding answer Divs deeper down (sub-parts each with its solution): units for
+-- its text without the Divs (`inner`, inside the part) and one solution per Div, which
+-- go to the part the block is in; nil when the block holds none.
+local function nested_solution_units(b)
+  local divs = nested_answer_divs(b)
+  if #divs == 0 then return nil end
+  local cuts = {}
+  for i, d in ipairs(divs) do cuts[i] = sheet.text_of(d) end
+  local out = { { k = 'inner', text = lines_cut(sheet.text_of(b), cuts) } }
+  for _, d in ipairs(divs) do out[#out + 1] = sol_unit(sheet.text(d.content)) end
+  return out
 end
 
 local html_capture = nil  -- an open <div class="answer">: list of texts
@@ -407,6 +560,17 @@ local function html_div_open(text)
     if c == 'answer' or c == 'solution' then return 'answer' end
   end
   return 'other'
+end
+
+-- A paragraph of raw HTML tags and spaces only (`<br><br>` spacers): chrome. A figure
+-- (`<img …>`) is content.
+local function only_html(b)
+  local tags = 0
+  for _, x in ipairs(b.content) do
+    if x.t == 'RawInline' and not x.text:match('^<img%s') then tags = tags + 1
+    elseif x.t ~= 'Space' and x.t ~= 'SoftBreak' and x.t ~= 'LineBreak' then return false end
+  end
+  return tags > 0
 end
 
 -- Units of one block (and its children where they carry structure).
@@ -429,18 +593,46 @@ local function block_units(b, units)
   end
   if b.t == 'Header' then
     local t = heading_text(b):lower()
+    local label, form = part_heading(b)
     if ROLE == 'solutions' and (t:match('^solutions?%f[%W]') or t:match('^answers?%f[%W]') or t:match('^proof%f[%W]')) then
       units[#units + 1] = { k = 'solstart' }
+    elseif ROLE == 'questions' and solution_heading(b) then
+      -- `## Solution {.solution}` inside a question: what follows answers its parts
+      units[#units + 1] = { k = 'solsection' }
+    elseif label then
+      -- `## a)`: a part heading; the text under it is that part's
+      units[#units + 1] = { k = 'open', label = label, form = form, text = '', heading = true }
     else
       units[#units + 1] = { k = 'text', text = sheet.text_of(b) }
     end
+  elseif (b.t == 'Para' or b.t == 'Plain') and only_html(b) then
+    -- `<br><br>` spacers, buttons: chrome
   elseif b.t == 'Para' or b.t == 'Plain' then
-    label_units(sheet.text_of(b), units)
-    -- a paragraph without labels: check for an answer line
-    local last = units[#units]
-    if last and last.k == 'text' then
-      units[#units] = nil
-      text_unit(last.text, units)
+    -- notebook cell breaks (`+++ {...}`) are chrome that ends an open answer
+    local chunks, buf = {}, {}
+    for _, line in ipairs(sheet.lines(sheet.text_of(b))) do
+      if is_cell_break(line) then
+        chunks[#chunks + 1] = table.concat(buf, '\n'); buf = {}
+        chunks[#chunks + 1] = false
+      elseif is_wrapper_shortcode(line) then
+        -- a line holding only a site generator's wrapper (`{{< blockquote >}}` …
+        -- `{{< /blockquote >}}`): it renders nothing; the text it wraps is kept
+        chunks[#chunks + 1] = table.concat(buf, '\n'); buf = {}
+      else buf[#buf + 1] = line end
+    end
+    chunks[#chunks + 1] = table.concat(buf, '\n')
+    for _, chunk in ipairs(chunks) do
+      if chunk == false then
+        units[#units + 1] = { k = 'cell' }
+      elseif trim(chunk) ~= '' then
+        label_units(chunk, units)
+        -- a paragraph without labels: check for an answer line
+        local last = units[#units]
+        if last and last.k == 'text' then
+          units[#units] = nil
+          text_unit(last.text, units)
+        end
+      end
     end
   elseif b.t == 'OrderedList' then
     local start = b.listAttributes.start or 1
@@ -496,6 +688,9 @@ local function block_units(b, units)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
+        elseif (blk.t == 'OrderedList' or blk.t == 'BulletList' or blk.t == 'Div') and nested_answer_divs(blk)[1] then
+          if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
+          for _, u in ipairs(nested_solution_units(blk)) do units[#units + 1] = u end
         else tail[#tail + 1] = blk end
       end
       if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) } end
@@ -520,6 +715,11 @@ local function block_units(b, units)
       units[#units + 1] = options_unit(b)
       return
     end
+    local marks = true_false(b)
+    if marks then
+      units[#units + 1] = { k = 'marks', marks = marks, text = sheet.text_of(b) }
+      return
+    end
     local labelled = true
     for _, item in ipairs(b.content) do
       if not (item[1] and bullet_label(trim(sheet.text_of(item[1])))) then labelled = false; break end
@@ -534,7 +734,14 @@ local function block_units(b, units)
         units[#units + 1] = { k = 'open', label = l, form = 'bullet', text = table.concat(joined, '\n\n'), whole = sheet.text(item) }
       end
     else
-      units[#units + 1] = { k = 'text', text = sheet.text_of(b) }
+      -- a plain list (items one short paragraph each) keeps its items: the options of
+      -- a multiple-choice question when an answer marks them, an answer's values
+      local unit = { k = 'text', text = sheet.text_of(b) }
+      if plain_choices(b) or (#b.content == 1 and #b.content[1] == 1 and (b.content[1][1].t == 'Plain' or b.content[1][1].t == 'Para')) then
+        unit.items = {}
+        for _, item in ipairs(b.content) do unit.items[#unit.items + 1] = trim(sheet.text(item)) end
+      end
+      units[#units + 1] = unit
     end
   elseif b.t == 'Div' then
     if is_answer_class(b.classes) then
@@ -544,8 +751,16 @@ local function block_units(b, units)
     end
   elseif b.t == 'RawBlock' then
     local text = sheet.text_of(b)
-    local kind = html_div_open(text)
-    if kind == 'answer' then
+    -- an answer div can open on a later line of the block (an `<img>` line before it
+    -- runs on into it); the lines before it are the sheet's
+    local lines, at = sheet.lines(text), nil
+    for i, line in ipairs(lines) do
+      if html_div_open(line) == 'answer' then at = i; break end
+    end
+    local before = table.concat(lines, '\n', 1, (at or #lines + 1) - 1)
+    if trim(before):match('^<img%s') then units[#units + 1] = { k = 'text', text = trim(before) } end
+    if at then
+      text = table.concat(lines, '\n', at)
       local after = text:gsub('^%s*<div[^>]*>', '', 1)
       local inside, closed = after, false
       local a, _ = after:find('</div>')
@@ -588,8 +803,101 @@ local function new_part(label)
   return { label = label or '', texts = {}, options = {}, correct = {}, answer = {}, ws = {} }
 end
 
-local function assemble(q)
+-- A solution's parts merged into its question's: by label when every solution part
+-- has a label the question has, else by position (parts appended when the question
+-- has fewer). A question with no parts takes a solution of several parts whole, as its
+-- one part: the solution's structure (restated sub-items) makes no parts.
+local function merge_parts(target, s)
+  local sparts = s.parts
+  if #target.parts == 0 and #sparts > 1 then
+    local one = new_part('')
+    for _, sp in ipairs(sparts) do
+      for _, a in ipairs(sp.answer) do one.answer[#one.answer + 1] = a end
+      for _, w in ipairs(sp.ws) do one.ws[#one.ws + 1] = w end
+    end
+    sparts = { one }
+  end
+  local labelled = #sparts > 0
+  for _, sp in ipairs(sparts) do
+    local found = false
+    for _, qp in ipairs(target.parts) do if sp.label ~= '' and qp.label == sp.label then found = true end end
+    if not found then labelled = false end
+  end
+  for j, sp in ipairs(sparts) do
+    local tp = nil
+    if labelled then
+      for _, qp in ipairs(target.parts) do if qp.label == sp.label then tp = qp; break end end
+    else
+      tp = target.parts[j]
+      if not tp then
+        tp = new_part('')
+        target.parts[j] = tp
+      end
+    end
+    for _, a in ipairs(sp.answer) do tp.answer[#tp.answer + 1] = a end
+    for _, w in ipairs(sp.ws) do tp.ws[#tp.ws + 1] = w end
+  end
+end
+
+-- A solution that names the parts it solves (`(a) ...`, `(b) ...`, `(i)(A) ...`, one
+-- label at a line start each) when every label it names is the label of one of `parts`:
+-- list of {part=, text=} in order (text before the first label goes with the first);
+-- nil otherwise.
+local function solution_by_label(text, parts)
+  local units, pieces, lead = {}, {}, nil
+  label_units(text or '', units)
+  for _, u in ipairs(units) do
+    if u.k == 'open' then
+      pieces[#pieces + 1] = u
+    elseif #pieces == 0 then
+      lead = u.text
+    else
+      return nil
+    end
+  end
+  if #pieces == 0 then return nil end
+  local by = {}
+  for _, p in ipairs(parts) do
+    if p.label ~= '' and not by[p.label] then by[p.label] = p end
+  end
+  local out = {}
+  for i, pc in ipairs(pieces) do
+    local p = by[pc.label]
+    if not p then return nil end
+    local t = pc.text
+    if i == 1 and lead and trim(lead) ~= '' then t = lead .. '\n\n' .. t end
+    out[#out + 1] = { part = p, text = t }
+  end
+  return out
+end
+
+local assemble
+
+-- The units after a `Solution` heading inside a question (questions role): read as a
+-- solution of that question and merged into its parts.
+local function merge_solution_units(q, units)
+  local saved = ROLE
+  ROLE = 'solutions'
+  local s = assemble({ number = q.number, title = '', units = units })
+  ROLE = saved
+  merge_parts(q, s)
+end
+
+assemble = function(q)
   local units = q.units
+  -- questions: a `Solution` heading inside the question; what follows it is its solution
+  local sol_units = nil
+  if ROLE == 'questions' then
+    for i, u in ipairs(units) do
+      if u.k == 'solsection' then
+        sol_units, units = {}, { table.unpack(units, 1, i - 1) }
+        for k = i + 1, #q.units do
+          if q.units[k].k ~= 'solsection' then sol_units[#sol_units + 1] = q.units[k] end
+        end
+        break
+      end
+    end
+  end
   -- solutions: drop the restated question
   if ROLE == 'solutions' then
     local cut = nil
@@ -621,12 +929,44 @@ local function assemble(q)
   local main, parts, pending = {}, {}, {}
   local cur = nil
   local last_alpha = nil
-  local function add(list, t) if trim(t or '') ~= '' then list[#list + 1] = t end end
+  local items_of, last_list = {}, nil  -- plain lists: text → items; the last one added
+  local answering = nil                -- the part an open `Answer:` is filling
+  local function add(list, t)
+    if trim(t or '') == '' then return end
+    list[#list + 1] = t
+    if items_of[t] then last_list = { list = list, text = t, items = items_of[t] } else last_list = nil end
+  end
   local function flush_pending(to)
     for _, t in ipairs(pending) do add(to, t) end
     pending = {}
   end
+  -- True/False marks answering the plain list just before them, one per item: that
+  -- list becomes the part's options, the True ones correct
+  local function mark_options(u)
+    local ll = last_list
+    if not ll or #ll.items ~= #u.marks or ll.list[#ll.list] ~= ll.text then
+      add(answering.answer, u.text)
+      return
+    end
+    table.remove(ll.list)
+    last_list = nil
+    local base = #answering.options
+    for i, o in ipairs(ll.items) do
+      answering.options[#answering.options + 1] = o
+      if u.marks[i] then answering.correct[#answering.correct + 1] = base + i - 1 end
+    end
+  end
   for _, u in ipairs(units) do
+    if u.k == 'text' and u.items then items_of[u.text] = u.items end
+    if u.k == 'marks' and not answering then u = { k = 'text', text = u.text } end
+    if answering and (u.k == 'text' or u.k == 'marks' or u.k == 'quote') then
+      if u.k == 'marks' then mark_options(u)
+      elseif u.items then
+        for _, item in ipairs(u.items) do add(answering.answer, item) end
+      else add(answering.answer, u.text) end
+      goto continue
+    end
+    answering = nil
     local f = u.form
     if f == 'alpha_or_roman' then
       -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters
@@ -635,6 +975,7 @@ local function assemble(q)
     end
     if u.k == 'open' and f == form then
       cur = new_part(u.label)
+      cur.heading = u.heading
       parts[#parts + 1] = cur
       if f == 'alpha' then last_alpha = u.label end
       flush_pending(cur.texts)
@@ -652,7 +993,7 @@ local function assemble(q)
       if cur then flush_pending(cur.texts); add(cur.texts, text) else add(main, text) end
     elseif u.k == 'text' or u.k == 'quote' then
       if not cur then add(main, u.text)
-      elseif ROLE == 'solutions' or (#pending == 0 and starts_continuation(u.text)) then
+      elseif ROLE == 'solutions' or cur.heading or (#pending == 0 and starts_continuation(u.text)) then
         -- a solution's text runs on to the next label; a sheet's text carries on
         -- the part before it only when it reads so
         add(cur.texts, u.text)
@@ -667,6 +1008,14 @@ local function assemble(q)
       local base = #cur.options
       for _, o in ipairs(u.options) do cur.options[#cur.options + 1] = o end
       for _, c in ipairs(u.correct) do cur.correct[#cur.correct + 1] = base + c end
+    elseif u.k == 'sol' and ROLE ~= 'solutions' and solution_by_label(u.text, parts) then
+      -- a solution after several parts that labels its pieces: each to its part
+      if #pending > 0 then flush_pending(cur.texts) end
+      for _, piece in ipairs(solution_by_label(u.text, parts)) do
+        local a, w = split_solution(piece.text)
+        add(piece.part.answer, a)
+        add(piece.part.ws, w)
+      end
     elseif u.k == 'sol' then
       if not cur then
         cur = new_part('')
@@ -678,7 +1027,9 @@ local function assemble(q)
       end
       add(cur.answer, u.answer)
       add(cur.ws, u.ws)
+      if u.open then answering = cur end
     end
+    ::continue::
   end
   if #pending > 0 then
     if cur then flush_pending(cur.texts) else flush_pending(main) end
@@ -690,6 +1041,7 @@ local function assemble(q)
     end
   end
   q.main_texts, q.parts = main, parts
+  if sol_units then merge_solution_units(q, sol_units) end
   if ROLE == 'solutions' then
     -- every text of a solution is worked solution; text before any part is the
     -- question's only part
@@ -755,28 +1107,100 @@ local function is_question_list(b)
   return s ~= 'LowerAlpha' and s ~= 'UpperAlpha' and s ~= 'LowerRoman' and s ~= 'UpperRoman'
 end
 
+-- Heading layout: with no question markers, headings that are only a part label
+-- (`## a)`) are parts, and every heading one level up from the shallowest of them
+-- (`# Title`, unnumbered) opens a question; the level of those, or nil.
+local function heading_layout(blocks)
+  local plevel = nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and part_heading(b) and (not plevel or b.level < plevel) then plevel = b.level end
+  end
+  if not plevel then return nil end
+  local qlevel = nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level < plevel and not solution_heading(b) and (not qlevel or b.level > qlevel) then
+      qlevel = b.level
+    end
+  end
+  return qlevel
+end
+
+-- The sheet numbers its top-level list items as questions are numbered: a list that
+-- starts at a number other than 1 (numbering resumed after text or a heading:
+-- `\item[4.]`, enumitem's `resume`, `\setcounter{enumi}`), or an item with a numbered
+-- list of its own (the item has parts, so it is a question, not a part). Then lists
+-- restarting at 1 after a paragraph are runs of questions, not the paragraph's parts.
+local function numbered_as_questions(blocks)
+  for _, b in ipairs(blocks) do
+    if b.t == 'OrderedList' and is_question_list(b) then
+      if (b.listAttributes.start or 1) ~= 1 then return true end
+      for _, item in ipairs(b.content) do
+        for _, c in ipairs(item) do
+          if c.t == 'OrderedList' then return true end
+        end
+      end
+    end
+  end
+  return false
+end
+
+-- Sections group the questions: two or more headings that are no question marker are
+-- each followed by a list of questions before the next heading. Text under such a
+-- heading (a section's set-up: data, definitions, a derivation) leads into the section's
+-- next question; under a lone heading (the sheet's title) it is chrome.
+local function sectioned(blocks)
+  local n, open = 0, false
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      open = heading_marker(b) == nil
+    elseif open and b.t == 'OrderedList' and is_question_list(b) then
+      n, open = n + 1, false
+    end
+  end
+  return n >= 2
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
   html_capture = nil
   local markers = has_markers(blocks)
   local numbered = ROLE == 'solutions' and numbered_solutions(blocks)
-  local paragraphs = not markers and not numbered and paragraph_layout(blocks)
+  local qlevel = not markers and not numbered and heading_layout(blocks)
+  local paragraphs = not markers and not numbered and not qlevel and paragraph_layout(blocks)
+    and not numbered_as_questions(blocks)
+  local listed = not markers and not numbered and not qlevel and not paragraphs
+  local sections = listed and sectioned(blocks)
   local group = ''
+  -- In the list layout, text between questions waits here: it leads into the next
+  -- question (set-up text before a list, a section's introduction), or, when a heading
+  -- comes first, closes the question before it. `after_heading`: it follows a heading.
+  local lead, after_heading = {}, false
+  local function flush_lead(q)
+    if q then for _, lb in ipairs(lead) do block_units(lb, q.units) end end
+    lead = {}
+  end
   for _, b in ipairs(blocks) do
     if answers then
       answers[#answers + 1] = b
     elseif html_capture then
       if cur then block_units(b, cur.units) else block_units(b, {}) end
     elseif b.t == 'Header' then
+      -- text waiting since a heading runs on across a deeper one into the next question
+      -- (a section's introduction), except before the sheet's first question, where a
+      -- heading followed by another (title, instructions) is chrome
+      if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
       local num, title = heading_marker(b)
       if num and markers then
         cur = new_question(qs, num, title, b.level)
+      elseif qlevel and b.level == qlevel and not is_solutions_heading(b) then
+        cur = new_question(qs, '', heading_text(b), b.level)
       elseif ROLE == 'questions' and is_solutions_heading(b) and (not cur or b.level <= cur.level) then
         answers = {}
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
       else
+        after_heading = sections
         cur = nil
         group = heading_text(b)
       end
@@ -792,14 +1216,20 @@ local function segment(blocks)
       local n, l, rest = numbered_label(sheet.text_of(b))
       if not cur or cur.number ~= n then cur = new_question(qs, n, '', 99) end
       cur.units[#cur.units + 1] = { k = 'open', label = l, form = 'alpha', text = rest }
-    elseif not markers and not numbered and b.t == 'OrderedList' and is_question_list(b)
+    elseif not markers and not numbered and not qlevel and b.t == 'OrderedList' and is_question_list(b)
       and not (paragraphs and cur) then
       local start = b.listAttributes.start or 1
       for i, item in ipairs(b.content) do
         cur = new_question(qs, tostring(start + i - 1), group, 99)
         cur.group = group ~= ''
+        if i == 1 then flush_lead(cur) end
         for _, c in ipairs(item) do block_units(c, cur.units) end
       end
+      after_heading = false
+    elseif listed and (cur or after_heading) and b.t ~= 'RawBlock' and b.t ~= 'OrderedList'
+      and not (b.t == 'Div' and is_answer_class(b.classes))
+      and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
+      lead[#lead + 1] = b
     elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
@@ -807,11 +1237,13 @@ local function segment(blocks)
       block_units(b, cur.units)
       cur.closed = true
     elseif cur then
+      flush_lead(cur)
       block_units(b, cur.units)
     elseif b.t == 'RawBlock' then
       block_units(b, {}) -- an answer div outside any question opens and closes here
     end
   end
+  if not after_heading then flush_lead(cur) end
   if html_capture and cur then
     -- an answer div never closed: what it held is still a solution
     cur.units[#cur.units + 1] = sol_unit(table.concat(html_capture, '\n\n'))
@@ -829,6 +1261,16 @@ local function segment(blocks)
   for _, q in ipairs(qs) do
     if q.group and starts < 2 then q.title = '' end
   end
+  -- a marker heading with nothing under it but cell breaks, over deeper question
+  -- headings (`# Q2 Pool` over `## 1.lambda`), is their group heading, no question
+  for i = #qs - 1, 1, -1 do
+    local q, nxt = qs[i], qs[i + 1]
+    local empty = true
+    for _, u in ipairs(q.units) do
+      if u.k ~= 'cell' and not (u.k == 'text' and trim(u.text) == '') then empty = false end
+    end
+    if empty and q.level < nxt.level then table.remove(qs, i) end
+  end
   for _, q in ipairs(qs) do assemble(q) end
   return qs, answers
 end
@@ -845,28 +1287,7 @@ local function merge_section(qs, sols)
     else
       target = qs[i]
     end
-    if target then
-      local labelled = #s.parts > 0
-      for _, sp in ipairs(s.parts) do
-        local found = false
-        for _, qp in ipairs(target.parts) do if sp.label ~= '' and qp.label == sp.label then found = true end end
-        if not found then labelled = false end
-      end
-      for j, sp in ipairs(s.parts) do
-        local tp = nil
-        if labelled then
-          for _, qp in ipairs(target.parts) do if qp.label == sp.label then tp = qp; break end end
-        else
-          tp = target.parts[j]
-          if not tp then
-            tp = new_part('')
-            target.parts[j] = tp
-          end
-        end
-        for _, a in ipairs(sp.answer) do tp.answer[#tp.answer + 1] = a end
-        for _, w in ipairs(sp.ws) do tp.ws[#tp.ws + 1] = w end
-      end
-    end
+    if target then merge_parts(target, s) end
   end
 end
 

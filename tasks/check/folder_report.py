@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from schemas.folder import SheetRow
 from schemas.outcome import DocumentOutcome
 from schemas.report import Counts
 from tasks.convert.pairing import SheetPair
+
+# polars is imported where it is used, not at import: importing it starts native threads,
+# and the warm runner (flows/warm.py) imports this module before it forks a command.
+if TYPE_CHECKING:
+    import polars as pl
 
 SUM_COLUMNS = [name for name, f in SheetRow.model_fields.items() if f.annotation in (int, float, int | None)]
 """The columns a totals row sums: every number of :class:`SheetRow`."""
@@ -26,6 +30,8 @@ SHOWN = ["folder", "sheet", "outcome", "questions", "parts", "fields", "agreed",
 
 def frame(rows: list[SheetRow]) -> pl.DataFrame:
     """The rows as a DataFrame with a stable schema (an empty folder gives no rows)."""
+    import polars as pl
+
     kinds = {float: pl.Float64, int: pl.Int64, int | None: pl.Int64}
     schema = {name: kinds.get(f.annotation, pl.Utf8) for name, f in SheetRow.model_fields.items()}
     return pl.DataFrame([r.model_dump() for r in rows], schema=schema)
@@ -34,6 +40,8 @@ def frame(rows: list[SheetRow]) -> pl.DataFrame:
 def with_totals(df: pl.DataFrame, label: str = "total", by: str | None = None) -> pl.DataFrame:
     """``df`` with a totals row (``source`` = ``label``) — or, with ``by``, one totals row
     per value of that column and a grand total after them."""
+    import polars as pl
+
     def total(part: pl.DataFrame, name: str, folder: str = "") -> pl.DataFrame:
         sums = part.select([pl.col(c).sum() for c in SUM_COLUMNS])
         built = part.filter(pl.col("outcome") == "built").height
@@ -59,6 +67,8 @@ def write(df: pl.DataFrame, out: Path, stem: str = "report") -> list[Path]:
 
 def table(df: pl.DataFrame) -> str:
     """The report as a printed table (the columns a person reads first)."""
+    import polars as pl
+
     shown = df.with_columns(pl.col("source").map_elements(lambda s: Path(s).name if "/" in s else s,
                                                           return_dtype=pl.Utf8).alias("sheet"))
     cols = [c for c in SHOWN if c in shown.columns]

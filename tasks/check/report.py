@@ -8,9 +8,8 @@ count the same way.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -24,8 +23,15 @@ from schemas.routes import AdjudicationResult, RouteResult, Usage
 from schemas.tiers import Settled
 from schemas.tiers import FieldOutcome
 
+# polars is imported where it is used, not at import: importing it starts native threads,
+# and the warm runner (flows/warm.py) imports this module before it forks a command.
+if TYPE_CHECKING:
+    import polars as pl
+
 def field_frame(fields: list[FieldOutcome]) -> pl.DataFrame:
     """One row per field: ``field``, ``tier``, ``taken`` (all strings)."""
+    import polars as pl
+
     return pl.DataFrame(
         {"field": [f.field for f in fields], "tier": [f.tier for f in fields], "taken": [f.taken for f in fields]},
         schema={"field": pl.Utf8, "tier": pl.Utf8, "taken": pl.Utf8},
@@ -34,6 +40,8 @@ def field_frame(fields: list[FieldOutcome]) -> pl.DataFrame:
 
 def flag_frame(flags: list[Flag]) -> pl.DataFrame:
     """One row per flag: ``field``, ``kind``, ``reason``."""
+    import polars as pl
+
     return pl.DataFrame(
         {"field": [f.field for f in flags], "kind": [f.kind for f in flags], "reason": [f.reason for f in flags]},
         schema={"field": pl.Utf8, "kind": pl.Utf8, "reason": pl.Utf8},
@@ -64,6 +72,8 @@ def count_report(
     least one flag; ``flags_by_kind`` counts flags. ``counts`` are the report's other
     fields (source, questions, parts, tokens, seconds, comparison, ...), validated by it.
     """
+    import polars as pl
+
     ff = field_frame(fields).filter(pl.col("tier") != "empty")
     by_tier = dict(ff.group_by("tier").len().iter_rows())
     fl = flag_frame(flags)
@@ -134,6 +144,17 @@ def summary_lines(report: Report) -> list[str]:
     return lines
 
 
+def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet) -> list[Flag]:
+    """Every flag of one document run, as ``flags.json`` lists them and the report counts them:
+    the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
+    refused answer box (:func:`tasks.boxes.propose.flags_of`) and one ``katex`` flag per maths
+    span KaTeX cannot render (:func:`tasks.write.katex.katex_flags`)."""
+    from tasks.boxes.propose import flags_of
+    from tasks.write.katex import katex_flags
+
+    return settled.flags + flags_of(part_boxes) + katex_flags(built.result.katex_warnings)
+
+
 def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
                     settled: Settled, part_boxes: list[PartBoxes], boxes_status: str | None, answerable: int,
                     built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
@@ -144,12 +165,11 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
     ``answerable`` the parts it concerns; ``score`` the boxes against the export;
     ``seconds`` is the wall time since ``info.started``.
     """
-    from tasks.boxes.propose import flags_of, summarise
+    from tasks.boxes.propose import summarise
 
     boxes = summarise(part_boxes, boxes_status)
     if boxes_status is not None and boxes_status != "off":
         boxes.parts = answerable
-    area_flags = flags_of(part_boxes)
     if score is not None:
         boxes = boxes.model_copy(update={"matched": score.matched, "in_export": score.in_export, "misses": score.misses})
     box_usage = Usage(input_tokens=boxes.input_tokens, output_tokens=boxes.output_tokens, cost_usd=boxes.cost_usd)
@@ -163,7 +183,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
                      for key in sorted(set(info.saved_area_keys) - asked)]
     return count_report(
         fields=settled.fields,
-        flags=settled.flags + area_flags,
+        flags=run_flags(settled, part_boxes, built),
         route_a=route_summary(a),
         route_b=route_summary(b),
         source=info.source,

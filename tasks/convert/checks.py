@@ -5,7 +5,8 @@ finds, into :class:`~schemas.markdown.ConversionWarning` s: pandoc's own message
 mean content was skipped (:func:`keep`), exam-style markers lost (:func:`structure_lost`),
 words of the LaTeX body missing from the markdown (:func:`content_lost`), metadata the
 markdown leaves out (:func:`metadata_not_kept`), maths that reads back differently
-(:func:`math_not_kept`) and raw LaTeX left in markdown (:func:`raw_tex_warnings`).
+(:func:`math_not_kept`), raw LaTeX left in markdown (:func:`raw_tex_warnings`) and
+site-generator shortcodes left in markdown (:func:`shortcode_warnings`).
 """
 
 from __future__ import annotations
@@ -329,3 +330,29 @@ def raw_tex_warnings(ast: dict) -> list[ConversionWarning]:
             ))
     return out
 
+
+
+_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w-]+)[^}]*?[>%]\}\}", re.S)
+
+
+def shortcode_warnings(markdown: str) -> list[ConversionWarning]:
+    """One ``Shortcode`` warning per site-generator shortcode (Hugo's ``{{< img … >}}``,
+    ``{{% note %}}``) that the platform would show as text: every shortcode except a line
+    holding only an opening or closing wrapper whose name the document closes somewhere
+    (``{{< blockquote >}}`` … ``{{< /blockquote >}}``), which the general reader leaves
+    out while keeping the text it wraps. Shortcodes inside fenced code are left alone."""
+    text = re.sub(r"^(```|~~~).*?^\1[ \t]*$", "", markdown, flags=re.M | re.S)
+    closed = {m.group(3) for m in _SHORTCODE.finditer(text) if m.group(2)}
+    out = []
+    for m in _SHORTCODE.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        alone = not text[line_start:m.start()].strip() and not text[m.end():None if line_end < 0 else line_end].strip()
+        if alone and m.group(3) in closed:
+            continue
+        raw = m.group(0)
+        out.append(ConversionWarning(
+            kind="Shortcode", text=raw,
+            message=f"{OWN} a site generator's shortcode the platform shows as text: {' '.join(raw.split())[:120]}",
+        ))
+    return out

@@ -21,9 +21,9 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
 - environments a sheet or class defines with ``\newenvironment`` whose name is a
   question word (problem, exercise, question, task) become ``\newtheorem``s, so that
   pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
-  environment's own definition is dropped so that it stays a ``solution`` div; one named
-  so that no file here defines (a missing class's) becomes a ``\newtheorem`` too, and an
-  undefined environment holding ``\item`` entries of its own becomes an ``enumerate``;
+  environment's own definition is dropped so that it stays a ``solution`` div;
+- a list's items a class wraps in an environment (``blocksection``) are the list's, and a
+  heading between items splits the list, numbered on (:mod:`tasks.convert.tex_lists`);
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
@@ -67,7 +67,7 @@ BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
 
 EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
 EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
-EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes"}
+EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll"}  # + Ximera's
 EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
 PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
 SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
@@ -167,12 +167,6 @@ def _walk(nodes):
             yield from _walk(n.nodelist)
         if getattr(n, "nodeargd", None) is not None:
             yield from _walk(n.nodeargd.argnlist)
-
-
-def walk(nodes):
-    """Every node of ``nodes`` (pylatexenc nodes), depth first, macro arguments and
-    environment bodies included."""
-    return _walk(nodes)
 
 
 def plain_lines(text: str) -> str:

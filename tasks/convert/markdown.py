@@ -5,8 +5,11 @@ r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both r
 - ``.tex`` first goes through the TeX pre-pass (:mod:`tasks.convert.latex`,
   :mod:`tasks.convert.tex_rewrite`), which keeps exam class, theorem, class-file, list,
   conditional and siunitx structure, then pandoc with ``filters/convert/structure.lua``
-  (the contract's markers) before ``tidy.lua``. The loss checks live in
-  :mod:`tasks.convert.checks`.
+  (the contract's markers) before ``tidy.lua``. When pandoc reports that it skipped
+  commands or environments that carried text (a class or package we do not have), the
+  sheet is read again with them read generally (:mod:`tasks.convert.tex_unknown`), up to
+  :data:`UNKNOWN_PASSES` times. The loss checks live in :mod:`tasks.convert.checks`;
+  maths using a command nobody defines is an ``UndefinedMaths`` warning.
 - ``.pdf`` goes through Mathpix OCR (:mod:`tasks.convert.ocr_cache`, :mod:`tasks.convert.mathpix`:
   cached by the PDF's bytes) and is then read as Mathpix markdown, like a ``.md``.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
@@ -80,6 +83,7 @@ from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
+from tasks.convert.tex_unknown import Unknown, skipped, undefined_maths
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
@@ -90,6 +94,9 @@ PANDOC_READERS = {".tex": "latex", ".docx": "docx"}
 SUPPORTED = MARKDOWN_SUFFIXES + tuple(PANDOC_READERS) + (".pdf",)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
+
+UNKNOWN_PASSES = 3
+"""Most extra pandoc readings of a LaTeX sheet for commands defined in no file we have."""
 
 PANDOC_TIMEOUT = 120.0
 """Seconds one pandoc run may take before the document is refused."""
@@ -152,7 +159,7 @@ def to_markdown(
     elif suffix in MARKDOWN_SUFFIXES:
         text = dollar_maths(_decode(name, data))
         ast = _read_markdown(name, text)
-        warnings = checks.raw_tex_warnings(ast)
+        warnings = checks.raw_tex_warnings(ast) + checks.shortcode_warnings(text)
         links = image_links(ast)
         base = base_dir
     elif suffix == ".tex":
@@ -369,6 +376,22 @@ def _convert_latex(name: str, source: str, base_dir: str | None,
             "-M", "sheet2lambda-reader=latex"]
     with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
         ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
+    # What a class we do not have defines, read generally (tasks.convert.tex_unknown): pandoc
+    # says what it skipped, and the sheet is read again; a command inside one it skipped
+    # shows only then, so up to UNKNOWN_PASSES times.
+    unknown = Unknown()
+    for _ in range(UNKNOWN_PASSES):
+        more = skipped(log)
+        if not (set(more.macros) - set(unknown.macros) or more.envs - unknown.envs):
+            break
+        unknown.macros.update({k: max(v, unknown.macros.get(k, 0)) for k, v in more.macros.items()})
+        unknown.envs |= more.envs
+        again = prepare(resolved.tex, base_dir, unknown)
+        if again.source == prepared.source:
+            break
+        prepared = again
+        with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
+            ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
     _honour_graphicspath(ast, prepared.graphicspath, base_dir)
     text, warnings, links = _finish(name, ast, log, resolved.tex, prepared)
     return text, resolved.warnings + warnings, links
@@ -459,6 +482,7 @@ def _finish(
         meta = " ".join(plain(v) for v in ast.get("meta", {}).values())
         hidden = prepared.hidden if prepared else ""
         warnings += checks.content_lost(body, text, entries, meta + "\n" + hidden)
+        warnings += undefined_maths(text, tex)
     warnings += checks.metadata_not_kept(ast, text)
     warnings += checks.math_not_kept(ast, back)
     warnings += checks.raw_tex_warnings(back)

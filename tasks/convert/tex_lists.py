@@ -1,81 +1,32 @@
-r"""The TeX pre-pass's list and environment edits for sheets whose class is missing
-(what the pre-pass does: :mod:`tasks.convert.latex`).
+r"""The TeX pre-pass's list edits (what the pre-pass does: :mod:`tasks.convert.latex`).
 
-pandoc reads an environment it does not know as a div: its ``[title]`` is dropped and
-``\item`` and ``\choice`` entries directly inside it are lost. When no file beside the
-sheet defines such an environment, it is read by its shape:
-
-- named by a question word (problem, exercise, exercice …) and holding no item: a
-  ``\newtheorem`` (:func:`undefined_question_envs`);
-- holding ``\item`` entries: an ``enumerate`` (an ``itemize`` when its name says so);
-- holding ``\choice`` options: exam's ``choices`` (a task list);
-
-and inside a list, an environment wrapped around items is unwrapped and a heading
-between items closes the list and reopens it, numbered on (:meth:`ListEdits.flatten_list`).
+Inside a list (exam's ``questions``, an ``enumerate``), an environment a class wraps
+around items (a ``blocksection`` keeping a question on one page) is unwrapped, and a
+heading between items (``\section{Trees}`` inside ``questions``) closes the list and
+reopens it at the next item, numbered on (:meth:`ListEdits.flatten_list`): pandoc would
+otherwise drop the items or the heading.
 """
 
 from __future__ import annotations
 
 from pylatexenc.latexwalker import LatexEnvironmentNode, LatexMacroNode
 
-from tasks.convert.latex import (
-    EXAM_ITEMS,
-    QUESTION_WORDS,
-    SOLUTION_ENVS,
-    START_LABEL,
-    TexContext,
-    end_of_args,
-    walk,
-)
+from tasks.convert.latex import EXAM_ITEMS, SOLUTION_ENVS, START_LABEL, end_of_args
 
 KNOWN_ENVS = {
     "enumerate", "itemize", "description", "compactenum", "compactitem", "compactdesc", "asparaenum", "asparaitem",
     "inparaenum", "inparaitem", "list", "trivlist", "thebibliography", "questions", "parts", "subparts", "subsubparts",
     "choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "document", "frame", "block", "columns", "column",
 }
-"""Environments pandoc or the exam rewrite reads themselves: never taken for a missing
-class's list or question environment."""
+"""Environments pandoc or the exam rewrite reads themselves: never unwrapped as a
+wrapper around a list's items."""
 HEADINGS = {"chapter", "section", "subsection", "subsubsection"}
 """Sectioning commands: between a list's items they split the list (:meth:`ListEdits.flatten_list`)."""
 
 
-def undefined_question_envs(nodes, ctx: TexContext) -> set[str]:
-    """Environments named by a question word (problem, exercise, exercice …) that neither
-    the sheet nor a file beside it defines (its class is missing) and that hold no
-    ``\\item`` of their own: each becomes a ``\\newtheorem``, so that pandoc numbers it and
-    keeps its ``[title]``, where it would make an unnamed div and drop the title."""
-    out: set[str] = set()
-    for n in walk(nodes):
-        if not isinstance(n, LatexEnvironmentNode):
-            continue
-        name = n.environmentname
-        if (name.lower().rstrip("*") in QUESTION_WORDS and name not in KNOWN_ENVS and name not in ctx.theorems
-                and name not in ctx.sheet_defines and name not in ctx.question_envs
-                and not any(isinstance(c, LatexMacroNode) and c.macroname == "item" for c in n.nodelist)):
-            out.add(name)
-    return out
-
-
-
 class ListEdits:
     """The list edits of :class:`tasks.convert.tex_rewrite.Editor` (a mixin: it uses the
-    editor's ``ctx``, ``edit``, ``items``, ``converted`` and ``unwrapped``)."""
-
-    def undefined_list(self, n: LatexEnvironmentNode) -> bool:
-        """True for an environment no file of the sheet defines and pandoc reads as no list
-        (not :data:`KNOWN_ENVS`) whose own body holds ``\\item``s: a list of a missing class."""
-        name = n.environmentname
-        return (name not in KNOWN_ENVS and name not in self.ctx.sheet_defines and name not in self.ctx.theorems
-                and name not in self.ctx.question_envs and n.pos not in self.unwrapped and bool(self.items(n)))
-
-    def undefined_choices(self, n: LatexEnvironmentNode) -> bool:
-        """True for an environment no file of the sheet defines whose own body holds
-        ``\\choice`` options (a missing class's multiple choice): it is read as exam's
-        ``choices``."""
-        name = n.environmentname
-        return (name not in KNOWN_ENVS and name not in self.ctx.sheet_defines and name not in self.ctx.theorems
-                and any(isinstance(c, LatexMacroNode) and c.macroname in ("choice", "CorrectChoice")
-                        and c.macroname not in self.ctx.sheet_defines for c in n.nodelist))
+    editor's ``ctx``, ``edit``, ``converted`` and ``unwrapped``)."""
 
     def is_item(self, c) -> bool:
         """True for a node that opens a list item: ``\\item``, or an exam-class item macro

@@ -45,13 +45,17 @@ from tasks.convert.latex import (
 )
 from tasks.convert.labels import fmt, label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert.tex_lists import ListEdits, undefined_question_envs
+from tasks.convert import tex_unknown
+from tasks.convert.tex_lists import ListEdits
+from tasks.convert.tex_unknown import Unknown, UnknownState
 
 class Editor(ListEdits):
     """Collects node edits over one sheet and applies them."""
 
-    def __init__(self, source: str, ctx: TexContext):
+    def __init__(self, source: str, ctx: TexContext, unknown: UnknownState | None = None):
         self.src, self.ctx = source, ctx
+        self.unknown = unknown or UnknownState()
+        self.start_after: dict[int, str] = {}  # item-like command at this offset: its list's start label
         self.edits: list[tuple[int, int, str]] = []
         self.notes: list[ConversionWarning] = []
         self.converted: set[str] = set()
@@ -79,6 +83,12 @@ class Editor(ListEdits):
             n = nodes[i]
             if isinstance(n, LatexMacroNode) and n.macroname.startswith("if") and n.macroname[2:] in self.ctx.newifs:
                 i = self.switch(nodes, i, depth, in_math)
+                continue
+            if isinstance(n, LatexMacroNode) and not in_math and tex_unknown.is_unknown_macro(self, n):
+                i = tex_unknown.unknown_macro(self, nodes, i, depth)
+                continue
+            if isinstance(n, LatexMacroNode) and (j := tex_unknown.answer_blank(self, n, nodes, i, in_math)) is not None:
+                i = j
                 continue
             self.node(n, depth, in_math)
             i += 1
@@ -131,9 +141,10 @@ class Editor(ListEdits):
             self.converted.add(m)
             return
         if m in ("choice", "CorrectChoice") and m not in ctx.sheet_defines:
-            # \choice[correct]{…}: the correct option of a class that marks it so
-            ticked = m == "CorrectChoice" or (arg_text(n, 0) or "").strip() == "correct"
-            self.edit(n.pos, end_of_args(n), f"\\item {BOX_TICKED if ticked else BOX_EMPTY} ")
+            ticked = m == "CorrectChoice" or (arg_text(n, 0) or "").strip("[] ") == "correct"  # Ximera's [correct]
+            if arg_text(n, 0):
+                self.hidden.append(arg_text(n, 0))  # the mark is the tick, not lost text
+            self.edit(n.pos, end, f"\\item {BOX_TICKED if ticked else BOX_EMPTY} ")
             self.converted.add(m)
             return
         if m in SIUNITX and m not in ctx.sheet_defines:
@@ -148,6 +159,15 @@ class Editor(ListEdits):
             if name in SOLUTION_ENVS or name.lower() in QUESTION_WORDS:
                 self.edit(n.pos, end, "")  # a solution stays a div; a question word becomes a theorem
                 return
+        if m in self.unknown.docs and m not in ctx.sheet_defines - set(self.unknown.docs):
+            text = tex_unknown.expand_doc_command(self.unknown.docs[m], n)
+            label = self.start_after.get(n.pos, "")
+            if label and text.lstrip().startswith("\\item"):
+                at = text.index("\\item") + len("\\item")
+                text = text[:at] + label + " " + text[at:]
+            self.edit(n.pos, end_of_args(n), text)
+            self.converted.add(m)
+            return
         if m in ctx.macros:
             self.edit(n.pos, end_of_args(n), self.expand(n))
             self.converted.add(m)
@@ -182,6 +202,10 @@ class Editor(ListEdits):
             if body.strip():
                 self.note(f"a {name} environment", body)
             return
+        if (name in self.unknown.unknown.envs and name not in ctx.sheet_defines and name not in ctx.theorems
+                and name not in ctx.question_envs and tex_unknown.unknown_env(self, n, depth, in_math)):
+            self.converted.add(name)
+            return
         if name in EXAM_LISTS and name not in ctx.sheet_defines:
             opt = (arg_text(n, 0) or "").strip()
             tmpl = PARTS_OPTION.get(opt, EXAM_LISTS[name]) if name != "questions" else ""
@@ -192,31 +216,26 @@ class Editor(ListEdits):
             self.flatten_list(n, begin, 1)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        if (name in EXAM_CHOICES and name not in ctx.sheet_defines) or self.undefined_choices(n):
+        if name in EXAM_CHOICES and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{itemize}")
             self.edit(end_start, n.pos + n.len, "\\end{itemize}")
             self.converted.add(name)
             self.run(n.nodelist, depth, in_math)
             return
+        if name in SOLUTION_ENVS | EXAM_SOLUTIONS and tex_unknown.placeholder(self.src[begin_end:end_start]):
+            self.edit(n.pos, n.pos + n.len, "")  # a placeholder (REDACTED) stands for no solution
+            self.note(f"a {name} holding only a placeholder", self.src[begin_end:end_start])
+            self.converted.add(name)
+            return
         if name in EXAM_SOLUTIONS and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{solution}")
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
-        elif name == "enumerate" or (self.undefined_list(n) and "itemize" not in name.lower()):
-            if name != "enumerate":
-                # an environment no file here defines (a missing class's list of questions
-                # or parts) holding \item: pandoc would make it a div and drop its items
-                self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
-                self.converted.add(name)
+        elif name == "enumerate":
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        elif name == "itemize" or self.undefined_list(n):
-            if name != "itemize":
-                # a missing class's bullet list (its name says itemize): a bullet list
-                self.edit(n.pos, begin_end, "\\begin{itemize}")
-                self.edit(end_start, n.pos + n.len, "\\end{itemize}")
-                self.converted.add(name)
+        elif name == "itemize":
             self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
@@ -366,14 +385,18 @@ class Editor(ListEdits):
                         graphicspath=self.ctx.graphicspath)
 
 
-def prepare(source: str, base_dir: str | None) -> Prepared:
+def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -> Prepared:
     """The LaTeX pandoc should read for ``source`` (a sheet in ``base_dir``), with notes.
+
+    ``unknown``: what pandoc skipped in a first reading of the result without it
+    (:func:`tasks.convert.tex_unknown.skipped`); its commands and environments are read
+    generally (:mod:`tasks.convert.tex_unknown`).
 
     Never raises for odd TeX: pylatexenc parses tolerantly, and a sheet it cannot parse at
     all is returned unchanged (pandoc then reads it as before).
     """
     try:
-        nodes = parse_nodes(source)
+        nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         ctx = TexContext()
         if base_dir and Path(base_dir).is_dir():
             for p in files_beside(nodes, Path(base_dir), set()):
@@ -381,14 +404,19 @@ def prepare(source: str, base_dir: str | None) -> Prepared:
         learn_definitions(nodes, ctx, from_sheet=True)
         for name in ctx.sheet_defines:
             ctx.macros.pop(name, None)
+        docs = tex_unknown.doc_commands(nodes)
         extra = [MacroSpec(d.name, ("[" if d.default is not None else "") + "{" * (d.nargs - (d.default is not None)))
-                 for d in ctx.macros.values()]
-        editor = Editor(source, ctx)
-        editor.run(parse_nodes(source, extra))
+                 for d in ctx.macros.values()] + [d.spec() for d in docs.values()] + tex_unknown.XPARSE_SPECS
+        state = UnknownState(unknown=unknown or Unknown(), docs=docs, body_at=max(0, source.find("\\begin{document}")))
+        parsed = parse_nodes(source, extra)
+        state.blocks = tex_unknown.block_counts(parsed, state.unknown)
+        editor = Editor(source, ctx, state)
+        editor.run(parsed)
     except Exception:  # noqa: BLE001 - pylatexenc's own errors: leave the sheet to pandoc
         return Prepared(source=source)
-    ctx.question_envs |= undefined_question_envs(nodes, ctx)
+    asked = {e for e in (unknown.envs if unknown else ()) if e.lower().rstrip("*") in QUESTION_WORDS
+             and e not in ctx.sheet_defines and e not in state.listed}  # a question environment of a class we do not have
     theorems = [f"\\newtheorem{{{e}}}{{{e[:1].upper() + e[1:].rstrip('*')}}}"
-                for e in sorted(ctx.question_envs) if e not in ctx.theorems]
+                for e in sorted(ctx.question_envs | asked) if e not in ctx.theorems]
     editor.converted |= set(ctx.theorems) | ctx.question_envs
     return editor.result(" ".join([*ctx.feed, *theorems]))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from schemas.flags import Flag
 from schemas.sheet import Part, Question, SheetSet
-from tasks.settle.coverage import coverage, field_texts, is_timing
+from tasks.settle.coverage import coverage, field_texts, is_timing, restated, uncovered
 from tasks.errors import FilterError
 from tasks.read.sandbox import FILTERS_DIR, run_filter
 
@@ -105,6 +105,12 @@ def _put(part: Part, solution: Part) -> None:
         part.worked_solution = solution.worked_solution
 
 
+def _joined(parts: list[Part]) -> Part:
+    """One part holding the answers and worked solutions of ``parts``, in order."""
+    return Part(answer="\n\n".join(p.answer for p in parts if p.answer),
+                worked_solution="\n\n".join(p.worked_solution for p in parts if p.worked_solution))
+
+
 def merge_by_number(
     questions: SheetSet, q_numbers: Numbers, solutions: SheetSet, s_numbers: Numbers
 ) -> tuple[SheetSet, list[Flag]]:
@@ -114,7 +120,9 @@ def merge_by_number(
     ``q_numbers`` / ``s_numbers`` are the readings' numberings (:func:`numbering`), one
     entry per question in the same order. Inside a question, parts are matched by label
     when every solution part has a label the question also has, else by position (a
-    question with fewer parts gets parts with empty content appended). A solution whose
+    question with fewer parts gets parts with empty content appended; a question with no
+    parts at all takes a solution of several parts whole, as its one part: restated
+    sub-items in the solution make no parts the sheet does not have). A solution whose
     number names no question is left out and flagged (``structural``, field
     ``solutions``). Returns the merged copy and the flags; the inputs are not changed.
     """
@@ -131,6 +139,9 @@ def merge_by_number(
         q = out.root[qi]
         q_labels = q_numbers[qi][1]
         s_labels = s_numbers[si][1] if si < len(s_numbers) else []
+        if not q.parts and len(sq.parts) > 1:
+            sq = Question(parts=[_joined(sq.parts)])
+            s_labels = []
         by_label = bool(s_labels) and len(s_labels) == len(sq.parts) and all(
             label and label in q_labels for label in s_labels)
         for j, sp in enumerate(sq.parts):
@@ -223,6 +234,25 @@ def score_reading(markdown: str, reading: SheetSet) -> float:
     return coverage(markdown, texts) - chrome_quoted(texts) / counted
 
 
+def score_solutions(solutions_md: str, reading: SheetSet, questions_md: str) -> float:
+    """How well a reading of the solutions document accounts for its solutions: the
+    :func:`score_reading` of ``solutions_md`` with the lines that restate the questions
+    document (:func:`tasks.settle.coverage.restated`) left out, less, per counted line,
+    the restated lines it copied into its fields. A restated question is no part of an
+    answer: a reader that copies it there has misread the layout, and one that drops it
+    loses nothing."""
+    again = restated(solutions_md, questions_md)
+    if not again:
+        return score_reading(solutions_md, reading)
+    numbers = {n for n, _ in again}
+    lines = solutions_md.splitlines()
+    kept = "\n".join("" if i in numbers else line for i, line in enumerate(lines, start=1))
+    missed = {n for n, _ in uncovered(solutions_md, field_texts(reading))}
+    copied = len(numbers - missed)
+    counted = max(1, sum(1 for line in lines if line.strip()))
+    return score_reading(kept, reading) - copied / counted
+
+
 def superseded(filter_source: str) -> bool:
     """True when a library filter's first line says ``-- superseded-by: NAME``: it stays in
     the library for whoever names it, but :func:`choose_library_filter` no longer picks it
@@ -237,8 +267,8 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
 
     Each library filter is run over the questions document alone (role ``questions``)
     and scored with :func:`score_reading`; a filter that fails, or finds no question,
-    scores zero. On equal scores the solutions document decides (when given), then the
-    name. Raises :class:`FilterError` only when there is no library filter at all.
+    scores zero. On equal scores the solutions document decides (when given: each
+    filter's reading of it scored with :func:`score_solutions`), then the name. Raises :class:`FilterError` only when there is no library filter at all.
     """
     filters = {n: src for n, src in library_filters().items() if not superseded(src)}
     if not filters:
@@ -258,7 +288,7 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
         for name in tied:
             try:
                 reading = run_filter(filters[name], solutions_md, "solutions", name=name)
-                rescored.append((score_reading(solutions_md, reading), name))
+                rescored.append((score_solutions(solutions_md, reading, questions_md), name))
             except FilterError:
                 rescored.append((0.0, name))
         top = max(s for s, _ in rescored)

@@ -19,7 +19,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import polars as pl
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
@@ -38,6 +37,8 @@ def summarise(run: ReviewRun, decisions: list[Decision]) -> ReviewSummary:
     """The review's counts over every recorded decision (``decisions`` in order): a flag is
     resolved once some decision resolved it; a field is corrected by a note when the last
     decision that changed its text was an accepted note (a later ``keep`` keeps it so)."""
+    import polars as pl  # here, not at import: flows/warm.py forks after importing this module
+
     flags = run.record.flags
     resolved = {d.flag for d in decisions if d.resolved}
     open_flags = pl.DataFrame({"kind": [f.kind for n, f in enumerate(flags, 1) if n not in resolved]},

@@ -193,8 +193,9 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
 
 def layout_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     """In the paragraph layout (:func:`restarting_lists`), each question whose parts came
-    from a numbered list restarting at 1: whether those items are its parts or questions of
-    their own, the sheet does not say, so a person reads it."""
+    from a numbered list restarting at 1 (its first part the list's first item): whether
+    those items are its parts or questions of their own, the sheet does not say, so a
+    person reads it."""
     lists = restarting_lists(questions_md)
     if not lists:
         return []
@@ -207,6 +208,11 @@ def layout_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
             if st is not None and st + 1 <= items[0].line:
                 owner = qi
         if owner is None or len(questions.root[owner].normalised_parts()) < 2:
+            continue
+        # read as parts only when the question's first part is the list's first item (a
+        # reading that took each item as a question of its own has other parts, if any)
+        first = next((p.content for p in questions.root[owner].normalised_parts() if p.content.strip()), "")
+        if src.find(first, starts[owner] or 0) != items[0].line - 1:
             continue
         flags.append(Flag(field=f"q{owner + 1}", kind=KIND, reason=(
             f"the numbered list at line {items[0].line} ({len(items)} items) restarts at 1 after a paragraph and was "

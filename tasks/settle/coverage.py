@@ -14,7 +14,8 @@ either (unless it is a part label line).
 Markers a reader consumes rather than copies are cut before a line is compared
 (:func:`markers_removed`): a task-list box, a notebook part label with its points, an
 escaped label, a bold question marker, HTML tags at either end of a line (an answer div's
-``<div class="answer">`` / ``</div>`` / ``<br>``), and whole elements a browser never
+``<div class="answer">`` / ``</div>`` / ``<br>``), the fence lines of a fenced div
+(``::: {.solution}`` / ``:::``), and whole elements a browser never
 shows as sheet text (``<script>``, ``<style>``, ``<button>``, ``<link>``, ``<meta>``).
 So a line is counted only for the words of the sheet on it, and a reading that drops the
 markers (as every reading must: the contract, ``notes/CONTRACT.md``) loses nothing by it.
@@ -30,7 +31,9 @@ from tasks.settle.fold import fold_whitespace
 
 _STARS = "\u2605\u2606"
 _BULLET = re.compile(r"^\s*[-*+]\s+")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)]|\((?:[a-zA-Z]|[ivxIVX]+|\d+)\))(?:\s+|$)")
+_MARKER = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)]|[a-zA-Z][.)]|[ivxIVX]+[.)]|\((?:[a-zA-Z]|[ivxIVX]+|\d+)\))(?:\s+|$|(?=\((?:[a-zA-Z]|[ivxIVX]+|\d+)\)))"
+)  # a label may run on into a sub-part's label: `(i)(A) text`
 _LABEL = re.compile(r"^\s*(?:\d+\s*)?(?:\((?:[a-z]|[ivx]+)\)|[a-z]\))(?:\s+|$)")
 _MARKER_WORDS = re.compile(r"^(?:final answers?|worked solutions?|solutions?|answers?)\s*:?$", re.I)
 _TIMING = re.compile(r"^\(?\d+\s*(?:-\s*\d+\s*)?min[a-z]*\.?\)?$", re.I)
@@ -72,7 +75,8 @@ def is_chrome(line: str) -> bool:
 
 
 def line_content(line: str) -> str:
-    """The line without a leading list marker and part label, whitespace folded."""
+    """The line without a leading list marker and part label (labels run together, as
+    ``(i)(A)``, all cut), whitespace folded."""
     s = line
     while True:  # nested list markers: ``1.  1.  text``
         stripped = _MARKER.sub("", s, count=1)
@@ -97,6 +101,7 @@ def field_texts(questions: SheetSet) -> list[str]:
 _TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
 _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
 _ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
+_FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[A-Za-z][\w-]*)?\s*$")
 _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
 _QUESTION_WORD = r"(?:questions?|problems?|exercises?|tasks?|aufgabe|exercice|q|ex|prob|solutions?|answers?|sol|ans)"
@@ -115,6 +120,23 @@ def _unshown_blanked(markdown: str) -> str:
     """``markdown`` with every element a browser never shows as text (:data:`_UNSHOWN`)
     blanked, its line breaks kept (line numbers do not move)."""
     return _UNSHOWN.sub(lambda m: "\n" * m.group(0).count("\n"), markdown)
+
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_CELL_BREAK = re.compile(r"^[ \t]*\+\+\+[ \t]*(?:\{.*\})?[ \t]*$", re.M)
+_SHORTCODE_LINE = re.compile(r"^[ \t]*\{\{([<%])[ \t]*/?[ \t]*([\w-]+)[^}\n]*[>%]\}\}[ \t]*$", re.M)
+_SHORTCODE_CLOSE = re.compile(r"\{\{[<%][ \t]*/[ \t]*([\w-]+)")
+
+
+def _page_chrome_blanked(markdown: str) -> str:
+    """``markdown`` with a page's machinery blanked, line breaks kept: YAML front matter
+    at the top, notebook cell breaks (``+++ {"ctype": ...}``) and lines holding only a
+    wrapper shortcode whose name the page closes (``{{< blockquote >}}``), which the
+    general reader leaves out (``filters/library/general.lua``)."""
+    markdown = _FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), markdown)
+    markdown = _CELL_BREAK.sub("", markdown)
+    closed = set(_SHORTCODE_CLOSE.findall(markdown))
+    return _SHORTCODE_LINE.sub(lambda m: "" if m.group(2) in closed else m.group(0), markdown)
 
 
 def _bold_marker_cut(line: str) -> str:
@@ -141,13 +163,16 @@ def markers_removed(markdown: str) -> str:
     → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
     HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
     ``text``), and elements never shown as text (``<script>``, ``<style>``, ``<button>``,
-    ``<textarea>``, ``<select>``, comments) blanked."""
+    ``<textarea>``, ``<select>``, comments) blanked, and so are YAML front matter, notebook
+    cell breaks and wrapper shortcode lines (:func:`_page_chrome_blanked`) and a fenced
+    div's fence line (``::: {.solution}``, ``::: answer``, ``:::``), the markdown of an answer div."""
     out = []
-    for line in _unshown_blanked(markdown).split("\n"):
+    for line in _page_chrome_blanked(_unshown_blanked(markdown)).split("\n"):
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)
         line = _HTML_EDGES.sub("", line)
+        line = _FENCE.sub("", line)
         line = _bold_marker_cut(line)
         out.append(line)
     return "\n".join(out)
@@ -221,6 +246,15 @@ def coverage(markdown: str, texts: list[str]) -> float:
         return 1.0
     covered = sum(1 for _, line, c in counted if _is_covered(line, c, joined, names))
     return covered / len(counted)
+
+
+def restated(markdown: str, other: str) -> list[tuple[int, str]]:
+    """The counted lines of ``markdown`` (see :func:`uncovered`) whose content is also
+    the content of a counted line of ``other``: ``[(line number, line as written)]``,
+    1-based. A solutions document that restates each question before solving it
+    restates it in such lines."""
+    seen = {c for _, _, c in _counted(other)}
+    return [(n, line) for n, line, c in _counted(markdown) if c in seen]
 
 
 def uncovered_runs(markdown: str, texts: list[str]) -> list[tuple[int, int, list[str]]]:

@@ -242,12 +242,22 @@ def stray_minus_flags(questions: SheetSet) -> list[Flag]:
     return flags
 
 
-def conversion_loss_flags(role: str, warnings: list[ConversionWarning]) -> list[Flag]:
-    """One ``conversion_loss`` flag per pandoc warning that reports lost content."""
-    return [
-        Flag(field=f"{role}:conversion", kind="conversion_loss", reason=w.message, a=w.text or None)
-        for w in warnings
-    ]
+def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled: SheetSet | None = None) -> list[Flag]:
+    """One ``conversion_loss`` flag per pandoc warning that reports lost content; an
+    ``UndefinedMaths`` warning (maths using a command nobody defines) is one flag on each
+    field of ``settled`` that holds the command, so the flag points at the question it
+    spoils (sheet-level when no field holds it)."""
+    from schemas.sheet import iter_fields
+
+    flags = []
+    for w in warnings:
+        keys = []
+        if w.kind == "UndefinedMaths" and settled is not None and w.text:
+            command = re.compile(re.escape(w.text) + r"(?![A-Za-z@])")
+            keys = [key for key, text in iter_fields(settled) if text and command.search(text)]
+        flags += [Flag(field=key, kind="conversion_loss", reason=w.message, a=w.text or None)
+                  for key in keys or [f"{role}:conversion"]]
+    return flags
 
 
 def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
@@ -283,7 +293,7 @@ def settle_document(
     settled = settle(a, b, sources, verdicts)
     extra: list[Flag] = []
     for role, ws in warnings.items():
-        extra += conversion_loss_flags(role, ws)
+        extra += conversion_loss_flags(role, ws, settled.questions if role == "source" else None)
     if mathpix:
         extra += stray_minus_flags(settled.questions)
     if len(settled.questions) == 0:

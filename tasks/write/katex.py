@@ -33,6 +33,7 @@ from functools import lru_cache
 from typing import Literal
 
 from schemas.build import KatexWarning
+from schemas.flags import Flag
 
 MAX_TEX_CHARS = 5_000
 """Spans longer than this are not rendered (reported as a warning instead): rendering
@@ -325,3 +326,13 @@ def check_maths(text: str, field: str = "", budget: KatexBudget | None = None) -
         if message is not None:
             warnings.append(KatexWarning(field=field, tex=span.tex, message=message))
     return warnings
+
+
+def katex_flags(warnings: list[KatexWarning]) -> list[Flag]:
+    """One ``katex`` flag per field holding a maths span KaTeX could not render (a span that
+    shows as red source on the platform usually means a macro the conversion did not expand,
+    or maths split by a misread). ``warnings`` as :func:`check_maths` returns them; those with
+    no field (a check outside a set) give no flag. The flag's ``a`` is the span's TeX and its
+    reason KaTeX's message; several spans of one field give one flag each."""
+    return [Flag(field=w.field, kind="katex", reason=f"KaTeX cannot render this maths: {w.message}", a=w.tex)
+            for w in warnings if w.field]

@@ -284,11 +284,12 @@ def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: 
                  adjudication: AdjudicationResult, part_boxes: list[PartBoxes], built: BuiltSet,
                  comparison: Comparison | None, report: Report, settled: Settled) -> list[str]:
     """:func:`write_outputs` as a task (never cached: it writes files); the answer boxes'
-    replies and refusal flags are taken from ``part_boxes``."""
-    from tasks.boxes.propose import flags_of, saved_file
+    replies are taken from ``part_boxes``; the flags are :func:`tasks.check.report.run_flags`."""
+    from tasks.boxes.propose import saved_file
+    from tasks.check.report import run_flags
 
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
-    flags = settled.flags + flags_of(part_boxes)
+    flags = run_flags(settled, part_boxes, built)
     return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report, flags,
                          settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags))
 

@@ -1,0 +1,378 @@
+"""The warm runner: Prefect and the flows imported once, a command forked from them in milliseconds.
+
+Importing Prefect and the flows takes 3–12 s on this project's machines, more than the whole
+of a second run's work, and no import can be cut enough. So, as build tools do (Gradle's
+daemon, nailgun), a process kept beside the kept Prefect server (:mod:`flows.server`) has
+imported everything once and holds no thread; ``python -m flows.document|folder|sweep``
+(and ``sheet2lambda …``), once its command line is checked (:func:`flows.options.precheck`)
+and its server chosen, hands its run over (:func:`hand_over`):
+
+1. the client connects to the runner's Unix socket (:func:`socket_path`: a 0700 folder under
+   ``PREFECT_HOME``, the socket 0600; the runner also checks the peer's uid) and sends its
+   argv, working folder, environment and start time, with its stdin, stdout and stderr
+   (``socket.send_fds``);
+2. the runner answers only when it matches (:func:`identity`): the same ``PREFECT_HOME``,
+   ``PREFECT_API_URL``, interpreter, ``sys.path`` and project folder, and the same
+   fingerprint of the project's code (:func:`fingerprint`: every file of ``flows``, ``tasks``,
+   ``schemas`` and ``deployments``, ``pyproject.toml``, ``uv.lock`` and the installed
+   packages). Anything else, and the command runs in its own process as it would with no
+   runner (stale code never runs; a fresh runner is started for the next command);
+3. it forks a child (no thread anywhere at the fork, checked every time) that takes the
+   client's descriptors as its stdin/stdout/stderr, its folder, its environment (a key is
+   read from it by the call that needs it, as in a command's own process; never logged),
+   re-reads Prefect's settings for it, and runs the command's ``main``;
+4. the client forwards SIGINT, SIGTERM and SIGHUP to the child (Ctrl-C stops it, exit 130)
+   and exits with the child's status; when the client goes away the child is stopped
+   (SIGTERM, then SIGKILL), and a child whose runner dies gets SIGTERM.
+
+``SHEET2LAMBDA_WARM=0`` turns it off (neither used nor started). ``sheet2lambda server
+stop`` stops the runner with the server; ``server status`` reports both. The runner's log
+is ``$PREFECT_HOME/sheet2lambda-warm.log``. Only the standard library is imported here,
+until the runner itself imports the flows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The project folder whose code the runner imported."""
+STATE_NAME = "sheet2lambda-warm.json"
+COMMANDS = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep"}
+"""The commands a runner runs, and the modules it imports ahead of them."""
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals the client passes on to the command it handed over."""
+GRACE = 5.0
+"""Seconds a child whose client went away has between SIGTERM and SIGKILL."""
+
+
+def enabled() -> bool:
+    """Whether the warm runner may be used and started (``SHEET2LAMBDA_WARM``, default on)."""
+    return (os.environ.get("SHEET2LAMBDA_WARM") or "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _home() -> Path:
+    return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser().resolve()
+
+
+def state_file() -> Path:
+    """Where the runner records ``{pid, socket, log, fingerprint}``."""
+    return _home() / STATE_NAME
+
+
+def socket_path() -> Path:
+    """The runner's socket: ``$PREFECT_HOME/sheet2lambda-warm/runner.sock`` in a folder only
+    this user may enter; when that path is too long for a Unix socket, a folder of this
+    user's in the temporary folder named by a hash of ``PREFECT_HOME``."""
+    home = _home()
+    path = home / "sheet2lambda-warm" / "runner.sock"
+    if len(os.fsencode(path)) <= 100:
+        return path
+    tag = hashlib.sha256(os.fsencode(home)).hexdigest()[:20]
+    return Path("/tmp") / f"sheet2lambda-warm-{os.getuid()}" / f"{tag}.sock"
+
+
+def private_dir(folder: Path) -> None:
+    """Make ``folder`` (mode 0700); raise ``PermissionError`` when it is someone else's,
+    a link, or open to others."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = os.lstat(folder)
+    if not os.path.isdir(folder) or os.path.islink(folder) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise PermissionError(f"{folder}: not a private folder of this user")
+
+
+def fingerprint() -> str:
+    """A hash of the project's code as it is on disk now: every file (but ``__pycache__``)
+    under ``flows``, ``tasks``, ``schemas`` and ``deployments`` by path and content,
+    ``pyproject.toml`` and ``uv.lock``, and the installed packages (the paths and modification
+    times of the site-packages folders' entries). About 5 ms for this project."""
+    h = hashlib.sha256()
+    files = [ROOT / "pyproject.toml", ROOT / "uv.lock"]
+    for top in ("flows", "tasks", "schemas", "deployments"):
+        for folder, dirs, names in os.walk(ROOT / top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files += [Path(folder) / n for n in sorted(names) if not n.endswith((".pyc", ".pyo"))]
+    for f in files:
+        h.update(os.fsencode(f.relative_to(ROOT)) + b"\0")
+        try:
+            h.update(f.read_bytes())
+        except OSError:
+            h.update(b"\1missing")
+    for site in sorted({p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}):
+        with os.scandir(site) as it:
+            for e in sorted(it, key=lambda e: e.name):
+                h.update(f"{e.name}:{e.stat(follow_symlinks=False).st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+def identity(code: str | None = None) -> dict:
+    """What a client and a runner must share for a hand-over: ``PREFECT_HOME``,
+    ``PREFECT_API_URL``, the interpreter, ``sys.path`` past its first entry (the script's
+    folder), the project folder, and :func:`fingerprint` (``code``, when already known)."""
+    return {"home": str(_home()), "api": os.environ.get("PREFECT_API_URL", ""),
+            "python": [sys.executable, sys.prefix], "version": sys.version,
+            "path": [os.path.realpath(p) for p in sys.path[1:]], "root": str(ROOT),
+            "code": code or fingerprint()}
+
+
+def differs(mine: dict, theirs: dict) -> str | None:
+    """What differs between two :func:`identity` records (a phrase), or ``None``."""
+    names = {"home": "PREFECT_HOME", "api": "PREFECT_API_URL", "python": "interpreter", "version": "interpreter",
+             "path": "sys.path", "root": "project folder", "code": "code changed since it started"}
+    for key, what in names.items():
+        if mine.get(key) != theirs.get(key):
+            return what
+    return None
+
+
+# --- messages: a 4-byte length, then JSON ------------------------------------------------------
+
+def send_message(sock: socket.socket, obj: dict, fds: list[int] | None = None) -> None:
+    """Send ``obj`` as one message (with ``fds`` as SCM_RIGHTS when given)."""
+    data = json.dumps(obj).encode()
+    data = struct.pack("!I", len(data)) + data
+    sent = socket.send_fds(sock, [data[:4096]], fds) if fds else 0
+    if sent < len(data):  # (an empty send to a closed peer fails: none is made)
+        sock.sendall(data[sent:])
+
+
+def recv_message(sock: socket.socket, maxfds: int = 0) -> tuple[dict | None, list[int]]:
+    """One message sent by :func:`send_message` (``None`` at end of stream) and the
+    descriptors that came with it (up to ``maxfds``)."""
+    buf, fds = b"", []
+    while len(buf) < 4 or len(buf) < 4 + struct.unpack("!I", buf[:4])[0]:
+        if maxfds and not fds:
+            chunk, got, _, _ = socket.recv_fds(sock, 65536, maxfds)
+            fds += got
+        else:
+            chunk = sock.recv(65536)
+        if not chunk:
+            for fd in fds:
+                os.close(fd)
+            return None, []
+        buf += chunk
+    return json.loads(buf[4:]), fds
+
+
+# --- the client ------------------------------------------------------------------------------
+
+def _connect(timeout: float = 2.0) -> socket.socket | None:
+    path = socket_path()
+    if not path.exists():
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def ping() -> dict | None:
+    """The runner's ``{pid, served, identity}`` when one answers on this ``PREFECT_HOME``'s socket."""
+    sock = _connect()
+    if sock is None:
+        return None
+    try:
+        with sock:
+            send_message(sock, {"ping": True})
+            reply, _ = recv_message(sock)
+            return reply
+    except (OSError, ValueError):
+        return None
+
+
+def _stdio() -> list[int]:
+    """The client's fds 0, 1, 2 (``/dev/null`` in place of a closed one)."""
+    fds = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            fds.append(fd)
+        except OSError:
+            fds.append(os.open(os.devnull, os.O_RDWR))
+    return fds
+
+
+def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
+    """Run ``command`` (``document``, ``folder`` or ``sweep``) with ``argv`` in the warm runner
+    and return its exit status, or ``None`` when no matching runner answered (the caller
+    then runs the command itself; ``startup["warm_what"]`` says why). Starts a runner for
+    the next command when there is none or it is stale and the kept server is this
+    project's (``startup["kept"]``). ``startup`` also carries the start-up line's figures
+    (``started``, ``server``, ``server_what``)."""
+    if not enabled() or command not in COMMANDS:
+        return None
+    sock = _connect()
+    if sock is None:
+        if startup.get("kept"):
+            startup["warm_what"] = "no warm runner; one is starting for the next command" if start() \
+                else "no warm runner"
+        return None
+    code = fingerprint()
+    try:
+        stdio = _stdio()
+        send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+                     "identity": identity(code), "started": startup.get("started"),
+                     "startup": {k: startup[k] for k in ("server", "server_what") if k in startup},
+                     "sent": time.monotonic(),
+                     "stdio": [[getattr(s, "encoding", None), getattr(s, "errors", None)]
+                               for s in (sys.stdin, sys.stdout, sys.stderr)]}, stdio)
+        reply, _ = recv_message(sock)
+    except (OSError, ValueError) as e:
+        sock.close()
+        startup["warm_what"] = f"warm runner not used ({type(e).__name__}: {e})"
+        return None
+    if not reply or not reply.get("ok"):
+        sock.close()
+        why = (reply or {}).get("why", "it did not answer")
+        startup["warm_what"] = f"warm runner not used ({why})"
+        if startup.get("kept") and reply:
+            stop()
+            if start():
+                startup["warm_what"] += "; a fresh one is starting for the next command"
+        return None
+    return _wait(sock)
+
+
+def _wait(sock: socket.socket) -> int:
+    """Forward signals to the handed-over command until its exit status arrives."""
+    def forward(signum, frame):
+        try:
+            send_message(sock, {"signal": int(signum)})
+        except OSError:
+            pass
+
+    old = {s: signal.signal(s, forward) for s in FORWARDED}
+    sock.settimeout(None)
+    try:
+        reply, _ = recv_message(sock)
+    except (OSError, ValueError):
+        reply = None
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        sock.close()
+    if reply is None or "exit" not in reply:
+        print("the warm runner went away during the run (its log: "
+              f"{_home() / 'sheet2lambda-warm.log'}); run again with SHEET2LAMBDA_WARM=0", file=sys.stderr)
+        return 1
+    return int(reply["exit"])
+
+
+# --- starting and stopping -------------------------------------------------------------------
+
+def recorded() -> dict | None:
+    """The recorded runner (``{pid, socket, log, code}``), or ``None``."""
+    try:
+        return json.loads(state_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def start(api: str | None = None, wait: float = 0.0) -> bool:
+    """Start a runner for this ``PREFECT_HOME`` and ``api`` (default ``PREFECT_API_URL``) in
+    its own session (``python -m flows.warm``, its log beside the server's); with ``wait``, wait up to that
+    many seconds until it answers. Returns whether one was started (not when disabled, or
+    when the last start on this very code failed: its log says why; ``True`` without a
+    second process when one is still importing)."""
+    if not enabled():
+        return False
+    state = recorded() or {}
+    if state.get("failed") and state.get("code") == fingerprint():
+        return False
+    if state.get("pid") and "code" not in state and _alive(int(state["pid"])):
+        return True  # one is still importing: a second would only compete with it
+    env = dict(os.environ)
+    if api:
+        env["PREFECT_API_URL"] = api
+    home = _home()
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / "sheet2lambda-warm.log"
+    with open(log, "ab") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "flows.warm"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
+                                stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    state_file().write_text(json.dumps({"pid": proc.pid, "socket": str(socket_path()), "log": str(log)}),
+                            encoding="utf-8")
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and proc.poll() is None:
+        if ping():
+            break
+        time.sleep(0.2)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop(timeout: float = 5.0) -> bool:
+    """Stop the recorded runner (SIGTERM; SIGKILL after ``timeout`` s). Its running commands
+    get SIGTERM. Returns whether one was running."""
+    state = recorded() or {}
+    try:
+        state_file().unlink()
+    except OSError:
+        pass
+    pid = int(state.get("pid") or 0)
+    if not pid:
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return True
+        except ChildProcessError:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return True
+
+
+def status(api: str | None = None) -> str:
+    """One line: whether a runner answers, its process, how many commands it ran, and
+    whether a command with ``PREFECT_API_URL`` = ``api`` (default: the environment's) would
+    be handed to it."""
+    info = ping()
+    if not info:
+        return "warm runner: not running" + ("" if enabled() else " (SHEET2LAMBDA_WARM=0)")
+    mine = identity()
+    if api:
+        mine["api"] = api
+    stale = differs(info.get("identity", {}), mine)
+    return (f"warm runner: running (pid {info.get('pid')}, {info.get('served', 0)} commands run"
+            + (f"; stale: {stale}, the next command runs in its own process and starts a fresh one)"
+               if stale else ")"))
+
+
+if __name__ == "__main__":
+    from flows.warm_runner import main
+
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""The warm runner (flows/warm.py): a kept server and its runner really started in a
+PREFECT_HOME of their own, commands really handed over to it, and what must never happen:
+stale code run, a key left behind, an interrupt lost, a status other than the command's."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from flows import server, warm
+from tests.conftest import ROOT
+from tests.hardening.live import StageServer
+from tests.hardening.support import tree_text, write_sheet
+
+PY = sys.executable
+README_COMMAND = ["-m", "flows.document", "examples/inclined-plane.tex", "--backend", "none"]
+STARTED = 400
+"""Seconds the kept server and its runner may take to answer (a new database is migrated,
+and the runner imports Prefect: minutes on a loaded 2-core machine)."""
+
+
+@pytest.fixture(scope="module")
+def kept():
+    """``(PREFECT_HOME, environment)``: a kept server and its warm runner, started with
+    ``sheet2lambda server start`` (a short folder: the socket's path must fit), stopped after."""
+    home = Path(tempfile.mkdtemp(prefix="s2l-warm-"))
+    env = {**os.environ, "PREFECT_HOME": str(home)}
+    for name in ("SHEET2LAMBDA_SERVER", "PREFECT_API_URL", "SHEET2LAMBDA_WARM"):
+        env.pop(name, None)
+    try:
+        started = subprocess.run([PY, "-m", "flows.cli", "server", "start", "--port", str(server.free_port())],
+                                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTED)
+        assert started.returncode == 0, started.stderr
+        assert "warm runner: running" in started.stdout and "stale" not in started.stdout, started.stdout
+        yield home, env
+    finally:
+        subprocess.run([PY, "-m", "flows.cli", "server", "stop"], cwd=ROOT, env=env, capture_output=True, timeout=120)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _info(home: Path) -> dict:
+    old = os.environ.get("PREFECT_HOME")
+    os.environ["PREFECT_HOME"] = str(home)
+    try:
+        return warm.ping() or {}
+    finally:
+        os.environ["PREFECT_HOME"] = old or ""
+
+
+def _run(args: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, *args], cwd=kw.pop("cwd", ROOT), env=env, capture_output=True, text=True,
+                          timeout=600, **kw)
+
+
+def _startup(stdout: str) -> str:
+    lines = [line for line in stdout.splitlines() if line.startswith("startup")]
+    assert len(lines) == 1, stdout
+    return lines[0]
+
+
+def test_the_runner_holds_no_thread_and_its_socket_is_private(kept):
+    home, _ = kept
+    info = _info(home)
+    assert info.get("ok") and info["identity"]["home"] == str(home)
+    status = Path(f"/proc/{info['pid']}/task")
+    assert len(list(status.iterdir())) == 1, "the runner must hold one thread (it forks)"
+    sock = Path(info["identity"]["home"]) / "sheet2lambda-warm" / "runner.sock"
+    assert oct(sock.stat().st_mode & 0o777) == "0o600" and oct(sock.parent.stat().st_mode & 0o777) == "0o700"
+
+
+def test_the_readme_command_runs_in_the_runner_and_writes_what_it_writes_alone(kept, tmp_path):
+    home, env = kept
+    before = _info(home)["served"]
+    warm_run = _run([*README_COMMAND, "--out", str(tmp_path / "warm")], env)
+    assert warm_run.returncode == 0, warm_run.stderr
+    assert "warm runner: Prefect and the flows imported ahead of time" in _startup(warm_run.stdout)
+    assert _info(home)["served"] == before + 1
+    # The same command in its own process (SHEET2LAMBDA_WARM=0) writes the same set.
+    alone = _run([*README_COMMAND, "--out", str(tmp_path / "alone")], {**env, "SHEET2LAMBDA_WARM": "0"})
+    assert alone.returncode == 0, alone.stderr
+    assert "warm runner" not in _startup(alone.stdout)
+    assert _info(home)["served"] == before + 1
+    for name in ("settled.json", "flags.json", "source.md", "solutions.md"):
+        assert (tmp_path / "warm" / name).read_text() == (tmp_path / "alone" / name).read_text(), name
+    reports = [json.loads((tmp_path / d / "report.json").read_text()) for d in ("warm", "alone")]
+    assert reports[0]["questions"] == reports[1]["questions"] > 0
+    assert (tmp_path / "warm" / "inclined-plane.zip").is_file()
+    # The summary's lines are the same, in the same order (only the times differ).
+    def shape(out: str) -> list[str]:
+        return [line.split()[0] for line in out.splitlines() if line.strip()]
+    assert shape(warm_run.stdout) == shape(alone.stdout)
+
+
+def test_a_bad_sheet_through_the_runner_is_one_line_and_exit_1(kept, tmp_path):
+    home, env = kept
+    sheet = tmp_path / "bad.md"
+    sheet.write_bytes(b"## Question 1\n\nA cart \xff\xfe rolls.\n")
+    before = _info(home)["served"]
+    # A user's logging level (the tests' WARNING shows Prefect's exit-time queue warnings under
+    # load); the runner was started with WARNING, so the command's Prefect logging is set up anew.
+    proc = _run(["-m", "flows.document", str(sheet), "--backend", "none", "--out", str(tmp_path / "out")],
+                {**env, "PREFECT_LOGGING_LEVEL": "ERROR"})
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1 and str(sheet) in proc.stderr and "UTF-8" in proc.stderr
+    assert _info(home)["served"] == before + 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_reaches_the_command_in_the_runner(kept, tmp_path):
+    home, env = kept
+    info = _info(home)
+    sheet = write_sheet(tmp_path / "src", stem="slowwarm")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with StageServer(mode="slow") as fake:
+        run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1", "TMPDIR": str(tmp)}
+        proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
+                                 "--out", str(tmp_path / "out")], cwd=ROOT, env=run_env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        if not fake.stages:
+            proc.kill()
+            raise AssertionError(f"the run never reached its model call: {proc.communicate()[1][-800:]}")
+        children = Path(f"/proc/{info['pid']}/task/{info['pid']}/children")
+        running = children.read_text().split()
+        assert len(running) == 1, "the command runs in a child of the runner"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    deadline = time.monotonic() + 10
+    while children.read_text().split() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert children.read_text().split() == [], "the interrupted command's process is gone"
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_client_that_goes_away_takes_its_command_with_it(kept, tmp_path):
+    home, env = kept
+    info = _info(home)
+    sheet = write_sheet(tmp_path / "src", stem="gonewarm")
+    with StageServer(mode="slow") as fake:
+        run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
+        proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
+                                 "--out", str(tmp_path / "out")], cwd=ROOT, env=run_env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert fake.stages, "the run never reached its model call"
+        proc.kill()  # no signal to forward: the runner sees its connection close
+        proc.wait()
+        children = Path(f"/proc/{info['pid']}/task/{info['pid']}/children")
+        deadline = time.monotonic() + 30
+        while children.read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.2)
+    assert children.read_text().split() == []
+
+
+KEY = "sk-" + "warmrunner-" + "4c7e9a1b3d5f"
+
+
+def test_a_key_given_to_a_command_stays_out_of_the_runner_and_every_output(kept, tmp_path):
+    home, env = kept
+    info = _info(home)
+    sheet = write_sheet(tmp_path / "src", stem="keywarm")
+    with StageServer(mode="echo", echo=KEY) as fake:
+        run_env = {**env, "OPENAI_BASE_URL": fake.base, "OPENAI_API_KEY": KEY, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
+        proc = _run(["-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
+                     "--out", str(tmp_path / "out")], run_env)
+    assert fake.stages and proc.returncode in (0, 1, 2)
+    assert "warm runner: Prefect" in proc.stdout
+    assert _info(home)["served"] == info["served"] + 1
+    assert KEY not in proc.stdout and KEY not in proc.stderr
+    assert KEY not in tree_text(tmp_path / "out")
+    assert KEY not in tree_text(home), "a key in the runner's log, the server's database or results"
+    assert KEY.encode() not in Path(f"/proc/{info['pid']}/environ").read_bytes()
+
+
+def test_a_runner_on_other_code_is_not_used_and_is_replaced(kept, tmp_path):
+    """Stale code never runs: a file of the project changed after the runner started, so the
+    command runs in its own process; the stale runner is stopped and a fresh one started."""
+    home, env = kept
+    stale = _info(home)
+    probe = ROOT / "schemas" / "warm_test_probe.txt"
+    probe.write_text("a change the runner has not imported\n")
+    try:
+        proc = _run([*README_COMMAND, "--out", str(tmp_path / "out")], env)
+    finally:
+        probe.unlink()
+    assert proc.returncode == 0, proc.stderr
+    line = _startup(proc.stdout)
+    assert "warm runner not used (code changed since it started)" in line and "fresh one" in line
+    assert (tmp_path / "out" / "inclined-plane.zip").is_file()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{stale['pid']}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{stale['pid']}").exists() or \
+        "zombie" in Path(f"/proc/{stale['pid']}/status").read_text(), "the stale runner was stopped"
