@@ -217,3 +217,14 @@ def test_lists_restarting_after_paragraphs_read_as_parts_are_a_doubt():
     md = "A ball is dropped.\n\n1.  Find its speed.\n\n2.  Find its height.\n"
     one = SheetSet([Question(main_text="Find its speed."), Question(main_text="Find its height.")])
     assert audit(one, md) == []
+
+
+def test_a_solution_block_the_conversion_emptied_is_flagged_on_its_question():
+    # question 2's solution was a drawing pandoc skipped: its block is empty, and the set
+    # (faithful to the markdown) cannot give that solution
+    sheet = SHEET.replace("(c) Find the temperature at the middle.\n",
+                          "(c) Find the temperature at the middle.\n\n::: {.solution}\n:::\n")
+    sheet = sheet.replace("How long does that take at 2 kW?\n",
+                          "How long does that take at 2 kW?\n\n::: {.solution}\nTwenty minutes.\n:::\n")
+    flags = audit(faithful(), sheet)
+    assert [(f.field, f.kind) for f in flags if "solution block" in f.reason] == [("q2", "structure")]

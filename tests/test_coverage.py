@@ -33,6 +33,9 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
         "(b)",
         "(a) Final answer",
         "Worked solutions",
+        "::: {.solution}",
+        "    :::",
+        "::: answer",
     ],
 )
 def test_chrome_lines(line):
@@ -48,6 +51,7 @@ def test_chrome_lines(line):
         "It takes 5 minutes to cool.",
         "$$ x = 1 $$",
         "Final answer is 3",
+        "::: a ratio of 3 to 1",
     ],
 )
 def test_content_lines_are_not_chrome(line):

@@ -331,6 +331,100 @@ def test_markdown_inside_an_answer_div_loses_its_line_break_tags():
     assert "<br>" not in worked and "<strong>" not in worked
 
 
+def test_rows_of_display_maths_keep_their_line_ends_while_a_hard_break_is_cut():
+    # a `\\` ending a row of `$$` maths is the sheet's maths; a lone `\` ending a line
+    # outside maths is markdown's hard break
+    md = """## Problem 1
+
+Solve the system $$\\begin{aligned}
+x + y &= 2 \\\\
+x - y &= 0
+\\end{aligned}$$ for $x$ and $y$.\\
+Then check it.
+"""
+    (q,) = read(md).root
+    assert "x + y &= 2 \\\\\nx - y &= 0" in q.main_text
+    assert "for $x$ and $y$.\nThen check it." in q.main_text
+
+
+def test_headings_that_ask_are_parts_of_the_section_above_and_other_sections_are_chrome():
+    md = """# Getting started (5 minutes)
+
+Install the simulator.
+
+#### Requirements:
+
+Any laptop.
+
+# Pendulum (10-15 minutes)
+
+Run the pendulum demo. Do the following:
+
+1.  Set the length to 2 m.
+
+2.  Start the clock.
+
+#### What period did you measure?
+
+Give it to two figures.
+
+#### Does it depend on the mass?
+
+Explain.
+
+# Spring (10 minutes)
+
+Run the spring demo.
+
+#### What period did you measure?
+
+Give it to two figures.
+"""
+    out = read(md)
+    assert [q.title for q in out.root] == ["Pendulum", "Spring"]
+    pendulum, spring = out.root
+    assert pendulum.main_text.startswith("Run the pendulum demo. Do the following:")
+    assert "2.  Start the clock." in pendulum.main_text
+    assert contents(pendulum) == ["What period did you measure?\n\nGive it to two figures.",
+                                  "Does it depend on the mass?\n\nExplain."]
+    assert contents(spring) == ["What period did you measure?\n\nGive it to two figures."]
+    assert "Install" not in json.dumps(out.model_dump())  # a section that asks nothing is chrome
+
+
+def test_code_blocks_keep_the_indentation_that_makes_them_code():
+    md = """1.  Write a function returning the primes.
+
+        def primes(nums):
+
+    ::: {.solution}
+        out = []
+        for n in nums:
+            out.append(n)
+        return out
+    :::
+
+2.  Say hello.
+"""
+    one, two = read(md).root
+    assert one.main_text == "Write a function returning the primes.\n\n    def primes(nums):"
+    (part,) = one.parts
+    assert part.worked_solution == "    out = []\n    for n in nums:\n        out.append(n)\n    return out"
+    assert two.main_text == "Say hello."
+
+
+def test_headings_that_ask_under_one_title_are_not_read_as_its_parts():
+    md = """# Optics quiz
+
+## Why is the sky blue?
+
+Think of scattering.
+
+## Why are sunsets red?
+
+Think of path length.
+"""
+    out = read(md)
+    assert not (len(out) == 1 and out.root[0].title == "Optics quiz")
 def test_sub_parts_with_their_own_solutions_stay_in_the_part_and_their_solutions_go_to_it():
     md = """1.  A ball is thrown upwards at $12$ m/s.
 

@@ -145,3 +145,24 @@ def test_display_environments_become_the_katex_environments_inside_dollars():
     assert "p &= 1 \\qquad (2)\\\\\nq &= 2 \\qquad (3)\\end{aligned}$$" in out.text
     assert "$$\\begin{gathered}\nu = v\n\\end{gathered}$$" in out.text and "By (1)." in out.text
     assert "{align}" not in out.text and "{align*}" not in out.text and "{gather*}" not in out.text and "nonumber" not in out.text
+
+
+
+def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question():
+    # a class's wrapper around each \question (keeping it on one page) and a \section
+    # between questions: every question stays an item, numbered on across the heading
+    out = md("\\begin{questions}\n\\begin{keeptogether}\n\\question Name a prime.\n"
+             "\\begin{solution}Two.\\end{solution}\n\\end{keeptogether}\n\\section{Graphs}\nSome reminders.\n"
+             "\\begin{keeptogether}\n\\question Draw a cycle.\n\\end{keeptogether}\n\\question Colour it.\n"
+             "\\end{questions}", cls="exam")
+    lines = out.text.splitlines()
+    assert "1.  Name a prime." in lines and "# Graphs" in lines and "Some reminders." in lines
+    assert "2.  Draw a cycle." in lines and "3.  Colour it." in lines
+    assert lines.index("# Graphs") < lines.index("Some reminders.") < lines.index("2.  Draw a cycle.")
+    assert "    ::: {.solution}" in lines and "keeptogether" not in out.text
+
+
+
+def test_a_listing_keeps_its_language_but_no_pandoc_attributes():
+    out = md("Run:\n\\begin{lstlisting}[language=HTML]\n<p>hi</p>\n\\end{lstlisting}", "\\usepackage{listings}\n")
+    assert "``` html" in out.text.splitlines() and "{." not in out.text and "language=" not in out.text

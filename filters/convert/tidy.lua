@@ -14,7 +14,8 @@ cannot render and never adds or rewrites a word of the sheet:
 - layout-only environments (center, flushleft, flushright, minipage) lose their
   `::: {.center}` fences and keep their content;
 - headings lose their identifiers and classes ({#id .unnumbered}); links lose
-  their attributes ({reference-type="ref" …});
+  their attributes ({reference-type="ref" …}); code blocks keep only their language
+  (```` ``` html ````, not ```` ``` {.html language="HTML"} ````);
 - maths spanning several lines: a continuation line that could start a markdown block
   (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
   four spaces so that it stays inside the paragraph, and blank lines inside maths are
@@ -63,6 +64,15 @@ end
 
 local function Header(el)
   el.attr = pandoc.Attr()
+  return el
+end
+
+-- A code block keeps only its language (its first class): `{.html language="HTML"}`
+-- after a fence is pandoc's attribute syntax, which the platform shows as text;
+-- ```` ``` html ```` is plain markdown.
+local function CodeBlock(el)
+  local lang = el.classes[1]
+  el.attr = pandoc.Attr("", lang and { lang } or {})
   return el
 end
 
@@ -184,6 +194,7 @@ function Pandoc(doc)
     Math = Math,
     Header = Header,
     Link = Link,
+    CodeBlock = CodeBlock,
   })
   doc = doc:walk({
     Image = function(el)

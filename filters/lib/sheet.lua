@@ -244,6 +244,14 @@ return function(ctx)
 
   local function record(block, pos, first, last, col)
     if not first or not last or last < first then return end
+    -- an indented code block's position is its code's column: its four spaces of
+    -- indentation are what make it code, so they are part of its text
+    if block.t == 'CodeBlock' and col > 4 then
+      local line = src_lines[first] or ''
+      local ok, at = pcall(col_offset, line, col)
+      local rest = ok and at and line:sub(at) or ''
+      if not rest:match('^[`~][`~][`~]') then col = col - 4 end
+    end
     while last > first and trim(src_lines[last] or '') == '' do last = last - 1 end
     local out = {}
     for l = first, last do

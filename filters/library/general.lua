@@ -19,7 +19,11 @@ Questions open at
   * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
   * with no marker in the document, headings that are only a part label (`## a)`)
     make the headings one level up (`# Title`, unnumbered) questions: the heading
-    layout of exercise pages (title: the heading text, attributes cut).
+    layout of exercise pages (title: the heading text, attributes cut);
+  * with no marker at all but headings that ask (text ending in `?`, one level, a
+    LaTeX `\paragraph*{What is ...?}`) under two or more headings of a higher level: each
+    section heading opens a question, each asking heading a part whose content starts
+    with its question; a section that asks nothing is chrome.
 A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
 `## 1.lambda`) is their group heading.
 A heading that is no marker ends the question before it (a title, a group heading, a
@@ -403,8 +407,17 @@ local function label_units(text, units)
     local _, n = line:gsub('%$%$', '')
     if n % 2 == 1 then in_math = not in_math end
   end
+  -- a line's trailing `\` is markdown's hard break, cut; inside `$$` maths a row's
+  -- `\\` (and anything else) is the sheet's maths, kept as written
   local function clean(lines)
-    for i, l in ipairs(lines) do lines[i] = l:gsub('%s+$', ''):gsub('\\$', '') end
+    local math_open = false
+    for i, l in ipairs(lines) do
+      l = l:gsub('%s+$', '')
+      local _, n = l:gsub('%$%$', '')
+      if n % 2 == 1 then math_open = not math_open end
+      if not math_open and not l:match('\\\\$') then l = l:gsub('\\$', '') end
+      lines[i] = l
+    end
     return trim(table.concat(lines, '\n'))
   end
   -- labels after a line ending in a colon enumerate inside the text (conditions,
@@ -1278,24 +1291,25 @@ local function merge_section(qs, sols)
   end
 end
 
+-- A text without its blank edges; an indented code block (first line indented four
+-- spaces or more) keeps its indentation, which is what makes it code.
+local function edges_cut(t)
+  local code = t:match('^%s*\n( +)') or t:match('^( +)')
+  if code and #code >= 4 then
+    return (t:gsub('^%s*\n', ''):gsub('%s+$', ''))
+  end
+  return trim(t)
+end
+
 local function joined(texts)
   local out = {}
   for _, t in ipairs(texts or {}) do
-    if trim(t) ~= '' then out[#out + 1] = trim(t) end
+    if trim(t) ~= '' then out[#out + 1] = edges_cut(t) end
   end
   return table.concat(out, '\n\n')
 end
 
-function Pandoc(doc)
-  ROLE = sheet.role(doc)
-  local qs, answers = segment(doc.blocks)
-  if answers then
-    local saved = ROLE
-    ROLE = 'solutions'
-    local sols = segment(answers)
-    ROLE = saved
-    merge_section(qs, sols)
-  end
+local function emit_questions(qs)
   local out = {}
   for _, q in ipairs(qs) do
     local parts = {}
@@ -1316,4 +1330,91 @@ function Pandoc(doc)
     end
   end
   return sheet.emit(out)
+end
+
+-- ---------------------------------------------------------------------------
+-- Question headings: a sheet with no question marker whose run-in headings ask
+-- (`#### What is the lower bound?`, a LaTeX `\paragraph*{...?}`) under section headings.
+
+local function asks(h)
+  return heading_text(h):match('%?$') ~= nil
+end
+
+-- The level of the headings that ask, when the layout is this one: no question marker,
+-- two or more headings ending in `?`, all at one level, under two or more headings of a
+-- higher level.
+local function asking_level(blocks)
+  if ROLE ~= 'questions' or has_markers(blocks) then return nil end
+  local level, n, top = nil, 0, 99
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      if asks(b) then
+        if level and level ~= b.level then return nil end
+        level, n = b.level, n + 1
+      else
+        top = math.min(top, b.level)
+      end
+    end
+  end
+  if not (level and n >= 2 and top < level) then return nil end
+  -- two or more sections ask: under a single heading (a sheet's title) the asking
+  -- headings may as well be questions themselves
+  local sections, asked = 0, false
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level < level then
+      asked = false
+    elseif b.t == 'Header' and b.level == level and asks(b) and not asked then
+      asked, sections = true, sections + 1
+    end
+  end
+  if sections >= 2 then return level end
+  return nil
+end
+
+-- Each section heading above the asking level opens a question (its title the heading
+-- text, a trailing `(5-10 minutes)` estimate cut); each asking heading opens a part whose
+-- content starts with the question it asks; the text before the first part is the main
+-- text. A section with no asking heading is chrome (objectives, downloads, instructions).
+local function asking_questions(blocks, level)
+  local qs, cur, part = {}, nil, nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level < level then
+      local title = heading_text(b):gsub('%s*%([^%)]*%d[^%)]*%)$', '')
+      cur = { number = '', title = trim(title), main_texts = {}, parts = {} }
+      qs[#qs + 1] = cur
+      part = nil
+    elseif cur and b.t == 'Header' and b.level == level and asks(b) then
+      part = new_part('')
+      part.texts[1] = heading_text(b)
+      cur.parts[#cur.parts + 1] = part
+    elseif cur and b.t ~= 'HorizontalRule' and not (b.t == 'RawBlock') then
+      local text = b.t == 'Header' and heading_text(b) or sheet.text_of(b)
+      if trim(text) ~= '' then
+        if part then part.texts[#part.texts + 1] = text else cur.main_texts[#cur.main_texts + 1] = text end
+      end
+    end
+  end
+  local out = {}
+  for _, q in ipairs(qs) do
+    if #q.parts > 0 then out[#out + 1] = q end
+  end
+  return out
+end
+
+function Pandoc(doc)
+  ROLE = sheet.role(doc)
+  local asking = asking_level(doc.blocks)
+  if asking then
+    local qs = asking_questions(doc.blocks, asking)
+    if #qs > 0 then return emit_questions(qs) end
+  end
+  local qs, answers = segment(doc.blocks)
+  if answers then
+    local saved = ROLE
+    ROLE = 'solutions'
+    local sols = segment(answers)
+    ROLE = saved
+    merge_section(qs, sols)
+  end
+  return emit_questions(qs)
 end

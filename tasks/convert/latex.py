@@ -22,6 +22,8 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
   question word (problem, exercise, question, task) become ``\newtheorem``s, so that
   pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
   environment's own definition is dropped so that it stays a ``solution`` div;
+- a list's items a class wraps in an environment (``blocksection``) are the list's, and a
+  heading between items splits the list, numbered on (:mod:`tasks.convert.tex_lists`);
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter

@@ -46,9 +46,10 @@ from tasks.convert.latex import (
 from tasks.convert.labels import fmt, label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
 from tasks.convert import tex_unknown
+from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
 
-class Editor:
+class Editor(ListEdits):
     """Collects node edits over one sheet and applies them."""
 
     def __init__(self, source: str, ctx: TexContext, unknown: UnknownState | None = None):
@@ -60,6 +61,7 @@ class Editor:
         self.converted: set[str] = set()
         self.hidden: list[str] = []
         self.last_end: dict[int, int] = {}
+        self.unwrapped: set[int] = set()
 
     def edit(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, text))
@@ -207,9 +209,11 @@ class Editor:
         if name in EXAM_LISTS and name not in ctx.sheet_defines:
             opt = (arg_text(n, 0) or "").strip()
             tmpl = PARTS_OPTION.get(opt, EXAM_LISTS[name]) if name != "questions" else ""
-            self.edit(n.pos, begin_end, f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}")
+            begin = f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}"
+            self.edit(n.pos, begin_end, begin)
             self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             self.converted.add(name)
+            self.flatten_list(n, begin, 1)
             self.run(n.nodelist, depth + 1, in_math)
             return
         if name in EXAM_CHOICES and name not in ctx.sheet_defines:
@@ -278,7 +282,9 @@ class Editor:
         if resume:
             start = self.last_end.get(depth, 0) + 1
         self.last_end[depth] = start + len(items) - 1
-        self.edit(n.pos, begin_end, f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}")
+        begin = f"\\begin{{enumerate}}[{tmpl}]" if tmpl else "\\begin{enumerate}"
+        self.edit(n.pos, begin_end, begin)
+        self.flatten_list(n, begin, start)
         if start != 1 and items:
             first = items[0]
             self.edit(end_of_args(first), end_of_args(first), f" \\label{{{START_LABEL}{start}}}")

@@ -30,6 +30,8 @@ their reasons joined:
   last paragraph): a ``:::`` fence, an attribute ``{.class}`` / ``{#id}``, ``<!-- -->``, raw
   HTML tags, an internal link ``[…](#label)``, pandoc's ``^sup^`` / ``~sub~``, a LaTeX
   environment other than the maths ones KaTeX renders;
+- **a solution block emptied by the conversion** (``::: {.solution}`` holding nothing: a
+  drawing or an environment pandoc skips), on the question it follows;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
   document does not (left out unless route B's pairing already said so).
@@ -364,6 +366,37 @@ def field_flags(questions: SheetSet) -> list[Flag]:
     return flags
 
 
+_SOLUTION_FENCE = re.compile(r"^\s*:::+\s*\{?\s*\.?(?:solution|answer)s?\b[^\n]*$", re.I)
+_FENCE_CLOSE = re.compile(r"^\s*:::+\s*$")
+
+
+def empty_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """A solution block of the sheet (``::: {.solution}``) that holds nothing once
+    converted: what it held (a drawing, an environment pandoc skips) was lost, so the
+    question it belongs to has a solution the set cannot give. One flag on that question
+    (the one whose text starts last before the block), else on the block's line."""
+    lines = questions_md.splitlines()
+    empty: list[int] = []
+    for i, line in enumerate(lines):
+        if not _SOLUTION_FENCE.match(line):
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j < len(lines) and _FENCE_CLOSE.match(lines[j]):
+            empty.append(i + 1)
+    if not empty:
+        return []
+    starts = _starts(questions, _Source(questions_md))
+    flags: list[Flag] = []
+    for line in empty:
+        qi = max((k for k, st in enumerate(starts) if st is not None and st + 1 <= line), default=None)
+        flags.append(Flag(field=f"q{qi + 1}" if qi is not None else f"source:{line}", kind=KIND, reason=(
+            f"the sheet's solution block at line {line} is empty once converted (its content was lost): "
+            "a solution the set does not give")))
+    return flags
+
+
 def solution_number_flags(questions_md: str, solutions_md: str | None, known: list[Flag]) -> list[Flag]:
     """A solutions document's numbers that name no question marker of the questions
     document (both numbered), unless a flag in ``known`` already names that solution."""
@@ -389,7 +422,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
         return []  # the tiers flag an empty set already
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
-                  + field_flags(questions) + solution_number_flags(questions_md, solutions_md, known or []))
+                  + field_flags(questions) + empty_solution_flags(questions, questions_md)
+                  + solution_number_flags(questions_md, solutions_md, known or []))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

@@ -40,6 +40,7 @@ _TIMING = re.compile(r"^\(?\d+\s*(?:-\s*\d+\s*)?min[a-z]*\.?\)?$", re.I)
 _SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
 _BARE = re.compile(r"^\s*(?:\$\$|[-*+]|\d+[.)]|\((?:[a-z]|[ivx]+)\)|[a-z]\))\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[\w.-]+)?\s*:*\s*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)(?:\{[^}]*\})?")
 
 
@@ -57,7 +58,8 @@ def is_timing(line: str) -> bool:
 def is_chrome(line: str) -> bool:
     """True for a line a set leaves out on purpose: blank, a title (heading) line, a
     timing or star line, a ``Generated:`` stamp, a separator (``---``, ``***``,
-    ``___``, ``===``), a bare ``$$`` / list-marker / part-label line, or a bare
+    ``___``, ``===``), a fenced div's ``::: {.solution}`` / ``:::`` line (pandoc's markup,
+    never a field's text), a bare ``$$`` / list-marker / part-label line, or a bare
     ``Final answer`` / ``Worked solutions`` marker (after its part label, if any)."""
     s = line.strip()
     return (
@@ -66,6 +68,7 @@ def is_chrome(line: str) -> bool:
         or is_timing(line)
         or s.startswith("Generated:")
         or bool(_SEPARATOR.match(line))
+        or bool(_FENCE.match(line))
         or bool(_BARE.match(line))
         or bool(_MARKER_WORDS.match(_LABEL.sub("", s, count=1).strip()))
     )
