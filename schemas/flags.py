@@ -19,13 +19,19 @@ FlagKind = Literal[
 ]
 
 
+ROUTE_TEXT_KINDS = frozenset({"disputed", "not_verbatim"})
+"""The kinds whose ``a`` and ``b`` are the two routes' texts for the field (so a person may
+take either). Every other kind's ``a`` is the passage the flag is about (a maths span KaTeX
+cannot render, a command nobody defines, lines in no field, the field's text)."""
+
+
 class Flag(BaseModel):
     """One field (or passage) a person must read.
 
     ``field`` is a 1-based field key (``q2.p1.worked_solution``), a part (``q2.p1``, for an
     answer box refused: kind ``area``) or, for a passage in no field, ``source:LINE`` /
-    ``solutions:LINE``; ``a`` and ``b`` are the two routes'
-    texts where they exist.
+    ``solutions:LINE``; for the kinds in :data:`ROUTE_TEXT_KINDS` ``a`` and ``b`` are the
+    two routes' texts where they exist, for the others ``a`` is the passage the flag is about.
     """
 
     field: str
@@ -33,3 +39,8 @@ class Flag(BaseModel):
     reason: str
     a: str | None = None
     b: str | None = None
+
+    @property
+    def routes(self) -> bool:
+        """Whether ``a``/``b`` are the routes' texts (:data:`ROUTE_TEXT_KINDS`)."""
+        return self.kind in ROUTE_TEXT_KINDS

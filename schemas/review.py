@@ -76,7 +76,7 @@ class ReviewEntry(BaseModel):
     field: str = Field(description="the field the flag is on (q2.p1.worked_solution), a part, or a line of the sheet")
     kind: str = Field(description="the flag's kind (disputed, not_verbatim, structural, …)")
     reason: str = Field(default="", description="why the field was flagged")
-    a: str | None = Field(default=None, description="route A's text")
+    a: str | None = Field(default=None, description="route A's text (disputed, not_verbatim), else the passage flagged")
     b: str | None = Field(default=None, description="route B's text")
     current: str | None = Field(default=None, description="the text the set holds now")
     choices: list[Choice] = Field(default_factory=lambda: ["keep"], description="what may be chosen for this flag")

@@ -432,3 +432,27 @@ def test_decide_form_refuses_a_flag_the_run_does_not_have(out):
     e = entry(out, "q1.p1.content", choice="B").model_copy(update={"flag": 999})
     with pytest.raises(InputError, match="there is no flag 999"):
         decide_form(run, ReviewForm(entries=[e]), NoBackend())
+
+
+@pytest.mark.parametrize("kind", ["katex", "conversion_loss", "stray_minus", "structure"])
+def test_a_flag_whose_text_is_the_passage_flagged_offers_no_route_choice(kind):
+    # Only disputed / not_verbatim flags hold the routes' texts; another kind's ``a`` is the
+    # passage it is about (a maths span, a command): taking it would replace the whole field.
+    from schemas.flags import Flag
+    from tasks.review.console import entry_lines
+    from tasks.review.decisions import choices_for
+
+    current = "Compute $\\vecb{F}$ when $m = 2$."
+    flag = Flag(field="q1.p1.content", kind=kind, reason="KaTeX cannot render this maths", a="\\vecb{F}")
+    assert choices_for(flag, current) == ["keep", "source"]
+    entry = ReviewEntry(flag=1, field=flag.field, kind=kind, reason=flag.reason, a=flag.a, current=current,
+                        choices=choices_for(flag, current))
+    assert "  flagged:" in entry_lines(entry) and "  A:" not in entry_lines(entry)
+
+
+def test_a_disputed_flag_offers_both_routes():
+    from schemas.flags import Flag
+    from tasks.review.decisions import choices_for
+
+    flag = Flag(field="q1.p1.content", kind="disputed", reason="the routes differ", a="Find $v$.", b="Find $v$ now.")
+    assert choices_for(flag, "Find $v$.")[:2] == ["A", "B"]

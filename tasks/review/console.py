@@ -10,6 +10,7 @@ from typing import Callable, Iterator
 
 from pydantic import ValidationError
 
+from schemas.flags import ROUTE_TEXT_KINDS
 from schemas.review import ReviewEntry, ReviewForm, ReviewResult
 
 _CHOICE = {"a": "A", "b": "B", "k": "keep", "keep": "keep", "s": "source", "source": "source", "n": "note",
@@ -26,8 +27,9 @@ def _show(text: str | None, width: int = 600) -> str:
 def entry_lines(entry: ReviewEntry) -> list[str]:
     """What is printed for one open flag: its number, field, kind, reason and the texts."""
     lines = [f"flag {entry.flag}  {entry.field}  [{entry.kind}]  {entry.reason}"]
-    if entry.a is not None:
-        lines += ["  A:", _show(entry.a)]
+    routes = entry.kind in ROUTE_TEXT_KINDS
+    if entry.a is not None:  # a disputed field's route A text, else the passage flagged
+        lines += ["  A:" if routes else "  flagged:", _show(entry.a)]
     if entry.b is not None:
         lines += ["  B:", _show(entry.b)]
     if entry.current is not None and entry.current not in (entry.a, entry.b):

@@ -83,13 +83,13 @@ def set_field(questions: SheetSet, key: str, text: str) -> SheetSet:
 def choices_for(flag: Flag, current: str | None) -> list[Choice]:
     """What may be chosen for ``flag`` given the field's ``current`` text (``None``: the flag
     names no text field, so only ``keep``): ``A``/``B`` where the flag has that route's
-    text, ``source`` always on a text field, ``note`` where the text holds a display equation."""
+    text (a ``disputed`` or ``not_verbatim`` flag: :data:`schemas.flags.ROUTE_TEXT_KINDS`), ``source`` always on a text field, ``note`` where the text holds a display equation."""
     if current is None:
         return ["keep"]
     out: list[Choice] = []
-    if flag.a is not None:
+    if flag.routes and flag.a is not None:  # other kinds' ``a`` is the passage flagged, never a field's text
         out.append("A")
-    if flag.b is not None:
+    if flag.routes and flag.b is not None:
         out.append("B")
     out += ["keep", "source"]
     if display_equations(current):
