@@ -222,6 +222,29 @@ def flags_of(parts: list[PartBoxes]) -> list[Flag]:
     return [Flag(field=p.field, kind="area", reason=f"answer box refused: {line}") for p in parts for line in p.refused]
 
 
+def unboxed_options_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
+    """One ``area`` flag per part of ``questions`` that has multiple-choice options but no
+    ``MULTIPLE_CHOICE`` box among ``parts`` (the answer-box stage's outcomes; empty with
+    ``--no-areas``) and no refused box (that part has its refusal's flag). On Lambda Feedback a part's options live only in its multiple-choice
+    response area, so such a set shows the question with nothing to choose from: the
+    options were read (``settled.json`` holds them) but a person must add the box — most
+    often offline, when the sheet marks no correct option and no model could propose it."""
+    # a part whose proposed box was refused is flagged already (:func:`flags_of`)
+    boxed = {p.field for p in parts if p.refused or any(b.kind == "MULTIPLE_CHOICE" for b in p.boxes)}
+    why = {p.field: p.status.reason for p in parts if p.status.reason}
+    flags = []
+    for qi, q in enumerate(questions.root):
+        for pi, part in enumerate(q.normalised_parts()):
+            key = part_field(qi, pi)
+            if part.options and key not in boxed:
+                note = f" ({why[key]})" if key in why else ""
+                flags.append(Flag(field=key, kind="area", reason=(
+                    f"{len(part.options)} multiple-choice options were read but no answer box holds them{note}: "
+                    "the platform shows options only in a multiple-choice box, so this part has none to choose "
+                    "from; add the box by hand")))
+    return flags
+
+
 def boxes_of(parts: list[PartBoxes]) -> dict[str, list[Box]]:
     """The kept boxes by part key (parts with none left out)."""
     return {p.field: list(p.boxes) for p in parts if p.boxes}
