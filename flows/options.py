@@ -194,6 +194,27 @@ def shown_name(path: str | Path) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+TEXT_SUFFIXES = {".md", ".markdown", ".tex"}
+"""Sheets read as text: checked for UTF-8 and for text before Prefect starts."""
+
+
+def _text_problem(path: Path) -> str | None:
+    """What is wrong with a text sheet at ``path`` that its conversion would refuse anyway
+    (the same words as :func:`tasks.convert.markdown` uses): not UTF-8, or only blank space;
+    ``None`` when neither (or it cannot be read here: the run says why)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8"
+    if not text.removeprefix("\ufeff").strip():
+        return "empty file (only blank space)"
+    return None
+
+
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see."""
     out: list[str] = []
@@ -208,6 +229,10 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{path}: is a folder, not a {what}")
         elif p.stat().st_size == 0:
             out.append(f"{path}: empty file")
+        elif p.suffix.lower() in TEXT_SUFFIXES:
+            problem = _text_problem(p)
+            if problem:
+                out.append(f"{path}: {problem}")
 
     def need_dir(path: str | None, what: str) -> None:
         if path is not None and not Path(path).is_dir():

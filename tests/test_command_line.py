@@ -142,3 +142,15 @@ def test_stop_ends_the_recorded_process_group_and_forgets_it(tmp_path, monkeypat
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("name, data, words", [
+    ("latin1.md", "## Question 1\n\nCaf\xe9 prices rise.\n".encode("latin-1"), "not UTF-8 text (byte 18 is 0xe9)"),
+    ("blank.tex", b"  \n\n\t\n", "empty file (only blank space)"),
+])
+def test_a_text_sheet_the_conversion_would_refuse_is_answered_before_prefect(tmp_path, name, data, words):
+    sheet = tmp_path / name
+    sheet.write_bytes(data)
+    proc = _in_fresh_python(PROBE.format(argv=["document", str(sheet)]))
+    assert proc.stdout.strip().splitlines()[-1] == "EXIT 1 PREFECT False PYDANTIC False", (proc.stdout, proc.stderr)
+    assert proc.stderr.strip() == f"{sheet}: {words}" + ("; save it as UTF-8" if "UTF-8" in words else "")
