@@ -67,8 +67,9 @@ def _route_line(r: RouteResult, not_verbatim: dict) -> str:
 
 def stage_lines(run: SheetRun) -> list[str]:
     """One line per stage of a finished run: what it did, ``[cached]`` when Prefect's cache answered."""
-    def tag(f) -> str:
-        return " [cached]" if f is not None and f.state.name == "Cached" else ""
+    def tag(*fs) -> str:  # cached only when every one of the stage's runs was
+        done = [f for f in fs if f is not None]
+        return " [cached]" if done and all(f.state.name == "Cached" for f in done) else ""
 
     sheet = run.sheet.result()
     a, b, checks = run.route_a.result(), run.route_b.result(), run.checks.result()
@@ -79,7 +80,7 @@ def stage_lines(run: SheetRun) -> list[str]:
     lines = [
         f"markdown   {md_q.name}: {md_q.text.count(chr(10)) + 1} lines, {len(md_q.images)} images ({len(missing)} "
         f"missing), {len(md_q.warnings)} conversion warnings; solutions: "
-        + (f"{md_s.name}, {len(md_s.warnings)} conversion warnings" if md_s else "none") + tag(run.markdown[0]),
+        + (f"{md_s.name}, {len(md_s.warnings)} conversion warnings" if md_s else "none") + tag(*run.markdown),
     ]
     if run.inputs.solutions_note:
         lines.append(f"solutions  {run.inputs.solutions_note}")

@@ -319,3 +319,16 @@ def test_maths_katex_cannot_render_is_a_flag_on_its_field(tmp_path):
     assert "\\vecspeed" in katex[0]["reason"]
     assert outcome.report.flags_by_kind.get("katex") == 1
     assert any(f.kind == "katex" for f in outcome.flags)
+
+
+def test_the_markdown_line_is_cached_only_when_the_solutions_were_too(tmp_path, capsys):
+    sheet = tmp_path / "sheet.md"
+    sheet.write_text("## Question 1\n\nFind $x$ when $2x = 4$.\n")
+    (tmp_path / "sheet_solutions.md").write_text("## Solution 1\n\n$x = 2$.\n")
+    run(sheet, tmp_path / "a")
+    (tmp_path / "sheet_solutions.md").write_text("## Solution 1\n\nHalve both sides: $x = 2$.\n")
+    capsys.readouterr()
+    outcome = run(sheet, tmp_path / "b")
+    assert outcome.error is None
+    [line] = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("markdown ")]
+    assert "solutions: sheet_solutions.md" in line and "[cached]" not in line, line
