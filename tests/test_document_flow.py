@@ -314,3 +314,17 @@ def test_maths_katex_cannot_render_is_a_flag_on_its_field(tmp_path):
     assert "\\vecspeed" in katex[0]["reason"]
     assert outcome.report.flags_by_kind.get("katex") == 1
     assert any(f.kind == "katex" for f in outcome.flags)
+
+
+def test_solutions_in_a_folder_beside_the_sheets_folder_are_used(tmp_path):
+    """exercises/main.md → solutions/main.md, the documented pairing, ran with ``solutions: none``
+    and a warning calling the plain file a link."""
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "exercises" / "main.md").write_text("## Question 1\n\nHalve ten.\n")
+    (tmp_path / "solutions" / "main.md").write_text("## Solution 1\n\nHalf of ten is five.\n")
+    outcome = run(tmp_path / "exercises" / "main.md", tmp_path / "out")
+    assert outcome.error is None
+    assert outcome.report.solutions.endswith(str(Path("solutions") / "main.md"))
+    assert not any("link" in w for w in outcome.report.warnings)
+    assert "Half of ten is five." in (tmp_path / "out" / "solutions.md").read_text()
