@@ -332,3 +332,17 @@ def test_the_markdown_line_is_cached_only_when_the_solutions_were_too(tmp_path, 
     assert outcome.error is None
     [line] = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("markdown ")]
     assert "solutions: sheet_solutions.md" in line and "[cached]" not in line, line
+
+
+def test_solutions_in_a_folder_beside_the_sheets_folder_are_used(tmp_path):
+    """exercises/main.md → solutions/main.md, the documented pairing, ran with ``solutions: none``
+    and a warning calling the plain file a link."""
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "exercises" / "main.md").write_text("## Question 1\n\nHalve ten.\n")
+    (tmp_path / "solutions" / "main.md").write_text("## Solution 1\n\nHalf of ten is five.\n")
+    outcome = run(tmp_path / "exercises" / "main.md", tmp_path / "out")
+    assert outcome.error is None
+    assert outcome.report.solutions.endswith(str(Path("solutions") / "main.md"))
+    assert not any("link" in w for w in outcome.report.warnings)
+    assert "Half of ten is five." in (tmp_path / "out" / "solutions.md").read_text()

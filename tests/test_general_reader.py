@@ -589,3 +589,51 @@ Compare the two sections.
     assert mains[6].startswith("Name that kind of wave.") and mains[6].endswith("with the question before it.")
     assert mains[7].startswith("Compare the two sections.") and mains[7].endswith("Which is harder?")
     assert [len(q.parts) for q in out.root] == [2, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_solution_labels_that_differ_from_the_sheets_pair_by_label_and_flag_the_rest():
+    """Sheet (a), (b) and solutions (a), (c): "(c) …" used to land on part (b) by position,
+    with no flag. Now (a) pairs by label, (c) is left out and flagged on its question."""
+    q = SheetSet.model_validate([{"parts": [{"content": "Find p."}, {"content": "Find r."}]}])
+    s = SheetSet.model_validate([{"parts": [{"worked_solution": "p is 2."}, {"worked_solution": "s is 9."}]}])
+    merged, pairing = merge_solutions(q, s, [("1", ["a", "b"])], [("1", ["a", "c"])])
+    first, second = merged.root[0].parts
+    assert first.worked_solution == "p is 2."
+    assert second.worked_solution == "" and second.answer == ""
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")]
+    assert "(c)" in pairing.flags[0].reason and "(b)" in pairing.flags[0].reason
+
+
+def test_an_extra_labelled_solution_part_adds_no_empty_part_and_is_flagged():
+    q = SheetSet.model_validate([{"parts": [{"content": "Find p."}]}])
+    s = SheetSet.model_validate([{"parts": [{"answer": "2"}, {"answer": "3"}]}])
+    merged, pairing = merge_solutions(q, s, [("1", ["a"])], [("1", ["a", "b"])])
+    (part,) = merged.root[0].parts  # no content-less part (b)
+    assert part.answer == "2"
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "(b)" in pairing.flags[0].reason
+
+
+def test_matching_or_missing_labels_pair_as_before():
+    q = SheetSet.model_validate([{"parts": [{"content": "Lead."}, {"content": "Find p."}, {"content": "Find r."}]}])
+    s = SheetSet.model_validate([{"parts": [{"answer": "r=1"}, {"answer": "p=2"}]}])
+    # labels that all match pair by label, order aside, even beside an unlabelled lead part
+    merged, pairing = merge_solutions(q, s, [("1", ["", "a", "b"])], [("1", ["b", "a"])])
+    assert [p.answer for p in merged.root[0].parts] == ["", "p=2", "r=1"] and pairing.flags == []
+    # unlabelled solutions still pair by position, with no flag
+    merged, pairing = merge_solutions(q, s, [("1", ["", "a", "b"])], [("1", ["", ""])])
+    assert [p.answer for p in merged.root[0].parts] == ["r=1", "p=2", ""] and pairing.flags == []
+    # a sheet that labels no part: by position, and a longer solution still adds its parts
+    bare = SheetSet.model_validate([{"parts": [{"content": "Find p."}]}])
+    merged, pairing = merge_solutions(bare, s, [("1", [""])], [("1", ["a", "b"])])
+    assert [p.answer for p in merged.root[0].parts] == ["r=1", "p=2"] and pairing.flags == []
+
+
+def test_general_reader_flags_a_solution_part_the_sheet_does_not_have():
+    questions = "## Question 1\n\nA ball is thrown.\n\n(a) Find its speed.\n\n(b) Find its height.\n"
+    solutions = "## Solution 1\n\n(a) Its speed is 3.\n\n(c) Its range is 7.\n"
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
+    assert pairing.how == "number"
+    first, second = out.root[0].parts
+    assert "speed is 3" in first.worked_solution
+    assert "range" not in second.worked_solution + second.answer
+    assert any(f.kind == "structure" and f.field == "q1" and "(c)" in f.reason for f in pairing.flags)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.convert.pairing import find_solutions, is_solutions_name, pair_folder
+from tasks.convert.pairing import allowed_place, find_solutions, is_solutions_name, pair_folder
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
@@ -184,3 +184,18 @@ def test_a_sheet_in_several_formats_keeps_the_others_to_fall_back_on(tmp_path):
         _touch(tmp_path / f"sheet{suffix}", "\\begin{document}x\\end{document}" if suffix == ".tex" else "x")
     [pair] = pair_folder(tmp_path)
     assert pair.source.suffix == ".tex" and [p.suffix for p in pair.alternates] == [".docx", ".md"]
+
+
+def test_the_place_allowed_is_where_the_rule_looked(tmp_path, monkeypatch):
+    """A solutions/ folder beside the sheet's folder is outside the sheet's folder: the place a
+    found file must stay in is then the folder holding both, else the sheet's own folder."""
+    for d in ("b/exercises", "b/solutions", "c/solutions"):
+        (tmp_path / d).mkdir(parents=True)
+    touch(tmp_path, "b/exercises/main.md", "b/solutions/main.md", "c/hw.md", "c/hw_sol.md", "c/solutions/hw2.md", "c/hw2.md")
+    sibling = find_solutions(tmp_path / "b/exercises/main.md")
+    assert sibling == tmp_path / "b/solutions/main.md"
+    assert allowed_place(tmp_path / "b/exercises/main.md", sibling) == tmp_path / "b"
+    assert allowed_place(tmp_path / "c/hw.md", tmp_path / "c/hw_sol.md") == tmp_path / "c"
+    assert allowed_place(tmp_path / "c/hw2.md", find_solutions(tmp_path / "c/hw2.md")) == tmp_path / "c"
+    monkeypatch.chdir(tmp_path / "c")  # a sheet named without a folder still has one
+    assert allowed_place(Path("hw.md"), Path("hw_sol.md")) == tmp_path / "c"

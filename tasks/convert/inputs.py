@@ -8,6 +8,7 @@ naming the file.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -97,7 +98,7 @@ def read_inputs(
     from tasks.boxes.export import areas_of_members
     from tasks.boxes.propose import read_saved
     from tasks.check.compare import export_of, read_export_files
-    from tasks.convert.pairing import find_solutions
+    from tasks.convert.pairing import allowed_place, find_solutions
     from tasks.convert.tree import leaves
 
     src = Path(source)
@@ -112,11 +113,10 @@ def read_inputs(
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
     else:
         found = find_solutions(src)
-        if found is not None and leaves(found, src.parent):
-            # found by its name, not named by the user: a link leading out of the sheet's folder is
-            # not followed (a folder of sheets from elsewhere could send any file to the model)
-            inputs.solutions_note = (f"{found.name} beside the sheet is a link to a file outside its folder: not read "
-                                     "(name it with --solutions to use it); answers left empty")
+        if found is not None and leaves(found, allowed_place(src, found)):
+            # found by its name, not named by the user: a link leading out of the place the rule
+            # looks in is not followed (a folder of sheets from elsewhere could send any file to the model)
+            inputs.solutions_note = _refused_note(found, allowed_place(src, found))
         elif found is not None:
             inputs.solutions, inputs.solutions_bytes = found, _read_bytes(found, "solutions document")
         else:
@@ -142,6 +142,18 @@ def read_inputs(
         inputs.export = export_of(files, export)
         inputs.export_boxes, inputs.export_rtol = areas_of_members(files, export)
     return inputs
+
+
+def _refused_note(found: Path, place: Path) -> str:
+    """The run's note for a solutions document found by name but not read: a link beside the
+    sheet leading out of its folder, a link elsewhere leading out of ``place``, or a plain file
+    reached through a linked folder that leads out of ``place`` (never called a link itself)."""
+    tail = ": not read (name it with --solutions to use it); answers left empty"
+    if found.is_symlink() and Path(os.path.abspath(found)).parent == place:
+        return f"{found.name} beside the sheet is a link to a file outside its folder{tail}"
+    if found.is_symlink():
+        return f"{found} is a link to a file outside {place}{tail}"
+    return f"{found} is reached through a linked folder leading outside {place}{tail}"
 
 
 def file_digest(path: str | None) -> str | None:

@@ -13,6 +13,7 @@ name in a ``solutions/`` folder inside the sheet's folder or beside it::
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -38,6 +39,23 @@ def find_solutions(source: Path) -> Path | None:
     gives ``None``; never raises for an unreadable folder (``None``).
     """
     return _beside(Path(source)) or _in_solutions_folder(Path(source))
+
+
+def allowed_place(source: Path, found: Path) -> Path:
+    """The folder whose real path must hold the real path of ``found``, a solutions document
+    :func:`find_solutions` gave for ``source``, for a run to read it without being told to.
+
+    The sheet's own folder for a file beside the sheet or in a ``solutions/`` folder inside
+    it; the folder holding the sheet's folder for a file in a ``solutions/`` folder beside
+    it (``exercises/main.md`` → ``solutions/main.md``), since that is where the documented
+    rule looks. Paths are made absolute (not resolved) first, so a relative sheet path such as
+    ``main.md`` still has a parent. Never raises.
+    """
+    sheet_folder = Path(os.path.abspath(source)).parent
+    where = Path(os.path.abspath(found)).parent
+    if where == sheet_folder or where.parent == sheet_folder:
+        return sheet_folder
+    return sheet_folder.parent
 
 
 def _in_solutions_folder(source: Path) -> Path | None:

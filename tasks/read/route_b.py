@@ -70,8 +70,9 @@ class Pairing:
     """How the solutions reading was paired with the questions reading.
 
     ``how`` is ``number`` (by question number and part label), ``position`` or ``none``
-    (no solutions document); ``flags`` are ``structural`` flags for a person: solution
-    numbers that match no question, or, paired by position, counts that differ.
+    (no solutions document); ``flags`` are for a person: solution numbers that match no
+    question, or, paired by position, counts that differ (``structural``); solution parts
+    whose labels match no part of their question (``structure``, :func:`merge_by_number`).
     """
 
     how: str = "none"
@@ -111,6 +112,18 @@ def _joined(parts: list[Part]) -> Part:
                 worked_solution="\n\n".join(p.worked_solution for p in parts if p.worked_solution))
 
 
+def _labelled(labels: list[str], parts: list[Part]) -> bool:
+    """True when a numbering's labels cover the reading's parts, each with a label."""
+    return bool(labels) and len(labels) == len(parts) and all(labels)
+
+
+def _unpaired_flag(qi: int, number: str, label: str, q_labels: list[str]) -> Flag:
+    have = ", ".join(f"({lab})" for lab in q_labels if lab)
+    return Flag(field=f"q{qi + 1}", kind="structure", reason=(
+        f"solution {number} has a part ({label}) but question {number} has only {have}: its answer is left "
+        "out, not put on another part by position; a person must place it"))
+
+
 def merge_by_number(
     questions: SheetSet, q_numbers: Numbers, solutions: SheetSet, s_numbers: Numbers
 ) -> tuple[SheetSet, list[Flag]]:
@@ -119,12 +132,17 @@ def merge_by_number(
 
     ``q_numbers`` / ``s_numbers`` are the readings' numberings (:func:`numbering`), one
     entry per question in the same order. Inside a question, parts are matched by label
-    when every solution part has a label the question also has, else by position (a
-    question with fewer parts gets parts with empty content appended; a question with no
-    parts at all takes a solution of several parts whole, as its one part: restated
-    sub-items in the solution make no parts the sheet does not have). A solution whose
-    number names no question is left out and flagged (``structural``, field
-    ``solutions``). Returns the merged copy and the flags; the inputs are not changed.
+    when every solution part has a label the question also has. When the solution's pieces
+    are all labelled and the question labels its parts too but some labels differ (the sheet's
+    (a), (b) against the solutions' (a), (c)), the pieces whose labels match are paired by
+    label and each other piece with an answer is left out and flagged (kind ``structure``,
+    field ``q<n>``) rather than put on a part by position, nor on a content-less part
+    appended for it. Else (unlabelled solutions) by position (a question with fewer parts
+    gets parts with empty content appended; a question with no parts at all takes a
+    solution of several parts whole, as its one part: restated sub-items in the solution
+    make no parts the sheet does not have). A solution whose number names no question is
+    left out and flagged (``structural``, field ``solutions``). Returns the merged copy and
+    the flags; the inputs are not changed.
     """
     out = questions.model_copy(deep=True)
     flags: list[Flag] = []
@@ -142,10 +160,16 @@ def merge_by_number(
         if not q.parts and len(sq.parts) > 1:
             sq = Question(parts=[_joined(sq.parts)])
             s_labels = []
-        by_label = bool(s_labels) and len(s_labels) == len(sq.parts) and all(
-            label and label in q_labels for label in s_labels)
+        s_ok = _labelled(s_labels, sq.parts)
+        all_match = s_ok and all(lab in q_labels for lab in s_labels)
+        # both label their parts (the sheet may have an unlabelled part before its (a)) but differ
+        differ = s_ok and not all_match and len(q_labels) == len(q.parts) and any(q_labels)
+        by_label = all_match or differ
         for j, sp in enumerate(sq.parts):
             if not (sp.answer or sp.worked_solution):
+                continue
+            if by_label and s_labels[j] not in q_labels:
+                flags.append(_unpaired_flag(qi, number, s_labels[j], q_labels))
                 continue
             k = q_labels.index(s_labels[j]) if by_label else j
             while k >= len(q.parts):

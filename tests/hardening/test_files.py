@@ -232,6 +232,45 @@ def test_solutions_found_by_name_that_lead_out_of_the_folder_are_not_read(course
     assert named.solutions_bytes and CANARY.encode() in named.solutions_bytes
 
 
+def test_solutions_in_a_folder_beside_the_sheets_folder_are_read_when_a_plain_file(course):
+    """The documented pairing exercises/main.md → solutions/main.md never worked in a document
+    run: the sibling solutions/ folder lies outside the sheet's folder, so the plain file was
+    refused and called a link."""
+    from tasks.convert.inputs import read_inputs
+
+    top = course / "course"
+    (top / "exercises").mkdir()
+    (top / "solutions").mkdir()
+    (top / "exercises" / "main.md").write_text("## Question 1\n\nA cart rolls.\n")
+    (top / "solutions" / "main.md").write_text("## Question 1\n\nIt rolls downhill.\n")
+    inputs = read_inputs(str(top / "exercises" / "main.md"))
+    assert inputs.solutions == top / "solutions" / "main.md"
+    assert inputs.solutions_bytes == b"## Question 1\n\nIt rolls downhill.\n"
+    assert not inputs.solutions_note
+
+
+def test_solutions_in_a_folder_beside_the_sheets_folder_that_lead_out_are_not_read(course):
+    """The sibling solutions/ folder is allowed, not anything it points to: a linked file and a
+    linked folder leading out are refused, and only the linked file is called a link."""
+    from tasks.convert.inputs import read_inputs
+
+    top = course / "course"
+    (top / "exercises").mkdir()
+    (top / "exercises" / "main.md").write_text("## Question 1\n\nA cart rolls.\n")
+    (top / "exercises" / "secret.tex").write_text("## Question 1\n\nA cart rolls.\n")
+    (top / "solutions").mkdir()
+    (top / "solutions" / "main.md").symlink_to(course / "outside" / "secret.tex")
+    linked_file = read_inputs(str(top / "exercises" / "main.md"))
+    assert linked_file.solutions_bytes is None and linked_file.solutions is None
+    assert "is a link to a file outside" in linked_file.solutions_note
+    (top / "solutions" / "main.md").unlink()
+    (top / "solutions").rmdir()
+    (top / "solutions").symlink_to(course / "outside", target_is_directory=True)  # holds secret.tex
+    linked_folder = read_inputs(str(top / "exercises" / "secret.tex"))
+    assert linked_folder.solutions_bytes is None and linked_folder.solutions is None
+    assert "linked folder" in linked_folder.solutions_note and "is a link" not in linked_folder.solutions_note
+
+
 def _docx_with_picture(tmp_path: Path, target: str | None, external: bool) -> bytes:
     """A docx made by pandoc holding one picture; its relationship re-pointed at ``target``."""
     import re
