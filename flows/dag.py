@@ -33,7 +33,7 @@ from tasks.check.report import report_task
 from tasks.convert.inputs import Inputs, tex_context
 from tasks.convert.markdown import markdown_task
 from tasks.convert.sheet import conversion_error, sheet_task
-from tasks.read.choose import FolderFilter, route_b_task
+from tasks.read.choose import FolderFilter, route_b_task, unread_line
 from tasks.read.route_a import route_a_task
 from tasks.settle.adjudicate import adjudicate_task
 from tasks.settle.audit import audit_task
@@ -116,6 +116,14 @@ def unconverted(run: SheetRun) -> str | None:
     decides what to submit."""
     paths = [str(run.inputs.source), str(run.inputs.solutions)]
     return conversion_error([(f.result(), path) for f, path in zip(run.markdown, paths)])
+
+
+def unread(run: SheetRun, filter_file: str | None = None) -> str | None:
+    """Once the tiers settled: the one line when neither route read the sheet
+    (:func:`tasks.read.choose.unread_line`, naming ``filter_file`` when the user's filter
+    failed): nothing more is submitted and nothing is written; else ``None``. A value that
+    decides what to submit."""
+    return unread_line(run.route_a.result(), run.route_b.result(), str(run.inputs.source), filter_file)
 
 
 def submit_routes(run: SheetRun, chosen: FolderFilter | PrefectFuture | None, tries: int) -> SheetRun:

@@ -37,7 +37,7 @@ from pathlib import Path  # noqa: E402
 from prefect import flow  # noqa: E402
 from prefect.states import Completed, Failed  # noqa: E402
 
-from flows.dag import SheetRun, submit_reading, submit_rest, unconverted  # noqa: E402
+from flows.dag import SheetRun, submit_reading, submit_rest, unconverted, unread  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RunInfo  # noqa: E402
@@ -218,7 +218,8 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
     """Wire one sheet's DAG (:mod:`flows.dag`) inside a running flow and wait for it.
 
     Returns the outcome; ``report`` is ``None`` (and ``error`` the one line) when the sheet
-    could not be read, with nothing written. ``verbose`` prints a line per stage and the
+    could not be read, or neither route read it (:func:`flows.dag.unread`: a filter that
+    failed with no route A reading), with nothing written. ``verbose`` prints a line per stage and the
     summary; ``publish`` creates the run's artifacts (:mod:`tasks.write.artifacts`);
     ``auto`` says the backend was ``auto`` (for the summary's first line on a run with no
     model).
@@ -232,6 +233,9 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
             settled = run.settled.result()
         except Exception:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=failure_line(run))
+        nothing = unread(run, str(inputs.filter_path) if inputs.filter_path else None)
+        if nothing:  # no set of no questions over a good one in --out: one line, exit 1
+            return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=nothing)
         submit_rest(run, settled, areas)
         return finish(run, verbose, publish=publish, auto=auto)
 
@@ -321,8 +325,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line entry: returns the exit status (0 built, 1 bad input, 2 built but a
-    live route failed after its retries, 130 interrupted)."""
+    """Command line entry: returns the exit status (0 built, 1 bad input or no route read
+    the sheet (a ``--filter`` that fails with route A skipped: nothing written), 2 built but
+    a live route failed after its retries, 130 interrupted)."""
     return runtime.run_command("document", argv, "python -m flows.document", _main, "document run")
 
 

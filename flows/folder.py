@@ -38,7 +38,7 @@ from prefect.artifacts import create_markdown_artifact, create_progress_artifact
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from flows.dag import (  # noqa: E402
-    SheetRun, first_converted, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, when_done,
+    SheetRun, first_converted, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread, when_done,
 )
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -249,6 +249,11 @@ def run_folder(
                     settled = run.settled.result()
                 except Exception:
                     finished(pair, failed_row(pair, folder).model_copy(update={"reason": failure_line(run)}))
+                    left -= 1
+                    continue
+                nothing = unread(run, str(saved) if chosen is not None and saved is not None else None)
+                if nothing:  # neither route read it (the folder's filter failed on it): a failed row
+                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": nothing}))
                     left -= 1
                     continue
                 submit_rest(run, settled, areas)

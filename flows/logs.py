@@ -49,3 +49,34 @@ def say(*lines: str, err: bool = False, level: int = logging.INFO, echo: bool = 
             run_logger().log(level, "\n".join(lines))
         except Exception:  # a log line must never fail a run
             pass
+
+
+class InputErrorsOffConsole(logging.Filter):
+    """Drops, from a console handler, Prefect's task-run records of a task that failed
+    with :class:`tasks.errors.InputError` (its "Task run failed with exception" record and
+    traceback, and its "Finished in state Failed" line): such a failure is the user's input
+    (``--out`` taken by another run, a file that cannot be read), which the command says in
+    one line; it is no crash. The records still reach the run's log in the API (Prefect's
+    ``api`` handler on ``prefect.task_runs`` is not filtered)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from tasks.errors import InputError
+
+        if not record.name.startswith("prefect.task_runs"):
+            return True
+        if record.exc_info and isinstance(record.exc_info[1], InputError):
+            return False
+        message = record.getMessage()
+        return not (message.startswith("Finished in state Failed(") and f" {InputError.__name__}: " in message)
+
+
+def quiet_input_errors() -> None:
+    """Put :class:`InputErrorsOffConsole` on Prefect's console handlers (the root logger's
+    ``PrefectConsoleHandler``, where task-run records propagate to the terminal); call once
+    Prefect is imported (its logging is set up then). Idempotent."""
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, PrefectConsoleHandler) and not any(
+                isinstance(f, InputErrorsOffConsole) for f in handler.filters):
+            handler.addFilter(InputErrorsOffConsole())

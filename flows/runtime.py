@@ -346,13 +346,17 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
     its files checked before Prefect is used (:func:`flows.options.precheck`: ``--help`` exits
     0, bad input 1 with one line), then ``body(args)`` run with everything printed redacted
     (:func:`redacted_output`) and Ctrl-C or SIGTERM stopping it (:func:`interruptible`: exit
-    130, ``what`` naming the run in its one line). Returns the exit status."""
+    130, ``what`` naming the run in its one line), with a task's failure on bad input kept off
+    the terminal (:func:`flows.logs.quiet_input_errors`). Returns the exit status."""
     from flows.options import precheck
 
     try:
         args = precheck(command, argv, prog=prog)
     except SystemExit as e:  # --help (0) or bad input (1): answered without a run
         return int(e.code or 0)
+    from flows.logs import quiet_input_errors
+
+    quiet_input_errors()  # a task failing with InputError: the command's one line, no traceback
     with redacted_output(), interruptible() as stop:
         try:
             return body(args)

@@ -204,6 +204,66 @@ def test_out_never_replaces_what_the_user_keeps_there(tmp_path, capsys):
     assert (out / "inclined-plane.zip").is_file() and (out / "mine.txt").read_text() == "keep"
 
 
+BAD_FILTER = 'function Pandoc(doc)\n  error("no such layout")\nend\n'
+
+
+def test_a_failing_filter_with_no_route_a_writes_nothing_and_exits_1(tmp_path, capsys):
+    """A ``--filter`` that errors while route A is skipped leaves no reading: one line naming
+    the filter and its error, exit 1, and the good set already in --out is untouched (it was
+    replaced by an empty zip)."""
+    sheet = tmp_path / "sheets" / "week5.md"
+    sheet.parent.mkdir()
+    sheet.write_text("## Question 1\n\nA ball is dropped from $h$.\n\n(a) Find its speed.\n")
+    bad = tmp_path / "mine.lua"
+    bad.write_text(BAD_FILTER)
+    out = tmp_path / "out"
+    assert main([str(sheet), "--backend", "none", "--out", str(out)]) == 0
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert len(before) > 3
+    capsys.readouterr()
+    assert main([str(sheet), "--filter", str(bad), "--backend", "none", "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{bad}: filter error") and "no such layout" in err[0], err
+    assert "route A skipped" in err[0] and "nothing written" in err[0]
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_failing_filter_still_builds_from_route_a_when_route_a_read_the_sheet(tmp_path, capsys):
+    """One route that read the sheet is enough: the set is built from route A (the failed
+    route B said on its stage line), as before."""
+    me2 = corpus("me2")
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "route-a.json").write_bytes((me2 / "replies" / "route-a.json").read_bytes())
+    bad = tmp_path / "mine.lua"
+    bad.write_text(BAD_FILTER)
+    out = tmp_path / "out"
+    code = main([str(me2 / "questions.md"), "--filter", str(bad), "--replies", str(replies), "--offline",
+                 "--no-areas", "--out", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "route B    failed: filter error" in printed.out and "no such layout" in printed.out
+    report = json.loads((out / "report.json").read_text())
+    assert report["questions"] == 5 and (out / "questions.zip").is_file()
+
+
+def test_unread_line_names_the_users_filter_else_the_sheet():
+    from schemas.routes import RouteResult
+    from schemas.sheet import SheetSet
+    from schemas.status import StageStatus, State
+    from tasks.read.choose import unread_line
+
+    skipped = RouteResult(route="A", status=StageStatus(state=State.skipped, reason="no model"))
+    failed_b = RouteResult(route="B", status=StageStatus(state=State.failed, reason="filter error: filter:2: x"),
+                           filter_label="library filter general")
+    line = unread_line(skipped, failed_b, "s.md", "f.lua")
+    assert line.startswith("f.lua: filter error: filter:2: x") and "s.md" in line and "\n" not in line
+    line = unread_line(skipped, failed_b, "s.md")
+    assert line.startswith("s.md: no route read the sheet") and "library filter general" in line
+    read_a = skipped.model_copy(update={"status": StageStatus(state=State.replayed), "questions": SheetSet([])})
+    assert unread_line(read_a, failed_b, "s.md", "f.lua") is None
+
+
 # --- answer boxes, from saved replies ------------------------------------------------------
 
 ME2_PARTS = [f"q{q}.p{p}" for q, n in enumerate([2, 2, 2, 3, 3], 1) for p in range(1, n + 1)]

@@ -205,3 +205,22 @@ def test_the_gate_is_a_flow_parameter_so_a_scheduled_sweep_fails_on_a_regression
     assert state.is_failed() and state.message.startswith("gate       FAILED: 1 sheets")
     assert "a/gone.md: in the baseline but not in this run" in state.message
     assert json.loads((tmp_path / "o" / "report.json").read_text())["gate"] == "failed"
+
+
+def test_a_folder_filter_that_fails_is_a_failed_row_per_sheet_naming_it_and_exit_2(tmp_path, capsys):
+    """The folder's ``--filter`` errors and no model reads the sheets: each sheet is a failed
+    row naming the filter and its error, and no empty set is written for it (as the document
+    command refuses, with exit 1)."""
+    from flows.folder import main as folder_main
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "week1.md").write_text("## Question 1\n\nA ball is dropped from $h$.\n\n(a) Find its speed.\n")
+    bad = tmp_path / "mine.lua"
+    bad.write_text('function Pandoc(doc)\n  error("no such layout")\nend\n')
+    out = tmp_path / "out"
+    assert folder_main([str(folder), "--filter", str(bad), "--offline", "--out", str(out)]) == 2
+    run = json.loads((out / "report.json").read_text())
+    [failure] = run["failures"]
+    assert failure["reason"].startswith(f"{bad}: filter error") and "no such layout" in failure["reason"]
+    assert not (out / "week1").exists()

@@ -37,6 +37,9 @@ class Inputs(BaseModel):
     solutions_bytes: bytes | None = None
     solutions_note: str = ""
     filter_source: str | None = None
+    filter_path: Path | None = None
+    """Where ``filter_source`` was read (``--filter``, or ``filter.lua`` among the replies):
+    the file a failing filter's one line names."""
     replies: dict[str, str] = {}
     areas: dict[str, str] = {}
     export: ExportedSet | None = None
@@ -122,7 +125,7 @@ def read_inputs(
         else:
             inputs.solutions_note = "no solutions document found beside the sheet: answers left empty"
     if filter:
-        inputs.filter_source = _read_text(Path(filter), "Lua filter")
+        inputs.filter_source, inputs.filter_path = _read_text(Path(filter), "Lua filter"), Path(filter)
     if replies:
         rd = Path(replies)
         if not rd.is_dir():
@@ -136,7 +139,7 @@ def read_inputs(
             inputs.areas = read_saved(_read_text(saved_areas, "saved reply"), str(saved_areas))
         saved_filter = rd / "filter.lua"
         if inputs.filter_source is None and saved_filter.is_file():
-            inputs.filter_source = _read_text(saved_filter, "Lua filter")
+            inputs.filter_source, inputs.filter_path = _read_text(saved_filter, "Lua filter"), saved_filter
     if export:
         files = read_export_files(Path(export))  # read once: the fields and the answer boxes
         inputs.export = export_of(files, export)

@@ -117,6 +117,22 @@ def choose_filter_and_read(
     )
 
 
+def unread_line(a: RouteResult, b: RouteResult, sheet: str, filter_file: str | None = None) -> str | None:
+    """The one line when neither route produced a reading of ``sheet`` (route B's filter
+    failed, route A skipped or failed): there is nothing to build a set from, so the run
+    writes nothing and fails (a set of no questions would replace a good one in ``--out``).
+    It names ``filter_file`` (the filter the user gave) and its error when that filter
+    failed, else the sheet and both routes' reasons. ``None`` when either route read the
+    sheet (a one-route set is built, its failed route said in the summary)."""
+    if a.questions is not None or b.questions is not None:
+        return None
+    route_a = f"route A {a.status}"
+    if filter_file and b.status.state == State.failed:
+        return f"{filter_file}: {b.status.reason} (no route read {sheet}; {route_a}): nothing written"
+    how = f", {b.filter_label}" if b.filter_label else ""
+    return f"{sheet}: no route read the sheet (route B {b.status}{how}; {route_a}): nothing written"
+
+
 def folder_filter(sheet: SheetText, backend: BackendSpec | None, tries: int = 3) -> FolderFilter:
     """The filter for a folder whose first sheet is ``sheet``: one the model writes for it
     (with a live ``backend``), else the library filter that accounts for most of it."""

@@ -170,3 +170,68 @@ def test_a_folder_run_never_writes_into_the_folder_it_reads(tmp_path):
         run_folder(folder, folder / ".")
     assert "never writes into the folder it reads" in str(e.value)
     assert (folder / "flags.md").read_text() == "a sheet of the folder"
+
+
+CLAIMED_DURING_OUTPUTS = """
+import json, sys
+from pathlib import Path
+from flows.document import main
+import tasks.write.outputs as outputs
+
+real = outputs.publish
+
+def claimed(staging, out, source=None):
+    # Another run, of a document of the same stem elsewhere, published into this --out
+    # after this run checked it and before its outputs stage publishes.
+    (Path(out) / outputs.MANIFEST).parent.mkdir(parents=True, exist_ok=True)
+    (Path(out) / outputs.MANIFEST).write_text(json.dumps({"source": "/elsewhere/week7.md", "entries": []}))
+    return real(staging, out, source)
+
+outputs.publish = claimed
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_out_claimed_by_another_run_during_the_outputs_stage_is_one_line_no_traceback(tmp_path, prefect_server):
+    """Two runs into one --out: the loser's outputs task fails with InputError, which is the
+    user's input, not a crash: stderr is the one line alone (no Prefect task-failure log with
+    its traceback), exit 1, and the other run's folder is left as it was."""
+    import os
+    import subprocess
+    import sys
+
+    from prefect.settings import PREFECT_API_URL
+    from tests.conftest import ROOT
+
+    sheet = tmp_path / "here" / "week7.md"
+    sheet.parent.mkdir()
+    sheet.write_text("## Question 1\n\nA ball is dropped from $h$.\n\n(a) Find its speed.\n")
+    out = tmp_path / "out"
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PREFECT_LOGGING_LEVEL": "ERROR"}
+    proc = subprocess.run([sys.executable, "-c", CLAIMED_DURING_OUTPUTS, str(sheet), "--backend", "none",
+                           "--out", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"{out}: --out holds the outputs of another document (/elsewhere/week7.md)")
+    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST, outputs.LOCK])
+
+
+def test_the_console_filter_drops_only_a_task_runs_input_error():
+    import logging
+
+    from flows.logs import InputErrorsOffConsole
+
+    keep = InputErrorsOffConsole()
+
+    def record(name, msg, exc=None):
+        info = (type(exc), exc, None) if exc else None
+        return logging.LogRecord(name, logging.ERROR, __file__, 1, msg, None, info)
+
+    err = InputError("out", "--out is taken")
+    assert not keep.filter(record("prefect.task_runs", f"Task run failed with exception: {err!r}", err))
+    assert not keep.filter(record("prefect.task_runs", f"Finished in state Failed('Task run encountered an exception "
+                                                       f"InputError: {err}')"))
+    assert keep.filter(record("prefect.task_runs", "Task run failed with exception: KeyError('x')", KeyError("x")))
+    assert keep.filter(record("prefect.task_runs", "Finished in state Failed('... KeyError: x')"))
+    assert keep.filter(record("prefect.flow_runs", f"flow failed: {err!r}", err))
