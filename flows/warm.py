@@ -283,7 +283,7 @@ def recorded() -> dict | None:
 
 def start(api: str | None = None, wait: float = 0.0) -> bool:
     """Start a runner for this ``PREFECT_HOME`` and ``api`` (default ``PREFECT_API_URL``) in
-    its own session (``python -m flows.warm``, its log beside the server's); with ``wait``, wait up to that
+    its own session (``python -m flows.warm_runner``, its log beside the server's); with ``wait``, wait up to that
     many seconds until it answers. Returns whether one was started (not when disabled, or
     when the last start on this very code failed: its log says why; ``True`` without a
     second process when one is still importing)."""
@@ -301,7 +301,7 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     home.mkdir(parents=True, exist_ok=True)
     log = home / "sheet2lambda-warm.log"
     with open(log, "ab") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "flows.warm"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([sys.executable, "-m", "flows.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     state_file().write_text(json.dumps({"pid": proc.pid, "socket": str(socket_path()), "log": str(log)}),
                             encoding="utf-8")
@@ -370,9 +370,3 @@ def status(api: str | None = None) -> str:
     return (f"warm runner: running (pid {info.get('pid')}, {info.get('served', 0)} commands run"
             + (f"; stale: {stale}, the next command runs in its own process and starts a fresh one)"
                if stale else ")"))
-
-
-if __name__ == "__main__":
-    from flows.warm_runner import main
-
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""The warm runner's own process (``python -m flows.warm``): import once, fork per command.
+"""The warm runner's own process (``python -m flows.warm_runner``): import once, fork per command.
 
 See :mod:`flows.warm` for what it is for and how a command reaches it. This module is the
 serving side: :func:`main` imports the flows, checks that no thread runs, listens on the
@@ -436,3 +436,7 @@ def _end(code: int) -> None:
             except Exception:
                 pass
         os._exit(code if isinstance(code, int) else 1)
+
+
+if __name__ == "__main__":  # started by flows.warm.start as ``python -m flows.warm_runner``
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The house's import rules, checked on the source: no module of flows/, tasks/ or schemas/
+imports another module's private name, and the modules import no circle — imports inside
+functions included (a lazy import that only dodges a circle is still one)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGES = ("flows", "tasks", "schemas", "deployments")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = path
+    return out
+
+
+def _imports(path: Path, name: str, known: dict[str, Path]) -> list[tuple[str, list[str]]]:
+    """(imported module, names taken from it) for every import statement of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, []) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            names = [a.name for a in node.names]
+            # ``from tasks import prompts`` imports the module tasks.prompts
+            subs = [f"{base}.{n}" for n in names if f"{base}.{n}" in known]
+            found += [(s, []) for s in subs]
+            found.append((base, [n for n in names if f"{base}.{n}" not in known]))
+    return [(m, ns) for m, ns in found if m in known]
+
+
+def test_no_module_imports_another_modules_private_name():
+    known = _modules()
+    bad = [f"{name} imports {n} from {mod}" for name, path in known.items()
+           for mod, names in _imports(path, name, known) for n in names
+           if n.startswith("_") and not n.startswith("__") and mod != name]
+    assert bad == []
+
+
+def test_the_modules_import_no_circle():
+    known = _modules()
+    graph = {name: {m for m, _ in _imports(path, name, known) if m != name and not name.startswith(m + ".")}
+             for name, path in known.items()}
+    # a package's __init__ importing its own submodules is not a circle through them
+    cycles, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
