@@ -126,8 +126,9 @@ def identity(code: str | None = None) -> dict:
 
 def differs(mine: dict, theirs: dict) -> str | None:
     """What differs between two :func:`identity` records (a phrase), or ``None``."""
-    names = {"home": "PREFECT_HOME", "api": "PREFECT_API_URL", "python": "interpreter", "version": "interpreter",
-             "path": "sys.path", "root": "project folder", "code": "code changed since it started"}
+    names = {"home": "another PREFECT_HOME", "api": "it serves another Prefect server than this command's",
+             "python": "another interpreter", "version": "another interpreter", "path": "another sys.path",
+             "root": "another project folder", "code": "code changed since it started"}
     for key, what in names.items():
         if mine.get(key) != theirs.get(key):
             return what
@@ -263,11 +264,18 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
     (``started``, ``server``, ``server_what``)."""
     if not enabled() or command not in COMMANDS:
         return None
+    if not startup.get("kept") and not os.environ.get("PREFECT_API_URL"):
+        # Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary, or the kept one could not
+        # start): a runner only ever serves the kept server, so none is asked or started.
+        if socket_path().exists():
+            startup["warm_what"] = "warm runner not used: the kept server is off for this command " \
+                "(Prefect's temporary server)"
+        return None
     sock = _connect()
     if sock is None:
         if startup.get("kept"):
             startup["warm_what"] = "no warm runner; one is starting for the next command" if start() \
-                else "no warm runner"
+                else f"no warm runner (its last start on this code failed; its log: {_home() / 'sheet2lambda-warm.log'})"
         return None
     code = fingerprint()
     try:

@@ -302,3 +302,29 @@ def test_the_runner_acts_on_every_signal_in_one_read_and_keeps_the_child(monkeyp
         a.close()  # now the client goes away: the child is stopped
         warm_runner._from_client(4242, sel, children)
         assert sent[-1] == (4242, "group", signal.SIGTERM) and children[4242]["conn"] is None
+
+
+def test_a_temporary_server_says_the_runner_is_not_used_because_the_kept_server_is_off(tmp_path, monkeypatch):
+    """With ``SHEET2LAMBDA_SERVER=temporary`` (no PREFECT_API_URL set by anyone) a runner of
+    the kept server is neither asked nor blamed on PREFECT_API_URL."""
+    import socket
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv("SHEET2LAMBDA_WARM", raising=False)
+    path = warm.socket_path()
+    warm.private_dir(path.parent)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    monkeypatch.setattr(warm, "_connect", lambda *a: pytest.fail("a temporary server's command asked the runner"))
+    startup = {"kept": False, "server_what": "Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary)"}
+    with listener:
+        assert warm.hand_over("document", ["x.md"], startup) is None
+    assert "kept server is off" in startup["warm_what"] and "PREFECT_API_URL" not in startup["warm_what"]
+    # With no runner there is nothing to explain.
+    startup = {"kept": False}
+    path.unlink()
+    assert warm.hand_over("document", ["x.md"], startup) is None and "warm_what" not in startup
+    # A runner serving another server than a PREFECT_API_URL the user set: said as such.
+    assert warm.differs({"api": "http://a/api"}, {"api": "http://b/api"}) == "it serves another Prefect server than this command's"
