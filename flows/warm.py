@@ -126,8 +126,9 @@ def identity(code: str | None = None) -> dict:
 
 def differs(mine: dict, theirs: dict) -> str | None:
     """What differs between two :func:`identity` records (a phrase), or ``None``."""
-    names = {"home": "PREFECT_HOME", "api": "PREFECT_API_URL", "python": "interpreter", "version": "interpreter",
-             "path": "sys.path", "root": "project folder", "code": "code changed since it started"}
+    names = {"home": "another PREFECT_HOME", "api": "it serves another Prefect server than this command's",
+             "python": "another interpreter", "version": "another interpreter", "path": "another sys.path",
+             "root": "another project folder", "code": "code changed since it started"}
     for key, what in names.items():
         if mine.get(key) != theirs.get(key):
             return what
@@ -145,22 +146,71 @@ def send_message(sock: socket.socket, obj: dict, fds: list[int] | None = None) -
         sock.sendall(data[sent:])
 
 
+class Reader:
+    """Whole messages sent by :func:`send_message`, read one at a time from a stream socket.
+
+    A stream has no message boundaries: one ``recv`` may hold two messages (two forwarded
+    signals close together) or part of one. The reader keeps the bytes past a message for
+    the next one, so none is lost or mangled. Descriptors (SCM_RIGHTS, up to ``maxfds``)
+    are gathered in :attr:`fds` as they arrive; the caller owns them.
+    """
+
+    def __init__(self, sock: socket.socket, maxfds: int = 0):
+        self.sock, self.maxfds = sock, maxfds
+        self.buf = b""
+        self.fds: list[int] = []
+        self.ended = False
+
+    def fill(self) -> bool:
+        """One ``recv`` into the buffer; ``False`` (and :attr:`ended`) at end of stream.
+        Raises ``OSError`` as ``recv`` does (a timeout: ``TimeoutError``)."""
+        if self.maxfds and len(self.fds) < self.maxfds:
+            chunk, got, _, _ = socket.recv_fds(self.sock, 65536, self.maxfds - len(self.fds))
+            self.fds += got
+        else:
+            chunk = self.sock.recv(65536)
+        if not chunk:
+            self.ended = True
+        self.buf += chunk
+        return bool(chunk)
+
+    def next(self) -> dict | None:
+        """The next whole message already read, or ``None`` when the buffer holds none.
+        Raises ``ValueError`` when a whole message is not a JSON object."""
+        if len(self.buf) < 4:
+            return None
+        size = struct.unpack("!I", self.buf[:4])[0]
+        if len(self.buf) < 4 + size:
+            return None
+        data, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
+        msg = json.loads(data)
+        if not isinstance(msg, dict):
+            raise ValueError("a message that is not a JSON object")
+        return msg
+
+    def recv(self) -> dict | None:
+        """The next message, reading until it is whole; ``None`` at end of stream (a message
+        cut short by the end counts as none). Raises ``OSError`` or ``ValueError``."""
+        while True:
+            msg = self.next()
+            if msg is not None:
+                return msg
+            if self.ended or not self.fill():
+                return None
+
+
 def recv_message(sock: socket.socket, maxfds: int = 0) -> tuple[dict | None, list[int]]:
     """One message sent by :func:`send_message` (``None`` at end of stream) and the
-    descriptors that came with it (up to ``maxfds``)."""
-    buf, fds = b"", []
-    while len(buf) < 4 or len(buf) < 4 + struct.unpack("!I", buf[:4])[0]:
-        if maxfds and not fds:
-            chunk, got, _, _ = socket.recv_fds(sock, 65536, maxfds)
-            fds += got
-        else:
-            chunk = sock.recv(65536)
-        if not chunk:
-            for fd in fds:
-                os.close(fd)
-            return None, []
-        buf += chunk
-    return json.loads(buf[4:]), fds
+    descriptors that came with it (up to ``maxfds``), for a socket that carries a single
+    message before it closes or is answered (a ping); anything read past it is dropped,
+    so a conversation of several messages uses one :class:`Reader` instead."""
+    reader = Reader(sock, maxfds)
+    msg = reader.recv()
+    if msg is None:
+        for fd in reader.fds:
+            os.close(fd)
+        return None, []
+    return msg, reader.fds
 
 
 # --- the client ------------------------------------------------------------------------------
@@ -214,11 +264,18 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
     (``started``, ``server``, ``server_what``)."""
     if not enabled() or command not in COMMANDS:
         return None
+    if not startup.get("kept") and not os.environ.get("PREFECT_API_URL"):
+        # Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary, or the kept one could not
+        # start): a runner only ever serves the kept server, so none is asked or started.
+        if socket_path().exists():
+            startup["warm_what"] = "warm runner not used: the kept server is off for this command " \
+                "(Prefect's temporary server)"
+        return None
     sock = _connect()
     if sock is None:
         if startup.get("kept"):
             startup["warm_what"] = "no warm runner; one is starting for the next command" if start() \
-                else "no warm runner"
+                else f"no warm runner (its last start on this code failed; its log: {_home() / 'sheet2lambda-warm.log'})"
         return None
     code = fingerprint()
     try:
@@ -229,7 +286,8 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
                      "sent": time.monotonic(),
                      "stdio": [[getattr(s, "encoding", None), getattr(s, "errors", None)]
                                for s in (sys.stdin, sys.stdout, sys.stderr)]}, stdio)
-        reply, _ = recv_message(sock)
+        reader = Reader(sock)
+        reply = reader.recv()
     except (OSError, ValueError) as e:
         sock.close()
         startup["warm_what"] = f"warm runner not used ({type(e).__name__}: {e})"
@@ -243,11 +301,13 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
             if start():
                 startup["warm_what"] += "; a fresh one is starting for the next command"
         return None
-    return _wait(sock)
+    return _wait(sock, reader)
 
 
-def _wait(sock: socket.socket) -> int:
-    """Forward signals to the handed-over command until its exit status arrives."""
+def _wait(sock: socket.socket, reader: Reader) -> int:
+    """Forward signals to the handed-over command until its exit status arrives (read by
+    ``reader``, which may already hold it: a quick command's status can come in the same
+    read as the runner's answer)."""
     def forward(signum, frame):
         try:
             send_message(sock, {"signal": int(signum)})
@@ -257,7 +317,7 @@ def _wait(sock: socket.socket) -> int:
     old = {s: signal.signal(s, forward) for s in FORWARDED}
     sock.settimeout(None)
     try:
-        reply, _ = recv_message(sock)
+        reply = reader.recv()
     except (OSError, ValueError):
         reply = None
     finally:

@@ -246,8 +246,11 @@ def _accept(listener, sel, children, me, served):
         if uid != os.getuid():
             conn.close()
             return 0
-        msg, fds = warm.recv_message(conn, maxfds=3)
+        reader = warm.Reader(conn, maxfds=3)
+        msg = reader.recv()
+        fds = reader.fds
         if msg is None:
+            _close(fds)
             conn.close()
             return 0
         if msg.get("ping"):
@@ -274,14 +277,18 @@ def _accept(listener, sel, children, me, served):
         if child == 0:
             try:
                 return _become(msg, fds, conn, sel)
+            except KeyboardInterrupt:  # Ctrl-C forwarded before the command began: nothing ran
+                os.write(2, b"interrupted: the run stopped before it began\n")
+                os._exit(130)
             except BaseException as e:  # never back into the runner's loop
                 os.write(2, f"the warm runner could not start the command ({type(e).__name__}); "
                             "run again with SHEET2LAMBDA_WARM=0\n".encode())
                 os._exit(1)
         _close(fds)
         warm.send_message(conn, {"ok": True, "pid": child})
-        children[child] = {"conn": conn, "kill_at": None}
+        children[child] = {"conn": conn, "reader": reader, "kill_at": None}
         sel.register(conn, selectors.EVENT_READ, child)
+        _messages(child, sel, children)  # any read past the request (the selector will not say so again)
         return 1
     except (OSError, ValueError) as e:
         _log(f"a connection failed: {type(e).__name__}")
@@ -300,28 +307,47 @@ def _close(fds: list[int]) -> None:
 
 
 def _from_client(pid: int, sel, children) -> None:
-    """A forwarded signal for child ``pid``, or its client gone (then the child is stopped)."""
+    """What child ``pid``'s client sent: forwarded signals, or its client gone (then the
+    child is stopped)."""
     child = children.get(pid)
     if child is None or child["conn"] is None:
         return
-    conn = child["conn"]
     try:
-        msg, _ = warm.recv_message(conn)
-    except (OSError, ValueError):
-        msg = None
-    if msg is None:
+        child["reader"].fill()
+    except OSError:
+        child["reader"].ended = True
+    _messages(pid, sel, children)
+
+
+def _messages(pid: int, sel, children) -> None:
+    """Act on every whole message read from child ``pid``'s client, in order (one read may
+    hold several: two signals close together); then, when its stream ended or carried
+    something that is not a message, stop the child (SIGTERM, SIGKILL after the grace)."""
+    child = children[pid]
+    reader, broken = child["reader"], False
+    while True:
+        try:
+            msg = reader.next()
+        except ValueError:
+            broken = True
+            break
+        if msg is None:
+            break
+        sig = msg.get("signal")
+        if sig in [int(s) for s in warm.FORWARDED]:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+    if reader.ended or broken:
+        _log("a client went away during its command; stopping it" if not broken
+             else "a client sent something that is not a message; stopping its command")
+        conn = child["conn"]
         sel.unregister(conn)
         conn.close()
         child["conn"] = None
         _signal_group(pid, signal.SIGTERM)
         child["kill_at"] = time.monotonic() + warm.GRACE
-        return
-    sig = msg.get("signal")
-    if sig in [int(s) for s in warm.FORWARDED]:
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            pass
 
 
 def _reap(sel, children) -> None:

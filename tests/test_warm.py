@@ -149,6 +149,33 @@ def test_ctrl_c_reaches_the_command_in_the_runner(kept, tmp_path):
     assert list(tmp.iterdir()) == []
 
 
+def test_two_signals_close_together_through_the_runner_exit_130(kept, tmp_path):
+    """``timeout`` under ``uv run`` delivers SIGTERM twice; Ctrl-C then SIGTERM likewise: both
+    reach the client at once, one read on the runner's side. The second changes nothing:
+    exit 130, the one interrupted line, not "the warm runner went away" and exit 1."""
+    home, env = kept
+    info = _info(home)
+    sheet = write_sheet(tmp_path / "src", stem="twosignals")
+    with StageServer(mode="slow") as fake:
+        run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
+        proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
+                                 "--out", str(tmp_path / "out")], cwd=ROOT, env=run_env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        if not fake.stages:
+            proc.kill()
+            raise AssertionError(f"the run never reached its model call: {proc.communicate()[1][-800:]}")
+        assert _info(home)["served"] == info["served"] + 1, "the command runs in the runner"
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "went away" not in err and "Traceback" not in err
+    assert err.count("interrupted") == 1, err
+
+
 def test_a_client_that_goes_away_takes_its_command_with_it(kept, tmp_path):
     home, env = kept
     info = _info(home)
@@ -211,3 +238,95 @@ def test_a_runner_on_other_code_is_not_used_and_is_replaced(kept, tmp_path):
         time.sleep(0.1)
     assert not Path(f"/proc/{stale['pid']}").exists() or \
         "zombie" in Path(f"/proc/{stale['pid']}/status").read_text(), "the stale runner was stopped"
+
+
+# --- the messages' framing and the fallbacks' reasons: no runner needed ------------------------
+
+def test_two_messages_in_one_write_are_both_read_whole_and_in_order():
+    """A stream has no message boundaries: two forwarded signals close together arrive in
+    one read, and a long message in several; each is read whole, none is lost."""
+    import socket
+    import struct
+
+    a, b = socket.socketpair()
+    with a, b:
+        frames = [json.dumps({"signal": int(signal.SIGINT)}).encode(), json.dumps({"signal": int(signal.SIGTERM)}).encode()]
+        a.sendall(b"".join(struct.pack("!I", len(f)) + f for f in frames))
+        reader = warm.Reader(b)
+        assert reader.fill()  # one read holds both
+        assert reader.next() == {"signal": int(signal.SIGINT)}
+        assert reader.next() == {"signal": int(signal.SIGTERM)}
+        assert reader.next() is None
+        # A message longer than one read, then the end of the stream.
+        warm.send_message(a, {"text": "x" * 200_000})
+        a.shutdown(socket.SHUT_WR)
+        assert reader.recv() == {"text": "x" * 200_000}
+        assert reader.recv() is None
+
+
+def test_a_status_read_with_the_runners_answer_is_not_lost():
+    """A quick command's exit status can come in the same read as the runner's answer: the
+    client's reader keeps it for the wait (it once read ``went away``, exit 1)."""
+    import socket
+
+    a, b = socket.socketpair()
+    with a, b:
+        warm.send_message(a, {"ok": True, "pid": 1})
+        warm.send_message(a, {"exit": 130})
+        a.shutdown(socket.SHUT_WR)
+        reader = warm.Reader(b)
+        assert reader.recv() == {"ok": True, "pid": 1}
+        assert warm._wait(b, reader) == 130
+
+
+def test_the_runner_acts_on_every_signal_in_one_read_and_keeps_the_child(monkeypatch):
+    """The runner's side: two signals in one read are both passed on to the child, and the
+    client is not taken for gone (which stopped the command, exit 1)."""
+    import selectors
+    import socket
+
+    from flows import warm_runner
+
+    sent = []
+    monkeypatch.setattr(warm_runner.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    monkeypatch.setattr(warm_runner, "_signal_group", lambda pid, sig: sent.append((pid, "group", sig)))
+    a, b = socket.socketpair()
+    sel = selectors.DefaultSelector()
+    with a, b, sel:
+        sel.register(b, selectors.EVENT_READ, 4242)
+        children = {4242: {"conn": b, "reader": warm.Reader(b), "kill_at": None}}
+        warm.send_message(a, {"signal": int(signal.SIGINT)})
+        warm.send_message(a, {"signal": int(signal.SIGTERM)})
+        time.sleep(0.05)
+        warm_runner._from_client(4242, sel, children)
+        assert sent == [(4242, int(signal.SIGINT)), (4242, int(signal.SIGTERM))]
+        assert children[4242]["conn"] is b and children[4242]["kill_at"] is None
+        a.close()  # now the client goes away: the child is stopped
+        warm_runner._from_client(4242, sel, children)
+        assert sent[-1] == (4242, "group", signal.SIGTERM) and children[4242]["conn"] is None
+
+
+def test_a_temporary_server_says_the_runner_is_not_used_because_the_kept_server_is_off(tmp_path, monkeypatch):
+    """With ``SHEET2LAMBDA_SERVER=temporary`` (no PREFECT_API_URL set by anyone) a runner of
+    the kept server is neither asked nor blamed on PREFECT_API_URL."""
+    import socket
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv("SHEET2LAMBDA_WARM", raising=False)
+    path = warm.socket_path()
+    warm.private_dir(path.parent)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    monkeypatch.setattr(warm, "_connect", lambda *a: pytest.fail("a temporary server's command asked the runner"))
+    startup = {"kept": False, "server_what": "Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary)"}
+    with listener:
+        assert warm.hand_over("document", ["x.md"], startup) is None
+    assert "kept server is off" in startup["warm_what"] and "PREFECT_API_URL" not in startup["warm_what"]
+    # With no runner there is nothing to explain.
+    startup = {"kept": False}
+    path.unlink()
+    assert warm.hand_over("document", ["x.md"], startup) is None and "warm_what" not in startup
+    # A runner serving another server than a PREFECT_API_URL the user set: said as such.
+    assert warm.differs({"api": "http://a/api"}, {"api": "http://b/api"}) == "it serves another Prefect server than this command's"
