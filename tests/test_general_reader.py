@@ -626,6 +626,11 @@ def test_matching_or_missing_labels_pair_as_before():
     bare = SheetSet.model_validate([{"parts": [{"content": "Find p."}]}])
     merged, pairing = merge_solutions(bare, s, [("1", [""])], [("1", ["a", "b"])])
     assert [p.answer for p in merged.root[0].parts] == ["r=1", "p=2"] and pairing.flags == []
+    # labels of two systems with none in common (the sheet's (1), (2), the solutions' (a),
+    # (b)) say nothing about which is which: by position, as unlabelled ones
+    two = SheetSet.model_validate([{"parts": [{"content": "Find p."}, {"content": "Find r."}]}])
+    merged, pairing = merge_solutions(two, s, [("1", ["1", "2"])], [("1", ["a", "b"])])
+    assert [p.answer for p in merged.root[0].parts] == ["r=1", "p=2"] and pairing.flags == []
 
 
 def test_general_reader_flags_a_solution_part_the_sheet_does_not_have():

@@ -137,7 +137,8 @@ def merge_by_number(
     (a), (b) against the solutions' (a), (c)), the pieces whose labels match are paired by
     label and each other piece with an answer is left out and flagged (kind ``structure``,
     field ``q<n>``) rather than put on a part by position, nor on a content-less part
-    appended for it. Else (unlabelled solutions) by position (a question with fewer parts
+    appended for it. Else (unlabelled solutions, or labels of two systems with none in
+    common: the sheet's (1), (2), the solutions' (a), (b)) by position (a question with fewer parts
     gets parts with empty content appended; a question with no parts at all takes a
     solution of several parts whole, as its one part: restated sub-items in the solution
     make no parts the sheet does not have). A solution whose number names no question is
@@ -163,7 +164,10 @@ def merge_by_number(
         s_ok = _labelled(s_labels, sq.parts)
         all_match = s_ok and all(lab in q_labels for lab in s_labels)
         # both label their parts (the sheet may have an unlabelled part before its (a)) but differ
-        differ = s_ok and not all_match and len(q_labels) == len(q.parts) and any(q_labels)
+        # ... with some label in common: labels of another system altogether (the sheet's (1),
+        # (2) against the solutions' (a), (b)) say nothing about which is which, so position
+        some_match = s_ok and any(lab in q_labels for lab in s_labels if lab)
+        differ = some_match and not all_match and len(q_labels) == len(q.parts) and any(q_labels)
         by_label = all_match or differ
         for j, sp in enumerate(sq.parts):
             if not (sp.answer or sp.worked_solution):
