@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from flows import procs
 
 STATE_NAME = "sheet2lambda-server.json"
 KEPT: str | None = None
@@ -58,16 +59,6 @@ def healthy(url: str, timeout: float = 0.5) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def recorded() -> dict | None:
     """The recorded server (``{pid, url, port, log}``), or ``None`` when none is recorded."""
     try:
@@ -79,7 +70,7 @@ def recorded() -> dict | None:
 def running() -> str | None:
     """The API address of the server this project started, when it is alive and answers."""
     state = recorded()
-    if not state or not _alive(int(state.get("pid", 0))):
+    if not state or not procs.alive(int(state.get("pid", 0))):
         return None
     return state["url"] if healthy(state["url"]) else None
 
@@ -153,26 +144,9 @@ def stop(timeout: float = 15.0) -> bool:
     if not state:
         return False
     pid = int(state.get("pid", 0))
-    if not pid or not _alive(pid):
+    if not pid or not procs.alive(pid):
         return False
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = 0 if _alive(pid) else pid
-        if done or not _alive(pid):
-            return True
-        time.sleep(0.1)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    return True
+    return procs.end(pid, timeout, group=True, poll=0.1)
 
 
 def connect() -> tuple[str, float]:

@@ -44,6 +44,8 @@ import sys
 import time
 from pathlib import Path
 
+from flows import procs
+
 ROOT = Path(__file__).resolve().parents[1]
 """The project folder whose code the runner imported."""
 STATE_NAME = "sheet2lambda-warm.json"
@@ -352,7 +354,7 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     state = recorded() or {}
     if state.get("failed") and state.get("code") == fingerprint():
         return False
-    if state.get("pid") and "code" not in state and _alive(int(state["pid"])):
+    if state.get("pid") and "code" not in state and procs.alive(int(state["pid"])):
         return True  # one is still importing: a second would only compete with it
     env = dict(os.environ)
     if api:
@@ -373,16 +375,6 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     return True
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def stop(timeout: float = 5.0) -> bool:
     """Stop the recorded runner (SIGTERM; SIGKILL after ``timeout`` s). Its running commands
     get SIGTERM. Returns whether one was running."""
@@ -394,26 +386,7 @@ def stop(timeout: float = 5.0) -> bool:
     pid = int(state.get("pid") or 0)
     if not pid:
         return False
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0]:
-                return True
-        except ChildProcessError:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return True
-        time.sleep(0.05)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    return True
+    return procs.end(pid, timeout)
 
 
 def status(api: str | None = None) -> str:

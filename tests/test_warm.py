@@ -117,6 +117,22 @@ def test_a_bad_sheet_through_the_runner_is_one_line_and_exit_1(kept, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def _slow_run(sheet: Path, out: Path, env: dict, fake, **pipes) -> subprocess.Popen:
+    """The README's command on ``sheet`` with a model call that ``fake`` (a slow StageServer)
+    holds, started and waited for until the run reaches that call."""
+    run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
+    proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
+                             "--out", str(out)], cwd=ROOT, env=run_env,
+                            **(pipes or {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}))
+    deadline = time.monotonic() + 300
+    while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    if not fake.stages:
+        proc.kill()
+        raise AssertionError(f"the run never reached its model call: {(proc.communicate()[1] or '')[-800:]}")
+    return proc
+
+
 def test_ctrl_c_reaches_the_command_in_the_runner(kept, tmp_path):
     home, env = kept
     info = _info(home)
@@ -124,16 +140,7 @@ def test_ctrl_c_reaches_the_command_in_the_runner(kept, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     with StageServer(mode="slow") as fake:
-        run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1", "TMPDIR": str(tmp)}
-        proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
-                                 "--out", str(tmp_path / "out")], cwd=ROOT, env=run_env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 300
-        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-        if not fake.stages:
-            proc.kill()
-            raise AssertionError(f"the run never reached its model call: {proc.communicate()[1][-800:]}")
+        proc = _slow_run(sheet, tmp_path / "out", {**env, "TMPDIR": str(tmp)}, fake)
         children = Path(f"/proc/{info['pid']}/task/{info['pid']}/children")
         running = children.read_text().split()
         assert len(running) == 1, "the command runs in a child of the runner"
@@ -157,16 +164,7 @@ def test_two_signals_close_together_through_the_runner_exit_130(kept, tmp_path):
     info = _info(home)
     sheet = write_sheet(tmp_path / "src", stem="twosignals")
     with StageServer(mode="slow") as fake:
-        run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
-        proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
-                                 "--out", str(tmp_path / "out")], cwd=ROOT, env=run_env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 300
-        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-        if not fake.stages:
-            proc.kill()
-            raise AssertionError(f"the run never reached its model call: {proc.communicate()[1][-800:]}")
+        proc = _slow_run(sheet, tmp_path / "out", env, fake)
         assert _info(home)["served"] == info["served"] + 1, "the command runs in the runner"
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGTERM)
@@ -181,14 +179,7 @@ def test_a_client_that_goes_away_takes_its_command_with_it(kept, tmp_path):
     info = _info(home)
     sheet = write_sheet(tmp_path / "src", stem="gonewarm")
     with StageServer(mode="slow") as fake:
-        run_env = {**env, "OPENAI_BASE_URL": fake.base, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
-        proc = subprocess.Popen([PY, "-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
-                                 "--out", str(tmp_path / "out")], cwd=ROOT, env=run_env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 300
-        while not fake.stages and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
-        assert fake.stages, "the run never reached its model call"
+        proc = _slow_run(sheet, tmp_path / "out", env, fake, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         proc.kill()  # no signal to forward: the runner sees its connection close
         proc.wait()
         children = Path(f"/proc/{info['pid']}/task/{info['pid']}/children")
