@@ -4,14 +4,16 @@
     markdown(solutions) ─┴─ sheet ────┤                        ├─ checks ─ adjudicate ─ tiers ─ audit ─┐
                   (folder's filter) ──┴─ route B ─────────────┘                                        │
       ┌─────────────────────────────────────────────────────────────────────────────────────────────────┘
-      └─ answer boxes (one task per part) ─ set ─┬─ compare ─┬─ report ─ outputs
+      └─ answer boxes (a task per part that may call) ─ set ─┬─ compare ─┬─ report ─ outputs
                                                  └─ score ───┘
 
 The document flow wires one sheet; the folder flow wires every sheet of a folder at once
 (:func:`submit_reading` for all, then :func:`submit_rest` for each as its tiers settle), so
 each sheet's markdown and route A start at once and only route B waits for the folder's
 filter. Nothing here computes: every stage is a task of ``tasks/``. The one place a value
-decides what to submit is the answer boxes (one task per part the tiers settled).
+decides what to submit is the answer boxes: one task per part the tiers settled that may
+call a model, and one for all the sheet's other parts (no call: the sheet states their
+boxes, or no reply can be had), since each task run costs Prefect some milliseconds.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from prefect.futures import PrefectFuture
 from schemas.llm import BackendSpec
 from schemas.report import RunInfo
 from schemas.tiers import Settled
-from tasks.boxes.propose import areas_task, eligible_parts, part_field
+from tasks.boxes.propose import areas_task, eligible_parts, gathered, needs_call, part_field, unasked_areas_task
 from tasks.boxes.score import score_task
 from tasks.check.compare import compare_task
 from tasks.check.report import report_task
@@ -62,6 +64,7 @@ class SheetRun:
     tiers: PrefectFuture | None = None
     settled: PrefectFuture | None = None
     boxes: dict[str, PrefectFuture] = field(default_factory=dict)
+    unasked: PrefectFuture | None = None
     boxes_status: str | None = None
     answerable: int = 0
     build: PrefectFuture | None = None
@@ -79,7 +82,16 @@ class SheetRun:
         if len(self.markdown) > 1:
             named["markdown (solutions)"] = self.markdown[1]
         named.update({f"areas {key}": f for key, f in self.boxes.items()})
+        named["areas (no call)"] = self.unasked
         return {k: f for k, f in named.items() if f is not None}
+
+    def box_futures(self) -> list[PrefectFuture]:
+        """The answer-box stage's futures: the parts needing no call, then each part that may call."""
+        return ([self.unasked] if self.unasked is not None else []) + list(self.boxes.values())
+
+    def part_boxes(self) -> list:
+        """The answer-box stage's parts once done (:class:`schemas.areas.PartBoxes`, in the set's order)."""
+        return gathered([f.result() for f in self.box_futures()])
 
 
 def submit_reading(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, spec: BackendSpec | None,
@@ -159,18 +171,25 @@ def submit_sheet(run: SheetRun) -> SheetRun:
 
 
 def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
-    """Given the settled set, submit one answer-box task per answerable part, then the set,
-    the comparison and score against an export, the report and the outputs."""
+    """Given the settled set, submit the answer boxes (one task per answerable part that may
+    call a model, :func:`tasks.boxes.propose.needs_call`; one for all the others), then the
+    set, the comparison and score against an export, the report and the outputs."""
     inputs = run.inputs
     answerable = eligible_parts(settled.questions)
     run.answerable = len(answerable)
     if not areas:
         run.boxes_status = "off"
     else:  # with no backend too: a part the sheet answers needs no call (tasks.boxes.sheet)
+        unasked = []
         for qi, pi, part in answerable:
             key = part_field(qi, pi)
-            run.boxes[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), run.spec, run.offline)
-    part_boxes = list(run.boxes.values())
+            if needs_call(part, inputs.areas.get(key), run.spec):
+                run.boxes[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), run.spec, run.offline)
+            else:
+                unasked.append((qi, pi, part))
+        if unasked:
+            run.unasked = unasked_areas_task.submit(unasked, run.offline)
+    part_boxes = run.box_futures()
     run.build = build_task.submit(run.settled, run.info.set_name, run.sheet, part_boxes)
     if inputs.export is not None:
         run.compare = compare_task.submit(run.build, inputs.export)

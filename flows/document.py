@@ -86,7 +86,7 @@ def stage_lines(run: SheetRun) -> list[str]:
         lines.append(f"solutions  {run.inputs.solutions_note}")
     filled = sum(1 for f in settled.fields if f.tier != "empty")
     ar = report.areas
-    all_cached = bool(run.boxes) and all(f.state.name == "Cached" for f in run.boxes.values())
+    all_cached = bool(run.box_futures()) and all(f.state.name == "Cached" for f in run.box_futures())
     lines += [
         f"route A    {_route_line(a, checks.not_verbatim_a)}{tag(run.route_a)}",
         f"route B    {_route_line(b, checks.not_verbatim_b)}{tag(run.route_b)}",
@@ -289,7 +289,7 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
     except Exception:
         return DocumentOutcome(source=str(run.inputs.source), out=str(run.out), error=failure_line(run))
     report = run.report.result()
-    part_boxes = [f.result() for f in run.boxes.values()]
+    part_boxes = run.part_boxes()
     from tasks.check.report import run_flags
 
     outcome = DocumentOutcome(

@@ -377,6 +377,9 @@ from schemas.sheet import Question, SheetSet  # noqa: E402
 from tasks.boxes.propose import (  # noqa: E402
     eligible_parts,
     flags_of,
+    gathered,
+    needs_call,
+    part_place,
     propose,
     read_saved,
     saved_file,
@@ -439,6 +442,33 @@ def test_eligible_parts_follow_the_written_parts():
         Question(main_text="Two parts.", parts=[Part(worked_solution="Only working."), PLAIN]),
     ])
     assert [(qi, pi) for qi, pi, _ in eligible_parts(questions)] == [(1, 1)]
+
+
+def test_only_a_part_that_may_call_is_a_task_of_its_own():
+    from schemas.llm import BackendSpec
+
+    spec = BackendSpec(name="anthropic")
+    marked = CHOICE  # its answer names an option: the sheet states the box
+    assert not needs_call(marked, None, spec) and not needs_call(marked, '{"boxes": []}', spec)
+    assert needs_call(PLAIN, None, spec) and needs_call(PLAIN, '{"boxes": []}', None)
+    assert not needs_call(PLAIN, None, None)  # nothing to ask and no reply saved
+    assert needs_call(CHOICE_UNSTATED, None, spec) and not needs_call(CHOICE_UNSTATED, None, None)
+
+
+def test_the_parts_needing_no_call_are_one_task_and_come_back_in_order():
+    from tasks.boxes.propose import unasked_areas_task
+
+    got = unasked_areas_task.fn([(0, 1, CHOICE), (2, 0, PLAIN)], offline=True)
+    assert [p.field for p in got] == ["q1.p2", "q3.p1"]
+    assert got[0].source == "sheet" and got[0].boxes[0].kind == "MULTIPLE_CHOICE" and got[0].calls == 0
+    assert got[1].status.state == State.skipped and got[1].status.cause == Cause.offline_no_reply
+    # a part's own result and the batch's list, gathered in the set's order (q10 after q2)
+    own = propose(ScriptedBackend([json.dumps(one("NUMERIC_UNITS", "0.2 kg"))]), PLAIN, 9, 0)
+    later = propose(ScriptedBackend([]), PLAIN, 1, 2)
+    assert [p.field for p in gathered([got, own, later])] == ["q1.p2", "q2.p3", "q3.p1", "q10.p1"]
+    assert part_place("q12.p3") == (12, 3)
+    with pytest.raises(ValueError, match="not a part key"):
+        part_place("q0.p1")
 
 
 def test_saved_file_round_trip_and_bad_files():

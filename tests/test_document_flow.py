@@ -58,6 +58,9 @@ def test_the_example_builds_offline(tmp_path):
     [unboxed] = [f for f in flags(out) if f["kind"] == "area"]
     assert unboxed["field"] == "q1.p3" and "options were read but no answer box holds them" in unboxed["reason"]
     assert report.not_verbatim == 0
+    # offline, no part's boxes can come from a call: one task holds every part (no task per part)
+    assert "areas (no call)" in outcome.task_states
+    assert not [k for k in outcome.task_states if k.startswith("areas q")], outcome.task_states
     for name in ("flags.json", "report.json", "source.md", "solutions.md", "replies"):
         assert (out / name).exists(), name
 
@@ -296,6 +299,9 @@ def test_me2_hand_written_boxes_replayed_score_12_of_12(tmp_path):
     # 9 boxes read from the sheet itself (issue 12), the other 3 parts' replayed from areas.json
     assert (a.status, a.parts, a.calls, a.proposed, a.refused, a.written) == ("mixed", 12, 0, 12, 0, 12)
     assert a.from_sheet == 9
+    # the 3 replayed parts are tasks of their own; the 9 the sheet answers share one
+    own = sorted(k for k in outcome.task_states if k.startswith("areas q"))
+    assert len(own) == 3 and "areas (no call)" in outcome.task_states, own
     assert (a.matched, a.in_export, a.misses) == (12, 12, [])
     assert "area" not in outcome.report.flags_by_kind
     # q5.p2's multiple choice box carries the part's seven options, in the set in2lambda wrote.

@@ -150,6 +150,15 @@ def propose(backend: Backend, part: Part, qi: int, pi: int, offline: bool = Fals
     )
 
 
+def needs_call(part: Part, saved_reply: str | None, backend: BackendSpec | None) -> bool:
+    """True when ``part``'s boxes may come from a model's reply: the sheet does not state
+    them (:func:`tasks.boxes.sheet.from_sheet`) and a reply may be had (a saved one, or a
+    backend to ask). Such a part is a task of its own (:func:`areas_task`: cached, and its
+    call made, one part at a time); every other part of a sheet is one task together
+    (:func:`unasked_areas_task`), since it makes no call."""
+    return (saved_reply is not None or backend is not None) and from_sheet(part) is None
+
+
 @stage("areas")
 def areas_task(part: Part, qi: int, pi: int, saved_reply: str | None, backend: BackendSpec | None,
                offline: bool) -> PartBoxes:
@@ -158,6 +167,34 @@ def areas_task(part: Part, qi: int, pi: int, saved_reply: str | None, backend: B
     answerable part, with or without a backend: a part the sheet answers needs neither."""
     saved = {stage_name(qi, pi): saved_reply} if saved_reply is not None else {}
     return propose(backend_for(backend, saved, offline=offline), part, qi, pi, offline)
+
+
+@stage("areas (no call)")
+def unasked_areas_task(parts: list[tuple[int, int, Part]], offline: bool) -> list[PartBoxes]:
+    """:func:`propose` for every part of a sheet that needs no call (``(qi, pi, part)``,
+    0-based; see :func:`needs_call`), as one cached task: the boxes the sheet states, or
+    none, skipped (``offline_no_reply`` when ``offline``, else ``no_backend``). One task,
+    not one per part, because a task run costs Prefect some milliseconds of CPU and these
+    parts have no call to cache or retry one by one."""
+    backend = backend_for(None, {}, offline=offline)
+    return [propose(backend, part, qi, pi, offline) for qi, pi, part in parts]
+
+
+def part_place(key: str) -> tuple[int, int]:
+    """The 1-based ``(question, part)`` of a part key (``q2.p1`` → ``(2, 1)``).
+
+    Raises ``ValueError`` for a key that is not ``q<n>.p<m>``."""
+    found = re.fullmatch(r"q([1-9]\d*)\.p([1-9]\d*)", key)
+    if found is None:
+        raise ValueError(f"{key!r} is not a part key like q1.p1")
+    return int(found[1]), int(found[2])
+
+
+def gathered(results: list[PartBoxes | list[PartBoxes]]) -> list[PartBoxes]:
+    """The answer-box stage's parts from its tasks' results (a part's own
+    :class:`PartBoxes`, or the list of :func:`unasked_areas_task`), in the set's order."""
+    flat = [p for r in results for p in (r if isinstance(r, list) else [r])]
+    return sorted(flat, key=lambda p: part_place(p.field))
 
 
 def eligible_parts(questions: SheetSet) -> list[tuple[int, int, Part]]:

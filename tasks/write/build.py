@@ -284,16 +284,19 @@ def _image_key(sheet: SheetText) -> list[list[str | None]]:
 
 
 @stage("build", views={"sheet": _image_key})
-def build_task(settled: Settled, name: str, sheet: SheetText, part_boxes: list[PartBoxes]) -> BuiltSet:
+def build_task(settled: Settled, name: str, sheet: SheetText, part_boxes: list[PartBoxes | list[PartBoxes]]) -> BuiltSet:
     """:func:`write_set` as a cached task: the settled set, named ``name``, with the sheet's
-    images and the answer boxes kept in ``part_boxes``; keyed by the set, its name, the
-    boxes and the images' bytes (their paths only locate them).
+    images and the answer boxes kept in ``part_boxes`` (the answer-box tasks' results,
+    :func:`tasks.boxes.propose.gathered`); keyed by the set, its name, the boxes and the
+    images' bytes (their paths only locate them).
 
     Writes in a temporary folder and returns every file's bytes (:class:`BuiltSet`), so
     the outputs stage can put them in place on a cache hit too.
     """
     images = {i.link: i.path for m in (sheet.questions, sheet.solutions) if m for i in m.images}
-    boxes = {p.field: p.boxes for p in part_boxes if p.boxes}
+    from tasks.boxes.propose import gathered
+
+    boxes = {p.field: p.boxes for p in gathered(part_boxes) if p.boxes}
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-build-") as tmp:
         result = write_set(settled.questions, name, Path(tmp), images, boxes)
         files = {

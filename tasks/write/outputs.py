@@ -284,13 +284,15 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
 
 @task(name="outputs", cache_policy=NO_CACHE)
 def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
-                 adjudication: AdjudicationResult, part_boxes: list[PartBoxes], built: BuiltSet,
+                 adjudication: AdjudicationResult, part_boxes: list[PartBoxes | list[PartBoxes]], built: BuiltSet,
                  comparison: Comparison | None, report: Report, settled: Settled) -> list[str]:
     """:func:`write_outputs` as a task (never cached: it writes files); the answer boxes'
-    replies are taken from ``part_boxes``; the flags are :func:`tasks.check.report.run_flags`."""
-    from tasks.boxes.propose import saved_file
+    replies are taken from ``part_boxes`` (the answer-box tasks' results,
+    :func:`tasks.boxes.propose.gathered`); the flags are :func:`tasks.check.report.run_flags`."""
+    from tasks.boxes.propose import gathered, saved_file
     from tasks.check.report import run_flags
 
+    part_boxes = gathered(part_boxes)
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
     flags = run_flags(settled, part_boxes, built)
     return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report, flags,
