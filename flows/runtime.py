@@ -12,6 +12,7 @@ import io
 import logging
 import os
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from typing import Iterator
@@ -341,6 +342,32 @@ def overhead_line(flow_started: float) -> str:
             f"{ours:.1f} s, Prefect's per-task cost inside them (bench_folder)")
 
 
+LATE_IMPORTS = ("polars",)
+"""Modules a run needs only at its end (the report's counts), imported meanwhile by
+:func:`preload`: polars took 0.6–1.1 s to import, which every sheet's report stage
+otherwise waited for at the end of the run. Not imported by the warm runner ahead of a
+command (its import starts native threads, which a fork must not copy)."""
+
+
+def preload(modules: tuple[str, ...]) -> threading.Thread:
+    """Import ``modules`` on a daemon thread while the run starts (the sheets' conversion
+    waits on pandoc, so the import mostly overlaps it); a later ``import`` of one waits
+    for it there rather than starting again. A module that fails to import is left to
+    fail where it is used. Returns the thread (its end is not waited for)."""
+    import importlib
+
+    def load() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:
+                pass
+
+    thread = threading.Thread(target=load, name="sheet2lambda-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_command(command: str, argv: list[str] | None, prog: str, body, what: str) -> int:
     """The frame of a command line (``document``, ``folder``, ``sweep``): ``argv`` parsed and
     its files checked before Prefect is used (:func:`flows.options.precheck`: ``--help`` exits
@@ -357,6 +384,7 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
     from flows.logs import quiet_input_errors
 
     quiet_input_errors()  # a task failing with InputError: the command's one line, no traceback
+    preload(LATE_IMPORTS)
     with redacted_output(), interruptible() as stop:
         try:
             return body(args)

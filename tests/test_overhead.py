@@ -35,3 +35,14 @@ def test_prefect_call_adds_its_time(monkeypatch):
     with runtime.prefect_call():
         pass
     assert runtime.STARTUP["prefect_calls"] == 2.75
+
+
+def test_preload_imports_on_a_thread_and_leaves_a_failing_import_to_its_user():
+    import sys
+
+    sys.modules.pop("xml.dom.minidom", None)
+    thread = runtime.preload(("no_such_module_sheet2lambda", "xml.dom.minidom"))
+    thread.join(30)
+    assert not thread.is_alive() and thread.daemon
+    # the module after the one that failed was still imported
+    assert "xml.dom.minidom" in sys.modules
