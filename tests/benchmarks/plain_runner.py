@@ -1,0 +1,215 @@
+"""Task runners for the overhead benchmark (:mod:`tests.benchmarks.bench_overhead`): the
+same DAG with and without Prefect's task engine.
+
+- :class:`CountingThreadPoolTaskRunner`: Prefect's ``ThreadPoolTaskRunner`` as the folder
+  flow uses it (every task through Prefect's task engine: cache key, result persistence,
+  state events), counting the task runs submitted;
+- :class:`PlainTaskRunner`: every task's body (``task.fn``) called as a plain function on
+  a ``concurrent.futures.ThreadPoolExecutor`` of the same width, with the futures in its
+  parameters resolved first; no task run, no cache key, no result stored, no event. It
+  returns :class:`PlainFuture`, a Prefect future whose ``state`` is ``Completed`` (the
+  result attached), ``Failed`` (the exception) or ``Pending`` named ``NotReady`` (an
+  upstream task failed, the body never ran), as Prefect's task engine would leave it.
+
+Bench only: nothing in ``flows/`` or ``tasks/`` uses these. Prefect's API used:
+``prefect.task_runners.TaskRunner`` (``submit``, ``duplicate``, the context manager) and
+``prefect.futures.PrefectWrappedFuture`` (prefect 3.x, ``prefect/task_runners.py``,
+``prefect/futures.py``).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from prefect.exceptions import UnfinishedRun
+from prefect.futures import PrefectFuture, PrefectWrappedFuture
+from prefect.results import ResultRecord, ResultRecordMetadata
+from prefect.states import Completed, Failed, Pending, Running, State
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+
+
+class TaskCount:
+    """Task runs submitted, by task name (thread-safe); shared by a runner and its
+    duplicates (a flow run enters a duplicate of the runner it was given)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.by_name: Counter = Counter()
+
+    def add(self, name: str) -> None:
+        with self._lock:
+            self.by_name[name] += 1
+
+    @property
+    def total(self) -> int:
+        with self._lock:
+            return sum(self.by_name.values())
+
+    def snapshot(self) -> Counter:
+        with self._lock:
+            return Counter(self.by_name)
+
+
+class CountingThreadPoolTaskRunner(ThreadPoolTaskRunner):
+    """Prefect's ``ThreadPoolTaskRunner``, unchanged but for counting what is submitted
+    into ``count`` (:class:`TaskCount`)."""
+
+    def __init__(self, max_workers: int | None = None, count: TaskCount | None = None):
+        super().__init__(max_workers=max_workers)
+        self.count = count if count is not None else TaskCount()
+
+    def duplicate(self) -> "CountingThreadPoolTaskRunner":
+        return type(self)(max_workers=self._max_workers, count=self.count)
+
+    def submit(self, task, parameters, wait_for=None, dependencies=None):
+        self.count.add(task.name)
+        return super().submit(task, parameters, wait_for, dependencies)
+
+
+class NotReady(Exception):
+    """An upstream of a plain task did not complete: the task's body is not run."""
+
+
+@dataclass
+class Outcome:
+    """What a plain task's thread hands back: its ``value``, or the ``error`` its body
+    raised, or (``not_ready``) why it never ran."""
+
+    value: Any = None
+    error: BaseException | None = None
+    not_ready: str | None = None
+
+    def state(self) -> State:
+        """The final state Prefect's task engine would give such a run."""
+        if self.not_ready is not None:
+            return Pending(name="NotReady", message=self.not_ready)
+        if self.error is not None:
+            e = self.error
+            return Failed(data=e, message=f"Task run encountered an exception {type(e).__name__}: {e}")
+        return Completed(data=ResultRecord(metadata=ResultRecordMetadata(), result=self.value))
+
+
+class PlainFuture(PrefectWrappedFuture[Any, concurrent.futures.Future]):
+    """A Prefect future over a plain task's ``concurrent.futures.Future`` (whose result is
+    an :class:`Outcome`; the thread never raises).
+
+    ``state``: ``Pending``/``Running`` until done, then the :meth:`Outcome.state`.
+    ``result()`` as Prefect's: the value; a failed body's exception raised (returned with
+    ``raise_on_failure=False``); :class:`prefect.exceptions.UnfinishedRun` for a task that
+    never ran; ``TimeoutError`` when ``timeout`` passes. ``add_done_callback`` calls ``fn``
+    with this future once done (at once if it is). ``wait`` returns on done or timeout.
+    """
+
+    def __init__(self, task_run_id: uuid.UUID, wrapped_future: concurrent.futures.Future, task_name: str = ""):
+        super().__init__(task_run_id, wrapped_future)
+        self.task_name = task_name
+
+    def outcome(self, timeout: float | None = None) -> Outcome:
+        try:
+            return self._wrapped_future.result(timeout=timeout)
+        except concurrent.futures.TimeoutError as exc:
+            raise TimeoutError(f"Task run {self.task_run_id} did not complete within {timeout} seconds") from exc
+
+    @property
+    def state(self) -> State:
+        if self._final_state is None:
+            if not self._wrapped_future.done():
+                return Running() if self._wrapped_future.running() else Pending()
+            self._final_state = self.outcome().state()
+        return self._final_state
+
+    def wait(self, timeout: float | None = None) -> None:
+        concurrent.futures.wait([self._wrapped_future], timeout=timeout)
+
+    def result(self, timeout: float | None = None, raise_on_failure: bool = True) -> Any:
+        out = self.outcome(timeout)
+        if out.not_ready is not None:
+            raise UnfinishedRun(f"Run is in PENDING state, its result is not available: {out.not_ready}")
+        if out.error is not None:
+            if raise_on_failure:
+                raise out.error
+            return out.error
+        return out.value
+
+
+def upstream_value(f: PrefectFuture) -> Any:
+    """The result of an upstream future; :class:`NotReady` unless it completed."""
+    if isinstance(f, PlainFuture):
+        out = f.outcome()
+        if out.error is not None or out.not_ready is not None:
+            raise NotReady(f"Upstream task run '{f.task_run_id}' did not reach a 'COMPLETED' state.")
+        return out.value
+    f.wait()
+    if not f.state.is_completed():
+        raise NotReady(f"Upstream task run '{f.task_run_id}' did not reach a 'COMPLETED' state.")
+    return f.result()
+
+
+def resolve(value: Any) -> Any:
+    """``value`` with every future in it replaced by its result, looking inside lists,
+    tuples, sets and dicts (exactly those types; Prefect's own walk also enters models and
+    dataclasses, which the DAG never fills with futures: the benchmark's equal outputs say so)."""
+    if isinstance(value, PrefectFuture):
+        return upstream_value(value)
+    kind = type(value)
+    if kind in (list, tuple, set, frozenset):
+        return kind(resolve(v) for v in value)
+    if kind is dict:
+        return {k: resolve(v) for k, v in value.items()}
+    return value
+
+
+def run_plain(fn: Callable[..., Any], parameters: dict[str, Any], wait_for) -> Outcome:
+    """Wait for ``wait_for`` and the futures in ``parameters``, then ``fn(**parameters)``."""
+    try:
+        for f in wait_for or ():
+            upstream_value(f)
+        params = {k: resolve(v) for k, v in parameters.items()}
+    except NotReady as e:
+        return Outcome(not_ready=str(e))
+    try:
+        return Outcome(value=fn(**params))
+    except Exception as e:  # a task's failure is its state, as in Prefect
+        return Outcome(error=e)
+
+
+class PlainTaskRunner(TaskRunner[PlainFuture]):
+    """Every submitted task's body on ``max_workers`` plain threads (see the module);
+    counts what is submitted into ``count``. Synchronous tasks only (the DAG's are)."""
+
+    def __init__(self, max_workers: int, count: TaskCount | None = None):
+        super().__init__()
+        self.max_workers = max(1, max_workers)
+        self.count = count if count is not None else TaskCount()
+        self._executor: ThreadPoolExecutor | None = None
+
+    def duplicate(self) -> "PlainTaskRunner":
+        return type(self)(self.max_workers, self.count)
+
+    def submit(self, task, parameters: dict[str, Any], wait_for=None, dependencies=None) -> PlainFuture:
+        if not self._started or self._executor is None:
+            raise RuntimeError("Task runner is not started")
+        if task.isasync:
+            raise TypeError(f"the plain task runner runs synchronous tasks only, not {task.name}")
+        self.count.add(task.name)
+        # The thread sees this thread's context (the flow run's), as Prefect's runner does.
+        future = self._executor.submit(copy_context().run, run_plain, task.fn, parameters, wait_for)
+        return PlainFuture(uuid.uuid4(), future, task.name)
+
+    def __enter__(self) -> "PlainTaskRunner":
+        super().__enter__()
+        self._executor = ThreadPoolExecutor(max_workers=self.max_workers, thread_name_prefix="plain-task")
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+        super().__exit__(exc_type, exc_value, traceback)
