@@ -13,7 +13,7 @@ from prefect.exceptions import UnfinishedRun
 from tests.benchmarks.bench_overhead import built, differences
 from tests.benchmarks.support import mark, token
 from tests.benchmarks.plain_runner import (
-    CountingThreadPoolTaskRunner, PlainFuture, PlainTaskRunner, TaskCount,
+    CountingThreadPoolTaskRunner, LocalStateThreadPoolTaskRunner, PlainFuture, PlainTaskRunner, TaskCount,
 )
 
 
@@ -98,7 +98,7 @@ def test_a_plain_future_times_out_like_prefects():
 
 
 @pytest.mark.usefixtures("prefect_server")
-def test_the_same_states_through_prefects_runner_and_the_plain_one():
+def test_the_same_states_through_prefects_runner_and_the_benchmarks_ones():
     def states(runner) -> dict:
         @flow(task_runner=runner)
         def small() -> dict:
@@ -113,9 +113,12 @@ def test_the_same_states_through_prefects_runner_and_the_plain_one():
 
         return small()
 
-    prefect_count, plain_count = TaskCount(), TaskCount()
-    assert states(CountingThreadPoolTaskRunner(4, prefect_count)) == states(PlainTaskRunner(4, plain_count))
-    assert prefect_count.total == plain_count.total == 4
+    prefect_count, local_count, plain_count = TaskCount(), TaskCount(), TaskCount()
+    prefects = states(CountingThreadPoolTaskRunner(4, prefect_count))
+    assert prefects["after"][1] == "NotReady" and prefects["ok"][1] == 5
+    assert states(PlainTaskRunner(4, plain_count)) == prefects
+    assert states(LocalStateThreadPoolTaskRunner(4, local_count)) == prefects
+    assert prefect_count.total == local_count.total == plain_count.total == 4
 
 
 @pytest.mark.usefixtures("prefect_server")

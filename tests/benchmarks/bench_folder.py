@@ -32,7 +32,8 @@ would add one more wave of calls per sheet):
 and Prefect's own costs: the server's start, an empty flow run, bursts of task runs, a
 command line's start-up with its own temporary server and with ``PREFECT_API_URL`` naming a
 running one, and for every measurement the CPU seconds of this process, of pandoc and of
-the server.
+the server. (Prefect's share of a real folder run, its task engine against plain threads on
+the same DAG: :mod:`tests.benchmarks.bench_overhead`.)
 Each measurement runs on copies with content of their own, so no cache serves one
 measurement from another's results.
 """

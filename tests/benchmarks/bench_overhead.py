@@ -142,7 +142,8 @@ def settle(server_pid: int | None, quiet: float = 0.02, step: float = 0.25, limi
 def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int | None, log: Path,
                show: bool) -> dict:
     """The folder flow over ``folder`` into ``out`` with the task runner of ``kind``
-    (``"a"``: Prefect's, ``"b"``: plain), after the server went quiet (:func:`settle`) and
+    (``"a"``: Prefect's, ``"l"``: Prefect's with futures answering their state locally,
+    ``"b"``: plain), after the server went quiet (:func:`settle`) and
     a garbage collection. Returns wall and CPU seconds (this process, pandoc, the server;
     ``cpu_server_tail``: the server's CPU until it went quiet after the run, which the next
     run would otherwise pay), the task runs submitted, the flow run's own Prefect seconds
@@ -151,11 +152,14 @@ def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int
     import flows.runtime as runtime
     from flows.folder import folder_flow
     from tests.benchmarks.bench_folder import captured
-    from tests.benchmarks.plain_runner import CountingThreadPoolTaskRunner, PlainTaskRunner, TaskCount
+    from tests.benchmarks.plain_runner import (
+        CountingThreadPoolTaskRunner, LocalStateThreadPoolTaskRunner, PlainTaskRunner, TaskCount,
+    )
 
     count = TaskCount()
-    runner = (CountingThreadPoolTaskRunner(max_workers=threads, count=count) if kind == "a"
-              else PlainTaskRunner(threads, count))
+    runner = {"a": lambda: CountingThreadPoolTaskRunner(max_workers=threads, count=count),
+              "l": lambda: LocalStateThreadPoolTaskRunner(max_workers=threads, count=count),
+              "b": lambda: PlainTaskRunner(threads, count)}[kind]()
     flow_ = folder_flow.with_options(task_runner=runner)
     for key in ("body_started", "body_ended", "prefect_calls", "sheets"):
         runtime.STARTUP.pop(key, None)
@@ -179,13 +183,13 @@ def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int
 
 def pair_round(label: str, order: str, folders: dict[str, Path], work: Path, threads: int, server_pid: int | None,
                log: Path, show: bool) -> dict:
-    """Run (a) and (b) in ``order`` (``"ab"`` or ``"ba"``), each on its folder; compare what
-    they built."""
+    """Run (a) and (b) (and a', ``"l"``, when in ``order``) in ``order``, each on its folder;
+    compare what they built with (a)'s."""
     runs = {}
     for kind in order:
         runs[kind] = run_folder(kind, folders[kind], work / f"out-{label}-{kind}", threads, server_pid, log, show)
-    a, b = runs["a"], runs["b"]
-    return {"label": label, "order": order, "a": a, "b": b, "differ": differences(a["built"], b["built"])}
+    differ = sorted({k for other in order if other != "a" for k in differences(runs["a"]["built"], runs[other]["built"])})
+    return {"label": label, "order": order, **runs, "differ": differ}
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -246,6 +250,15 @@ def table(title: str, rounds: list[dict]) -> list[str]:
             f"b {spread([x['cpu_server'] + x['cpu_server_tail'] for x in b_runs], '.2f')} s; "
             f"pandoc CPU a {spread([x['cpu_pandoc'] for x in a_runs], '.2f')} s, b {spread([x['cpu_pandoc'] for x in b_runs], '.2f')} s",
         ]
+    if all("l" in r for r in rounds):
+        ls = [r["l"] for r in rounds]
+        share = [100.0 * (r["l"]["wall"] - r["b"]["wall"]) / r["l"]["wall"] for r in rounds]
+        lines += [
+            "a' (Prefect's runner, futures answering their state locally until done: no GET /task_runs/{id}):",
+            f"  wall a' {spread([x['wall'] for x in ls], '.2f')} s; (a'-b)/a' {spread(share, '.1f')} %; "
+            f"process CPU a' {spread([x['cpu_self'] for x in ls], '.2f')} s; "
+            f"server CPU a' {spread([x['cpu_server'] + x['cpu_server_tail'] for x in ls], '.2f')} s",
+        ]
     return lines
 
 
@@ -264,6 +277,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         f"{', '.join(LAYOUTS)} of ../shared/corpus/layouts)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads of both task runners (default: the folder flow's, flows.folder.DEFAULT_THREADS)")
+    p.add_argument("--local-state", action="store_true",
+                   help="add run a' to every round: Prefect's runner whose futures answer their state locally until "
+                        "done (tests.benchmarks.plain_runner.LocalStateFuture), to measure that change")
     p.add_argument("--show", action="store_true", help="show the flows' own output")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
     args = p.parse_args(argv)
@@ -317,13 +333,14 @@ def main(argv: list[str] | None = None) -> int:
                 return copy_sheets(sheets, work / f"sheets-{tag}", tag)
 
             # Warm-up (not counted): a process's first flow run and first stages import and set up.
-            warm = pair_round("warm", "ab", {"a": copies("wa"), "b": copies("wb")}, work, threads, server_pid, log,
+            kinds = "alb" if args.local_state else "ab"
+            warm = pair_round("warm", kinds, {k: copies(f"w{k}") for k in kinds}, work, threads, server_pid, log,
                               args.show)
             progress(f"warm-up: a {warm['a']['wall']:.1f} s, b {warm['b']['wall']:.1f} s")
             rounds = []
             for i in range(1, args.rounds + 1):
-                order = "ab" if i % 2 else "ba"
-                r = pair_round(f"r{i}", order, {"a": copies(f"r{i}a"), "b": copies(f"r{i}b")}, work, threads,
+                order = kinds if i % 2 else kinds[::-1]
+                r = pair_round(f"r{i}", order, {k: copies(f"r{i}{k}") for k in kinds}, work, threads,
                                server_pid, log, args.show)
                 rounds.append(r)
                 progress(f"round {i} ({order}): a {r['a']['wall']:.2f} s, b {r['b']['wall']:.2f} s, "
@@ -331,9 +348,10 @@ def main(argv: list[str] | None = None) -> int:
             loads.append(load())
             cached = []
             first = work / "sheets-r1a"  # round 1's (a) filled the cache with these copies' results
+            # (a' shares (a)'s cache: in the cached rounds both read round 1's (a) results)
             for i in range(1, args.cached_rounds + 1):
-                order = "ab" if i % 2 else "ba"
-                r = pair_round(f"c{i}", order, {"a": first, "b": first}, work, threads, server_pid, log, args.show)
+                order = kinds if i % 2 else kinds[::-1]
+                r = pair_round(f"c{i}", order, {k: first for k in kinds}, work, threads, server_pid, log, args.show)
                 cached.append(r)
                 progress(f"cached round {i} ({order}): a {r['a']['wall']:.2f} s, b {r['b']['wall']:.2f} s")
             loads.append(load())
@@ -353,12 +371,12 @@ def main(argv: list[str] | None = None) -> int:
         for r in [warm] + rounds + cached:
             if r["differ"]:
                 failed = True
-                lines.append(f"NOT THE SAME SETS in {r['label']}: (a) and (b) differ in {', '.join(r['differ'][:12])}"
+                lines.append(f"NOT THE SAME SETS in {r['label']}: the runs differ from (a) in {', '.join(r['differ'][:12])}"
                              + (f" and {len(r['differ']) - 12} more" if len(r["differ"]) > 12 else ""))
-            if r["a"]["tasks"] != r["b"]["tasks"]:
+            if len({tuple(sorted(r[k]["by_task"].items())) for k in r["order"]}) > 1:
                 failed = True
-                lines.append(f"NOT THE SAME DAG in {r['label']}: (a) submitted {r['a']['tasks']} task runs, "
-                             f"(b) {r['b']['tasks']}")
+                lines.append(f"NOT THE SAME DAG in {r['label']}: task runs submitted "
+                             + ", ".join(f"({k}) {r[k]['tasks']}" for k in r["order"]))
         if not failed:
             lines.append("every round: (a) and (b) built the same sets and submitted the same task runs")
         print("\n".join(lines), flush=True)

@@ -4,6 +4,8 @@ same DAG with and without Prefect's task engine.
 - :class:`CountingThreadPoolTaskRunner`: Prefect's ``ThreadPoolTaskRunner`` as the folder
   flow uses it (every task through Prefect's task engine: cache key, result persistence,
   state events), counting the task runs submitted;
+- :class:`LocalStateThreadPoolTaskRunner`: the same with futures that answer ``state``
+  locally until done (:class:`LocalStateFuture`; the benchmark's optional run a');
 - :class:`PlainTaskRunner`: every task's body (``task.fn``) called as a plain function on
   a ``concurrent.futures.ThreadPoolExecutor`` of the same width, with the futures in its
   parameters resolved first; no task run, no cache key, no result stored, no event. It
@@ -29,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from prefect.exceptions import UnfinishedRun
-from prefect.futures import PrefectFuture, PrefectWrappedFuture
+from prefect.futures import PrefectConcurrentFuture, PrefectFuture, PrefectWrappedFuture
 from prefect.results import ResultRecord, ResultRecordMetadata
-from prefect.states import Completed, Failed, Pending, Running, State
+from prefect.states import Completed, Failed, Pending, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 
@@ -73,6 +75,34 @@ class CountingThreadPoolTaskRunner(ThreadPoolTaskRunner):
         return super().submit(task, parameters, wait_for, dependencies)
 
 
+class LocalStateFuture(PrefectConcurrentFuture):
+    """Prefect's thread-pool future, except that ``state`` before the run is done answers
+    ``Pending`` at once instead of asking the server (``GET /task_runs/{id}``).
+
+    Prefect's task engine reads the ``state`` of every future among a new task run's
+    parameters (``prefect.tasks._infer_parent_task_runs``, to link a still running upstream
+    as a parent): for an upstream not yet done, Prefect's future asks the server, which,
+    with the task-run recorder off (flows/runtime.py), never knows the run and answers 404,
+    read as ``Pending``. This future gives the same answer without the request."""
+
+    @property
+    def state(self) -> State:
+        if self._final_state is None and not self._wrapped_future.done():
+            return Pending()
+        if self._final_state is None:
+            self.wait()
+        return self._final_state if self._final_state is not None else Pending()
+
+
+class LocalStateThreadPoolTaskRunner(CountingThreadPoolTaskRunner):
+    """:class:`CountingThreadPoolTaskRunner` returning :class:`LocalStateFuture`: what the
+    folder flow's runner would be with that one change (measured as run a' of the benchmark)."""
+
+    def submit(self, task, parameters, wait_for=None, dependencies=None):
+        f = super().submit(task, parameters, wait_for, dependencies)
+        return LocalStateFuture(task_run_id=f.task_run_id, wrapped_future=f.wrapped_future)
+
+
 class NotReady(Exception):
     """An upstream of a plain task did not complete: the task's body is not run."""
 
@@ -100,7 +130,8 @@ class PlainFuture(PrefectWrappedFuture[Any, concurrent.futures.Future]):
     """A Prefect future over a plain task's ``concurrent.futures.Future`` (whose result is
     an :class:`Outcome`; the thread never raises).
 
-    ``state``: ``Pending``/``Running`` until done, then the :meth:`Outcome.state`.
+    ``state``: ``Pending`` until done (what Prefect's future says of a run the server does
+    not record), then the :meth:`Outcome.state`.
     ``result()`` as Prefect's: the value; a failed body's exception raised (returned with
     ``raise_on_failure=False``); :class:`prefect.exceptions.UnfinishedRun` for a task that
     never ran; ``TimeoutError`` when ``timeout`` passes. ``add_done_callback`` calls ``fn``
@@ -121,7 +152,7 @@ class PlainFuture(PrefectWrappedFuture[Any, concurrent.futures.Future]):
     def state(self) -> State:
         if self._final_state is None:
             if not self._wrapped_future.done():
-                return Running() if self._wrapped_future.running() else Pending()
+                return Pending()
             self._final_state = self.outcome().state()
         return self._final_state
 
