@@ -1,11 +1,11 @@
 """One sheet's DAG, wired: submit its stages as tasks and pass futures between them.
 
     markdown(questions) ─┐            ┌─ route A ─────────────┐
-    markdown(solutions) ─┴─ sheet ────┤                        ├─ checks ─ adjudicate ─ tiers ─ audit ─┐
+    markdown(solutions) ─┴─ sheet ────┤                        ├─ checks ─ adjudicate ─ tiers+audit ──┐
                   (folder's filter) ──┴─ route B ─────────────┘                                        │
       ┌─────────────────────────────────────────────────────────────────────────────────────────────────┘
       └─ answer boxes (a task per part that may call) ─ set ─┬─ compare ─┬─ report ─ outputs
-                                                 └─ score ───┘
+                                                             └─ score ───┘
 
 The document flow wires one sheet; the folder flow wires every sheet of a folder at once
 (:func:`submit_reading` for all, then :func:`submit_rest` for each as its tiers settle), so
@@ -38,7 +38,6 @@ from tasks.convert.sheet import conversion_error, sheet_task
 from tasks.read.choose import FolderFilter, route_b_task, unread_line
 from tasks.read.route_a import route_a_task
 from tasks.settle.adjudicate import adjudicate_task
-from tasks.settle.audit import audit_task
 from tasks.settle.checks import checks_task
 from tasks.settle.tiers import settle_task
 from tasks.write.build import build_task
@@ -61,7 +60,6 @@ class SheetRun:
     route_b: PrefectFuture | None = None
     checks: PrefectFuture | None = None
     adjudicate: PrefectFuture | None = None
-    tiers: PrefectFuture | None = None
     settled: PrefectFuture | None = None
     boxes: dict[str, PrefectFuture] = field(default_factory=dict)
     unasked: PrefectFuture | None = None
@@ -77,7 +75,7 @@ class SheetRun:
         """Every submitted stage by name (for its state: ``Completed``, ``Cached``, …)."""
         named = {"markdown": self.markdown[0] if self.markdown else None, "sheet": self.sheet,
                  "route A": self.route_a, "route B": self.route_b, "checks": self.checks,
-                 "adjudicate": self.adjudicate, "tiers": self.tiers, "audit": self.settled, "build": self.build,
+                 "adjudicate": self.adjudicate, "tiers": self.settled, "build": self.build,
                  "compare": self.compare, "score": self.score, "report": self.report, "outputs": self.outputs}
         if len(self.markdown) > 1:
             named["markdown (solutions)"] = self.markdown[1]
@@ -147,8 +145,7 @@ def submit_routes(run: SheetRun, chosen: FolderFilter | PrefectFuture | None, tr
     run.route_b = route_b_task.submit(run.sheet, chosen, spec, tries)
     run.checks = checks_task.submit(run.route_a, run.route_b, run.sheet)
     run.adjudicate = adjudicate_task.submit(run.checks, run.sheet, inputs.replies.get("adjudication"), spec, offline)
-    run.tiers = settle_task.submit(run.route_a, run.route_b, run.sheet, run.adjudicate)
-    run.settled = audit_task.submit(run.tiers, run.sheet)  # the structure audit, one route or two
+    run.settled = settle_task.submit(run.route_a, run.route_b, run.sheet, run.adjudicate)  # tiers, then the structure audit
     return run
 
 

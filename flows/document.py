@@ -48,6 +48,7 @@ from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
+from flows.runners import Threads  # noqa: E402
 from flows.logs import say  # noqa: E402
 from flows.options import parser, resolve  # noqa: E402
 
@@ -106,7 +107,7 @@ def stage_lines(run: SheetRun) -> list[str]:
     return lines
 
 
-@flow(name="document", log_prints=False, validate_parameters=False)
+@flow(name="document", log_prints=False, validate_parameters=False, task_runner=Threads())
 def document_flow(
     source: str,
     solutions: str | None = None,

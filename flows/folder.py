@@ -35,7 +35,7 @@ from prefect import flow  # noqa: E402
 runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
 from prefect.states import Failed  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
+from flows.runners import Threads  # noqa: E402
 
 from flows.dag import (  # noqa: E402
     SheetRun, first_converted, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread, when_done,
@@ -305,11 +305,12 @@ spread its folders over a work pool reads back (the workers share the output pat
 
 def task_runner(max_concurrency: int = DEFAULT_THREADS, dask_address: str | None = None):
     """The folder flow's task runner: ``max_concurrency`` threads of this process
-    (Prefect's ``ThreadPoolTaskRunner``, the default), or with ``dask_address`` the Dask
+    (Prefect's ``ThreadPoolTaskRunner`` with futures that answer their state locally,
+    :class:`flows.runners.Threads`: the default), or with ``dask_address`` the Dask
     cluster whose scheduler listens there (prefect-dask's ``DaskTaskRunner``; every
     task's parameters and result then travel pickled). prefect-dask is imported only then."""
     if not dask_address:
-        return ThreadPoolTaskRunner(max_workers=max(1, max_concurrency))
+        return Threads(max_workers=max(1, max_concurrency))
     from prefect_dask import DaskTaskRunner
 
     return DaskTaskRunner(address=dask_address)
@@ -324,7 +325,7 @@ def on_dask() -> bool:
 
 
 @flow(name="folder", log_prints=False, validate_parameters=False,
-      task_runner=ThreadPoolTaskRunner(max_workers=DEFAULT_THREADS))
+      task_runner=Threads(max_workers=DEFAULT_THREADS))
 def folder_flow(
     folder: str,
     out: str | None = None,

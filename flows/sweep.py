@@ -38,7 +38,7 @@ from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
 from prefect.states import Failed  # noqa: E402
 
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
+from flows.runners import Threads  # noqa: E402
 
 from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
@@ -187,7 +187,7 @@ def gate(rows: list[SheetRow], root: Path, baseline: dict[str, dict]) -> list[st
 
 
 @flow(name="sweep", log_prints=False, validate_parameters=False,
-      task_runner=ThreadPoolTaskRunner(max_workers=DEFAULT_THREADS))
+      task_runner=Threads(max_workers=DEFAULT_THREADS))
 def sweep_flow(
     root: str,
     paths: list[str] | None = None,

@@ -13,7 +13,7 @@ from prefect.exceptions import UnfinishedRun
 from tests.benchmarks.bench_overhead import built, differences
 from tests.benchmarks.support import mark, token
 from tests.benchmarks.plain_runner import (
-    CountingThreadPoolTaskRunner, LocalStateThreadPoolTaskRunner, PlainFuture, PlainTaskRunner, TaskCount,
+    CountingThreadPoolTaskRunner, PlainFuture, StockThreadPoolTaskRunner, PlainTaskRunner, TaskCount,
 )
 
 
@@ -117,7 +117,7 @@ def test_the_same_states_through_prefects_runner_and_the_benchmarks_ones():
     prefects = states(CountingThreadPoolTaskRunner(4, prefect_count))
     assert prefects["after"][1] == "NotReady" and prefects["ok"][1] == 5
     assert states(PlainTaskRunner(4, plain_count)) == prefects
-    assert states(LocalStateThreadPoolTaskRunner(4, local_count)) == prefects
+    assert states(StockThreadPoolTaskRunner(4, local_count)) == prefects
     assert prefect_count.total == local_count.total == plain_count.total == 4
 
 

@@ -50,7 +50,6 @@ from schemas.flags import Flag
 from schemas.markdown import SheetText
 from schemas.sheet import SheetSet, field_key
 from schemas.tiers import Settled
-from tasks.cache import stage
 from tasks.settle.coverage import PIECES, line_content, markers_removed
 from tasks.settle.fold import fold_whitespace
 from tasks.settle.markers import (
@@ -444,8 +443,3 @@ def audited(settled: Settled, sheet: SheetText) -> Settled:
                   settled.flags)
     return settled.model_copy(update={"flags": settled.flags + flags})
 
-
-@stage("audit", views={"sheet": lambda s: s.texts()})
-def audit_task(settled: Settled, sheet: SheetText) -> Settled:
-    """:func:`audited` as a cached task: the tiers' settled set with the structure flags."""
-    return audited(settled, sheet)

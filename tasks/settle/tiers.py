@@ -306,8 +306,12 @@ def settle_document(
 
 @stage("tiers", views={"sheet": lambda s: [s.texts(), s.mathpix, [w.model_dump() for ws in s.warnings().values() for w in ws]]})
 def settle_task(a: RouteResult, b: RouteResult, sheet: SheetText, adjudication: AdjudicationResult) -> Settled:
-    """:func:`settle_document` as a cached task, from both routes' results, the sheet and tier 2's verdicts."""
+    """:func:`settle_document` as a cached task, from both routes' results, the sheet and tier 2's
+    verdicts, then the structure audit (:func:`tasks.settle.audit.audited`, one route or two).
+    One task, not two: each costs Prefect some milliseconds, more than the audit's own work."""
+    from tasks.settle.audit import audited
+
     settled = settle_document(a.questions, b.questions, sheet.questions.text,
                               sheet.solutions.text if sheet.solutions else None, adjudication.verdicts,
                               sheet.warnings(), sheet.mathpix)
-    return settled.model_copy(update={"flags": settled.flags + a.flags + b.flags})
+    return audited(settled.model_copy(update={"flags": settled.flags + a.flags + b.flags}), sheet)

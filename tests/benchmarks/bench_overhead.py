@@ -1,8 +1,9 @@
 """Prefect's share of a folder run, measured directly (issue 13: "a folder run's Prefect
 overhead under 10 % of its wall time"): the folder flow on the same sheets, twice per round,
 
-  (a) as it runs for users: Prefect's ``ThreadPoolTaskRunner``, every task through Prefect's
-      task engine (cache key, result persisted, state events);
+  (a) as it runs for users: the flows' task runner (:class:`flows.runners.Threads`, Prefect's
+      thread pool), every task through Prefect's task engine (cache key, result persisted,
+      state events);
   (b) the same DAG (flows/dag.py submits the same stages in the same order) with every
       task's body a plain function on plain threads of the same width
       (:class:`tests.benchmarks.plain_runner.PlainTaskRunner`),
@@ -142,7 +143,7 @@ def settle(server_pid: int | None, quiet: float = 0.02, step: float = 0.25, limi
 def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int | None, log: Path,
                show: bool) -> dict:
     """The folder flow over ``folder`` into ``out`` with the task runner of ``kind``
-    (``"a"``: Prefect's, ``"l"``: Prefect's with futures answering their state locally,
+    (``"a"``: the flows' own, ``"l"``: Prefect's stock thread pool and futures,
     ``"b"``: plain), after the server went quiet (:func:`settle`) and
     a garbage collection. Returns wall and CPU seconds (this process, pandoc, the server;
     ``cpu_server_tail``: the server's CPU until it went quiet after the run, which the next
@@ -153,12 +154,12 @@ def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int
     from flows.folder import folder_flow
     from tests.benchmarks.bench_folder import captured
     from tests.benchmarks.plain_runner import (
-        CountingThreadPoolTaskRunner, LocalStateThreadPoolTaskRunner, PlainTaskRunner, TaskCount,
+        CountingThreadPoolTaskRunner, PlainTaskRunner, StockThreadPoolTaskRunner, TaskCount,
     )
 
     count = TaskCount()
     runner = {"a": lambda: CountingThreadPoolTaskRunner(max_workers=threads, count=count),
-              "l": lambda: LocalStateThreadPoolTaskRunner(max_workers=threads, count=count),
+              "l": lambda: StockThreadPoolTaskRunner(max_workers=threads, count=count),
               "b": lambda: PlainTaskRunner(threads, count)}[kind]()
     flow_ = folder_flow.with_options(task_runner=runner)
     for key in ("body_started", "body_ended", "prefect_calls", "sheets"):
@@ -254,7 +255,7 @@ def table(title: str, rounds: list[dict]) -> list[str]:
         ls = [r["l"] for r in rounds]
         share = [100.0 * (r["l"]["wall"] - r["b"]["wall"]) / r["l"]["wall"] for r in rounds]
         lines += [
-            "a' (Prefect's runner, futures answering their state locally until done: no GET /task_runs/{id}):",
+            "a' (Prefect's stock thread pool: its futures ask the server for an unfinished run's state):",
             f"  wall a' {spread([x['wall'] for x in ls], '.2f')} s; (a'-b)/a' {spread(share, '.1f')} %; "
             f"process CPU a' {spread([x['cpu_self'] for x in ls], '.2f')} s; "
             f"server CPU a' {spread([x['cpu_server'] + x['cpu_server_tail'] for x in ls], '.2f')} s",
@@ -277,9 +278,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         f"{', '.join(LAYOUTS)} of ../shared/corpus/layouts)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads of both task runners (default: the folder flow's, flows.folder.DEFAULT_THREADS)")
-    p.add_argument("--local-state", action="store_true",
-                   help="add run a' to every round: Prefect's runner whose futures answer their state locally until "
-                        "done (tests.benchmarks.plain_runner.LocalStateFuture), to measure that change")
+    p.add_argument("--stock", action="store_true",
+                   help="add run a' to every round: Prefect's stock ThreadPoolTaskRunner, whose futures ask the server "
+                        "for an unfinished run's state (GET /task_runs/{id}), to measure what flows.runners.Threads saves")
     p.add_argument("--show", action="store_true", help="show the flows' own output")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
     args = p.parse_args(argv)
@@ -333,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
                 return copy_sheets(sheets, work / f"sheets-{tag}", tag)
 
             # Warm-up (not counted): a process's first flow run and first stages import and set up.
-            kinds = "alb" if args.local_state else "ab"
+            kinds = "alb" if args.stock else "ab"
             warm = pair_round("warm", kinds, {k: copies(f"w{k}") for k in kinds}, work, threads, server_pid, log,
                               args.show)
             progress(f"warm-up: a {warm['a']['wall']:.1f} s, b {warm['b']['wall']:.1f} s")

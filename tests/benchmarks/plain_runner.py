@@ -1,11 +1,11 @@
 """Task runners for the overhead benchmark (:mod:`tests.benchmarks.bench_overhead`): the
 same DAG with and without Prefect's task engine.
 
-- :class:`CountingThreadPoolTaskRunner`: Prefect's ``ThreadPoolTaskRunner`` as the folder
-  flow uses it (every task through Prefect's task engine: cache key, result persistence,
-  state events), counting the task runs submitted;
-- :class:`LocalStateThreadPoolTaskRunner`: the same with futures that answer ``state``
-  locally until done (:class:`LocalStateFuture`; the benchmark's optional run a');
+- :class:`CountingThreadPoolTaskRunner`: the flows' task runner as users get it
+  (:class:`flows.runners.Threads`; every task through Prefect's task engine: cache key,
+  result persistence, state events), counting the task runs submitted;
+- :class:`StockThreadPoolTaskRunner`: Prefect's own ``ThreadPoolTaskRunner`` and futures
+  (the benchmark's optional run a');
 - :class:`PlainTaskRunner`: every task's body (``task.fn``) called as a plain function on
   a ``concurrent.futures.ThreadPoolExecutor`` of the same width, with the futures in its
   parameters resolved first; no task run, no cache key, no result stored, no event. It
@@ -31,10 +31,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from prefect.exceptions import UnfinishedRun
-from prefect.futures import PrefectConcurrentFuture, PrefectFuture, PrefectWrappedFuture
+from prefect.futures import PrefectFuture, PrefectWrappedFuture
 from prefect.results import ResultRecord, ResultRecordMetadata
 from prefect.states import Completed, Failed, Pending, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+
+from flows.runners import Threads
 
 
 class TaskCount:
@@ -59,9 +61,10 @@ class TaskCount:
             return Counter(self.by_name)
 
 
-class CountingThreadPoolTaskRunner(ThreadPoolTaskRunner):
-    """Prefect's ``ThreadPoolTaskRunner``, unchanged but for counting what is submitted
-    into ``count`` (:class:`TaskCount`)."""
+class CountingThreadPoolTaskRunner(Threads):
+    """The flows' task runner (:class:`flows.runners.Threads`: Prefect's thread pool, its
+    futures answering their state locally until done), unchanged but for counting what is
+    submitted into ``count`` (:class:`TaskCount`)."""
 
     def __init__(self, max_workers: int | None = None, count: TaskCount | None = None):
         super().__init__(max_workers=max_workers)
@@ -75,32 +78,21 @@ class CountingThreadPoolTaskRunner(ThreadPoolTaskRunner):
         return super().submit(task, parameters, wait_for, dependencies)
 
 
-class LocalStateFuture(PrefectConcurrentFuture):
-    """Prefect's thread-pool future, except that ``state`` before the run is done answers
-    ``Pending`` at once instead of asking the server (``GET /task_runs/{id}``).
+class StockThreadPoolTaskRunner(ThreadPoolTaskRunner):
+    """Prefect's own ``ThreadPoolTaskRunner`` and futures (an unfinished future's ``state``
+    is asked of the server), counting into ``count``: the benchmark's optional run a',
+    to measure what :class:`flows.runners.Threads` changes."""
 
-    Prefect's task engine reads the ``state`` of every future among a new task run's
-    parameters (``prefect.tasks._infer_parent_task_runs``, to link a still running upstream
-    as a parent): for an upstream not yet done, Prefect's future asks the server, which,
-    with the task-run recorder off (flows/runtime.py), never knows the run and answers 404,
-    read as ``Pending``. This future gives the same answer without the request."""
+    def __init__(self, max_workers: int | None = None, count: TaskCount | None = None):
+        super().__init__(max_workers=max_workers)
+        self.count = count if count is not None else TaskCount()
 
-    @property
-    def state(self) -> State:
-        if self._final_state is None and not self._wrapped_future.done():
-            return Pending()
-        if self._final_state is None:
-            self.wait()
-        return self._final_state if self._final_state is not None else Pending()
-
-
-class LocalStateThreadPoolTaskRunner(CountingThreadPoolTaskRunner):
-    """:class:`CountingThreadPoolTaskRunner` returning :class:`LocalStateFuture`: what the
-    folder flow's runner would be with that one change (measured as run a' of the benchmark)."""
+    def duplicate(self) -> "StockThreadPoolTaskRunner":
+        return type(self)(max_workers=self._max_workers, count=self.count)
 
     def submit(self, task, parameters, wait_for=None, dependencies=None):
-        f = super().submit(task, parameters, wait_for, dependencies)
-        return LocalStateFuture(task_run_id=f.task_run_id, wrapped_future=f.wrapped_future)
+        self.count.add(task.name)
+        return super().submit(task, parameters, wait_for, dependencies)
 
 
 class NotReady(Exception):
