@@ -322,7 +322,7 @@ def overhead_line(flow_started: float) -> str:
     flow, at monotonic ``flow_started``, to its body's first line, and from its body's return
     to the call's), and the artifacts the body publishes (:func:`prefect_call`). Not counted:
     Prefect's cost per task run inside the sheets' work (measured by
-    tests/benchmarks/bench_folder.py), and the run's own work outside the sheets (pairing,
+    tests/benchmarks/bench_overhead.py), and the run's own work outside the sheets (pairing,
     writing report.csv/parquet, printing), shown separately as ``ours``."""
     now = time.monotonic()
     wall = now - STARTED
@@ -339,7 +339,7 @@ def overhead_line(flow_started: float) -> str:
     return (f"prefect    overhead {total:.1f} s of {wall:.1f} s wall ({100 * total / max(wall, 1e-9):.0f} %): "
             f"importing Prefect {imp:.1f} s{how}, the server {server:.1f} s, creating and ending the flow run "
             f"{run:.1f} s, artifacts {calls:.1f} s; not counted: the run's own work outside its sheets "
-            f"{ours:.1f} s, Prefect's per-task cost inside them (bench_folder)")
+            f"{ours:.1f} s, Prefect's per-task cost inside them (measured by tests.benchmarks.bench_overhead)")
 
 
 LATE_IMPORTS = ("polars",)
