@@ -8,6 +8,7 @@ second per flow run; sheet2lambda's runs are short and local).
 
 from __future__ import annotations
 
+import ctypes
 import io
 import logging
 import os
@@ -362,10 +363,46 @@ def preload(modules: tuple[str, ...]) -> threading.Thread:
                 importlib.import_module(name)
             except Exception:
                 pass
+        sigint_interrupts_waits()
 
     thread = threading.Thread(target=load, name="sheet2lambda-preload", daemon=True)
     thread.start()
     return thread
+
+
+SA_RESTART = 0x10000000
+"""Linux's ``SA_RESTART`` flag of ``struct sigaction`` (``<asm/signal.h>``, x86 and arm)."""
+
+
+class _Sigaction(ctypes.Structure):
+    """glibc's ``struct sigaction`` on Linux (x86-64 and aarch64): handler, a 1024-bit mask,
+    flags, restorer."""
+
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+
+
+def sigint_interrupts_waits() -> bool:
+    """Make Ctrl-C interrupt a blocked wait again once polars is imported: polars (from 1.2x;
+    2.1 here) registers a SIGINT handler through signal-hook with ``SA_RESTART``, so a main
+    thread waiting on a lock (a flow waiting for its stages) is never woken and Python's own
+    SIGINT handler never runs: Ctrl-C did nothing (pola-rs/polars#21739, open; the fix
+    proposed there, pola-rs/polars#28805, clears the flag as done here). Polars' handler,
+    which passes the signal on to Python's, is kept. Linux only; elsewhere, or when the
+    flag is not set, nothing changes. Returns whether the flag was cleared."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        action = _Sigaction()
+        if libc.sigaction(signal.SIGINT, None, ctypes.byref(action)) != 0 or not action.flags & SA_RESTART:
+            return False
+        action.flags &= ~SA_RESTART
+        return libc.sigaction(signal.SIGINT, ctypes.byref(action), None) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def run_command(command: str, argv: list[str] | None, prog: str, body, what: str) -> int:

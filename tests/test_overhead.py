@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from flows import runtime
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_overhead_counts_run_creation_artifacts_and_import_but_not_our_own_work(monkeypatch):
@@ -46,3 +54,28 @@ def test_preload_imports_on_a_thread_and_leaves_a_failing_import_to_its_user():
     assert not thread.is_alive() and thread.daemon
     # the module after the one that failed was still imported
     assert "xml.dom.minidom" in sys.modules
+
+
+SIGINT_PROBE = """
+import concurrent.futures, os, signal, sys
+from flows import runtime
+signal.signal(signal.SIGINT, lambda *a: (print("stopped", flush=True), os._exit(130)))
+runtime.preload(tuple(sys.argv[1:])).join()
+print("waiting", flush=True)
+concurrent.futures.Future().result()  # a flow waiting for its stages
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SA_RESTART flag is cleared on Linux only")
+def test_ctrl_c_still_interrupts_a_wait_once_polars_is_imported(tmp_path):
+    # polars registers a SIGINT handler with SA_RESTART (pola-rs/polars#21739): a main thread
+    # blocked on a lock was never woken, so Ctrl-C left a run waiting for its stages.
+    proc = subprocess.Popen([sys.executable, "-c", SIGINT_PROBE, "polars"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "waiting"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and out.strip() == "stopped", err
