@@ -208,12 +208,13 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
     )
 
 
-@task(name="report", cache_policy=NO_CACHE)
+@task(name="report", cache_policy=NO_CACHE, persist_result=False)
 def report_task(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
                 settled: Settled, part_boxes: list[PartBoxes | list[PartBoxes]], boxes_status: str | None,
                 answerable: int, built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
     """:func:`document_report` as a task, ``part_boxes`` the answer-box tasks' results
-    (:func:`tasks.boxes.propose.gathered`); never cached (it measures the run's time)."""
+    (:func:`tasks.boxes.propose.gathered`); never cached (it measures the run's time), its
+    result not stored."""
     from tasks.boxes.propose import gathered
 
     return document_report(info, sheet, a, b, adjudication, settled, gathered(part_boxes), boxes_status, answerable, built,

@@ -49,10 +49,11 @@ def sheet_text(questions: Converted, solutions: Converted | None, questions_path
     return SheetText(questions=q, solutions=s, mathpix=_mathpix(q) or bool(s and _mathpix(s)))
 
 
-@task(name="sheet", cache_policy=NO_CACHE)
+@task(name="sheet", cache_policy=NO_CACHE, persist_result=False)
 def sheet_task(questions: Converted, solutions: Converted | None, questions_path: str, solutions_path: str | None,
                media_dir: str) -> SheetText:
-    """:func:`sheet_text` as a task; never cached (it reads the images' files each run)."""
+    """:func:`sheet_text` as a task; never cached (it reads the images' files each run), so
+    its result is not stored either (storing one costs Prefect a few ms a task run)."""
     return sheet_text(questions, solutions, questions_path, solutions_path, media_dir)
 
 

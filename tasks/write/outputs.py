@@ -282,11 +282,11 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
         return publish(staging, Path(out), report.source)
 
 
-@task(name="outputs", cache_policy=NO_CACHE)
+@task(name="outputs", cache_policy=NO_CACHE, persist_result=False)
 def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
                  adjudication: AdjudicationResult, part_boxes: list[PartBoxes | list[PartBoxes]], built: BuiltSet,
                  comparison: Comparison | None, report: Report, settled: Settled) -> list[str]:
-    """:func:`write_outputs` as a task (never cached: it writes files); the answer boxes'
+    """:func:`write_outputs` as a task (never cached, its result not stored: it writes files); the answer boxes'
     replies are taken from ``part_boxes`` (the answer-box tasks' results,
     :func:`tasks.boxes.propose.gathered`); the flags are :func:`tasks.check.report.run_flags`."""
     from tasks.boxes.propose import gathered, saved_file
