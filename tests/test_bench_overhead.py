@@ -148,3 +148,21 @@ def test_the_folder_flow_builds_the_same_sets_through_both_runners(tmp_path):
     assert count_a == count_b and count_a["markdown"] == 2
     assert any(k.endswith("question_000_Question_1.json") for k in built_a)
     assert differences(built_a, built_b) == []
+
+
+def test_the_stand_in_answers_adjudication_and_answer_boxes_of_any_sheet_but_not_route_a():
+    from schemas.llm import LLMRequest
+    from tasks.llm import NoReply
+    from tests.benchmarks.support import DelayedBackend
+
+    stand_in = DelayedBackend(delay=0.02)
+
+    def ask(stage: str):
+        return stand_in.complete(LLMRequest(stage=stage, prompt_version="v", system="s", user="no marker here"))
+
+    assert ask("areas-q2-p1").text == '{"boxes": []}'
+    assert ask("adjudication").text == '{"verdicts": []}'
+    with pytest.raises(NoReply):
+        ask("route-a")
+    assert [c.stage for c in stand_in.calls] == ["areas", "adjudication"]  # a refused request is no call
+    assert all(c.ended - c.started >= 0.02 for c in stand_in.calls)
