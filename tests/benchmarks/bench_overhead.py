@@ -12,34 +12,35 @@ overhead under 10 % of its wall time"): the folder flow on the same sheets, twic
                                                      [--sheets DIR] [--threads 16] [--keep]
 
 Not part of the test run (pytest ignores ``tests/benchmarks``). Both runs are flow runs of
-the folder flow (``folder_flow.with_options(task_runner=...)``) against one temporary
-Prefect server (``prefect_test_harness``, the server a ``SHEET2LAMBDA_SERVER=temporary``
-command starts), offline (``--backend none``: route B's library filter, no model call), the
-answer boxes on, as a user's folder run. With ``--delay SECONDS`` both runs call the
-benchmark's model stand-in instead (:class:`tests.benchmarks.support.DelayedBackend`,
-``--backend delayed``), which answers every call after SECONDS, as a live model makes a
-user's run wait: the folder's filter writer (the first sheet's library filter), route A
-per sheet (that library filter's reading, one field cut short, so adjudication is asked
-too) and every part's answer boxes (none proposed); (a) and (b) must make the same calls.
-So (a) − (b) is Prefect's cost per task run inside the sheets' work; the flow run's own cost (creating and ending it, its artifacts), the same
-in both, is shown beside it, so the two together are Prefect's share of the run in this
-process (not counted: importing Prefect and starting a server, which the command's
-``prefect`` line shows).
+the folder flow (``folder_flow.with_options(task_runner=...)``) against one temporary Prefect
+server (``prefect_test_harness``, the server a ``SHEET2LAMBDA_SERVER=temporary`` command
+starts), offline (``--backend none``: route B's library filter, no model call), the answer
+boxes on, as a user's folder run. With ``--delay SECONDS`` both runs call the benchmark's
+model stand-in instead (:class:`tests.benchmarks.support.DelayedBackend`, ``--backend
+delayed``), which answers every call after SECONDS, as a live model makes a user's run wait:
+the folder's filter writer (the first sheet's library filter), route A per sheet (that
+library filter's reading, one field cut short, so adjudication is asked too) and every part's
+answer boxes (none proposed); (a) and (b) must make the same calls. So (a) − (b) is Prefect's
+cost per task run inside the sheets' work; the flow run's own cost (creating and ending it,
+its artifacts), the same in both, is shown beside it, so the two together are Prefect's share
+of the run in this process (not counted: importing Prefect and starting a server, which the
+command's ``prefect`` line shows).
 
 Every run reads copies of the sheets with content of their own (a marker comment at the top,
 :func:`tests.benchmarks.support.mark`, by which the stand-in knows the sheet) and stores its
-task results in an empty folder of its own (a stage keyed by what it reads of a sheet, such as
-a part's answer boxes, would otherwise find an earlier copy's result), so no cache serves it
-but as it would a user's first run of the folder; the cached rounds then run (a) again on the
-first round's copies and results (all cache hits but the uncached stages) against (b) on the
-same copies (offline only: with ``--delay``, (a) would make no call there and (b) every call).
-The cache hits of every run are shown. Rounds alternate which run goes first (ab, ba, ...).
-The two runs of a round must build the same sets (every sheet's set, flags, settled fields,
-replies and report counts, with paths and markers left out), submit the same task runs and
-make the same model calls: if not, the plain run is no stand-in, and the benchmark says
-which files differ and exits 1. It prints ratios (:mod:`tests.benchmarks.overhead_report`);
-it asserts no timing. Default sheets: the seven markdown layouts of ``../shared/corpus/layouts`` (read in place, copied into a
-temporary folder, removed at the end unless ``--keep``).
+task results in an empty folder of its own (a stage keyed by what it reads of a sheet, such
+as a part's answer boxes, would otherwise find an earlier copy's result), so no cache serves
+it but as it would a user's first run of the folder; the cached rounds then run (a) again on
+the first round's copies and results (all cache hits but the uncached stages) against (b) on
+the same copies (offline only: with ``--delay``, (a) would make no call there and (b) every
+call). The cache hits of every run are shown. Rounds alternate which run goes first (ab, ba,
+...). The two runs of a round must build the same sets (every sheet's set, flags, settled
+fields, replies and report counts, with paths and markers left out), submit the same task
+runs and make the same model calls: if not, the plain run is no stand-in, and the benchmark
+says which files differ and exits 1. It prints ratios
+(:mod:`tests.benchmarks.overhead_report`); it asserts no timing. Default sheets: the seven
+markdown layouts of ``../shared/corpus/layouts`` (read in place, copied into a temporary
+folder, removed at the end unless ``--keep``).
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ def library_filter(source: Path, solutions: Path | None) -> str:
     from tasks.read.route_b import choose_library_filter
 
     def md(p: Path | None, role: str) -> str | None:
-        return None if p is None else to_markdown(p.name, p.read_bytes(), role, base_dir=str(p.parent), media_dir=None).text
+        if p is None:
+            return None
+        return to_markdown(p.name, p.read_bytes(), role, base_dir=str(p.parent), media_dir=None).text
 
     return choose_library_filter(md(source, "questions"), md(solutions, "solutions"))[0]
 
@@ -208,8 +211,8 @@ def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int
     and knowing ``folder``'s copies) as its backend, its task results stored in ``results``
     (Prefect's ``PREFECT_LOCAL_STORAGE_PATH``; default: the one of ``PREFECT_HOME``), after
     the server went quiet (:func:`settle`) and a garbage collection. Returns the task runs
-    that were cache hits (``cached``, by task), the stand-in's ``calls`` (by stage)
-    and ``timeline`` (:func:`support.timeline`), wall and CPU seconds (this process, pandoc, the server;
+    that were cache hits (``cached``, by task), the stand-in's ``calls`` (by stage) and
+    ``timeline`` (:func:`support.timeline`), wall and CPU seconds (this process, pandoc, the server;
     ``cpu_server_tail``: the server's CPU until it went quiet after the run, which the next
     run would otherwise pay), the task runs submitted, the flow run's own Prefect seconds
     (``flow_level``: calling the flow to its body's first line, its return to the call's
