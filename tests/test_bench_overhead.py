@@ -148,3 +148,71 @@ def test_the_folder_flow_builds_the_same_sets_through_both_runners(tmp_path):
     assert count_a == count_b and count_a["markdown"] == 2
     assert any(k.endswith("question_000_Question_1.json") for k in built_a)
     assert differences(built_a, built_b) == []
+
+
+# --- --delay: both runs call the benchmark's model stand-in --------------------------------
+
+
+def test_with_a_delay_the_cached_rounds_are_off_and_asking_for_them_is_refused(capsys):
+    from tests.benchmarks.bench_overhead import parse_args
+
+    assert parse_args([]).cached_rounds == 2 and parse_args([]).delay == 0
+    assert parse_args(["--delay", "2"]).cached_rounds == 0
+    for bad in (["--delay", "2", "--cached-rounds", "1"], ["--delay", "-1"]):
+        with pytest.raises(SystemExit):
+            parse_args(bad)
+    assert "--cached-rounds needs --delay 0" in capsys.readouterr().err
+
+
+def test_the_stand_in_answers_adjudication_and_answer_boxes_of_any_sheet_but_not_route_a():
+    from schemas.llm import LLMRequest
+    from tasks.llm import NoReply
+    from tests.benchmarks.support import DelayedBackend
+
+    stand_in = DelayedBackend(delay=0.02)
+
+    def ask(stage: str):
+        return stand_in.complete(LLMRequest(stage=stage, prompt_version="v", system="s", user="no marker here"))
+
+    assert ask("areas-q2-p1").text == '{"boxes": []}'
+    assert ask("adjudication").text == '{"verdicts": []}'
+    with pytest.raises(NoReply):
+        ask("route-a")
+    assert [c.stage for c in stand_in.calls] == ["areas", "adjudication"]  # a refused request is no call
+    assert all(c.ended - c.started >= 0.02 for c in stand_in.calls)
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_with_a_delay_both_runs_make_the_same_model_calls_and_build_the_same_sets(tmp_path):
+    from tests.benchmarks import support
+    from tests.benchmarks.bench_overhead import copy_sheets, run_folder, stand_in_copies
+
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    (sources / "pendulum.md").write_text(
+        "## Question 1\n\nA pendulum of length $L$ swings with small amplitude.\n\n"
+        "(a) Write down its period.\n\n(b) How does the period change if $L$ is doubled?\n\n"
+        "## Question 2\n\nA bob on a string moves in a horizontal circle.\n\n(a) Find the tension in the string.\n",
+        encoding="utf-8")
+    sheets = [(p, p.name) for p in sorted(sources.iterdir())]
+    stand_in = support.DelayedBackend(delay=0.05)
+    undo = support.install(stand_in)
+    try:
+        runs = {}
+        for kind in ("a", "b"):
+            folder = copy_sheets(sheets, tmp_path / f"sheets-{kind}", f"t{kind}")
+            stand_in.add(stand_in_copies(sheets, folder))
+            runs[kind] = run_folder(kind, folder, tmp_path / f"out-{kind}", 4, None, tmp_path / "flows.log", False,
+                                    stand_in, tmp_path / f"results-{kind}")
+    finally:
+        undo()
+    a, b = runs["a"], runs["b"]
+    assert a["built_sheets"] == b["built_sheets"] == 1
+    assert a["calls"] == b["calls"]
+    # the folder's filter writer, route A of the one sheet and its parts' answer boxes, all answered
+    assert a["calls"]["route-a"] == 1 and a["calls"]["filter"] >= 1 and a["calls"]["areas"] >= 1
+    assert sum(a["calls"].values()) == len(stand_in.calls) // 2
+    assert all(c.ended - c.started >= 0.05 for c in stand_in.calls)
+    assert a["by_task"] == b["by_task"] and a["cached"] == {}  # a results store of its own: no earlier run's hit
+    assert '"backend": "delayed"' in a["built"]["pendulum/report.json"]
+    assert differences(a["built"], b["built"]) == []

@@ -212,15 +212,14 @@ def run_sheet_alone(copy: support.Copy, out: Path, tries: int):
 
 def run_folder_flow(folder: Path, out: Path, backend: str, tries: int, concurrency: int | None, in_flight: int | None,
                     filter_path: Path | None = None):
-    from prefect.task_runners import ThreadPoolTaskRunner
-
-    from flows.folder import DEFAULT_THREADS, folder_flow
+    from flows.folder import DEFAULT_THREADS, folder_flow, task_runner
 
     before = os.environ.get("SHEET2LAMBDA_MAX_IN_FLIGHT")
     if in_flight is not None:
         os.environ["SHEET2LAMBDA_MAX_IN_FLIGHT"] = str(in_flight)
     try:
-        flow_ = folder_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=concurrency or DEFAULT_THREADS))
+        # the task runner users get (flows.runners.Threads), at the width asked for
+        flow_ = folder_flow.with_options(task_runner=task_runner(concurrency or DEFAULT_THREADS))
         return flow_(str(folder), str(out), str(filter_path) if filter_path else None, None, None, False,
                      backend, None, tries, areas=False)
     finally:

@@ -8,44 +8,57 @@ overhead under 10 % of its wall time"): the folder flow on the same sheets, twic
       task's body a plain function on plain threads of the same width
       (:class:`tests.benchmarks.plain_runner.PlainTaskRunner`),
 
-    uv run python -m tests.benchmarks.bench_overhead [--rounds 5] [--cached-rounds 2]
+    uv run python -m tests.benchmarks.bench_overhead [--rounds 5] [--cached-rounds 2] [--delay 0]
                                                      [--sheets DIR] [--threads 16] [--keep]
 
 Not part of the test run (pytest ignores ``tests/benchmarks``). Both runs are flow runs of
-the folder flow (``folder_flow.with_options(task_runner=...)``) against one temporary
-Prefect server (``prefect_test_harness``, the server a ``SHEET2LAMBDA_SERVER=temporary``
-command starts), offline (``--backend none``: route B's library filter, no model call), the
-answer boxes on, as a user's folder run. So (a) − (b) is Prefect's cost per task run inside
-the sheets' work; the flow run's own cost (creating and ending it, its artifacts), the same
-in both, is shown beside it, so the two together are Prefect's share of the run in this
-process (not counted: importing Prefect and starting a server, which the command's
-``prefect`` line shows).
+the folder flow (``folder_flow.with_options(task_runner=...)``) against one temporary Prefect
+server (``prefect_test_harness``, the server a ``SHEET2LAMBDA_SERVER=temporary`` command
+starts), offline (``--backend none``: route B's library filter, no model call), the answer
+boxes on, as a user's folder run. With ``--delay SECONDS`` both runs call the benchmark's
+model stand-in instead (:class:`tests.benchmarks.support.DelayedBackend`, ``--backend
+delayed``), which answers every call after SECONDS, as a live model makes a user's run wait:
+the folder's filter writer (the first sheet's library filter), route A per sheet (that
+library filter's reading, one field cut short, so adjudication is asked too) and every part's
+answer boxes (none proposed); (a) and (b) must make the same calls. So (a) − (b) is Prefect's
+cost per task run inside the sheets' work; the flow run's own cost (creating and ending it,
+its artifacts), the same in both, is shown beside it, so the two together are Prefect's share
+of the run in this process (not counted: importing Prefect and starting a server, which the
+command's ``prefect`` line shows).
 
 Every run reads copies of the sheets with content of their own (a marker comment at the top,
-:func:`tests.benchmarks.support.mark`), so no cache serves it; the cached rounds then run (a)
-again on the first round's copies (all cache hits but the uncached stages) against (b) on the
-same copies. Rounds alternate which run goes first (ab, ba, ...). The two runs of a round must
-build the same sets (every sheet's set, flags, settled fields, replies and report counts,
-with paths and markers left out): if not, the plain run is no stand-in, and the benchmark
-says which files differ and exits 1. It prints ratios; it asserts no timing. Default sheets:
-the seven markdown layouts of ``../shared/corpus/layouts`` (read in place, copied into a
-temporary folder, removed at the end unless ``--keep``).
+:func:`tests.benchmarks.support.mark`, by which the stand-in knows the sheet) and stores its
+task results in an empty folder of its own (a stage keyed by what it reads of a sheet, such
+as a part's answer boxes, would otherwise find an earlier copy's result), so no cache serves
+it but as it would a user's first run of the folder; the cached rounds then run (a) again on
+the first round's copies and results (all cache hits but the uncached stages) against (b) on
+the same copies (offline only: with ``--delay``, (a) would make no call there and (b) every
+call). The cache hits of every run are shown. Rounds alternate which run goes first (ab, ba,
+...). The two runs of a round must build the same sets (every sheet's set, flags, settled
+fields, replies and report counts, with paths and markers left out), submit the same task
+runs and make the same model calls: if not, the plain run is no stand-in, and the benchmark
+says which files differ and exits 1. It prints ratios
+(:mod:`tests.benchmarks.overhead_report`); it asserts no timing. Default sheets: the seven
+markdown layouts of ``../shared/corpus/layouts`` (read in place, copied into a temporary
+folder, removed at the end unless ``--keep``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import gc
 import json
-import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from tests.benchmarks import support
+from tests.benchmarks.overhead_report import calls, load, overhead, summary
 
 LAYOUTS = ("07", "08", "09", "10", "11", "14", "18")
 """The markdown layouts of ``../shared/corpus/layouts`` the default folder holds."""
@@ -70,6 +83,43 @@ def sheets_of(folder: Path) -> list[tuple[Path, str]]:
     """``(source, name)`` of the markdown and LaTeX files at the top of ``folder`` (a
     sheet's solutions beside it pair by name, as in any folder run)."""
     return [(p, p.name) for p in sorted(folder.iterdir()) if p.is_file() and p.suffix in MARKED]
+
+
+@functools.cache
+def library_filter(source: Path, solutions: Path | None) -> str:
+    """The library filter the offline run picks for a sheet
+    (:func:`tasks.read.route_b.choose_library_filter` on its markdown): the stand-in's
+    filter-writer reply and the reading its route A reply is made from."""
+    from tasks.convert.markdown import to_markdown
+    from tasks.read.route_b import choose_library_filter
+
+    def md(p: Path | None, role: str) -> str | None:
+        if p is None:
+            return None
+        return to_markdown(p.name, p.read_bytes(), role, base_dir=str(p.parent), media_dir=None).text
+
+    return choose_library_filter(md(source, "questions"), md(solutions, "solutions"))[0]
+
+
+def stand_in_copies(sheets: list[tuple[Path, str]], folder: Path) -> list[support.Copy]:
+    """The copies in ``folder`` (made by :func:`copy_sheets`) as the stand-in knows them:
+    each sheet, paired with its solutions as the folder flow pairs them
+    (:func:`tasks.convert.pairing.pair_folder`), is the :class:`support.Original` of its
+    source files (an absolute path is a path of its own under ``support.CORPUS``) and their
+    :func:`library_filter`; a solutions copy has a marker of its own, so it is listed too."""
+    from tasks.convert.pairing import pair_folder
+
+    source = {name: src for src, name in sheets}
+    found = []
+    for pair in pair_folder(folder):
+        q = source[pair.source.name]
+        s = source[pair.solutions.name] if pair.solutions is not None else None
+        original = support.Original(str(q.resolve()), str(s.resolve()) if s else None, library_filter(q, s))
+        for p in (pair.source, pair.solutions):
+            if p is not None:
+                marker = support.MARKER.search(p.read_text(encoding="utf-8")).group(0)
+                found.append(support.Copy(original, marker, pair.source, pair.solutions))
+    return found
 
 
 def copy_sheets(sheets: list[tuple[Path, str]], folder: Path, tag: str) -> Path:
@@ -140,12 +190,29 @@ def settle(server_pid: int | None, quiet: float = 0.02, step: float = 0.25, limi
     return time.monotonic() - t0
 
 
+@contextlib.contextmanager
+def stored_in(results: Path | None):
+    """Prefect's task results (the stages' cache) in ``results`` for the block (Prefect's
+    ``PREFECT_LOCAL_STORAGE_PATH``, read when a flow run starts); as set when ``None``."""
+    if results is None:
+        yield
+        return
+    from prefect.settings import PREFECT_LOCAL_STORAGE_PATH, temporary_settings
+
+    with temporary_settings(updates={PREFECT_LOCAL_STORAGE_PATH: str(results)}):
+        yield
+
+
 def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int | None, log: Path,
-               show: bool) -> dict:
+               show: bool, stand_in: support.DelayedBackend | None = None, results: Path | None = None) -> dict:
     """The folder flow over ``folder`` into ``out`` with the task runner of ``kind``
     (``"a"``: the flows' own, ``"l"``: Prefect's stock thread pool and futures,
-    ``"b"``: plain), after the server went quiet (:func:`settle`) and
-    a garbage collection. Returns wall and CPU seconds (this process, pandoc, the server;
+    ``"b"``: plain), offline, or with ``stand_in`` (installed, :func:`support.install`,
+    and knowing ``folder``'s copies) as its backend, its task results stored in ``results``
+    (Prefect's ``PREFECT_LOCAL_STORAGE_PATH``; default: the one of ``PREFECT_HOME``), after
+    the server went quiet (:func:`settle`) and a garbage collection. Returns the task runs
+    that were cache hits (``cached``, by task), the stand-in's ``calls`` (by stage) and
+    ``timeline`` (:func:`support.timeline`), wall and CPU seconds (this process, pandoc, the server;
     ``cpu_server_tail``: the server's CPU until it went quiet after the run, which the next
     run would otherwise pay), the task runs submitted, the flow run's own Prefect seconds
     (``flow_level``: calling the flow to its body's first line, its return to the call's
@@ -167,100 +234,41 @@ def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int
     settle(server_pid)
     gc.collect()
     server_before = support.proc_cpu(server_pid)
-    with support.Meter(server_pid) as m, captured(log, show):
+    first_call = len(stand_in.calls) if stand_in is not None else 0
+    with support.Meter(server_pid) as m, captured(log, show), stored_in(results):
         called = time.monotonic()
-        outcome = flow_(str(folder), str(out), backend="none")
+        outcome = flow_(str(folder), str(out), backend="none" if stand_in is None else stand_in.name)
         returned = time.monotonic()
+    made = stand_in.calls[first_call:] if stand_in is not None else []
     settle(server_pid)
     tail = support.proc_cpu(server_pid) - server_before - m.result["cpu_server"]
     s = runtime.STARTUP
     flow_level = (max(0.0, float(s.get("body_started", called)) - called)
                   + max(0.0, returned - float(s.get("body_ended", returned))) + float(s.get("prefect_calls", 0.0)))
-    return {**m.result, "kind": kind, "tasks": count.total, "by_task": dict(count.snapshot()), "flow_level": flow_level,
-            "cpu_server_tail": tail,
+    return {**m.result, "kind": kind, "tasks": count.total, "by_task": dict(count.snapshot()),
+            "cached": dict(count.cached), "flow_level": flow_level,
+            "cpu_server_tail": tail, "calls": dict(Counter(c.stage for c in made)),
+            "timeline": support.timeline(made, called),
             "built_sheets": sum(r.outcome == "built" for r in outcome.rows), "sheets": len(outcome.rows),
             "built": built(outcome, folder, out)}
 
 
 def pair_round(label: str, order: str, folders: dict[str, Path], work: Path, threads: int, server_pid: int | None,
-               log: Path, show: bool) -> dict:
-    """Run (a) and (b) (and a', ``"l"``, when in ``order``) in ``order``, each on its folder;
-    compare what they built with (a)'s."""
+               log: Path, show: bool, stand_in: support.DelayedBackend | None = None,
+               results: dict[str, Path] | None = None) -> dict:
+    """Run (a) and (b) (and a', ``"l"``, when in ``order``) in ``order``, each on its folder
+    (offline, or calling ``stand_in``, which must know the folders' copies) with its task
+    results stored in ``results[kind]`` (default: a folder of the run's own, empty: the
+    copies' markers make the sheets' content new, but a stage keyed by what it reads of a
+    sheet, such as a part's answer boxes, would find an earlier copy's result); compare what
+    they built with (a)'s."""
     runs = {}
     for kind in order:
-        runs[kind] = run_folder(kind, folders[kind], work / f"out-{label}-{kind}", threads, server_pid, log, show)
+        store = (results or {}).get(kind) or work / f"results-{label}-{kind}"
+        runs[kind] = run_folder(kind, folders[kind], work / f"out-{label}-{kind}", threads, server_pid, log, show,
+                                stand_in, store)
     differ = sorted({k for other in order if other != "a" for k in differences(runs["a"]["built"], runs[other]["built"])})
     return {"label": label, "order": order, **runs, "differ": differ}
-
-
-# --- the report ---------------------------------------------------------------------------------
-
-
-def load() -> str:
-    """The machine's load averages (1, 5, 15 min) and its cores."""
-    try:
-        one, five, fifteen = Path("/proc/loadavg").read_text().split()[:3]
-    except OSError:
-        return "load unknown"
-    return f"load {one} {five} {fifteen} on {os.cpu_count()} cores"
-
-
-def overhead(r: dict) -> float:
-    """Prefect's per-task share of (a)'s wall: (a − b) / a, in %."""
-    return 100.0 * (r["a"]["wall"] - r["b"]["wall"]) / r["a"]["wall"]
-
-
-def whole(r: dict) -> float:
-    """Prefect's share of (a)'s wall in this process: (a − b + the flow run's own) / a, in %."""
-    return 100.0 * (r["a"]["wall"] - r["b"]["wall"] + r["a"]["flow_level"]) / r["a"]["wall"]
-
-
-def spread(values: list[float], fmt: str) -> str:
-    """``median (min–max)``."""
-    return f"{format(statistics.median(values), fmt)} ({format(min(values), fmt)}–{format(max(values), fmt)})"
-
-
-ROW = "{:<7} {:<5} {:>8} {:>8} {:>9} {:>8} {:>9} {:>9} {:>11} {:>11} {:>15} {:>5}"
-
-
-def table(title: str, rounds: list[dict]) -> list[str]:
-    lines = [f"\n== {title}",
-             ROW.format("round", "order", "wall a", "wall b", "per-task", "flow a", "Prefect", "tasks a/b",
-                        "CPU a py/pd", "CPU b py/pd", "server CPU a/b", "same"),
-             ROW.format("", "", "s", "s", "(a-b)/a", "s", "in-proc.", "", "s", "s", "s (+ after)", "sets")]
-    for r in rounds:
-        a, b = r["a"], r["b"]
-        lines.append(ROW.format(
-            r["label"], r["order"], f"{a['wall']:.2f}", f"{b['wall']:.2f}", f"{overhead(r):.1f} %",
-            f"{a['flow_level']:.2f}", f"{whole(r):.1f} %", f"{a['tasks']}/{b['tasks']}",
-            f"{a['cpu_self']:.1f}/{a['cpu_pandoc']:.1f}", f"{b['cpu_self']:.1f}/{b['cpu_pandoc']:.1f}",
-            f"{a['cpu_server']:.1f}+{a['cpu_server_tail']:.1f}/{b['cpu_server']:.1f}+{b['cpu_server_tail']:.1f}",
-            "yes" if not r["differ"] else "NO"))
-    if len(rounds) > 1:
-        a_runs, b_runs = [r["a"] for r in rounds], [r["b"] for r in rounds]
-        lines += [
-            "median (range) over the rounds:",
-            f"  wall a {spread([x['wall'] for x in a_runs], '.2f')} s; wall b {spread([x['wall'] for x in b_runs], '.2f')} s",
-            f"  per-task overhead (a-b)/a {spread([overhead(r) for r in rounds], '.1f')} %; "
-            f"per task run {spread([1000 * (r['a']['wall'] - r['b']['wall']) / max(r['a']['tasks'], 1) for r in rounds], '.1f')} ms wall",
-            f"  flow run's own Prefect time in (a) {spread([x['flow_level'] for x in a_runs], '.2f')} s; "
-            f"Prefect's share in this process {spread([whole(r) for r in rounds], '.1f')} %",
-            f"  process CPU a {spread([x['cpu_self'] for x in a_runs], '.2f')} s, b {spread([x['cpu_self'] for x in b_runs], '.2f')} s; "
-            f"per task run {spread([1000 * (r['a']['cpu_self'] - r['b']['cpu_self']) / max(r['a']['tasks'], 1) for r in rounds], '.1f')} ms CPU",
-            f"  server CPU (with its tail after the run) a {spread([x['cpu_server'] + x['cpu_server_tail'] for x in a_runs], '.2f')} s, "
-            f"b {spread([x['cpu_server'] + x['cpu_server_tail'] for x in b_runs], '.2f')} s; "
-            f"pandoc CPU a {spread([x['cpu_pandoc'] for x in a_runs], '.2f')} s, b {spread([x['cpu_pandoc'] for x in b_runs], '.2f')} s",
-        ]
-    if all("l" in r for r in rounds):
-        ls = [r["l"] for r in rounds]
-        share = [100.0 * (r["l"]["wall"] - r["b"]["wall"]) / r["l"]["wall"] for r in rounds]
-        lines += [
-            "a' (Prefect's stock thread pool: its futures ask the server for an unfinished run's state):",
-            f"  wall a' {spread([x['wall'] for x in ls], '.2f')} s; (a'-b)/a' {spread(share, '.1f')} %; "
-            f"process CPU a' {spread([x['cpu_self'] for x in ls], '.2f')} s; "
-            f"server CPU a' {spread([x['cpu_server'] + x['cpu_server_tail'] for x in ls], '.2f')} s",
-        ]
-    return lines
 
 
 # --- the command ----------------------------------------------------------------------------------
@@ -271,8 +279,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("--rounds", type=int, default=5, help="rounds of (a) and (b) on fresh copies (default 5)")
-    p.add_argument("--cached-rounds", type=int, default=2,
-                   help="rounds of (a) on the first round's copies again (its cache full) against (b) (default 2; 0 skips)")
+    p.add_argument("--cached-rounds", type=int, default=None,
+                   help="rounds of (a) on the first round's copies again (its cache full) against (b) (default 2 "
+                        "offline, 0 with --delay; 0 skips)")
+    p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                   help="both runs call the model stand-in, which answers every call after SECONDS "
+                        "(default 0: offline, --backend none)")
     p.add_argument("--sheets", type=Path, metavar="DIR",
                    help="a folder whose .md and .tex files are the sheets (default: the seven markdown layouts "
                         f"{', '.join(LAYOUTS)} of ../shared/corpus/layouts)")
@@ -286,6 +298,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
+    if args.delay < 0:
+        p.error("--delay must be 0 or more")
+    if args.cached_rounds is None:
+        args.cached_rounds = 0 if args.delay else 2
+    if args.delay and args.cached_rounds:
+        p.error("--cached-rounds needs --delay 0: on cached copies (a) makes no model call and (b) every call")
     return args
 
 
@@ -317,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     progress(f"work folder {work} (the flows' output goes to {log.name}); {len(sheets)} sheets; {load()}")
     loads = [load()]
     failed = False
+    stand_in = support.DelayedBackend(delay=args.delay) if args.delay else None
+    undo = support.install(stand_in) if stand_in is not None else (lambda: None)
     try:
         from prefect.server.api.server import SubprocessASGIServer
         from prefect.testing.utilities import prefect_test_harness
@@ -331,58 +351,50 @@ def main(argv: list[str] | None = None) -> int:
             progress("Prefect server up")
 
             def copies(tag: str) -> Path:
-                return copy_sheets(sheets, work / f"sheets-{tag}", tag)
+                folder = copy_sheets(sheets, work / f"sheets-{tag}", tag)
+                if stand_in is not None:  # it learns the copies' markers; its replies are built once, untimed
+                    known = stand_in_copies(sheets, folder)
+                    stand_in.add(known)
+                    for c in known:
+                        stand_in.replies.route_a(c.original)
+                return folder
+
+            def line(r: dict) -> str:
+                return (f"a {r['a']['wall']:.2f} s, b {r['b']['wall']:.2f} s, {overhead(r):.1f} %"
+                        + (f", model calls a {calls(r['a'])} b {calls(r['b'])}" if stand_in is not None else ""))
 
             # Warm-up (not counted): a process's first flow run and first stages import and set up.
             kinds = "alb" if args.stock else "ab"
             warm = pair_round("warm", kinds, {k: copies(f"w{k}") for k in kinds}, work, threads, server_pid, log,
-                              args.show)
-            progress(f"warm-up: a {warm['a']['wall']:.1f} s, b {warm['b']['wall']:.1f} s")
+                              args.show, stand_in)
+            progress(f"warm-up: {line(warm)}")
             rounds = []
             for i in range(1, args.rounds + 1):
                 order = kinds if i % 2 else kinds[::-1]
                 r = pair_round(f"r{i}", order, {k: copies(f"r{i}{k}") for k in kinds}, work, threads,
-                               server_pid, log, args.show)
+                               server_pid, log, args.show, stand_in)
                 rounds.append(r)
-                progress(f"round {i} ({order}): a {r['a']['wall']:.2f} s, b {r['b']['wall']:.2f} s, "
-                         f"{overhead(r):.1f} %; {load()}")
+                progress(f"round {i} ({order}): {line(r)}; {load()}")
             loads.append(load())
             cached = []
             first = work / "sheets-r1a"  # round 1's (a) filled the cache with these copies' results
             # (a' shares (a)'s cache: in the cached rounds both read round 1's (a) results)
             for i in range(1, args.cached_rounds + 1):
                 order = kinds if i % 2 else kinds[::-1]
-                r = pair_round(f"c{i}", order, {k: first for k in kinds}, work, threads, server_pid, log, args.show)
+                r = pair_round(f"c{i}", order, {k: first for k in kinds}, work, threads, server_pid, log, args.show,
+                               results={k: work / "results-r1-a" for k in kinds})
                 cached.append(r)
                 progress(f"cached round {i} ({order}): a {r['a']['wall']:.2f} s, b {r['b']['wall']:.2f} s")
             loads.append(load())
-        lines = [f"\n{len(sheets)} sheets ({', '.join(name for _, name in sheets)}), {threads} threads in both runners, "
-                 "--backend none, answer boxes on"]
-        lines += table("fresh content: (a) Prefect's task engine vs (b) plain threads", rounds)
-        if cached:
-            lines += table("(a) on round 1's copies again (its cache full) vs (b)", cached)
-        by_a, by_b = rounds[0]["a"]["by_task"], rounds[0]["b"]["by_task"]
-        lines.append(f"\ntask runs per folder run: {rounds[0]['a']['tasks']} "
-                     f"({', '.join(f'{k} {v}' for k, v in sorted(by_a.items(), key=lambda kv: -kv[1]))})"
-                     + ("" if by_a == by_b else f"; the plain run submitted other tasks: {by_b}"))
-        lines.append("built: " + "; ".join(f"{r['label']} a {r['a']['built_sheets']}/{r['a']['sheets']}, "
-                                           f"b {r['b']['built_sheets']}/{r['b']['sheets']}"
-                                           for r in [warm] + rounds + cached))
-        lines.append(f"machine: at start {loads[0]}; after the fresh rounds {loads[1]}; at the end {loads[-1]}")
-        for r in [warm] + rounds + cached:
-            if r["differ"]:
-                failed = True
-                lines.append(f"NOT THE SAME SETS in {r['label']}: the runs differ from (a) in {', '.join(r['differ'][:12])}"
-                             + (f" and {len(r['differ']) - 12} more" if len(r["differ"]) > 12 else ""))
-            if len({tuple(sorted(r[k]["by_task"].items())) for k in r["order"]}) > 1:
-                failed = True
-                lines.append(f"NOT THE SAME DAG in {r['label']}: task runs submitted "
-                             + ", ".join(f"({k}) {r[k]['tasks']}" for k in r["order"]))
-        if not failed:
-            lines.append("every round: (a) and (b) built the same sets and submitted the same task runs")
+        backend = ("--backend none" if stand_in is None else
+                   f"--backend delayed (the model stand-in, {args.delay:g} s per call)")
+        header = (f"{len(sheets)} sheets ({', '.join(name for _, name in sheets)}), {threads} threads in both "
+                  f"runners, {backend}, answer boxes on")
+        lines, failed = summary(header, warm, rounds, cached, loads, stand_in is not None)
         print("\n".join(lines), flush=True)
         print(f"\nwhole benchmark: {time.monotonic() - t_all:.0f} s", flush=True)
     finally:
+        undo()
         if args.keep:
             print(f"kept {work}")
         else:

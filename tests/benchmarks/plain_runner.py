@@ -41,15 +41,22 @@ from flows.runners import Threads
 
 class TaskCount:
     """Task runs submitted, by task name (thread-safe); shared by a runner and its
-    duplicates (a flow run enters a duplicate of the runner it was given)."""
+    duplicates (a flow run enters a duplicate of the runner it was given). ``cached``: those
+    whose final state was Prefect's ``Cached`` (a result stored by an earlier run replayed),
+    by task name; a Prefect runner counts them (:func:`count_cached`), a plain one has none."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.by_name: Counter = Counter()
+        self.cached: Counter = Counter()
 
     def add(self, name: str) -> None:
         with self._lock:
             self.by_name[name] += 1
+
+    def add_cached(self, name: str) -> None:
+        with self._lock:
+            self.cached[name] += 1
 
     @property
     def total(self) -> int:
@@ -59,6 +66,21 @@ class TaskCount:
     def snapshot(self) -> Counter:
         with self._lock:
             return Counter(self.by_name)
+
+
+def count_cached(future: PrefectFuture, name: str, count: TaskCount) -> None:
+    """Once the thread-pool ``future``'s run is done, count it in ``count.cached`` if its
+    final state is ``Cached`` (Prefect's thread pool hands back the run's final state)."""
+
+    def done(f: concurrent.futures.Future) -> None:
+        try:
+            state = f.result()
+        except BaseException:  # a run that raised is no cache hit
+            return
+        if getattr(state, "name", None) == "Cached":
+            count.add_cached(name)
+
+    future.wrapped_future.add_done_callback(done)
 
 
 class CountingThreadPoolTaskRunner(Threads):
@@ -75,7 +97,9 @@ class CountingThreadPoolTaskRunner(Threads):
 
     def submit(self, task, parameters, wait_for=None, dependencies=None):
         self.count.add(task.name)
-        return super().submit(task, parameters, wait_for, dependencies)
+        future = super().submit(task, parameters, wait_for, dependencies)
+        count_cached(future, task.name, self.count)
+        return future
 
 
 class StockThreadPoolTaskRunner(ThreadPoolTaskRunner):
@@ -92,7 +116,9 @@ class StockThreadPoolTaskRunner(ThreadPoolTaskRunner):
 
     def submit(self, task, parameters, wait_for=None, dependencies=None):
         self.count.add(task.name)
-        return super().submit(task, parameters, wait_for, dependencies)
+        future = super().submit(task, parameters, wait_for, dependencies)
+        count_cached(future, task.name, self.count)
+        return future
 
 
 class NotReady(Exception):

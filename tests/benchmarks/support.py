@@ -8,7 +8,13 @@ built in advance, after a fixed delay per call, and counts its calls:
   (``read_and_pair``), with one field cut short (still a quote of the sheet) so that the two
   routes disagree on one field and adjudication is asked, as with a live model;
 - the filter writer: the source of that library filter;
-- adjudication: ``{"verdicts": []}``.
+- adjudication: ``{"verdicts": []}``;
+- a part's answer boxes (stages ``areas-q<i>-p<j>``, logged as stage ``areas``):
+  ``{"boxes": []}`` (no box proposed).
+
+These last two replies are the same for every sheet, and their requests need not name one
+(adjudication's quotes the disputed fields and a few lines around them, a part's boxes only
+the part): the stand-in answers them whatever the request holds.
 
 Every copy of a sheet carries a marker (``bench-<tag>-<index>``) at its top, invisible to
 the routes (an HTML comment in markdown; an empty ``\\hypertarget`` in LaTeX, which pandoc
@@ -188,8 +194,9 @@ class Replies:
 
 @dataclass
 class Call:
-    """One call the stand-in served: stage, sheet marker, and times (``time.monotonic``)
-    when it was asked, when it got one of the backend's in-flight places, and when it ended."""
+    """One call the stand-in served: stage (``areas`` for every part's answer boxes), sheet
+    marker (empty for answer boxes), and times (``time.monotonic``) when it was asked, when it
+    got one of the backend's in-flight places, and when it ended."""
 
     stage: str
     marker: str
@@ -205,7 +212,8 @@ class DelayedBackend:
     in-flight places (:func:`tasks.llm.limits.in_flight`) as the live backends do.
 
     ``sheets`` maps a copy's marker to its :class:`Original`; ``calls`` logs every call.
-    Raises :class:`tasks.llm.NoReply` for a request that names no known sheet.
+    Raises :class:`tasks.llm.NoReply` for a route A or filter request that names no known
+    sheet, and for any other stage.
     """
 
     delay: float
@@ -234,9 +242,12 @@ class DelayedBackend:
         asked = time.monotonic()
         found = MARKER.search(request.user)
         original = self.sheets.get(found.group(0)) if found else None
-        if original is None:
+        stage = "areas" if request.stage.startswith("areas-") else request.stage
+        if original is None and stage not in ("areas", "adjudication"):
             raise NoReply("the benchmark's stand-in knows no sheet in this request")
-        if request.stage == "route-a":
+        if stage == "areas":
+            text = json.dumps({"boxes": []})
+        elif request.stage == "route-a":
             text = self.replies.route_a(original)
         elif request.stage == "filter":
             text = self.replies.filter_source(original)
@@ -249,7 +260,7 @@ class DelayedBackend:
             time.sleep(self.delay)
             ended = time.monotonic()
         with self._lock:
-            self.calls.append(Call(request.stage, found.group(0), asked, started, ended))
+            self.calls.append(Call(stage, found.group(0) if found else "", asked, started, ended))
         return LLMReply(text=text, backend=self.name, model=self.model, stop_reason="end_turn")
 
 
@@ -292,7 +303,7 @@ def timeline(calls: list[Call], t0: float) -> str:
         most = max(most, now)
     waited = sum(c.started - c.asked for c in calls)
     spans = []
-    for stage in ("filter", "route-a", "adjudication"):
+    for stage in ("filter", "route-a", "adjudication", "areas"):
         cs = [c for c in calls if c.stage == stage]
         if cs:
             spans.append(f"{stage} {min(c.started for c in cs) - t0:.1f}–{max(c.ended for c in cs) - t0:.1f} s")
