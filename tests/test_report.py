@@ -20,3 +20,14 @@ def test_a_single_route_run_says_first_that_nothing_was_cross_checked():
 def test_a_two_route_run_opens_with_the_set():
     lines = summary_lines(report("ran", "replayed"))
     assert lines[0].startswith("set ") and not any("CROSS-CHECKED" in line for line in lines)
+
+
+def test_the_folder_flags_table_shows_each_text_as_written_on_one_line():
+    from tasks.check.folder_report import flags_markdown, table_cell
+
+    md = flags_markdown({"sheet.md": [{"field": "q1.p2.content", "kind": "disputed", "reason": "routes differ — read both",
+                                       "a": "Find $\\rho$ | the density\n\n$$x^2$$", "b": None}]})
+    row = [line for line in md.splitlines() if line.startswith("| q1.p2")][0]
+    assert "routes differ — read both" in row and "$\\rho$" in row and "\\\\rho" not in row
+    assert "\\| the density ⏎ $$x^2$$" in row and "\\u2014" not in md
+    assert table_cell("ab" * 300, limit=10) == "ababababa…"

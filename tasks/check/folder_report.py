@@ -77,6 +77,16 @@ def table(df: pl.DataFrame) -> str:
         return str(shown.select(cols))
 
 
+def table_cell(text: str, limit: int = 400) -> str:
+    """``text`` as one cell of a markdown table, read by a person: its line breaks shown as
+    ``⏎`` (a cell holds one line; blank lines left out), ``|`` escaped, cut to ``limit`` characters with ``…``;
+    every other character as written (``\\rho`` stays ``\\rho``, an em dash an em dash)."""
+    one_line = " ⏎ ".join(line.strip() for line in text.splitlines() if line.strip())
+    if len(one_line) > limit:
+        one_line = one_line[: limit - 1] + "…"
+    return one_line.replace("|", "\\|")
+
+
 def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
     """Every flag of every sheet as markdown: the field, the kind and reason, and the two
     routes' texts side by side (a table row each)."""
@@ -89,7 +99,7 @@ def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
         lines += ["| field | kind | reason | route A | route B |", "|---|---|---|---|---|"]
         for f in flags:
             cells = [f["field"], f["kind"], f["reason"], f.get("a") or "", f.get("b") or ""]
-            cells = [json.dumps(c)[1:-1].replace("|", "\\|")[:400] for c in cells]
+            cells = [table_cell(c) for c in cells]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
