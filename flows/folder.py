@@ -46,7 +46,7 @@ from schemas.llm import BackendSpec  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
-from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
+from tasks.llm.select import BackendMissing, backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
@@ -382,9 +382,8 @@ def folder_flow(
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
     say(f"backend    {backend_line(live, offline)}")
-    if live is None and not offline:
-        say("OFFLINE    no model: route A skipped, route B (a library filter) alone reads every sheet, so nothing "
-            "is cross-checked: read every field")
+    if (line := no_model_line(live, offline, f"in {replies}" if replies else "beside each sheet")) is not None:
+        say(line)
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
     with runtime.prefect_call():
         progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")

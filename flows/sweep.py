@@ -49,7 +49,7 @@ from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
-from tasks.llm.select import backend_line, select_backend, spec_of  # noqa: E402
+from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 
 
@@ -266,9 +266,8 @@ def sweep_flow(
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
     say(f"backend    {backend_line(live, offline)}")
-    if live is None and not offline:
-        say("OFFLINE    no model: route A skipped, route B (a library filter) alone reads every sheet, so nothing "
-            "is cross-checked: read every field")
+    if (line := no_model_line(live, offline, "beside each sheet")) is not None:
+        say(line)
     total = sum(len(pair_folder(f, sfx)) for f in folders)  # (links leaving the root are skipped later)
     done = [0]
     outcomes = []

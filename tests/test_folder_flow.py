@@ -17,8 +17,9 @@ from tests.conftest import corpus
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 
-def test_a_folder_of_latex_sheets_with_one_filter_and_a_report(tmp_path):
+def test_a_folder_of_latex_sheets_with_one_filter_and_a_report(tmp_path, capsys):
     outcome = folder_flow(str(corpus("ci-tex")), out=str(tmp_path / "out"), offline=True)
+    assert "OFFLINE    --offline: no live call" in capsys.readouterr().out
     names = [r.source.rsplit("/", 1)[-1] for r in outcome.rows]
     assert names == ["sheet-1.tex", "sheet-2.tex", "sheet-3.tex", "solutions-2.tex"]
     assert all(r.outcome == "built" for r in outcome.rows)

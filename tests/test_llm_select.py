@@ -158,3 +158,12 @@ def test_setting_default_and_redact(clean_env, monkeypatch):  # noqa: F811
     text = "401: invalid key " + CANARY["ANTHROPIC_API_KEY"] + " given"
     assert redact(text) == "401: invalid key *** given"
     assert redact("nothing secret") == "nothing secret"
+
+
+def test_the_offline_line_of_a_folder_says_what_is_not_cross_checked():
+    from tasks.llm.select import no_model_line
+
+    offline = no_model_line(None, True, "in replies/")
+    assert offline.startswith("OFFLINE    --offline: no live call") and "in replies/" in offline
+    assert "not cross-checked" in no_model_line(None, False, "beside each sheet")
+    assert no_model_line(object(), False, "beside each sheet") is None

@@ -139,6 +139,18 @@ def backend_line(live: Backend | None, offline: bool) -> str:
     return "offline (saved replies only)" if offline else describe(live)
 
 
+def no_model_line(live: Backend | None, offline: bool, where: str) -> str | None:
+    """The ``OFFLINE`` line a folder or sweep prints first when no model reads its sheets
+    (no live backend: ``--backend none``, ``auto`` finding none, or ``--offline``): route A
+    reads only the sheets whose reply is saved (``where`` says where they are looked for),
+    so every other sheet is not cross-checked. ``None`` with a live backend."""
+    if live is not None and not offline:
+        return None
+    why = "--offline: no live call" if offline else "no model"
+    return (f"OFFLINE    {why}: route A reads only the sheets whose reply is saved ({where}); route B (a library "
+            "filter) alone reads every other sheet, which is not cross-checked: read its every field")
+
+
 def backend_for(spec: "BackendSpec | None", saved: dict[str, str] | None = None, *, offline: bool = False) -> Backend:
     """The backend a stage calls: saved replies first, then the live backend of ``spec``.
 
