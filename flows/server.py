@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
+from typing import Iterator
 import socket
 import subprocess
 import sys
@@ -97,11 +99,39 @@ def prefect_command() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "prefect"]
 
 
+@contextmanager
+def starting() -> Iterator[None]:
+    """Hold ``$PREFECT_HOME/sheet2lambda-server.lock`` (an exclusive ``flock``) while a server
+    is looked for and started: two commands started at once with no server running would
+    each start one on the same SQLite database (both crashed migrating a new one; on an
+    old one, the second server was never recorded and outlived ``server stop``). The second
+    waits for the first's server and reuses it. Where ``fcntl`` is missing, no lock."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    home = prefect_home()
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "sheet2lambda-server.lock", "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
 def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
     """Start ``prefect server start`` on 127.0.0.1 (``port``, or a free one when it is
-    taken) in its own session, record it, and wait until it answers. Returns its API
-    address; raises ``RuntimeError`` (naming the log) when it does not answer in
-    ``timeout`` seconds (the process is then stopped)."""
+    taken) in its own session, record it, and wait until it answers; another command
+    starting one at the same time waits for it and reuses it (:func:`starting`). Returns
+    its API address; raises ``RuntimeError`` (naming the log) when it exits first or does
+    not answer in ``timeout`` seconds (the process is then stopped)."""
+    with starting():
+        return _start(port, timeout)
+
+
+def _start(port: int, timeout: float) -> str:
     url = running()
     if url:
         return url
@@ -125,7 +155,10 @@ def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
         if healthy(url, timeout=1.0):
             return url
         time.sleep(0.25)
+    code = proc.poll()
     stop()
+    if code is not None:
+        raise RuntimeError(f"the Prefect server exited (status {code}) before it answered (log: {log})")
     raise RuntimeError(f"the Prefect server did not answer within {timeout:.0f} s (log: {log})")
 
 
@@ -161,7 +194,8 @@ def connect() -> tuple[str, float]:
         return f"server at PREFECT_API_URL ({os.environ['PREFECT_API_URL']})", time.monotonic() - t0
     mode = (os.environ.get("SHEET2LAMBDA_SERVER") or "keep").strip().lower()
     if mode == "temporary":
-        return "Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary)", time.monotonic() - t0
+        return ("Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary): it starts with the flow run, "
+                "so its start is inside the flow run's time"), time.monotonic() - t0
     url = running()
     if url:
         os.environ["PREFECT_API_URL"] = KEPT = url
@@ -170,7 +204,8 @@ def connect() -> tuple[str, float]:
         url = start()
     except (RuntimeError, OSError) as e:
         print(f"prefect    could not start a server to keep ({e}); using a temporary one", file=sys.stderr)
-        return "Prefect's temporary server", time.monotonic() - t0
+        return ("Prefect's temporary server: it starts with the flow run, so its start is inside the flow run's "
+                "time"), time.monotonic() - t0
     os.environ["PREFECT_API_URL"] = KEPT = url
     spent = time.monotonic() - t0
     print(f"prefect    started a server at {url} in {spent:.1f} s and left it running for the next commands "

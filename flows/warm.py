@@ -264,7 +264,10 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
     the next command when there is none or it is stale and the kept server is this
     project's (``startup["kept"]``). ``startup`` also carries the start-up line's figures
     (``started``, ``server``, ``server_what``)."""
-    if not enabled() or command not in COMMANDS:
+    if command not in COMMANDS:
+        return None
+    if not enabled():
+        startup["warm_what"] = "warm runner off: SHEET2LAMBDA_WARM=0"
         return None
     if not startup.get("kept") and not os.environ.get("PREFECT_API_URL"):
         # Prefect's temporary server (SHEET2LAMBDA_SERVER=temporary, or the kept one could not

@@ -321,3 +321,20 @@ def test_a_temporary_server_says_the_runner_is_not_used_because_the_kept_server_
     assert warm.hand_over("document", ["x.md"], startup) is None and "warm_what" not in startup
     # A runner serving another server than a PREFECT_API_URL the user set: said as such.
     assert warm.differs({"api": "http://a/api"}, {"api": "http://b/api"}) == "it serves another Prefect server than this command's"
+
+
+def test_the_startup_line_says_the_runner_is_off_and_where_a_temporary_server_start_went(tmp_path, monkeypatch):
+    from flows import runtime, server
+
+    monkeypatch.setenv("SHEET2LAMBDA_WARM", "0")
+    startup = {"kept": True}
+    assert warm.hand_over("document", ["x.md"], startup) is None
+    assert startup["warm_what"] == "warm runner off: SHEET2LAMBDA_WARM=0"
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setenv("SHEET2LAMBDA_SERVER", "temporary")
+    what, _ = server.connect()
+    monkeypatch.setattr(runtime, "STARTUP", {"imports": 1.0, "server": 0.0, "server_what": what,
+                                             "warm_what": startup["warm_what"]})
+    line = runtime.startup_line(20.0)
+    assert "(warm runner off: SHEET2LAMBDA_WARM=0)" in line
+    assert "its start is inside the flow run's time" in line and "flow run 20.0 s" in line
