@@ -403,7 +403,9 @@ def folder_flow(
         create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
         create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
                                  description=f"flags of {src.name}")
-    write_run_json(out_dir, outcome.rows, time.monotonic() - t0, folder=str(src), filter=outcome.filter)
+    began, since = runtime.run_started(t0)
+    write_run_json(out_dir, outcome.rows, time.monotonic() - began, wall_from=since, folder=str(src),
+                   filter=outcome.filter)
     (out_dir / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
     say(*short_table(outcome.rows, src))
     say(f"filter     {outcome.filter}")

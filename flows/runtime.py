@@ -308,6 +308,16 @@ def prefect_call() -> Iterator[None]:
         STARTUP["prefect_calls"] = float(STARTUP.get("prefect_calls", 0.0)) + time.monotonic() - t
 
 
+def run_started(body_started: float) -> tuple[float, str]:
+    """When this run began, for its ``report.json``: the command's start (:data:`STARTED`:
+    the process's, or the client's when the warm runner ran it) when a command line runs
+    it, else ``body_started`` (a flow run a worker or a test started). Returns
+    ``(monotonic seconds, "command" | "flow body")``."""
+    if STARTUP.get("command"):
+        return STARTED, "command"
+    return body_started, "flow body"
+
+
 def mark_body(edge: str) -> None:
     """Record when a folder flow's body started (``edge="body_started"``) or returned
     (``"body_ended"``), in :data:`STARTUP`: the time between calling the flow and its body,
@@ -421,9 +431,13 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
     from flows.logs import quiet_input_errors
 
     quiet_input_errors()  # a task failing with InputError: the command's one line, no traceback
+    STARTUP["command"] = command
     preload(LATE_IMPORTS)
-    with redacted_output(), interruptible() as stop:
-        try:
-            return body(args)
-        except KeyboardInterrupt:
-            return stop(what)
+    try:
+        with redacted_output(), interruptible() as stop:
+            try:
+                return body(args)
+            except KeyboardInterrupt:
+                return stop(what)
+    finally:
+        STARTUP.pop("command", None)  # a later flow run in this process (a test's) is not this command

@@ -304,7 +304,8 @@ def sweep_flow(
         + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
         + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else
            ([f"- gate passed against {baseline}"] if recorded is not None else []))))
-    write_run_json(out_dir, rows, time.monotonic() - t0, root=str(base_dir), folders=len(folders),
+    began, since = runtime.run_started(t0)
+    write_run_json(out_dir, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
                    gate=None if recorded is None else ("failed" if worse else "passed"))
     say(*short_table(rows, base_dir))
     for s in stale:

@@ -79,3 +79,11 @@ def test_ctrl_c_still_interrupts_a_wait_once_polars_is_imported(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130 and out.strip() == "stopped", err
+
+
+def test_a_commands_report_counts_its_wall_time_from_the_command_not_the_flow_body(monkeypatch):
+    monkeypatch.setattr(runtime, "STARTED", 100.0)
+    monkeypatch.setattr(runtime, "STARTUP", {})
+    assert runtime.run_started(130.0) == (130.0, "flow body")  # a worker's or a test's flow run
+    monkeypatch.setattr(runtime, "STARTUP", {"command": "folder"})
+    assert runtime.run_started(130.0) == (100.0, "command")
