@@ -92,7 +92,8 @@ def stage_lines(run: SheetRun) -> list[str]:
         f"route A    {_route_line(a, checks.not_verbatim_a)}{tag(run.route_a)}",
         f"route B    {_route_line(b, checks.not_verbatim_b)}{tag(run.route_b)}",
         f"adjudicate {len(checks.disputes)} disputed fields: {adj.status}{tag(run.adjudicate)}",
-        f"tiers      {filled} fields settled, {len(settled.flags)} flags{tag(run.settled)}",
+        f"tiers      {filled} fields settled, {len(settled.flags)} flags from reading the sheet (the summary "
+        f"counts the answer boxes' and KaTeX's too){tag(run.settled)}",
         f"areas      {ar.status}: {ar.parts} parts, {ar.calls} calls, {ar.proposed} boxes proposed, {ar.refused} refused"
         + (" [cached]" if all_cached else ""),
         f"build      {run.info.set_name}.zip: {built.result.questions} questions, {built.result.parts} parts, "
@@ -133,7 +134,7 @@ def document_flow(
     message is the one-line error (``file: problem``) with nothing written.
 
     Args:
-        source: the sheet (.md, .tex or .docx); relative paths resolve against `base`.
+        source: the sheet (.md, .tex, .docx or .pdf); relative paths resolve against `base`.
         solutions: its solutions document (default: the file beside the sheet named SHEET-solutions, SHEET_solutions, ...).
         filter: a route B Lua filter (default: a saved or model-written one, else the best library filter).
         replies: a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json): those stages make no call.

@@ -70,7 +70,11 @@ class ReviewEntry(BaseModel):
     which display equation, 1-based; may be left out when the field holds only one).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    # The UI's form shows the schema's description: a person's words, not this docstring.
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"description": (
+        "One open flag: the field, why it was flagged, both readings and the text the set holds now. Choose A, "
+        "B, keep, source (then copy the passage of the sheet exactly) or note (then say what is wrong with one "
+        "display equation); leave the choice empty to keep the flag open.")})
 
     flag: int = Field(ge=1, description="the flag's number (its position in flags.json, from 1)")
     field: str = Field(description="the field the flag is on (q2.p1.worked_solution), a part, or a line of the sheet")
@@ -100,7 +104,8 @@ class ReviewForm(BaseModel):
     """The review of one run: one entry per open flag (the UI's form, the command line's
     questions, or a ``--decisions`` file). ``set_name`` names the set reviewed."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"description": (
+        "The flags of this run a person must read, one entry each.")})
 
     set_name: str = Field(default="", description="the set reviewed")
     entries: list[ReviewEntry] = Field(default_factory=list, description="one entry per open flag")

@@ -31,3 +31,11 @@ def test_the_folder_flags_table_shows_each_text_as_written_on_one_line():
     assert "routes differ — read both" in row and "$\\rho$" in row and "\\\\rho" not in row
     assert "\\| the density ⏎ $$x^2$$" in row and "\\u2014" not in md
     assert table_cell("ab" * 300, limit=10) == "ababababa…"
+
+
+def test_artifact_keys_of_sets_named_in_other_scripts_stay_apart():
+    from tasks.write.artifacts import artifact_key
+
+    assert artifact_key("inclined-plane", "summary") == "inclined-plane-summary"
+    keys = {artifact_key(n, "summary") for n in ("問題 2", "問題 3", "演習", "Übung 2")}
+    assert len(keys) == 4 and all(__import__("re").fullmatch(r"[a-z0-9-]+", k) for k in keys)

@@ -456,3 +456,13 @@ def test_a_disputed_flag_offers_both_routes():
 
     flag = Flag(field="q1.p1.content", kind="disputed", reason="the routes differ", a="Find $v$.", b="Find $v$ now.")
     assert choices_for(flag, "Find $v$.")[:2] == ["A", "B"]
+
+
+def test_the_review_form_in_the_ui_speaks_to_a_person_not_a_developer():
+    import json as _json
+
+    from schemas.review import ReviewEntry, ReviewForm
+
+    text = _json.dumps(ReviewForm.model_json_schema())
+    assert ":func:" not in text and ":class:" not in text and "``" not in text
+    assert ReviewEntry.model_json_schema()["description"].startswith("One open flag")

@@ -19,6 +19,7 @@ Prefect's API: ``prefect.artifacts.create_markdown_artifact``, ``create_table_ar
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -30,8 +31,12 @@ CELL = 400
 
 
 def artifact_key(name: str, what: str) -> str:
-    """A Prefect artifact key for set ``name``: lowercase letters, digits and dashes."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "set"
+    """A Prefect artifact key for set ``name``: lowercase letters, digits and dashes (Prefect
+    accepts no other). A name with other characters (``問題 2``, ``Übung``) gets the first 8
+    hex digits of its sha256 too, so two such sets never share a key."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    if not slug or not name.isascii():
+        slug = "-".join(p for p in (slug or "set", hashlib.sha256(name.encode()).hexdigest()[:8]) if p)
     return f"{slug}-{what}"
 
 
