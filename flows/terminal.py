@@ -27,6 +27,16 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _fit(text: str, n: int) -> str:
+    """``text`` in exactly ``n`` terminal cells: padded, or cut with ``…``; a wide character
+    (CJK) takes two cells, as the terminal shows it (rich's cell widths)."""
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(text) > n:
+        text = set_cell_size(text, n - 1) + "…"
+    return set_cell_size(text, n)
+
+
 def sheet_name(row: SheetRow, root: Path | None = None) -> str:
     """The sheet as the table names it: its path under ``root``, else its file name."""
     p = Path(row.source)
@@ -54,11 +64,13 @@ def short_table(rows: list[SheetRow], root: Path | None = None) -> list[str]:
         lines += textwrap.wrap(f"FAILED     {sheet_name(r, root)}: {reason}", WIDTH, subsequent_indent=" " * 11,
                                break_long_words=True, break_on_hyphens=False)
     if built:
-        name_w = min(max(len(sheet_name(r, root)) for r in built), WIDTH - 44)
+        from rich.cells import cell_len
+
+        name_w = max(5, min(max(cell_len(sheet_name(r, root)) for r in built), WIDTH - 44))
         lines.append(f"{'sheet':<{name_w}}  {'qs':>3} {'parts':>5} {'flagged':>7} {'boxes':>5} {'new diff':>8} {'s':>6}")
         for r in built:
             new = "" if r.new_differences is None else str(r.new_differences)
-            lines.append(f"{_cut(sheet_name(r, root), name_w):<{name_w}}  {r.questions or 0:>3} {r.parts or 0:>5} "
+            lines.append(f"{_fit(sheet_name(r, root), name_w)}  {r.questions or 0:>3} {r.parts or 0:>5} "
                          f"{r.flagged or 0:>7} {r.boxes_written or 0:>5} {new:>8} {r.seconds or 0:>6.1f}")
     return lines
 
