@@ -195,6 +195,16 @@ def gate(rows: list[SheetRow], root: Path, baseline: dict[str, dict]) -> list[st
     return worse
 
 
+def gate_scope(baseline: dict[str, dict], folders: list[str]) -> tuple[dict[str, dict], str]:
+    """The part of ``baseline`` a sweep of only ``folders`` (paths under the corpus root,
+    ``.`` for the root itself) can be compared with: the sheets directly in those folders (a
+    folder run reads its own sheets, not its subfolders'). Returns that part and the line
+    ``gate: N of M baseline sheets in this run; others not compared``."""
+    wanted = {Path(f) for f in folders}
+    kept = {sheet: was for sheet, was in baseline.items() if Path(sheet).parent in wanted}
+    return kept, f"gate       {len(kept)} of {len(baseline)} baseline sheets in this run; others not compared"
+
+
 @flow(name="sweep", log_prints=False, validate_parameters=False,
       task_runner=Threads(max_workers=DEFAULT_THREADS))
 def sweep_flow(
@@ -313,6 +323,9 @@ def sweep_flow(
     (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
     create_table_artifact(key="sweep-report", table=df.to_dicts(), description=f"sweep of {base_dir}")
     stale = [f"{o.folder}: {k}" for o in outcomes for k in o.stale_accepted]
+    if recorded is not None and paths:  # a sweep of some folders is gated on their sheets only
+        recorded, scope = gate_scope(recorded, [str(j[0].resolve().relative_to(base_dir.resolve())) for j in jobs])
+        say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
     create_markdown_artifact(key="sweep-summary", markdown="\n".join(
         [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "", "```"]

@@ -103,6 +103,16 @@ def test_sweep_folders_are_found_under_root_and_must_lie_in_it(course, tmp_path)
     assert lines == [f"{tmp_path / 'elsewhere'}: not under {course} (a sweep runs folders of its ROOT only)"]
 
 
+def test_a_sweep_of_some_folders_is_gated_on_their_sheets_only():
+    from flows.sweep import gate_scope
+
+    baseline = {"course/s1.md": {"built": True}, "other/s2.md": {"built": True}, "top.md": {"built": True},
+                "course/deeper/s3.md": {"built": True}}
+    kept, line = gate_scope(baseline, ["course", "."])
+    assert sorted(kept) == ["course/s1.md", "top.md"]
+    assert line == "gate       2 of 4 baseline sheets in this run; others not compared"
+
+
 # --- Dask, the Prefect API, a work pool -----------------------------------------------------------
 
 @pytest.mark.parametrize("address, problem", [
