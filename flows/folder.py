@@ -54,7 +54,9 @@ from tasks.check.folder_report import built_row, failed_row, write_run_json  # n
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, resolve, shown_name, utf8_name  # noqa: E402
+from flows.options import (  # noqa: E402
+    OUTPUT_MANIFEST, holds_outputs, inside, out_inside, parser, resolve, shown_name, utf8_name,
+)
 from flows.terminal import Bar, short_table  # noqa: E402
 
 
@@ -95,9 +97,11 @@ def run_folder(
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet);
     ``fresh_ocr`` converts PDFs with Mathpix again."""
-    if out.resolve() == folder.resolve():
-        raise InputError(str(out), "a folder run never writes into the folder it reads (its flags.md would be read "
-                                   "as a sheet next time): choose another --out")
+    if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
+        raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
+    if holds_outputs(folder):
+        raise InputError(str(folder), f"holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the "
+                                      "folder of sheets")
     out.mkdir(parents=True, exist_ok=True)
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder

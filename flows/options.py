@@ -215,6 +215,45 @@ def _text_problem(path: Path) -> str | None:
     return None
 
 
+OUTPUT_MANIFEST = ".sheet2lambda-outputs.json"
+"""The manifest every run writes into its output folders (:data:`tasks.write.outputs.MANIFEST`,
+named here so that checking a command line imports nothing of the run): a folder holding one
+is a previous run's outputs, never a folder of sheets."""
+
+
+def inside(path: str | Path, folder: str | Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (links followed: both resolved)."""
+    return Path(path).resolve().is_relative_to(Path(folder).resolve())
+
+
+def holds_outputs(folder: str | Path) -> bool:
+    """Whether ``folder`` is a previous run's output folder (its manifest is there)."""
+    return (Path(folder) / OUTPUT_MANIFEST).is_file()
+
+
+def under_root(root: str, path: str, base: str | None = None) -> str:
+    """A sweep's folder argument ``path`` as the folder meant: ``ROOT/path`` when that is a
+    folder (folder arguments are under ROOT), else ``path`` itself (absolute, or relative to
+    ``base``/the working folder)."""
+    joined = Path(root) / path
+    return str(joined) if joined.is_dir() else (resolve(path, base) or path)
+
+
+def default_folder_out(folder: str, base: str | None = None) -> Path:
+    """The folder command's default ``--out``: ``out/<folder's name>/`` under ``base`` (the
+    working folder)."""
+    return Path(base or ".") / "out" / Path(folder).resolve().name
+
+
+def out_inside(given: bool, read: str | Path, what: str) -> str:
+    """The problem (after ``<out>: ``) of an output folder inside the folder ``read`` that a
+    run reads (``what``: ``the folder it reads`` or ``the corpus ROOT``); ``given``: whether
+    the user gave that --out (else it is the default)."""
+    which = "--out" if given else "the default --out"
+    return (f"{which} is inside {what} ({read}), whose next run would read its flags.md and source.md as "
+            "sheets: choose another --out")
+
+
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see."""
     out: list[str] = []
@@ -249,6 +288,21 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         temporary = (os.environ.get("SHEET2LAMBDA_SERVER") or "").strip().lower() == "temporary"
         if value is not None and temporary and not os.environ.get("PREFECT_API_URL"):
             out.append(f"{option} {value}: {SERVER_NEEDED}")
+    def need_dask(value: str | None) -> None:
+        if value is None:
+            return
+        from flows.reach import dask_address_form
+
+        form = dask_address_form(value)
+        if isinstance(form, str):
+            out.append(f"--dask-address {value}: not a Dask scheduler address ({form}); give tcp://HOST:PORT, "
+                       "e.g. tcp://10.0.0.5:8786")
+
+    def need_sheets(path: str) -> None:  # a folder read for sheets, never a run's outputs
+        if Path(path).is_dir() and holds_outputs(path):
+            out.append(f"{path}: holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the folder "
+                       "of sheets")
+
     for name in ("source", "solutions", "filter", "replies", "export", "out", "tex_root", "folder", "root",
                  "baseline", "record_baseline"):
         value = getattr(args, name, None)
@@ -277,18 +331,39 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_file(args.filter, "Lua filter")
         need_dir(args.replies, "folder of saved replies")
         need_out(args.out)
+        if not out:
+            need_sheets(args.folder)
+            target = args.out or default_folder_out(args.folder)
+            if inside(target, args.folder):
+                out.append(f"{target}: " + out_inside(args.out is not None, args.folder, "the folder it reads"))
         if args.max_concurrency < 1:
             out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
+        need_dask(args.dask_address)
         need_server("--dask-address", args.dask_address)
     elif command == "review":
         need_dir(args.out, "output folder")
         need_file(args.decisions, "decisions file")
     elif command == "sweep":
         need_dir(args.root, "folder")
-        for p in args.paths:
-            need_dir(p, "folder")
+        if not out:
+            need_sheets(args.root)
+            # Folder arguments are under ROOT (as --help says); one found only from the working
+            # folder is taken when it lies inside ROOT.
+            args.paths = [under_root(args.root, p) for p in args.paths]
+            for p in args.paths:
+                if not Path(p).is_dir():
+                    out.append(f"{p}: " + ("not a folder" if Path(p).exists() else f"no such folder under {args.root}"))
+                elif not inside(p, args.root):
+                    out.append(f"{p}: not under {args.root} (a sweep runs folders of its ROOT only)")
+                else:
+                    need_sheets(p)
         need_file(args.baseline, "baseline")
         need_out(args.out)
+        if not out:
+            target = args.out or Path("out") / "sweep"
+            if inside(target, args.root):
+                out.append(f"{target}: " + out_inside(args.out is not None, args.root, "the corpus ROOT"))
+        need_dask(args.dask_address)
         need_server("--pool", args.pool)
         need_server("--dask-address", args.dask_address)
     return out
@@ -296,10 +371,18 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
 
 def precheck(command: str, argv: list[str] | None = None, prog: str | None = None) -> argparse.Namespace:
     """Parse ``argv`` for ``command`` and check the files it names; on ``--help`` or a bad
-    option argparse exits (0 or 2), on a missing or empty file this prints the one line
-    ``<file>: <problem>`` on stderr and exits 1. Returns the parsed arguments."""
+    option argparse exits (0 or 2), on a missing or empty file, an output folder inside the
+    folder read (given or default), a folder of a previous run's outputs named as sheets, a
+    sweep's folder not under its ROOT, or a ``--dask-address`` that is malformed or where
+    nothing accepts a connection (:mod:`flows.reach`), this prints the one line
+    ``<file>: <problem>`` on stderr and exits 1. A sweep's folder arguments are returned as
+    found under ROOT. Returns the parsed arguments."""
     args = parser(command, prog).parse_args(argv)
     problems = _problems(command, args)
+    if not problems and getattr(args, "dask_address", None):
+        from flows.reach import dask_problem  # a connection tried only once the command line is sound
+
+        problems = [line for line in [dask_problem(args.dask_address)] if line]
     if problems:
         print(problems[0], file=sys.stderr)
         raise SystemExit(1)

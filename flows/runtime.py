@@ -264,11 +264,24 @@ def entry(command: str, argv: list[str] | None = None, prog: str | None = None):
 
     args = precheck(command, argv, prog)
     what, spent = connect_server()
+    server_checks(command, args)
     STARTUP.update(server=spent, server_what=what, started=STARTED, kept=bool(server.KEPT))
     code = warm.hand_over(command, list(sys.argv[1:] if argv is None else argv), STARTUP)
     if code is not None:
         raise SystemExit(code)
     return args
+
+
+def server_checks(command: str, args) -> None:
+    """Once the Prefect server is chosen, and still before Prefect is imported: a
+    ``PREFECT_API_URL`` that does not answer, or a ``--pool`` that names no usable work pool,
+    is one line on stderr and exit status 1 (:func:`flows.reach.server_problems`)."""
+    from flows.reach import server_problems
+
+    problems = server_problems(command, args)
+    if problems:
+        print(problems[0], file=sys.stderr)
+        raise SystemExit(1)
 
 
 def connect_server() -> tuple[str, float]:
@@ -418,7 +431,7 @@ def sigint_interrupts_waits() -> bool:
 def run_command(command: str, argv: list[str] | None, prog: str, body, what: str) -> int:
     """The frame of a command line (``document``, ``folder``, ``sweep``): ``argv`` parsed and
     its files checked before Prefect is used (:func:`flows.options.precheck`: ``--help`` exits
-    0, bad input 1 with one line), then ``body(args)`` run with everything printed redacted
+    0, bad input 1 with one line; the Prefect server and ``--pool``: :func:`server_checks`), then ``body(args)`` run with everything printed redacted
     (:func:`redacted_output`) and Ctrl-C or SIGTERM stopping it (:func:`interruptible`: exit
     130, ``what`` naming the run in its one line), with a task's failure on bad input kept off
     the terminal (:func:`flows.logs.quiet_input_errors`). Returns the exit status."""
@@ -426,6 +439,7 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
 
     try:
         args = precheck(command, argv, prog=prog)
+        server_checks(command, args)
     except SystemExit as e:  # --help (0) or bad input (1): answered without a run
         return int(e.code or 0)
     from flows.logs import quiet_input_errors

@@ -43,7 +43,10 @@ from flows.runners import Threads  # noqa: E402
 from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from flows.logs import say  # noqa: E402
-from flows.options import parser, resolve, shown_name, utf8_name  # noqa: E402
+from flows.options import (  # noqa: E402
+    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_inside, parser, resolve, shown_name, under_root,
+    utf8_name,
+)
 from flows.terminal import Bar, short_table  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
@@ -56,7 +59,9 @@ from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | None = None) -> list[Path]:
     """Every folder under ``root`` (``root`` included) that holds a sheet, sorted; folders
     whose name starts with ``.`` or ``set_`` (an export) are not entered, nor is a link to a
-    folder outside ``root`` (its line is added to ``skipped``)."""
+    folder outside ``root`` (its line is added to ``skipped``), nor a previous run's output
+    folder (:func:`flows.options.holds_outputs`: its flags.md and source.md are not sheets; a
+    line too)."""
     from tasks.convert.tree import leaves, skipped_line
 
     found = []
@@ -71,6 +76,10 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
         if not utf8_name(d):
             if skipped is not None:
                 skipped.append(f"{shown_name(d)}: the name is not UTF-8: skipped")
+            continue
+        if any(holds_outputs(root.joinpath(*rel[:i + 1])) for i in range(len(rel))):
+            if skipped is not None and holds_outputs(d):  # one line for the output folder, none per sheet in it
+                skipped.append(f"{d}: a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: skipped")
             continue
         try:
             if pair_folder(d, suffixes):
@@ -186,6 +195,16 @@ def gate(rows: list[SheetRow], root: Path, baseline: dict[str, dict]) -> list[st
     return worse
 
 
+def gate_scope(baseline: dict[str, dict], folders: list[str]) -> tuple[dict[str, dict], str]:
+    """The part of ``baseline`` a sweep of only ``folders`` (paths under the corpus root,
+    ``.`` for the root itself) can be compared with: the sheets directly in those folders (a
+    folder run reads its own sheets, not its subfolders'). Returns that part and the line
+    ``gate: N of M baseline sheets in this run; others not compared``."""
+    wanted = {Path(f) for f in folders}
+    kept = {sheet: was for sheet, was in baseline.items() if Path(sheet).parent in wanted}
+    return kept, f"gate       {len(kept)} of {len(baseline)} baseline sheets in this run; others not compared"
+
+
 @flow(name="sweep", log_prints=False, validate_parameters=False,
       task_runner=Threads(max_workers=DEFAULT_THREADS))
 def sweep_flow(
@@ -237,7 +256,7 @@ def sweep_flow(
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
-    paths = [resolve(p, base) for p in paths] if paths else None
+    paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
     if accepted_root is None and (baseline or record_baseline):
         accepted_root = str(Path(baseline or record_baseline).parent)
     recorded = None
@@ -251,8 +270,13 @@ def sweep_flow(
         raise InputError(root, "no such folder")
     sfx = tuple(suffixes) if suffixes else FORMAT_PREFERENCE
     out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
-    if out_dir.resolve().is_relative_to(base_dir.resolve()):
-        raise InputError(str(out_dir), "the sweep never writes into the corpus: choose --out outside it")
+    if lies_inside(out_dir, base_dir):
+        raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
+    for f in paths or []:
+        if not Path(f).is_dir():
+            raise InputError(f, f"no such folder under {root}")
+        if not lies_inside(f, base_dir):
+            raise InputError(f, f"not under {root} (a sweep runs folders of its ROOT only)")
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
@@ -298,6 +322,9 @@ def sweep_flow(
     (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
     create_table_artifact(key="sweep-report", table=df.to_dicts(), description=f"sweep of {base_dir}")
     stale = [f"{o.folder}: {k}" for o in outcomes for k in o.stale_accepted]
+    if recorded is not None and paths:  # a sweep of some folders is gated on their sheets only
+        recorded, scope = gate_scope(recorded, [str(j[0].resolve().relative_to(base_dir.resolve())) for j in jobs])
+        say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
     create_markdown_artifact(key="sweep-summary", markdown="\n".join(
         [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "", "```"]

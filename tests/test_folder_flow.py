@@ -111,7 +111,7 @@ def test_the_sweep_never_writes_into_the_corpus(tmp_path, capsys):
     (root / "a").mkdir(parents=True)
     (root / "a" / "s.md").write_text("## Question 1\n\nA ball.\n")
     assert sweep_main([str(root), "--offline", "--out", str(root / "out")]) == 1
-    assert "never writes into the corpus" in capsys.readouterr().err
+    assert "--out is inside the corpus ROOT" in capsys.readouterr().err
     assert sorted(p.name for p in root.rglob("*")) == ["a", "s.md"]
 
 

@@ -1,0 +1,178 @@
+"""What a command line reaches over the network, checked before Prefect is imported.
+
+A Dask scheduler or Prefect API that does not answer, or a work pool that does not exist,
+otherwise surfaced only once Prefect had started (a Dask client waits 30 s, then ~90 lines
+of traceback; a Prefect API that does not answer gave 116 lines). Each is answered here in
+one line ``<what>: <problem>``, the command exiting 1 (:func:`flows.options.precheck`,
+:func:`flows.runtime.entry`, :func:`flows.runtime.run_command`).
+
+Only the standard library is imported here (``socket``, ``urllib``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+
+DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+"""The address schemes of Dask's ``distributed`` (``distributed.comm.registry``); an address
+without one is ``tcp`` (``distributed.comm.addressing.parse_address``)."""
+
+NETWORK_SCHEMES = ("tcp", "tls", "ws", "wss")
+"""The schemes whose address is ``HOST:PORT`` and which this module can try to connect to."""
+
+CONNECT_TIMEOUT = 3.0
+"""Seconds a scheduler or a Prefect API is given to accept a connection or answer."""
+
+_checked: dict[tuple, str | None] = {}
+"""Answers already found in this process (a command checks its line twice: at its entry and
+in its ``main``), so a scheduler that does not answer is waited for once."""
+
+
+def dask_address_form(address: str) -> tuple[str, str, int] | str:
+    """``(scheme, host, port)`` of a Dask scheduler address (``tcp://10.0.0.5:8786``,
+    ``10.0.0.5:8786``, ``tls://[::1]:8786``); for ``ucx://`` and ``inproc://`` the port is 0
+    and the host the rest. A string instead says what is wrong with it."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme not in DASK_SCHEMES:
+        return f"unknown scheme {scheme!r}, not one of {', '.join(DASK_SCHEMES)}"
+    if scheme not in NETWORK_SCHEMES:
+        return (scheme, rest, 0) if rest else "no address after the scheme"
+    try:
+        parts = urllib.parse.urlsplit(f"//{rest}")
+        port = parts.port
+    except ValueError:
+        return "the port is not a number from 1 to 65535"
+    if not parts.hostname or port is None or parts.path or parts.query or parts.fragment or parts.username:
+        return "not HOST:PORT"
+    if not 0 < port < 65536:
+        return "the port is not a number from 1 to 65535"
+    return scheme, parts.hostname, port
+
+
+def dask_problem(address: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
+    """One line ``--dask-address ADDR: <problem>`` when ``address`` is not a scheduler
+    address, or when nothing accepts a connection there within ``timeout`` seconds (a TCP
+    connect only: whether a Dask scheduler answers is left to the run); ``None`` when it
+    looks reachable."""
+    key = ("dask", address)
+    if key in _checked:
+        return _checked[key]
+    form = dask_address_form(address)
+    if isinstance(form, str):
+        line = f"--dask-address {address}: not a Dask scheduler address ({form}); give tcp://HOST:PORT, " \
+               "e.g. tcp://10.0.0.5:8786"
+    elif form[0] not in NETWORK_SCHEMES:
+        line = None
+    else:
+        line = None
+        try:
+            socket.create_connection((form[1], form[2]), timeout=timeout).close()
+        except OSError as e:
+            line = (f"--dask-address {address}: no Dask scheduler answers there ({_why(e, timeout)}); start one "
+                    "(dask scheduler) or give its address")
+    _checked[key] = line
+    return line
+
+
+def _why(error: BaseException, timeout: float) -> str:
+    """A few words for a failed connection."""
+    if isinstance(error, urllib.error.URLError) and isinstance(error.reason, BaseException):
+        error = error.reason
+    if isinstance(error, (TimeoutError, socket.timeout)):
+        return f"no answer within {timeout:g} s"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, socket.gaierror):
+        return "unknown host"
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__
+
+
+def _request(url: str, body: dict | None, timeout: float):
+    """GET ``url`` (or POST ``body`` as JSON); the response (closed), or raises
+    ``urllib.error.HTTPError`` (the server answered) or ``OSError`` (it did not)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"} if data else {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.status, r.read()
+
+
+def api_problem(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
+    """One line when the Prefect API at ``url`` (``PREFECT_API_URL``) is not an http(s)
+    address, or does not answer its ``/health`` within ``timeout`` seconds, or answers it
+    with an HTTP error other than 401/403 (a proxy's 404 for a host it cannot reach, a web
+    server that is not Prefect's); ``None`` when it answers, or asks for a key (Prefect Cloud
+    without one: the run says what is wrong)."""
+    key = ("api", url)
+    if key in _checked:
+        return _checked[key]
+    line = None
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https") or not urllib.parse.urlsplit(url).hostname:
+        line = f"PREFECT_API_URL {url}: not an http(s) address of a Prefect API (e.g. http://127.0.0.1:4200/api)"
+    else:
+        try:
+            _request(url.rstrip("/") + "/health", None, timeout)
+        except urllib.error.HTTPError as e:
+            if e.code not in (401, 403):
+                line = (f"PREFECT_API_URL {url}: no Prefect API answers there (HTTP {e.code} for {url.rstrip('/')}"
+                        "/health); start that server, or unset PREFECT_API_URL")
+        except (OSError, ValueError) as e:
+            line = (f"PREFECT_API_URL {url}: the Prefect API there does not answer ({_why(e, timeout)}); start that "
+                    "server, or unset PREFECT_API_URL")
+    _checked[key] = line
+    return line
+
+
+def pool_problem(url: str, pool: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
+    """One line when work pool ``pool`` does not exist on the Prefect API at ``url``, or holds
+    no deployment of the folder flow (what :func:`flows.sweep.folder_deployment` would refuse
+    once Prefect started); ``None`` when it does, or when the API does not say (a reply other
+    than 404 or a list: the run finds out)."""
+    base = url.rstrip("/")
+    try:
+        _request(f"{base}/work_pools/{urllib.parse.quote(pool, safe='')}", None, timeout)
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return f"--pool {pool}: no such work pool on the Prefect server at {url} (create it: prefect work-pool " \
+                   "create; README, Deployments)"
+        return None
+    except (OSError, ValueError):
+        return None
+    try:
+        _, body = _request(f"{base}/deployments/filter", {"flows": {"name": {"any_": ["folder"]}},
+                                                           "work_pools": {"name": {"any_": [pool]}}, "limit": 1},
+                           timeout)
+        found = json.loads(body)
+    except (OSError, ValueError):
+        return None
+    if isinstance(found, list) and not found:
+        return (f"--pool {pool}: no deployment of the folder flow on this work pool (deploy deployments/prefect.yaml "
+                "and start a worker: README, Deployments)")
+    return None
+
+
+def server_problems(command: str, args) -> list[str]:
+    """The problems of ``args`` that need the Prefect server chosen for this command
+    (``PREFECT_API_URL``, set by the user or by :func:`flows.server.connect`): it does not
+    answer, or ``--pool`` names no usable pool. Empty without ``PREFECT_API_URL`` (Prefect's
+    temporary server, started by the run itself)."""
+    url = os.environ.get("PREFECT_API_URL")
+    if command not in ("document", "folder", "sweep") or not url:
+        return []
+    line = api_problem(url)
+    if line:
+        return [line]
+    pool = getattr(args, "pool", None)
+    if pool:
+        key = ("pool", url, pool)
+        if key not in _checked:
+            _checked[key] = pool_problem(url, pool)
+        if _checked[key]:
+            return [_checked[key]]
+    return []
