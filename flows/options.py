@@ -90,7 +90,8 @@ def _folder(p: argparse.ArgumentParser) -> None:
                    "first sheet, or the best library filter)")
     p.add_argument("--suffix", action="append", dest="suffixes",
                    help="formats to take (repeatable: tex, md, docx, pdf; default all, tex preferred)")
-    p.add_argument("--replies", help="saved replies: a previous --out of this folder (OUT/<stem>/replies per sheet)")
+    p.add_argument("--replies", help="saved replies: a previous --out of this folder (OUT/<stem>/replies per sheet: "
+                   "route-a.json, adjudication.json, areas.json; and OUT/filter.lua, the folder's filter)")
     p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
     p.add_argument("--fresh-ocr", action="store_true", help=FRESH_OCR_HELP)
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
