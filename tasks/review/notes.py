@@ -6,7 +6,9 @@ returns one corrected expression, or ``null`` with a reason when the note is too
 ambiguous. The correction is accepted only when (:func:`check_correction`):
 
 1. it renders with KaTeX in display mode (:func:`tasks.write.katex.katex_error`);
-2. it differs from the original only where the note points (:func:`check_change`).
+2. it differs from the original only where the note points, and does what the note states:
+   inserts the note's new tokens, removes its old ones, at the position it names
+   (:func:`check_change`, :mod:`tasks.review.notefit`).
 
 This is the one place a set holds words that are not a quote of the sheet; the review
 marks each field so corrected (:class:`schemas.review.Decision`).
@@ -30,6 +32,7 @@ from tasks import prompts
 from tasks.convert.bounds import json_loads
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
 from tasks.llm.select import backend_for
+from tasks.review.notefit import intent_refusal
 from tasks.review.notesense import NAMED, WORDS, tokenise
 from tasks.write.katex import MathSpan, find_maths, katex_error
 
@@ -137,6 +140,12 @@ def check_change(original: str, corrected: str, note: str) -> str | None:
       at least one of them ("2 not 3" must touch a 2 or a 3);
     - *most of it kept*: the region removes at most half of the original's tokens (at
       least one may always go), so a short equation cannot be rewritten whole;
+    - *what the note states* (:func:`tasks.review.notefit.intent_refusal`): when the note
+      says what comes in ("should be 3", "missing a sigma"), the region inserts exactly those
+      tokens; what goes ("not 2", "remove the minus"), it removes exactly those; where
+      ("trailing", "the second rho", "before the first rho", "in the second term", "the
+      exponent of R", "the denominator"), the region is there. What the note leaves unsaid
+      is free within the bounds above;
     - and it changes something.
     """
     old, new = tokenise(original), tokenise(corrected)
@@ -156,7 +165,7 @@ def check_change(original: str, corrected: str, note: str) -> str | None:
                 f"none of what the note names ({' '.join(sorted(named))})")
     if len(change.removed) > max(1, len(old) // 2):
         return f"the correction removes {len(change.removed)} of the equation's {len(old)} tokens"
-    return None
+    return intent_refusal(old, new, note)
 
 
 def check_correction(original: str, corrected: str, note: str) -> str | None:
