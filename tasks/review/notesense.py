@@ -79,7 +79,7 @@ ORDINALS = {"first": 1, "1st": 1, "leading": 1, "initial": 1, "second": 2, "2nd"
 """Position words: which occurrence (1-based, -1 the last) a note means."""
 
 _NOT_NAMES = {"to", "left", "right", "le", "ge", "ne", "dot", "bar", "hat", "in", "int"}
-_ARTICLE = re.compile(r"^(?:the|a|an|one|another|extra|additional|stray|spurious)\s+", re.I)
+_ARTICLE = re.compile(r"^(?:the|a|an|one|another|extra|additional|stray|spurious|factor(?:\s+of)?)\s+", re.I)
 _SUFFIX = re.compile(r"\s+(?:sign|symbol|character|token)s?$", re.I)
 _WORD = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|\d+(?:\.\d+)?|\S")
 _QUOTED = re.compile(r"^\$([^$]+)\$$|^`([^`]+)`$")
