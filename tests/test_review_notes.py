@@ -64,6 +64,8 @@ def test_positions_and_places_are_read():
 
 def test_a_note_in_no_known_form_states_nothing_checkable():
     assert read_note("this looks wrong") is None
+    assert read_note("the second term is not squared") is None  # a negation, not "Y not X"
+    assert read_note("the exponent should not be 2") is None
     assert intent_refusal(tokenise("a + b"), tokenise("a - b"), "this looks wrong") is None
 
 

@@ -212,6 +212,7 @@ _INSERT = [r"(?:there(?:\s+is|'s)\s+|it(?:\s+is|'s)\s+)?(?:an?\s+)?missing\s+(?P
            r"(?P<y>.+?)\s+is\s+missing\b(?P<rest>.*)",
            r"(?:please\s+)?(?:add|insert|put)\s+(?P<y>.+)",
            r"(?:it\s+)?needs\s+(?P<y>.+)"]
+_NEGATED = r"\b(?:is|are|was|were|does|do|did|should|must|has|have|can|could|will|would)$"
 _REPLACE = [r"(?:replace|substitute)\s+(?P<x>.+?)\s+(?:with|by)\s+(?P<y>.+)",
             r"(?:change|turn)\s+(?P<x>.+?)\s+(?:to|into)\s+(?P<y>.+)",
             r"(?P<x>.+?)\s+should\s+be\s+replaced\s+(?:by|with)\s+(?P<y>.+)",
@@ -240,6 +241,8 @@ def read_note(note: str) -> Intent | None:
         if not m:
             continue
         groups = m.groupdict()
+        if groups.get("x") and re.search(_NEGATED, groups["y"], re.I):
+            continue  # "the term is not squared": a negation, not "Y not X"
         subject = phrase(groups["s"])[0] if groups.get("s") else None
         new, _, _ = phrase(groups["y"])
         if groups.get("x"):
