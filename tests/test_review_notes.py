@@ -187,3 +187,10 @@ def test_a_refused_reply_leaves_the_flag_open_from_the_command_line(tmp_path, cl
     assert len(fake.requests) == 2
     assert r"\frac{mg\sin\theta}{2}" in question(out, 0)["parts"][0]["workedSolution"]["content"]
     assert json.loads((out / "report.json").read_text())["review"]["corrected_by_note"] == [key]
+
+
+def test_quoted_maths_in_a_note_is_matched_across_braces():
+    note = r"the last `\frac{1}{4}` should be `\frac{1}{5}`"
+    original = r"s = \frac{1}{4} t + \frac{1}{4}"
+    assert check(original, r"s = \frac{1}{4} t + \frac{1}{5}", note) is None
+    assert check(original, r"s = \frac{1}{5} t + \frac{1}{4}", note) is not None

@@ -220,8 +220,10 @@ def intent_refusal(old: list[str], new: list[str], note: str) -> str | None:
         anchors = _pick(_occurrences(old, intent.anchor.tokens), intent.anchor.nth)
         if not anchors:
             return f"the equation has no {intent.anchor.text} for the note to go {intent.side}"
-    widen = 1 + max(len(intent.old.tokens or ()) if intent.old else 0,
-                    len(intent.new.tokens or ()) if intent.new else 0)
+    # stated text may share tokens with the original; with the braces between them, a
+    # reading may need twice as many unchanged tokens on a side
+    widen = 2 + 2 * max(len(intent.old.tokens or ()) if intent.old else 0,
+                        len(intent.new.tokens or ()) if intent.new else 0)
     every_reading = readings(old, new, widen)
     if any(_fits(r, old, intent, spans, olds, anchors) for r in every_reading):
         return None
