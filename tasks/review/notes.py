@@ -6,7 +6,9 @@ returns one corrected expression, or ``null`` with a reason when the note is too
 ambiguous. The correction is accepted only when (:func:`check_correction`):
 
 1. it renders with KaTeX in display mode (:func:`tasks.write.katex.katex_error`);
-2. it differs from the original only where the note points (:func:`check_change`).
+2. it differs from the original only where the note points, and does what the note states:
+   inserts the note's new tokens, removes its old ones, at the position it names
+   (:func:`check_change`, :mod:`tasks.review.notefit`).
 
 This is the one place a set holds words that are not a quote of the sheet; the review
 marks each field so corrected (:class:`schemas.review.Decision`).
@@ -30,6 +32,8 @@ from tasks import prompts
 from tasks.convert.bounds import json_loads
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
 from tasks.llm.select import backend_for
+from tasks.review.notefit import intent_refusal
+from tasks.review.notesense import NAMED, WORDS, tokenise
 from tasks.write.katex import MathSpan, find_maths, katex_error
 
 STAGE = "review-note"
@@ -56,46 +60,8 @@ def strip_delimiters(latex: str) -> str:
     return tex
 
 
-# --- tokens -------------------------------------------------------------------------------
+# --- what a note mentions ---------------------------------------------------------------
 
-_TOKEN = re.compile(
-    r"\\[A-Za-z]+\*?"           # a control word: \frac, \sigma, \operatorname*
-    r"|\\[^A-Za-z]"             # a control symbol: \, \{ \\ \;
-    r"|\d+(?:\.\d+)?"           # a number: 2, 12, 1.5
-    r"|[{}]"                    # a group's braces
-    r"|\S",                     # any other symbol or letter: x + = ^ _ ( )
-)
-
-
-def tokenise(tex: str) -> list[str]:
-    """The tokens of a LaTeX expression, whitespace dropped (TeX ignores it in maths).
-
-    Control words (``\\frac``), control symbols (``\\,``), numbers (``12``, ``1.5``: one
-    token each), the braces that open and close groups (``{``, ``}``: a group's contents
-    are tokens of their own, so a change inside a group is a change of those tokens only),
-    and every other character (a letter, ``+``, ``^``) alone.
-    ``tokenise("\\frac{a}{3}") == ["\\frac", "{", "a", "}", "{", "3", "}"]``.
-    """
-    return _TOKEN.findall(tex)
-
-
-_GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi "
-          "varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega").split()
-_NAMED = set(_GREEK) | {g.capitalize() for g in ("gamma delta theta lambda xi pi sigma upsilon phi psi omega").split()} | {
-    "frac", "sqrt", "sum", "int", "iint", "oint", "prod", "partial", "nabla", "infty", "cdot", "times", "pm",
-    "mp", "sin", "cos", "tan", "sec", "csc", "cot", "sinh", "cosh", "tanh", "log", "ln", "exp", "lim", "dot",
-    "ddot", "hat", "vec", "bar", "tilde", "leq", "geq", "neq", "approx", "equiv", "propto", "div", "hbar",
-    "ell", "mathrm", "mathbf", "left", "right", "to", "rightarrow", "leftarrow", "le", "ge", "ne",
-}
-_WORDS = {
-    "plus": ["+"], "minus": ["-"], "equals": ["="], "equal": ["="], "negative": ["-"], "positive": ["+"],
-    "squared": ["^", "2"], "cubed": ["^", "3"], "square": ["^", "2"], "prime": ["'"],
-    "fraction": ["\\frac"], "root": ["\\sqrt"], "integral": ["\\int"], "derivative": ["\\partial", "d"],
-    "infinity": ["\\infty"], "product": ["\\prod"], "subscript": ["_"], "superscript": ["^"], "power": ["^"],
-    "exponent": ["^"], "bracket": ["(", ")"], "brackets": ["(", ")"], "parenthesis": ["(", ")"],
-    "parentheses": ["(", ")"], "sign": ["+", "-"], "dot": ["\\dot", "\\cdot"], "greater": [">", "\\geq"],
-    "less": ["<", "\\leq"], "half": ["\\frac", "1", "2"],
-}
 _ARTICLES = {"a", "A", "I"}
 _SNIPPET = re.compile(r"\$([^$]+)\$|`([^`]+)`")
 _NOTE_WORD = re.compile(r"\\[A-Za-z]+|\d+(?:\.\d+)?|[A-Za-z]+|[+\-=<>^_']")
@@ -114,10 +80,10 @@ def mentions(note: str) -> set[str]:
     for w in _NOTE_WORD.findall(rest):
         if w.startswith("\\") or w[0].isdigit() or w in "+-=<>^_'":
             found.add(w)
-        elif w in _NAMED:
+        elif w in NAMED:
             found.add("\\" + w)
-        elif w.lower() in _WORDS:
-            found.update(_WORDS[w.lower()])
+        elif w.lower() in WORDS:
+            found.update(WORDS[w.lower()])
         elif len(w) == 1 and w not in _ARTICLES:
             found.add(w)
     return found
@@ -174,6 +140,12 @@ def check_change(original: str, corrected: str, note: str) -> str | None:
       at least one of them ("2 not 3" must touch a 2 or a 3);
     - *most of it kept*: the region removes at most half of the original's tokens (at
       least one may always go), so a short equation cannot be rewritten whole;
+    - *what the note states* (:func:`tasks.review.notefit.intent_refusal`): when the note
+      says what comes in ("should be 3", "missing a sigma"), the region inserts exactly those
+      tokens; what goes ("not 2", "remove the minus"), it removes exactly those; where
+      ("trailing", "the second rho", "before the first rho", "in the second term", "the
+      exponent of R", "the denominator"), the region is there. What the note leaves unsaid
+      is free within the bounds above;
     - and it changes something.
     """
     old, new = tokenise(original), tokenise(corrected)
@@ -193,7 +165,7 @@ def check_change(original: str, corrected: str, note: str) -> str | None:
                 f"none of what the note names ({' '.join(sorted(named))})")
     if len(change.removed) > max(1, len(old) // 2):
         return f"the correction removes {len(change.removed)} of the equation's {len(old)} tokens"
-    return None
+    return intent_refusal(old, new, note)
 
 
 def check_correction(original: str, corrected: str, note: str) -> str | None:
