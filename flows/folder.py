@@ -151,7 +151,11 @@ def run_folder(
             what = (f"{row.questions} questions, {row.parts} parts, {row.flagged} flagged"
                     + (f", {row.new_differences} new differences" if row.new_differences is not None else "")
                     if row.outcome == "built" else f"failed: {row.reason}")
-            line = f"[{done[0]}/{total}] {pair.source.name}: {what} ({row.seconds:.1f} s)"
+            try:  # under a sweep's root: its folder too (two folders' sheet.tex are two lines)
+                shown = str(pair.source.resolve().relative_to(root_dir.resolve()))
+            except ValueError:
+                shown = pair.source.name
+            line = f"[{done[0]}/{total}] {shown}: {what} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
         if progress_id is not None:
             update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total, 1))

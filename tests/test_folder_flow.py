@@ -95,6 +95,7 @@ def test_the_gate_fails_when_the_baseline_is_stricter_than_the_run(tmp_path, cap
         shutil.copy(src / name, root / "a" / name)
     recorded = tmp_path / "baseline.json"
     assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o1"), "--record-baseline", str(recorded)]) == 0
+    assert "[1/1] a/sheet.md: " in capsys.readouterr().out  # a sweep's progress line names the folder too
     base = json.loads(recorded.read_text())
     assert base == {"a/sheet.md": {"built": True, "flagged": 0, "new_differences": 0, "boxes_matched": 0}}
     assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o2"), "--baseline", str(recorded)]) == 0
