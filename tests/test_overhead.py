@@ -87,3 +87,26 @@ def test_a_commands_report_counts_its_wall_time_from_the_command_not_the_flow_bo
     assert runtime.run_started(130.0) == (130.0, "flow body")  # a worker's or a test's flow run
     monkeypatch.setattr(runtime, "STARTUP", {"command": "folder"})
     assert runtime.run_started(130.0) == (100.0, "command")
+
+
+def test_a_completed_in_memory_result_is_read_in_place_and_every_other_state_as_prefect_reads_it(monkeypatch):
+    import prefect.client.schemas.objects as objects
+    from prefect.results import ResultStore
+    from prefect.states import Completed, Failed
+
+    import flows.runners as runners
+
+    assert runners.install() is False  # installed once, when the flows' runner module is imported
+    hops = []
+
+    def hop(coro, *args, **kwargs):  # Prefect's way: a coroutine run on its event-loop thread
+        hops.append(coro)
+        coro.close()
+        raise RuntimeError("went through the event loop")
+
+    monkeypatch.setattr(objects, "run_coro_as_sync", hop)
+    record = ResultStore(persist_result=False).create_result_record({"q": 1}, key="k")
+    assert Completed(data=record).result() == {"q": 1} and hops == []
+    with pytest.raises(RuntimeError, match="event loop"):
+        Failed(message="a stage failed").result(raise_on_failure=False)
+    assert len(hops) == 1
