@@ -36,7 +36,7 @@ from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
-from prefect.states import Failed  # noqa: E402
+from flows.ends import built_with_failures, failed as failed_state  # noqa: E402
 
 from flows.runners import Threads  # noqa: E402
 
@@ -209,8 +209,10 @@ def sweep_flow(
 
     Writes ``report.csv``/``report.parquet`` (sheets, folder totals, grand total),
     ``report.json`` (the run's wall time) and ``baseline.json``. With ``baseline`` the run
-    is the gate: it ends Failed (message ``gate FAILED: …``, one line per regression,
-    data the outcomes) when any sheet does worse than the recorded baseline.
+    is the gate: it ends Failed (message ``gate FAILED: …``, one line per regression;
+    :func:`flows.ends.failed`) when any sheet does worse than the recorded baseline. Else it
+    ends Completed holding the outcomes, named "Built with failures" when some sheet failed
+    (:func:`flows.ends.built_with_failures`).
 
     Args:
         root: the corpus: every folder under it (itself included) that holds a sheet is run; relative to `base`.
@@ -233,7 +235,7 @@ def sweep_flow(
         # A deployment's task runner is fixed when its run starts: one nested run with the Dask runner.
         return sweep_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
             root, paths, suffixes, out, offline, backend, model, accepted_root, areas, baseline, record_baseline,
-            base, pool, dask_address)
+            base, fresh_ocr=fresh_ocr, pool=pool, dask_address=dask_address, return_state=True)
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
@@ -258,7 +260,7 @@ def sweep_flow(
         claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
-        return Failed(message=str(e))
+        return failed_state(str(e))
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
@@ -320,10 +322,10 @@ def sweep_flow(
         if worse:
             message = "\n".join([f"gate       FAILED: {len(worse)} sheets do worse than the baseline"]
                                  + [f"  {line}" for line in worse])
-            say(message, echo=False)
-            return Failed(message=message, data=outcomes)
+            say(message, echo=False, level=logging.ERROR)
+            return failed_state(message)
         say(f"gate       passed: no sheet does worse than {baseline}")
-    return outcomes
+    return built_with_failures(rows, outcomes)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
