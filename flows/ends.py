@@ -10,8 +10,8 @@
   (``prefect.flow_engine.run_flow``) and logs it, with its traceback, to the run's log as
   "Engine execution exited with unexpected exception". For a deliberate end that traceback
   is noise: :class:`DeliberateEndsOffLog` drops those records (the exception a
-  :class:`RunFailed` or :class:`tasks.errors.InputError`); the run's log keeps Prefect's
-  "Finished in state Failed('<the line>')" and the flow's own lines.
+  :class:`RunFailed` or :class:`tasks.errors.InputError`); the run's log keeps the flow's
+  own lines (the one line at ERROR) and Prefect's, a raised InputError's without traceback.
 - A folder or sweep run in which some sheet failed while the others were built (the command
   line exits 2) ends :func:`built_with_failures`: a Completed state named
   :data:`BUILT_WITH_FAILURES`, its message naming the failed sheets. Completed, not Failed:
@@ -28,10 +28,9 @@ import logging
 BUILT_WITH_FAILURES = "Built with failures"
 """The name of the Completed state of a folder or sweep run with a failed sheet."""
 
-ENGINE_TRACEBACK_MESSAGES = ("Engine execution exited with unexpected exception", "exited with unexpected exception",
-                             "Encountered exception during execution")
-"""The beginnings of Prefect's records that carry a failed run's exception and traceback
-(prefect.flow_engine, Prefect 3.9)."""
+ENGINE_RERAISE_MESSAGES = ("Engine execution exited with unexpected exception", "exited with unexpected exception")
+"""Prefect's records of a failed run's exception re-raised as the engine ends (``run_flow``
+and ``prefect.engine``, Prefect 3.9): after the run's own lines, a duplicate with a traceback."""
 
 
 class RunFailed(Exception):
@@ -73,9 +72,11 @@ def built_with_failures(rows, data):
 
 
 class DeliberateEndsOffLog(logging.Filter):
-    """Drops Prefect's records of a run's exception and traceback when the run ended on
-    purpose (the exception a :class:`RunFailed` or an :class:`tasks.errors.InputError`): the
-    run's state already says the one line. Other failures keep their traceback."""
+    """For a run that ended on purpose (its exception a :class:`RunFailed` or an
+    :class:`tasks.errors.InputError`): drops the engine's re-raise of it
+    (:data:`ENGINE_RERAISE_MESSAGES`), and keeps any other record of it (a flow that raised
+    InputError: "Encountered exception during execution: InputError('…')", the one line)
+    without its traceback. Other failures keep their records and tracebacks."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from tasks.errors import InputError
@@ -83,8 +84,10 @@ class DeliberateEndsOffLog(logging.Filter):
         exc = record.exc_info[1] if record.exc_info else None
         if not isinstance(exc, (RunFailed, InputError)):
             return True
-        message = record.getMessage()
-        return not any(m in message for m in ENGINE_TRACEBACK_MESSAGES)
+        if any(m in record.getMessage() for m in ENGINE_RERAISE_MESSAGES):
+            return False
+        record.exc_info, record.exc_text = None, None  # the line, not the traceback
+        return True
 
 
 def quiet_deliberate_ends() -> None:
