@@ -35,7 +35,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
-from prefect.states import Completed, Failed  # noqa: E402
+from prefect.states import Completed  # noqa: E402
 
 from flows.dag import SheetRun, submit_reading, submit_rest, unconverted, unread  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
@@ -50,7 +50,10 @@ from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
 from flows.runners import Threads  # noqa: E402
 from flows.logs import say  # noqa: E402
+from flows.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
 from flows.options import parser, resolve  # noqa: E402
+
+quiet_deliberate_ends()  # a run that fails on purpose: its line, no traceback, in the run's log (flows/ends.py)
 
 UNCACHED = {"sheet", "report", "outputs"}
 """Stages that run every time (they read image files, measure time, write outputs)."""
@@ -131,7 +134,8 @@ def document_flow(
     """Convert one sheet (and its solutions) into a Lambda Feedback set, its flags and report.
 
     Returns a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose
-    message is the one-line error (``file: problem``) with nothing written.
+    message is the one-line error (``file: problem``) with nothing written
+    (:func:`flows.ends.failed`: its data a :class:`flows.ends.RunFailed`).
 
     Args:
         source: the sheet (.md, .tex, .docx or .pdf); relative paths resolve against `base`.
@@ -159,7 +163,7 @@ def document_flow(
 
     def failed(line: str):
         say(line, echo=False, level=logging.ERROR)  # the caller prints it: one line on stderr
-        return Failed(message=line, data=DocumentOutcome(source=source, out=str(out_dir), error=line))
+        return failed_state(line)
 
     try:
         inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)
@@ -178,7 +182,8 @@ def document_flow(
     outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, chosen=chosen, t0=t0, areas=areas,
                            publish=True, auto=backend == "auto")
     if outcome.report is None:
-        return Failed(message=outcome.error, data=outcome)
+        say(outcome.error, echo=False, level=logging.ERROR)
+        return failed_state(outcome.error)
     if review:
         pause_review(outcome, spec, offline, review_timeout)
     return Completed(data=outcome)

@@ -33,7 +33,7 @@ from pathlib import Path  # noqa: E402
 _t_prefect = time.monotonic()
 from prefect import flow  # noqa: E402
 runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
-from prefect.states import Failed  # noqa: E402
+from flows.ends import built_with_failures, failed as failed_state  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
 from flows.runners import Threads  # noqa: E402
 
@@ -353,8 +353,10 @@ def folder_flow(
 ) -> FolderOutcome:
     """Convert every sheet of a folder in one house style, with one route B filter for all.
 
-    Returns the :class:`FolderOutcome` (a row per sheet; a failed sheet's row says why);
-    raises :class:`InputError` for a missing folder.
+    Returns the :class:`FolderOutcome` (a row per sheet; a failed sheet's row says why) in
+    a Completed state, named "Built with failures" when some sheet failed
+    (:func:`flows.ends.built_with_failures`), or a Failed state with one line when ``out``
+    is not the run's to write; raises :class:`InputError` for a missing folder.
 
     Args:
         folder: the folder of sheets (each paired with its solutions by name); relative to `base`.
@@ -376,9 +378,10 @@ def folder_flow(
     if dask_address and not on_dask():
         # A deployment's task runner is fixed when its run starts: the sheets go to the cluster
         # in one nested run of this flow with the Dask runner (the command line sets it directly).
+        # Its state, not its result: the run ends as the nested run did (Built with failures, Failed).
         return folder_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
-            folder, out, filter, suffixes, replies, offline, backend, model, tries, areas, base, accepted, root,
-            dask_address)
+            folder, out, filter, suffixes, replies, offline, backend, model, tries, areas, base, fresh_ocr=fresh_ocr,
+            accepted=accepted, root=root, dask_address=dask_address, return_state=True)
     t0 = time.monotonic()
     runtime.mark_body("body_started")
     folder, out, filter, replies, accepted, root = (resolve(p, base) for p in (folder, out, filter, replies, accepted,
@@ -405,7 +408,7 @@ def folder_flow(
                                  fresh_ocr=fresh_ocr)
     except InputError as e:  # --out is not ours to write: one line, no traceback
         say(str(e), echo=False, level=logging.ERROR)
-        return Failed(message=str(e))
+        return failed_state(str(e))
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     with runtime.prefect_call():
         create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
@@ -422,7 +425,7 @@ def folder_flow(
     say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, flags.md, filter.lua, "
         "one folder per sheet)")
     runtime.mark_body("body_ended")
-    return outcome
+    return built_with_failures(outcome.rows, outcome)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -121,6 +121,9 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record-baseline", help="write this run's baseline to FILE")
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
     p.add_argument("--pool", metavar="NAME", help=POOL_HELP)
+    p.add_argument("--pool-wait", type=float, default=10.0, metavar="MINUTES",
+                   help="with --pool: minutes to wait for a worker to take a folder run before the sweep gives up, "
+                        "cancels the folder runs it created and exits 1 (default 10)")
     p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP + " (each folder's sheets)")
 
 

@@ -154,6 +154,34 @@ STOP_GRACE = 2.0
 """Seconds an interrupted run gives its stages to unwind before it exits."""
 
 
+ON_STOP: list = []
+"""Callables (no arguments) the command line's stop (:func:`interruptible`) calls before it
+ends the process, each given a few seconds (:data:`ON_STOP_SECONDS`): e.g. a sweep over a
+work pool cancels the folder runs it created (:mod:`flows.pool`)."""
+
+ON_STOP_SECONDS = 20.0
+"""Seconds the stop gives the :data:`ON_STOP` callables, all together."""
+
+
+def run_stop_hooks() -> None:
+    """Call every :data:`ON_STOP` callable on a thread of its own (the signal handler may
+    have interrupted the main thread inside a client call), waiting for them up to
+    :data:`ON_STOP_SECONDS`; a callable that fails is passed over."""
+    import threading
+
+    def run_all():
+        for hook in list(ON_STOP):
+            try:
+                hook()
+            except Exception:
+                pass
+
+    if ON_STOP:
+        t = threading.Thread(target=run_all, daemon=True, name="sheet2lambda-stop-hooks")
+        t.start()
+        t.join(ON_STOP_SECONDS)
+
+
 @contextmanager
 def interruptible():
     """Make Ctrl-C and SIGTERM stop a command within a few seconds, leaving nothing behind.
@@ -213,6 +241,7 @@ def interruptible():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         logging.disable(logging.CRITICAL)  # stages failing as their processes are killed: not news
         kill_running()
+        run_stop_hooks()  # before logging is back on and the temporary server stops
         got = PUBLISHING.acquire(timeout=30)  # an output folder being moved in is finished first
         try:
             import time as _time

@@ -36,7 +36,8 @@ from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
-from prefect.states import Failed  # noqa: E402
+from flows.ends import built_with_failures, failed as failed_state  # noqa: E402
+from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E402
 
 from flows.runners import Threads  # noqa: E402
 
@@ -87,77 +88,6 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
         except OSError:
             continue
     return found
-
-
-POLL_SECONDS = 2.0
-"""How often a sweep on a work pool asks the server about its folder runs."""
-
-
-def folder_deployment(pool: str):
-    """The deployment of the folder flow on work pool ``pool`` (the first by name);
-    raises :class:`InputError` when there is none."""
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowFilter, FlowFilterName, WorkPoolFilter, WorkPoolFilterName
-
-    with get_client(sync_client=True) as client:
-        found = client.read_deployments(flow_filter=FlowFilter(name=FlowFilterName(any_=["folder"])),
-                                        work_pool_filter=WorkPoolFilter(name=WorkPoolFilterName(any_=[pool])))
-    if not found:
-        raise InputError(pool, "no deployment of the folder flow on this work pool (deploy deployments/prefect.yaml "
-                               "and start a worker: README, Deployments)")
-    return sorted(found, key=lambda d: d.name)[0]
-
-
-def failed_outcome(folder: Path, out: Path, reason: str, sfx: tuple[str, ...]) -> FolderOutcome:
-    """The outcome of a folder whose run on a worker ended without one: every sheet failed,
-    ``reason`` saying why."""
-    from tasks.convert.pairing import pair_folder as pairs_of
-
-    rows = [SheetRow(folder=str(folder), source=str(p.source), solutions=str(p.solutions) if p.solutions else None,
-                     outcome="failed", reason=reason) for p in pairs_of(folder, sfx)]
-    return FolderOutcome(folder=str(folder), out=str(out), filter="", rows=rows)
-
-
-def run_on_pool(pool: str, jobs: list[tuple[Path, Path, dict]], sfx: tuple[str, ...], bar: Bar | None = None
-                ) -> list[FolderOutcome]:
-    """Run each ``(folder, out, parameters)`` of ``jobs`` as a run of the folder deployment
-    on work pool ``pool``, all started at once (the pool's workers take them as they can),
-    and wait for every one. Returns the outcomes in ``jobs``' order, read from each run's
-    ``out/outcome.json``; a run that failed or wrote none gives a row per sheet saying so.
-    Called inside the sweep's flow run, so each folder run is its child in the UI."""
-    from prefect.client.orchestration import get_client
-    from prefect.deployments import run_deployment
-
-    dep = folder_deployment(pool)
-    name = f"folder/{dep.name}"
-    say(f"pool       {pool}: {len(jobs)} folder runs of {name}")
-    started = []
-    for folder, out, params in jobs:
-        (out / OUTCOME_NAME).unlink(missing_ok=True)  # a previous run's outcome is not this one's
-        started.append(run_deployment(name, parameters=params, timeout=0, as_subflow=True))
-    outcomes: dict[int, FolderOutcome] = {}
-    with get_client(sync_client=True) as client:
-        while len(outcomes) < len(jobs):
-            for i, run in enumerate(started):
-                if i in outcomes:
-                    continue
-                state = client.read_flow_run(run.id).state
-                if state is None or not state.is_final():
-                    continue
-                folder, out, _ = jobs[i]
-                saved = out / OUTCOME_NAME
-                if state.is_completed() and saved.is_file():
-                    outcome = FolderOutcome.model_validate_json(saved.read_text(encoding="utf-8"))
-                else:
-                    outcome = failed_outcome(folder, out, f"folder run {run.name} ended {state.name}"
-                                             + (f": {state.message}" if state.message else ""), sfx)
-                outcomes[i] = outcome
-                for row in outcome.rows:
-                    line = f"{Path(row.source).name}: {row.outcome}" + (f" ({row.reason})" if row.reason else "")
-                    bar.done(line) if bar is not None else say(line)
-            if len(outcomes) < len(jobs):
-                time.sleep(POLL_SECONDS)
-    return [outcomes[i] for i in range(len(jobs))]
 
 
 def baseline_of(rows: list[SheetRow], root: Path) -> dict[str, dict]:
@@ -223,13 +153,16 @@ def sweep_flow(
     fresh_ocr: bool = False,
     pool: str | None = None,
     dask_address: str | None = None,
+    pool_wait: float = DEFAULT_WAIT_MINUTES,
 ) -> list[FolderOutcome]:
     """Run every sheet folder of a corpus through the folder flow's DAG, with one report.
 
     Writes ``report.csv``/``report.parquet`` (sheets, folder totals, grand total),
     ``report.json`` (the run's wall time) and ``baseline.json``. With ``baseline`` the run
-    is the gate: it ends Failed (message ``gate FAILED: …``, one line per regression,
-    data the outcomes) when any sheet does worse than the recorded baseline.
+    is the gate: it ends Failed (message ``gate FAILED: …``, one line per regression;
+    :func:`flows.ends.failed`) when any sheet does worse than the recorded baseline. Else it
+    ends Completed holding the outcomes, named "Built with failures" when some sheet failed
+    (:func:`flows.ends.built_with_failures`).
 
     Args:
         root: the corpus: every folder under it (itself included) that holds a sheet is run; relative to `base`.
@@ -247,12 +180,13 @@ def sweep_flow(
         fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
         pool: spread the folders over this work pool's workers, each folder a run of the folder deployment on it (default: every folder in this run, one after another).
         dask_address: hand each folder's sheets to the Dask cluster whose scheduler is at this address instead of threads.
+        pool_wait: with `pool`, minutes to wait for a worker to take a folder run (none of them running) before the sweep gives up, cancels its folder runs and fails (default 10).
     """
     if dask_address and not pool and not on_dask():
         # A deployment's task runner is fixed when its run starts: one nested run with the Dask runner.
         return sweep_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
             root, paths, suffixes, out, offline, backend, model, accepted_root, areas, baseline, record_baseline,
-            base, pool, dask_address)
+            base, fresh_ocr=fresh_ocr, pool=pool, dask_address=dask_address, pool_wait=pool_wait, return_state=True)
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
@@ -282,7 +216,7 @@ def sweep_flow(
         claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
-        return Failed(message=str(e))
+        return failed_state(str(e))
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
@@ -305,11 +239,16 @@ def sweep_flow(
     with Bar(total) as bar:
         if pool:
             # Absolute paths: a worker's working folder is not this run's.
-            outcomes = run_on_pool(pool, [(f, o, {
+            pool_jobs = [(f, o, {
                 "folder": str(f.resolve()), "out": str(o.resolve()), "suffixes": list(sfx), "offline": offline,
                 "backend": backend, "model": model, "areas": areas,
                 "accepted": str(kept.resolve()) if kept else None, "root": str(r.resolve()),
-                "dask_address": dask_address, "fresh_ocr": fresh_ocr}) for f, o, kept, r in jobs], sfx, bar)
+                "dask_address": dask_address, "fresh_ocr": fresh_ocr}) for f, o, kept, r in jobs]
+            try:
+                outcomes = run_on_pool(pool, pool_jobs, sfx, bar, wait_minutes=pool_wait)
+            except PoolTimeout as e:  # no worker: one line; the folder runs it created are cancelled
+                say(str(e), echo=False, level=logging.ERROR)
+                return failed_state(str(e))
         for f, o, kept, r in ([] if pool else jobs):
             try:
                 outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
@@ -347,10 +286,10 @@ def sweep_flow(
         if worse:
             message = "\n".join([f"gate       FAILED: {len(worse)} sheets do worse than the baseline"]
                                  + [f"  {line}" for line in worse])
-            say(message, echo=False)
-            return Failed(message=message, data=outcomes)
+            say(message, echo=False, level=logging.ERROR)
+            return failed_state(message)
         say(f"gate       passed: no sheet does worse than {baseline}")
-    return outcomes
+    return built_with_failures(rows, outcomes)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -371,7 +310,7 @@ def _main(args) -> int:
         flow_ = sweep_flow.with_options(task_runner=task_runner(args.max_concurrency, on_cluster))
         state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
                       args.model, None, args.areas, args.baseline, args.record_baseline, pool=args.pool, fresh_ocr=args.fresh_ocr,
-                      dask_address=args.dask_address, return_state=True)
+                      dask_address=args.dask_address, pool_wait=args.pool_wait, return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
         print(state.message, file=sys.stderr)
         return 1
