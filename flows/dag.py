@@ -225,3 +225,16 @@ def first_converted(order: list[str], converted: dict[str, bool]) -> str | None:
         if converted[key]:
             return key
     return ""
+
+
+def next_event(events: queue.Queue) -> tuple[str, str]:
+    """The next ``(what, key)`` :func:`when_done` put on ``events``, the wait woken every
+    :data:`flows.runners.WAKE_SECONDS` so that Ctrl-C's handler runs even when the signal
+    did not wake it (:func:`flows.runners.wait_awake`)."""
+    from flows.runners import WAKE_SECONDS
+
+    while True:
+        try:
+            return events.get(timeout=WAKE_SECONDS)
+        except queue.Empty:
+            continue

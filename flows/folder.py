@@ -38,7 +38,8 @@ from prefect.artifacts import create_markdown_artifact, create_progress_artifact
 from flows.runners import Threads  # noqa: E402
 
 from flows.dag import (  # noqa: E402
-    SheetRun, first_converted, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread, when_done,
+    SheetRun, first_converted, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread,
+    when_done,
 )
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -225,7 +226,7 @@ def run_folder(
             when_done(run.markdown, events, "markdown", key)
         left = len(runs)
         while left:
-            what, key = events.get()
+            what, key = next_event(events)
             pair, run = runs[key]
             if what == "markdown":
                 error = unconverted(run)

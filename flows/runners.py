@@ -22,7 +22,10 @@ Prefect's API used: ``prefect.task_runners.ThreadPoolTaskRunner.submit`` and
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
+import threading
+import time
 
 from prefect.client.schemas.objects import State as StateModel, StateType
 from prefect.futures import PrefectConcurrentFuture
@@ -31,9 +34,41 @@ from prefect.states import Pending, State
 from prefect.task_runners import ThreadPoolTaskRunner
 
 
+WAKE_SECONDS = 0.5
+"""How long the main thread waits on a future at a time before waking to run a signal's handler."""
+
+
+def wait_awake(future: concurrent.futures.Future, timeout: float | None = None) -> None:
+    """Wait for ``future`` (up to ``timeout`` seconds) in slices of :data:`WAKE_SECONDS` when
+    on the main thread, so Ctrl-C's handler runs within that even when the signal did not
+    wake the wait: polars' SIGINT handler is registered with ``SA_RESTART``
+    (pola-rs/polars#21739), and a signal arriving while it was registered, before
+    :func:`flows.runtime.sigint_interrupts_waits` cleared the flag, left a blocked wait
+    asleep for good (a first ``import polars`` compiling its files took seconds). Other
+    threads wait in one piece."""
+    if threading.current_thread() is not threading.main_thread():
+        concurrent.futures.wait([future], timeout=timeout)
+        return
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not future.done():
+        left = WAKE_SECONDS if deadline is None else min(WAKE_SECONDS, deadline - time.monotonic())
+        if left <= 0:
+            return
+        concurrent.futures.wait([future], timeout=left)
+
+
 class LocalStateFuture(PrefectConcurrentFuture):
     """Prefect's thread-pool future whose ``state`` before its run is done is ``Pending``,
-    answered locally (no request); once done, the run's final state."""
+    answered locally (no request); once done, the run's final state. Waiting for it on the
+    main thread stays interruptible (:func:`wait_awake`)."""
+
+    def wait(self, timeout: float | None = None) -> None:
+        wait_awake(self._wrapped_future, timeout)
+        super().wait(0 if self._wrapped_future.done() else timeout)
+
+    def result(self, timeout: float | None = None, raise_on_failure: bool = True):
+        wait_awake(self._wrapped_future, timeout)
+        return super().result(timeout=timeout, raise_on_failure=raise_on_failure)
 
     @property
     def state(self) -> State:

@@ -460,15 +460,15 @@ def sigint_interrupts_waits() -> bool:
 def run_command(command: str, argv: list[str] | None, prog: str, body, what: str) -> int:
     """The frame of a command line (``document``, ``folder``, ``sweep``): ``argv`` parsed and
     its files checked before Prefect is used (:func:`flows.options.precheck`: ``--help`` exits
-    0, bad input 1 with one line; the Prefect server and ``--pool``: :func:`server_checks`), then ``body(args)`` run with everything printed redacted
+    0, bad input 1 with one line; the Prefect server and ``--pool`` were checked by
+    :func:`entry`), then ``body(args)`` run with everything printed redacted
     (:func:`redacted_output`) and Ctrl-C or SIGTERM stopping it (:func:`interruptible`: exit
     130, ``what`` naming the run in its one line), with a task's failure on bad input kept off
     the terminal (:func:`flows.logs.quiet_input_errors`). Returns the exit status."""
     from flows.options import precheck
 
-    try:
+    try:  # (the Prefect server and --pool were checked by entry(), before any hand-over)
         args = precheck(command, argv, prog=prog)
-        server_checks(command, args)
     except SystemExit as e:  # --help (0) or bad input (1): answered without a run
         return int(e.code or 0)
     from flows.logs import quiet_input_errors

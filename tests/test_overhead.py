@@ -110,3 +110,32 @@ def test_a_completed_in_memory_result_is_read_in_place_and_every_other_state_as_
     with pytest.raises(RuntimeError, match="event loop"):
         Failed(message="a stage failed").result(raise_on_failure=False)
     assert len(hops) == 1
+
+
+RESTART_PROBE = """
+import concurrent.futures, ctypes, os, signal, sys
+from flows import runtime
+from flows.runners import wait_awake
+signal.signal(signal.SIGINT, lambda *a: (print("stopped", flush=True), os._exit(130)))
+# what polars' registration leaves if the signal comes before the flag is cleared: SA_RESTART on
+libc = ctypes.CDLL(None)
+action = runtime._Sigaction()
+libc.sigaction(signal.SIGINT, None, ctypes.byref(action))
+action.flags |= runtime.SA_RESTART
+libc.sigaction(signal.SIGINT, ctypes.byref(action), None)
+print("waiting", flush=True)
+wait_awake(concurrent.futures.Future())  # a flow's main thread waiting for a stage
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SA_RESTART is set through Linux's sigaction")
+def test_the_main_thread_wakes_to_run_ctrl_c_even_when_the_signal_does_not_wake_its_wait():
+    proc = subprocess.Popen([sys.executable, "-c", RESTART_PROBE], cwd=str(ROOT), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "waiting"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and out.strip() == "stopped", err

@@ -87,7 +87,7 @@ def test_the_readme_command_runs_in_the_runner_and_writes_what_it_writes_alone(k
     # The same command in its own process (SHEET2LAMBDA_WARM=0) writes the same set.
     alone = _run([*README_COMMAND, "--out", str(tmp_path / "alone")], {**env, "SHEET2LAMBDA_WARM": "0"})
     assert alone.returncode == 0, alone.stderr
-    assert "warm runner" not in _startup(alone.stdout)
+    assert "warm runner: " not in _startup(alone.stdout) and "warm runner off" in _startup(alone.stdout)
     assert _info(home)["served"] == before + 1
     for name in ("settled.json", "flags.json", "source.md", "solutions.md"):
         assert (tmp_path / "warm" / name).read_text() == (tmp_path / "alone" / name).read_text(), name

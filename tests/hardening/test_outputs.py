@@ -168,7 +168,7 @@ def test_a_folder_run_never_writes_into_the_folder_it_reads(tmp_path):
     (folder / "flags.md").write_text("a sheet of the folder")
     with pytest.raises(InputError) as e:
         run_folder(folder, folder / ".")
-    assert "never writes into the folder it reads" in str(e.value)
+    assert "--out is inside the folder it reads" in str(e.value)
     assert (folder / "flags.md").read_text() == "a sheet of the folder"
 
 
