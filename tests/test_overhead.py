@@ -66,11 +66,10 @@ concurrent.futures.Future().result()  # a flow waiting for its stages
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SA_RESTART flag is cleared on Linux only")
-def test_ctrl_c_still_interrupts_a_wait_once_polars_is_imported(tmp_path):
-    # polars registers a SIGINT handler with SA_RESTART (pola-rs/polars#21739): a main thread
-    # blocked on a lock was never woken, so Ctrl-C left a run waiting for its stages.
-    proc = subprocess.Popen([sys.executable, "-c", SIGINT_PROBE, "polars"], cwd=str(ROOT), stdout=subprocess.PIPE,
+def interrupted_while_waiting(probe: str, *args: str) -> None:
+    """Run ``probe`` (it prints ``waiting`` once blocked), press Ctrl-C, and check that its
+    handler ran: the line ``stopped`` and exit 130 within 20 s."""
+    proc = subprocess.Popen([sys.executable, "-c", probe, *args], cwd=str(ROOT), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "waiting"
@@ -79,6 +78,13 @@ def test_ctrl_c_still_interrupts_a_wait_once_polars_is_imported(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130 and out.strip() == "stopped", err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SA_RESTART flag is cleared on Linux only")
+def test_ctrl_c_still_interrupts_a_wait_once_polars_is_imported(tmp_path):
+    # polars registers a SIGINT handler with SA_RESTART (pola-rs/polars#21739): a main thread
+    # blocked on a lock was never woken, so Ctrl-C left a run waiting for its stages.
+    interrupted_while_waiting(SIGINT_PROBE, "polars")
 
 
 def test_a_commands_report_counts_its_wall_time_from_the_command_not_the_flow_body(monkeypatch):
@@ -130,12 +136,4 @@ wait_awake(concurrent.futures.Future())  # a flow's main thread waiting for a st
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SA_RESTART is set through Linux's sigaction")
 def test_the_main_thread_wakes_to_run_ctrl_c_even_when_the_signal_does_not_wake_its_wait():
-    proc = subprocess.Popen([sys.executable, "-c", RESTART_PROBE], cwd=str(ROOT), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "waiting"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130 and out.strip() == "stopped", err
+    interrupted_while_waiting(RESTART_PROBE)

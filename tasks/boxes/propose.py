@@ -229,8 +229,10 @@ def read_saved(text: str, where: str) -> dict[str, str]:
         raise InputError(where, "holds a lone surrogate (a \\ud800-style escape that is not text)") from None
     out = {}
     for key, reply in data.items():
-        if not re.fullmatch(r"q[1-9]\d*\.p[1-9]\d*", key):
-            raise InputError(where, f"{key!r} is not a part key like q1.p1")
+        try:
+            part_place(key)
+        except ValueError as e:
+            raise InputError(where, str(e)) from None
         out[key] = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
     return out
 

@@ -83,42 +83,34 @@ def count_cached(future: PrefectFuture, name: str, count: TaskCount) -> None:
     future.wrapped_future.add_done_callback(done)
 
 
-class CountingThreadPoolTaskRunner(Threads):
+class _Counting:
+    """What both counting runners add to a thread-pool task runner: every task run
+    submitted counted into ``count`` (:class:`TaskCount`), and its cache hits."""
+
+    def __init__(self, max_workers: int | None = None, count: TaskCount | None = None):
+        super().__init__(max_workers=max_workers)
+        self.count = count if count is not None else TaskCount()
+
+    def duplicate(self):
+        return type(self)(max_workers=self._max_workers, count=self.count)
+
+    def submit(self, task, parameters, wait_for=None, dependencies=None):
+        self.count.add(task.name)
+        future = super().submit(task, parameters, wait_for, dependencies)
+        count_cached(future, task.name, self.count)
+        return future
+
+
+class CountingThreadPoolTaskRunner(_Counting, Threads):
     """The flows' task runner (:class:`flows.runners.Threads`: Prefect's thread pool, its
     futures answering their state locally until done), unchanged but for counting what is
     submitted into ``count`` (:class:`TaskCount`)."""
 
-    def __init__(self, max_workers: int | None = None, count: TaskCount | None = None):
-        super().__init__(max_workers=max_workers)
-        self.count = count if count is not None else TaskCount()
 
-    def duplicate(self) -> "CountingThreadPoolTaskRunner":
-        return type(self)(max_workers=self._max_workers, count=self.count)
-
-    def submit(self, task, parameters, wait_for=None, dependencies=None):
-        self.count.add(task.name)
-        future = super().submit(task, parameters, wait_for, dependencies)
-        count_cached(future, task.name, self.count)
-        return future
-
-
-class StockThreadPoolTaskRunner(ThreadPoolTaskRunner):
+class StockThreadPoolTaskRunner(_Counting, ThreadPoolTaskRunner):
     """Prefect's own ``ThreadPoolTaskRunner`` and futures (an unfinished future's ``state``
     is asked of the server), counting into ``count``: the benchmark's optional run a',
     to measure what :class:`flows.runners.Threads` changes."""
-
-    def __init__(self, max_workers: int | None = None, count: TaskCount | None = None):
-        super().__init__(max_workers=max_workers)
-        self.count = count if count is not None else TaskCount()
-
-    def duplicate(self) -> "StockThreadPoolTaskRunner":
-        return type(self)(max_workers=self._max_workers, count=self.count)
-
-    def submit(self, task, parameters, wait_for=None, dependencies=None):
-        self.count.add(task.name)
-        future = super().submit(task, parameters, wait_for, dependencies)
-        count_cached(future, task.name, self.count)
-        return future
 
 
 class NotReady(Exception):
