@@ -338,3 +338,21 @@ def test_the_startup_line_says_the_runner_is_off_and_where_a_temporary_server_st
     line = runtime.startup_line(20.0)
     assert "(warm runner off: SHEET2LAMBDA_WARM=0)" in line
     assert "its start is inside the flow run's time" in line and "flow run 20.0 s" in line
+
+
+def test_a_first_import_writing_bytecode_is_no_code_change_but_an_install_is(tmp_path, monkeypatch):
+    """Python's first import of a package writes its ``__pycache__`` into site-packages (the
+    package folder's time changes, a ``__pycache__`` entry appears): the first command after
+    ``uv run pytest`` found the runner stale. An installed or upgraded package still is."""
+    site = tmp_path / "lib" / "site-packages"
+    (site / "somepkg").mkdir(parents=True)
+    (site / "somepkg" / "__init__.py").write_text("")
+    (site / "somepkg-1.0.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    before = warm.fingerprint()
+    (site / "somepkg" / "__pycache__").mkdir()
+    (site / "somepkg" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"\0")
+    (site / "__pycache__").mkdir()
+    assert warm.fingerprint() == before
+    (site / "otherpkg-2.0.dist-info").mkdir()
+    assert warm.fingerprint() != before
