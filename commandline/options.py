@@ -52,6 +52,8 @@ POOL_HELP = ("spread the folders over the workers of this Prefect work pool: eac
              "the same paths")
 SERVER_NEEDED = ("needs a Prefect server its workers can reach: set PREFECT_API_URL, or let the command keep one "
                  "(unset SHEET2LAMBDA_SERVER=temporary)")
+VERBOSE_HELP = ("also print where the command's time went (start-up, the warm runner, Prefect's overhead): "
+                "developer telemetry")
 BASE_HELP = ("resolve relative paths against this folder (default: the working folder; deployments "
              "pass the folder they were started from)")
 
@@ -81,6 +83,7 @@ def _document(p: argparse.ArgumentParser) -> None:
                    help="once the set is built, review its flags on this terminal: per flag take A, take B, keep, a "
                         "passage of the sheet, or a note correcting one display equation (as `sheet2lambda review "
                         "OUT`; a run started from the Prefect UI with `review` on pauses for the answer there instead)")
+    p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
 def _folder(p: argparse.ArgumentParser) -> None:
@@ -102,6 +105,7 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
     p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP)
+    p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
 def _sweep(p: argparse.ArgumentParser) -> None:
@@ -125,6 +129,7 @@ def _sweep(p: argparse.ArgumentParser) -> None:
                    help="with --pool: minutes to wait for a worker to take a folder run before the sweep gives up, "
                         "cancels the folder runs it created and exits 1 (default 10)")
     p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP + " (each folder's sheets)")
+    p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
 def _review(p: argparse.ArgumentParser) -> None:

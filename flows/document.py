@@ -33,7 +33,9 @@ import logging  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Iterator  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.states import Completed  # noqa: E402
@@ -43,7 +45,7 @@ from schemas.llm import BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RunInfo  # noqa: E402
 from schemas.routes import RouteResult  # noqa: E402
-from tasks.check.report import offline_refusals, summary_lines  # noqa: E402
+from tasks.check.report import counted, offline_refusals, summary_lines  # noqa: E402
 from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
@@ -51,6 +53,7 @@ from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.logs import say  # noqa: E402
+from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 
@@ -64,52 +67,77 @@ def _route_line(r: RouteResult, not_verbatim: dict) -> str:
     if r.questions is None:
         return str(r.status)
     extra = f", {r.filter_label}" if r.filter_label else ""
-    return (
-        f"{r.status.state.value}{extra}: {len(r.questions)} questions, {r.questions.n_parts()} parts, "
-        f"{len(not_verbatim)} fields not verbatim"
-    )
+    return (f"{r.status.state.value}{extra}: {counted(len(r.questions), 'question')}, "
+            f"{counted(r.questions.n_parts(), 'part')}, {len(not_verbatim)} not verbatim")
 
 
-def stage_lines(run: SheetRun) -> list[str]:
-    """One line per stage of a finished run: what it did, ``[cached]`` when Prefect's cache answered."""
-    def tag(*fs) -> str:  # cached only when every one of the stage's runs was
-        done = [f for f in fs if f is not None]
-        return " [cached]" if done and all(f.state.name == "Cached" for f in done) else ""
+def _tag(*fs) -> str:
+    """`` [cached]`` when every one of a stage's task runs was answered by Prefect's cache."""
+    done = [f for f in fs if f is not None]
+    return " [cached]" if done and all(f.state.name == "Cached" for f in done) else ""
 
+
+def reading_lines(run: SheetRun) -> Iterator[str]:
+    """The reading stages' lines, each yielded once its stage has ended (this waits for it):
+    markdown, route A and route B (once the verbatim checks have run), adjudication, tiers."""
     sheet = run.sheet.result()
-    a, b, checks = run.route_a.result(), run.route_b.result(), run.checks.result()
-    adj, settled, built = run.adjudicate.result(), run.settled.result(), run.build.result()
-    report = run.report.result()
     md_q, md_s = sheet.questions, sheet.solutions
     missing = sheet.missing_images()
-    lines = [
-        f"markdown   {md_q.name}: {md_q.text.count(chr(10)) + 1} lines, {len(md_q.images)} images ({len(missing)} "
-        f"missing), {len(md_q.warnings)} conversion warnings; solutions: "
-        + (f"{md_s.name}, {len(md_s.warnings)} conversion warnings" if md_s else "none") + tag(*run.markdown),
-    ]
+    yield (f"markdown   {md_q.name}: {counted(md_q.text.count(chr(10)) + 1, 'line')}, "
+           f"{counted(len(md_q.images), 'image')} ({len(missing)} missing), "
+           f"{counted(len(md_q.warnings), 'conversion warning')}; solutions: "
+           + (f"{md_s.name}, {counted(len(md_s.warnings), 'conversion warning')}" if md_s else "none")
+           + _tag(*run.markdown))
     if run.inputs.solutions_note:
-        lines.append(f"solutions  {run.inputs.solutions_note}")
-    filled = sum(1 for f in settled.fields if f.tier != "empty")
-    ar = report.areas
-    all_cached = bool(run.box_futures()) and all(f.state.name == "Cached" for f in run.box_futures())
-    lines += [
-        f"route A    {_route_line(a, checks.not_verbatim_a)}{tag(run.route_a)}",
-        f"route B    {_route_line(b, checks.not_verbatim_b)}{tag(run.route_b)}",
-        f"adjudicate {len(checks.disputes)} disputed fields: {adj.status}{tag(run.adjudicate)}",
-        f"tiers      {filled} fields settled, {len(settled.flags)} flags from reading the sheet (the summary "
-        f"counts the answer boxes' and KaTeX's too){tag(run.settled)}",
-        f"areas      {ar.status}: {ar.parts} parts, {ar.calls} calls, {ar.proposed} boxes proposed, {ar.refused} refused"
-        + (" [cached]" if all_cached else ""),
-        f"build      {run.info.set_name}.zip: {built.result.questions} questions, {built.result.parts} parts, "
-        f"{len(built.result.katex_warnings)} KaTeX warnings{tag(run.build)}",
-    ]
+        yield f"solutions  {run.inputs.solutions_note}"
+    checks = run.checks.result()
+    yield f"route A    {_route_line(run.route_a.result(), checks.not_verbatim_a)}{_tag(run.route_a)}"
+    yield f"route B    {_route_line(run.route_b.result(), checks.not_verbatim_b)}{_tag(run.route_b)}"
+    yield (f"adjudicate {counted(len(checks.disputes), 'disputed field')}: {run.adjudicate.result().status}"
+           f"{_tag(run.adjudicate)}")
+    settled = run.settled.result()
+    tiers = Counter(f.tier for f in settled.fields if f.tier != "empty")
+    yield (f"tiers      {counted(sum(tiers.values()), 'field')}: agreed {tiers['agreed']}, single-route "
+           f"{tiers['single']}, adjudicated {tiers['adjudicated']}, flagged {tiers['flagged']}{_tag(run.settled)}")
+
+
+def building_lines(run: SheetRun) -> Iterator[str]:
+    """The building stages' lines, each yielded once its stage has ended: the answer boxes,
+    the set, and with an export the comparison and the boxes' score."""
+    from tasks.boxes.propose import summarise
+
+    boxes = run.box_futures()
+    parts = run.part_boxes()
+    ar = summarise(parts, run.boxes_status)
+    parts_n = run.answerable if run.boxes_status != "off" else ar.parts
+    cached = " [cached]" if boxes and all(f.state.name == "Cached" for f in boxes) else ""
+    yield (f"boxes      {ar.status}: {counted(parts_n, 'answerable part')}, {counted(ar.calls, 'call')}; "
+           f"{ar.proposed} proposed ({ar.from_sheet} from the sheet), "
+           f"{ar.refused} refused, {ar.written} written{cached}")
+    built = run.build.result()
+    yield (f"build      {run.info.set_name}.zip: {counted(built.result.questions, 'question')}, "
+           f"{counted(built.result.parts, 'part')}, {counted(len(built.result.katex_warnings), 'KaTeX warning')}"
+           f"{_tag(run.build)}")
     if run.compare is not None:
         c = run.compare.result()
-        lines.append(f"compare    {c.fields_compared} fields: {c.equal} equal, {c.notation} notation-only, "
-                     f"{c.content} content differences{tag(run.compare)}")
+        yield (f"compare    {counted(c.fields_compared, 'field')} against the export: {c.equal} equal, "
+               f"{c.notation} notation-only, {counted(c.content, 'content difference')}{_tag(run.compare)}")
     if run.score is not None:
-        lines.append(f"score      {ar.matched} of {ar.in_export} answer boxes of the export matched{tag(run.score)}")
-    return lines
+        s = run.score.result()
+        yield f"score      {s.matched} of {s.in_export} answer boxes of the export matched{_tag(run.score)}"
+
+
+def say_as_they_end(lines: Iterator[str]) -> list[str]:
+    """Say each line as its stage ends (one log record each: the UI's run log shows them as
+    they come); a stage that failed stops the lines (its failure is said in one line)."""
+    said = []
+    try:
+        for line in lines:
+            say(line)
+            said.append(line)
+    except Exception:
+        pass
+    return said
 
 
 @flow(name="document", log_prints=False, validate_parameters=False, task_runner=Threads())
@@ -238,6 +266,8 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
         if run.sheet is None:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=unconverted(run))
         try:
+            if verbose:
+                run.said += say_as_they_end(reading_lines(run))
             settled = run.settled.result()
         except Exception:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=failure_line(run))
@@ -292,6 +322,8 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
     """Wait for a wired sheet's outputs and hand back its :class:`DocumentOutcome`;
     ``verbose`` prints (and logs to the flow run) a line per stage and the summary,
     ``publish`` creates the run's artifacts."""
+    if verbose:
+        run.said += say_as_they_end(building_lines(run))
     try:
         written = run.outputs.result()
     except Exception:
@@ -313,14 +345,16 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
     # The OFFLINE line already says nothing was cross-checked, and why: not twice.
     summary = first + [line for line in summary_lines(report)
                        if not (offline_line and line.startswith("NOT CROSS-CHECKED"))]
+    zip_name = f"{run.info.set_name}.zip" if f"{run.info.set_name}.zip" in written else None
     if verbose:
-        say(*stage_lines(run))
         say(*summary)
-        say(f"out        {run.out}/ ({', '.join(written)})")
+        say(*flag_lines(outcome.flags))
+        say(f"out        {shown_path(run.out)}/ ({', '.join(written)})")
+        say(next_line(run.out, zip_name, len(outcome.flags)))
     if publish:
         from tasks.write.artifacts import publish_document
 
-        publish_document(run.info.set_name, run.out, report, outcome.flags, summary)
+        publish_document(run.info.set_name, run.out, report, outcome.flags, run.said + summary)
     refused = offline_refusals(run.route_a.result(), run.adjudicate.result(), part_boxes, bool(run.inputs.areas))
     if refused:
         outcome.error = "offline run refused live calls: " + "; ".join(refused)
@@ -353,7 +387,8 @@ def _main(args: argparse.Namespace) -> int:
     if not state.is_completed():
         print(state.message or "the run failed", file=sys.stderr)
         return 1
-    print(runtime.startup_line(flow_seconds))
+    if args.verbose:
+        print(runtime.startup_line(flow_seconds))
     if isinstance(outcome, DocumentOutcome) and outcome.error:
         print(outcome.error, file=sys.stderr)
         return 1

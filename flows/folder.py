@@ -37,7 +37,7 @@ from commandline.ends import built_with_failures, failed as failed_state  # noqa
 from commandline.logs import say  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
-from commandline.terminal import Bar, short_table  # noqa: E402
+from commandline.terminal import Bar, counted, shown_path, short_table  # noqa: E402
 from flows.folder_run import run_folder  # noqa: E402
 from schemas.folder import FolderOutcome  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
@@ -168,8 +168,12 @@ def folder_flow(
     say(f"filter     {outcome.filter}")
     if outcome.stale_accepted:
         say("accepted differences that no longer occur: " + ", ".join(outcome.stale_accepted))
-    say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, flags.md, filter.lua, "
-        "one folder per sheet)")
+    say(f"out        {shown_path(out_dir)}/ (report.csv and report.parquet: every column; report.json, flags.md, "
+        "filter.lua, one folder per sheet)")
+    flagged = [r for r in outcome.rows if r.outcome == "built" and r.flagged]
+    say(f"next       import each sheet's zip (OUT/<sheet>/<set>.zip) on Lambda Feedback"
+        + (f"; first read the flags: flags.md, or sheet2lambda review {shown_path(out_dir)}/<sheet> for "
+           f"{counted(len(flagged), 'sheet')} with flags" if flagged else ""))
     runtime.mark_body("body_ended")
     return built_with_failures(outcome.rows, outcome)
 
@@ -204,7 +208,8 @@ def _main(args) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
-    print(runtime.overhead_line(t_flow))
+    if args.verbose:
+        print(runtime.overhead_line(t_flow))
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 

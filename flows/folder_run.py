@@ -23,7 +23,7 @@ from prefect.artifacts import update_progress_artifact  # noqa: E402
 
 from commandline.logs import say  # noqa: E402
 from commandline.options import OUTPUT_MANIFEST, holds_outputs, inside, out_inside, shown_name, utf8_name  # noqa: E402
-from commandline.terminal import Bar  # noqa: E402
+from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
     SheetRun, first_converted, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread,
     when_done,
@@ -125,7 +125,7 @@ def run_folder(
         rows[key] = row
         done[0] += 1
         if verbose:
-            what = (f"{row.questions} questions, {row.parts} parts, {row.flagged} flagged"
+            what = (f"{counted(row.questions or 0, 'question')}, {counted(row.parts or 0, 'part')}, {row.flagged} flagged"
                     + (f", {row.new_differences} new differences" if row.new_differences is not None else "")
                     if row.outcome == "built" else f"failed: {row.reason}")
             try:  # under a sweep's root: its folder too (two folders' sheet.tex are two lines)

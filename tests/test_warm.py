@@ -22,7 +22,7 @@ from tests.hardening.live import StageServer
 from tests.hardening.support import tree_text, write_sheet
 
 PY = sys.executable
-README_COMMAND = ["-m", "flows.document", "examples/inclined-plane.tex", "--backend", "none"]
+README_COMMAND = ["-m", "flows.document", "examples/inclined-plane.tex", "--backend", "none", "-v"]  # -v: the startup line
 STARTED = 400
 """Seconds the kept server and its runner may take to answer (a new database is migrated,
 and the runner imports Prefect: minutes on a loaded 2-core machine)."""
@@ -199,7 +199,7 @@ def test_a_key_given_to_a_command_stays_out_of_the_runner_and_every_output(kept,
     with StageServer(mode="echo", echo=KEY) as fake:
         run_env = {**env, "OPENAI_BASE_URL": fake.base, "OPENAI_API_KEY": KEY, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
         proc = _run(["-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
-                     "--out", str(tmp_path / "out")], run_env)
+                     "--out", str(tmp_path / "out"), "-v"], run_env)
     assert fake.stages and proc.returncode in (0, 1, 2)
     assert "warm runner: Prefect" in proc.stdout
     assert _info(home)["served"] == info["served"] + 1
