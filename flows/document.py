@@ -33,19 +33,17 @@ import logging  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Iterator  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.states import Completed  # noqa: E402
 
 from flows.dag import SheetRun, submit_reading, submit_rest, unconverted, unread  # noqa: E402
-from schemas.llm import BackendSpec  # noqa: E402
+from schemas.llm import BackendChoice, BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RunInfo  # noqa: E402
 from schemas.routes import RouteResult  # noqa: E402
-from tasks.check.report import counted, offline_refusals, summary_lines  # noqa: E402
+from tasks.check.report import offline_refusals, summary_lines  # noqa: E402
 from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
@@ -53,6 +51,7 @@ from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.logs import say  # noqa: E402
+from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa: E402
 from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
@@ -63,84 +62,16 @@ UNCACHED = {"sheet", "report", "outputs"}
 """Stages that run every time (they read image files, measure time, write outputs)."""
 
 
-def _route_line(r: RouteResult, not_verbatim: dict) -> str:
-    if r.questions is None:
-        return str(r.status)
-    extra = f", {r.filter_label}" if r.filter_label else ""
-    return (f"{r.status.state.value}{extra}: {counted(len(r.questions), 'question')}, "
-            f"{counted(r.questions.n_parts(), 'part')}, {len(not_verbatim)} not verbatim")
+def run_name() -> str:
+    """The flow run's name in the Prefect UI: the set's name, else the sheet's (not Prefect's
+    random two words)."""
+    from prefect.runtime import flow_run
+
+    params = flow_run.parameters
+    return str(params.get("name") or Path(str(params.get("source") or "sheet")).stem)
 
 
-def _tag(*fs) -> str:
-    """`` [cached]`` when every one of a stage's task runs was answered by Prefect's cache."""
-    done = [f for f in fs if f is not None]
-    return " [cached]" if done and all(f.state.name == "Cached" for f in done) else ""
-
-
-def reading_lines(run: SheetRun) -> Iterator[str]:
-    """The reading stages' lines, each yielded once its stage has ended (this waits for it):
-    markdown, route A and route B (once the verbatim checks have run), adjudication, tiers."""
-    sheet = run.sheet.result()
-    md_q, md_s = sheet.questions, sheet.solutions
-    missing = sheet.missing_images()
-    yield (f"markdown   {md_q.name}: {counted(md_q.text.count(chr(10)) + 1, 'line')}, "
-           f"{counted(len(md_q.images), 'image')} ({len(missing)} missing), "
-           f"{counted(len(md_q.warnings), 'conversion warning')}; solutions: "
-           + (f"{md_s.name}, {counted(len(md_s.warnings), 'conversion warning')}" if md_s else "none")
-           + _tag(*run.markdown))
-    if run.inputs.solutions_note:
-        yield f"solutions  {run.inputs.solutions_note}"
-    checks = run.checks.result()
-    yield f"route A    {_route_line(run.route_a.result(), checks.not_verbatim_a)}{_tag(run.route_a)}"
-    yield f"route B    {_route_line(run.route_b.result(), checks.not_verbatim_b)}{_tag(run.route_b)}"
-    yield (f"adjudicate {counted(len(checks.disputes), 'disputed field')}: {run.adjudicate.result().status}"
-           f"{_tag(run.adjudicate)}")
-    settled = run.settled.result()
-    tiers = Counter(f.tier for f in settled.fields if f.tier != "empty")
-    yield (f"tiers      {counted(sum(tiers.values()), 'field')}: agreed {tiers['agreed']}, single-route "
-           f"{tiers['single']}, adjudicated {tiers['adjudicated']}, flagged {tiers['flagged']}{_tag(run.settled)}")
-
-
-def building_lines(run: SheetRun) -> Iterator[str]:
-    """The building stages' lines, each yielded once its stage has ended: the answer boxes,
-    the set, and with an export the comparison and the boxes' score."""
-    from tasks.boxes.propose import summarise
-
-    boxes = run.box_futures()
-    parts = run.part_boxes()
-    ar = summarise(parts, run.boxes_status)
-    parts_n = run.answerable if run.boxes_status != "off" else ar.parts
-    cached = " [cached]" if boxes and all(f.state.name == "Cached" for f in boxes) else ""
-    yield (f"boxes      {ar.status}: {counted(parts_n, 'answerable part')}, {counted(ar.calls, 'call')}; "
-           f"{ar.proposed} proposed ({ar.from_sheet} from the sheet), "
-           f"{ar.refused} refused, {ar.written} written{cached}")
-    built = run.build.result()
-    yield (f"build      {run.info.set_name}.zip: {counted(built.result.questions, 'question')}, "
-           f"{counted(built.result.parts, 'part')}, {counted(len(built.result.katex_warnings), 'KaTeX warning')}"
-           f"{_tag(run.build)}")
-    if run.compare is not None:
-        c = run.compare.result()
-        yield (f"compare    {counted(c.fields_compared, 'field')} against the export: {c.equal} equal, "
-               f"{c.notation} notation-only, {counted(c.content, 'content difference')}{_tag(run.compare)}")
-    if run.score is not None:
-        s = run.score.result()
-        yield f"score      {s.matched} of {s.in_export} answer boxes of the export matched{_tag(run.score)}"
-
-
-def say_as_they_end(lines: Iterator[str]) -> list[str]:
-    """Say each line as its stage ends (one log record each: the UI's run log shows them as
-    they come); a stage that failed stops the lines (its failure is said in one line)."""
-    said = []
-    try:
-        for line in lines:
-            say(line)
-            said.append(line)
-    except Exception:
-        pass
-    return said
-
-
-@flow(name="document", log_prints=False, validate_parameters=False, task_runner=Threads())
+@flow(name="document", flow_run_name=run_name, log_prints=False, validate_parameters=False, task_runner=Threads())
 def document_flow(
     source: str,
     solutions: str | None = None,
@@ -149,7 +80,7 @@ def document_flow(
     export: str | None = None,
     out: str | None = None,
     name: str | None = None,
-    backend: str = "auto",
+    backend: BackendChoice = BackendChoice.auto,
     model: str | None = None,
     offline: bool = False,
     tries: int = 3,
