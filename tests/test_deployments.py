@@ -107,6 +107,7 @@ def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifact
     _deployment("document/served")
     run = run_deployment("document/served", parameters={"source": "sheet.md", "backend": "none"}, timeout=600)
     assert run.state.is_completed(), (run.state, (tmp / "serve.log").read_text()[-3000:])
+    assert run.name == "sheet"  # named after the sheet in the UI, not Prefect's two random words
     # The relative path resolved against the deployment's base, not the serving process's folder.
     assert (base / "out" / "sheet" / "sheet.zip").is_file() and not (tmp / "out").exists()
     with get_client(sync_client=True) as client:
@@ -181,6 +182,9 @@ def test_the_folder_form_describes_each_parameter(served):
     assert "folder of sheets" in props["folder"]["description"]
     assert all(props[name].get("description") for name in props), [n for n in props if not props[n].get("description")]
     assert dep.parameters["base"] == str(served[1].resolve())
+    # backend is a choice list in the run form (an enum in the flow's signature), not a text box
+    schema = json.dumps(dep.parameter_openapi_schema)
+    assert '"claude-code"' in schema and '"openrouter"' in schema and '"enum"' in schema
 
 
 def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
