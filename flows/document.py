@@ -50,7 +50,7 @@ from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_
 from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
-from commandline.logs import say  # noqa: E402
+from commandline.logs import fit_lines, say, width  # noqa: E402
 from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa: E402
 from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
@@ -319,7 +319,7 @@ def _main(args: argparse.Namespace) -> int:
         print(state.message or "the run failed", file=sys.stderr)
         return 1
     if args.verbose:
-        print(runtime.startup_line(flow_seconds))
+        print(*fit_lines(runtime.startup_line(flow_seconds), width()), sep="\n")
     if isinstance(outcome, DocumentOutcome) and outcome.error:
         print(outcome.error, file=sys.stderr)
         return 1

@@ -34,7 +34,7 @@ runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact  # noqa: E402
 
 from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
-from commandline.logs import say  # noqa: E402
+from commandline.logs import fit_lines, say, width  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.terminal import Bar, counted, shown_path, short_table  # noqa: E402
@@ -221,7 +221,7 @@ def _main(args) -> int:
         return 1
     outcome = state.result()
     if args.verbose:
-        print(runtime.overhead_line(t_flow))
+        print(*fit_lines(runtime.overhead_line(t_flow), width()), sep="\n")
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 

@@ -25,7 +25,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from schemas.flags import Flag
+from schemas.flags import ROUTE_TEXT_KINDS, Flag
 from schemas.report import Report
 
 CELL = 400
@@ -65,13 +65,20 @@ def flags_markdown(set_name: str, flags: list[Flag]) -> str:
     if not flags:
         return f"# Flags of {set_name}\n\nNo flags: nothing to read.\n"
     out = [f"# Flags of {set_name}\n", f"{len(flags)} to read (`sheet2lambda review OUT` decides them).\n"]
-    for i, row in enumerate(flag_rows(flags), start=1):
+    for i, (flag, row) in enumerate(zip(flags, flag_rows(flags)), start=1):
         out.append(f"## {i}. {row['field']} — {row['kind']}\n\n{row['reason']}\n")
-        for who in (FLAG_COLUMNS["a"], FLAG_COLUMNS["b"]):
-            if row[who]:
-                quoted = "\n".join("> " + line for line in row[who].splitlines())
-                out.append(f"**{who}**\n\n{quoted}\n")
+        texts = ((FLAG_COLUMNS["a"], FLAG_COLUMNS["b"]) if flag.kind in ROUTE_TEXT_KINDS
+                 else (FLAG_COLUMNS["a"],))
+        for who in texts:
+            if row[who]:  # as written (a code block: the UI's markdown would eat a backslash)
+                what = who if flag.kind in ROUTE_TEXT_KINDS else "the passage"
+                text = row[who].replace("```", "`\u200b``")
+                out.append(f"**{what}**\n\n```text\n{text}\n```\n")
     return "\n".join(out)
+
+
+def _flags(n: int) -> str:
+    return f"{n} flag" if n == 1 else f"{n} flags"
 
 
 def _relative(path: str | None) -> str | None:
@@ -110,7 +117,7 @@ def publish_document(set_name: str, out: Path, report: Report | None, flags: lis
         return keys
     keys.append(artifact_key(set_name, "flags"))
     create_markdown_artifact(key=keys[-1], markdown=flags_markdown(set_name, flags),
-                             description=f"{len(flags)} flags of {set_name}: field, kind, reason, both routes' texts")
+                             description=f"{_flags(len(flags))} of {set_name}: field, kind, reason, both routes' texts")
     keys.append(artifact_key(set_name, "report"))
     create_table_artifact(key=keys[-1], table=report_rows(report), description=f"report of {set_name}")
     zip_path = (out / f"{set_name}.zip").resolve()
@@ -121,7 +128,7 @@ def publish_document(set_name: str, out: Path, report: Report | None, flags: lis
         create_markdown_artifact(
             key=keys[-1], description=f"the set {set_name} to import on Lambda Feedback",
             markdown=(f"# The set {set_name}\n\n`{zip_path}`\n\non `{socket.gethostname()}`, the machine that ran "
-                      f"this flow. Import that zip on Lambda Feedback" + (f", once its {len(flags)} flags are read"
+                      f"this flow. Import that zip on Lambda Feedback" + (f", once its {_flags(len(flags))} are read"
                                                                           if flags else "") + ".\n"))
     return keys
 
