@@ -28,10 +28,10 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
   reads); other ``\item[X]`` labels stay as text at the start of the item;
-- ``\ifthenelse{\boolean{b}}{…}{…}`` resolves to the branch the sheet's booleans choose;
-  ``comment`` environments and those named by ``\excludecomment``/``\excludeversion``
-  are dropped; ``\ifX … \fi`` blocks with ``\Xfalse`` (pandoc drops them itself) are
-  noted. Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a
+- conditionals (``\newif``, ``\if``, ``\ifx``, ``\ifnum``, ``\ifdefined``, etoolbox
+  toggles, ifthen's ``\ifthenelse``, the exam class's ``answers``) are evaluated as TeX
+  evaluates them, before anything else (:mod:`tasks.convert.tex_cond`); ``comment`` environments and those named by ``\excludecomment``/``\excludeversion``
+  are dropped. Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a
   conversion note);
 - siunitx ``\SI``, ``\qty``, ``\num``, ``\si``, ``\unit``, ``\ang`` and the ranges
   become maths (``\ensuremath{9.81\,\mathrm{m\,s^{-2}}}``), see :mod:`tasks.convert.siunitx`;
@@ -225,7 +225,7 @@ def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
 class TexContext:
     """What the pre-pass has learnt of one sheet and the class files beside it: macros to expand,
     definitions given to pandoc (``feed``), theorems, question environments, counters and their
-    resets, booleans and ``\\newif`` switches, excluded environments, the graphics path, and
+    resets, excluded environments, the graphics path, and
     the enumerate label of each list depth."""
 
     macros: dict[str, Definition] = field(default_factory=dict)   # expanded here (they count)
@@ -235,8 +235,6 @@ class TexContext:
     sheet_defines: set[str] = field(default_factory=set)
     counters: dict[str, int] = field(default_factory=dict)
     resets: dict[str, list[str]] = field(default_factory=dict)
-    booleans: dict[str, bool] = field(default_factory=dict)
-    newifs: dict[str, bool] = field(default_factory=dict)
     excluded: set[str] = field(default_factory=lambda: {"comment"})
     graphicspath: list[str] = field(default_factory=list)
     label_enum: dict[int, str] = field(default_factory=dict)
@@ -248,7 +246,7 @@ def _one_line_tex(text: str) -> str:
 
 
 def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
-    """Record definitions, counters, booleans and switches of one file's nodes."""
+    """Record definitions, counters and excluded environments of one file's nodes."""
     for n in _walk(nodes):
         if not isinstance(n, LatexMacroNode):
             continue
@@ -287,12 +285,6 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
             parent = (arg_text(n, 1) or "").strip("[] ")
             if parent:
                 ctx.resets.setdefault(parent, []).append(c)
-        elif m in ("newboolean", "provideboolean"):
-            ctx.booleans.setdefault((arg_text(n, 0) or "").strip(), False)
-        elif m == "setboolean":
-            ctx.booleans[(arg_text(n, 0) or "").strip()] = (arg_text(n, 1) or "").strip().lower() == "true"
-        elif m == "newif":
-            pass
         elif m in ("excludecomment", "excludeversion") and from_sheet:
             # A class's own \\excludecomment sits under an option's conditional, which this
             # pass does not evaluate; solution environments stay solution divs either way.
@@ -301,26 +293,6 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
         elif m == "graphicspath":
             ctx.graphicspath += [g.nodelist[0].latex_verbatim().strip() if g.nodelist else ""
                                  for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
-        elif m.endswith("true") or m.endswith("false"):
-            pass
-    _learn_switches(nodes, ctx)
-
-
-def _learn_switches(nodes, ctx: TexContext) -> None:
-    """``\\newif\\ifX`` and the ``\\Xtrue``/``\\Xfalse`` that set it, in source order."""
-    flat = list(_walk(nodes))
-    for i, n in enumerate(flat):
-        if isinstance(n, LatexMacroNode) and n.macroname == "newif" and i + 1 < len(flat):
-            nxt = flat[i + 1]
-            if isinstance(nxt, LatexMacroNode) and nxt.macroname.startswith("if"):
-                ctx.newifs[nxt.macroname[2:]] = False
-    for n in flat:
-        if isinstance(n, LatexMacroNode):
-            for name in ctx.newifs:
-                if n.macroname == name + "true":
-                    ctx.newifs[name] = True
-                elif n.macroname == name + "false":
-                    ctx.newifs[name] = False
 
 
 def label_template(label: str) -> str:
