@@ -91,7 +91,8 @@ _SPECS = [
     MacroSpec("stepcounter", "{"), MacroSpec("refstepcounter", "{"), MacroSpec("setcounter", "{{"),
     MacroSpec("addtocounter", "{{"), MacroSpec("alph", "{"), MacroSpec("Alph", "{"), MacroSpec("arabic", "{"),
     MacroSpec("roman", "{"), MacroSpec("Roman", "{"), MacroSpec("value", "{"),
-    MacroSpec("DeclareRobustCommand", "*{[[{"),
+    MacroSpec("DeclareRobustCommand", "*{[[{"), MacroSpec("uline", "{"), MacroSpec("ul", "{"),
+    MacroSpec("rule", "[{{"), MacroSpec("vspace", "*{"), MacroSpec("hspace", "*{"),
     *SIUNITX_SPECS,
 ]
 _ENV_SPECS = [EnvironmentSpec(n, "[") for n in ("enumerate", "itemize", "parts", "subparts", "subsubparts", "questions",
@@ -187,7 +188,9 @@ def _definition(node) -> Definition | tuple[str, str] | None:
         return Definition(name, int(n.strip("[] ")) if n and n.strip("[] ").isdigit() else 0,
                           arg_text(node, 3)[1:-1] if arg_text(node, 3) else None, arg_text(node, 4) or "")
     if m in ("newenvironment", "renewenvironment"):
-        return ((arg_text(node, 1) or "").strip(), "env")
+        n, default = (arg_text(node, 2) or "").strip("[] "), arg_text(node, 3)
+        mandatory = (int(n) if n.isdigit() else 0) - (default is not None)
+        return ((arg_text(node, 1) or "").strip(), "env" if mandatory <= 0 else "env-args")
     if m == "newtheorem":
         return ((arg_text(node, 1) or "").strip(), plain_lines(arg_text(node, 3) or arg_text(node, 2) or ""))
     return None
@@ -233,11 +236,17 @@ class TexContext:
     theorems: dict[str, str] = field(default_factory=dict)
     question_envs: set[str] = field(default_factory=set)
     sheet_defines: set[str] = field(default_factory=set)
+    own_counting: set[str] = field(default_factory=set)
     counters: dict[str, int] = field(default_factory=dict)
     resets: dict[str, list[str]] = field(default_factory=dict)
     excluded: set[str] = field(default_factory=lambda: {"comment"})
     graphicspath: list[str] = field(default_factory=list)
     label_enum: dict[int, str] = field(default_factory=dict)
+
+
+def counts(body: str) -> bool:
+    """Does a macro's body step, set or print a counter (``\\stepcounter``, ``\\alph{c}``, ``\\thec``)?"""
+    return any(f"\\{c}" in body for c in _COUNTING) or bool(re.search(r"\\the[a-z]", body))
 
 
 def _one_line_tex(text: str) -> str:
@@ -253,10 +262,14 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
         m = n.macroname
         d = _definition(n) if m in _DEFINERS else None
         if isinstance(d, Definition) and d.name:
+            simple = "@" not in d.name and "@" not in d.body and "\\def" not in d.body and "\\if" not in d.body
             if from_sheet:
                 ctx.sheet_defines.add(d.name)
                 if d.name in ("labelenumi", "labelenumii", "labelenumiii"):
                     ctx.label_enum[len(d.name) - len("labelenum")] = label_template(d.body)
+                if simple and counts(d.body):  # pandoc cannot count: expanded here, like a class's
+                    ctx.macros[d.name] = d
+                    ctx.own_counting.add(d.name)
             elif "@" not in d.name and "@" not in d.body and "\\def" not in d.body and "\\if" not in d.body:
                 if any(f"\\{c}" in d.body for c in _COUNTING) or re.search(r"\\the[a-z]", d.body):
                     ctx.macros[d.name] = d
@@ -266,10 +279,10 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
                 ctx.macros[d.name] = d
         elif isinstance(d, tuple) and d[0]:
             name, kind = d
-            if kind == "env":
+            if kind in ("env", "env-args"):
                 if from_sheet:
                     ctx.sheet_defines.add(name)
-                if name.lower().rstrip("*") in QUESTION_WORDS:
+                if kind == "env" and name.lower().rstrip("*") in QUESTION_WORDS:
                     ctx.question_envs.add(name)
             elif "@" not in name:
                 ctx.theorems[name] = kind

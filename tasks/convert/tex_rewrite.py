@@ -42,7 +42,7 @@ from tasks.convert.latex import (
 )
 from tasks.convert.labels import label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert import tex_cond, tex_unknown
+from tasks.convert import tex_blanks, tex_cond, tex_unknown
 from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
@@ -53,6 +53,10 @@ def hidden_note(what: str, body: str) -> ConversionWarning:
     text = plain_lines(body)
     return ConversionWarning(kind="HiddenDropped", text=text,
                              message=f"{OWN} {what} is not shown to students, so it was left out: {text[:100]}")
+
+
+NAMING = {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "newenvironment", "renewenvironment"}
+"""Definers whose argument 1 is the name defined."""
 
 
 class Editor(ListEdits, CountingMacros):
@@ -89,6 +93,9 @@ class Editor(ListEdits, CountingMacros):
             if isinstance(n, LatexMacroNode) and (j := tex_unknown.answer_blank(self, n, nodes, i, in_math)) is not None:
                 i = j
                 continue
+            if not in_math and tex_blanks.layout_before_group(self, nodes, i):
+                i += 1
+                continue
             self.node(n, depth, in_math)
             i += 1
 
@@ -116,14 +123,18 @@ class Editor(ListEdits, CountingMacros):
             self.edit(n.pos, end, f"\\item {BOX_TICKED if ticked else BOX_EMPTY} ")
             self.converted.add(m)
             return
+        if m not in ctx.sheet_defines and tex_blanks.blank(self, n, in_math):
+            return
         if m in SIUNITX and m not in ctx.sheet_defines:
             maths = siunitx_maths(n)
             self.edit(n.pos, end_of_args(n), f"{{{maths}}}" if in_math else f"\\ensuremath{{{maths}}}")
             return
         if m in ("newenvironment", "renewenvironment"):
             name = (arg_text(n, 1) or "").strip()
-            if name in SOLUTION_ENVS or name.lower() in QUESTION_WORDS:
-                self.edit(n.pos, end, "")  # a solution stays a div; a question word becomes a theorem
+            if name in SOLUTION_ENVS or name in ctx.question_envs:
+                # a solution stays a div; a question word becomes a theorem (one taking
+                # arguments is pandoc's to expand: its arguments print the label)
+                self.edit(n.pos, end, "")
                 return
         if m in self.unknown.docs and m not in ctx.sheet_defines - set(self.unknown.docs):
             text = tex_unknown.expand_doc_command(self.unknown.docs[m], n)
@@ -139,8 +150,8 @@ class Editor(ListEdits, CountingMacros):
             self.converted.add(m)
             return
         if n.nodeargd is not None:
-            for a in n.nodeargd.argnlist:
-                if isinstance(a, LatexGroupNode):
+            for k, a in enumerate(n.nodeargd.argnlist):
+                if isinstance(a, LatexGroupNode) and not (k == 1 and m in NAMING):  # a definition's name is no call
                     self.run(a.nodelist, depth, in_math)
 
     def environment(self, n: LatexEnvironmentNode, depth: int, in_math: bool) -> None:
@@ -274,7 +285,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         for text in texts.values():
             learn_definitions(parse_nodes(text), ctx, from_sheet=False)
         learn_definitions(nodes, ctx, from_sheet=True)
-        for name in ctx.sheet_defines:
+        for name in ctx.sheet_defines - ctx.own_counting:
             ctx.macros.pop(name, None)
         docs = tex_unknown.doc_commands(nodes)
         extra = [MacroSpec(d.name, ("[" if d.default is not None else "") + "{" * (d.nargs - (d.default is not None)))
