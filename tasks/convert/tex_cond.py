@@ -14,8 +14,8 @@ macros are the same when their parameters and bodies are the same tokens), ``\if
 and ``\ifodd`` scan TeX numbers (decimal, ``'`` octal, ``"`` hex, count registers,
 ``\value``), ``\ifcase`` picks its ``\or`` branch, ``\unless`` negates; a false branch is
 skipped counting nested conditionals by meaning, as TeX does. A call of a macro whose
-expansion evaluates a conditional (``\newcommand{\ans}[1]{\ifsol #1\fi}``) is replaced by
-its expansion.
+expansion hides text (``\newcommand{\ans}[1]{\ifsol #1\fi}``) is replaced by its
+expansion, unless that defines or sets something or uses a class's internal commands.
 
 The result is the source with each evaluated conditional's head, test, dropped branch,
 ``\else`` and ``\fi`` cut out; everything else is byte for byte the sheet's. Every dropped
@@ -90,11 +90,12 @@ class Resolver(Definitions, ConditionalTests, Expander):
         """Execute a definition or setting command read from ``s`` (its tokens go to ``out``
         unchanged); False when ``t`` is none."""
         name = t.text
-        if name not in DEFINERS or self.meaning(name) is not None:
+        register = (self.meaning(name) or ("",))[0] == "count"
+        if not register and (name not in DEFINERS or self.meaning(name) is not None):
             return False
         snap = s.snapshot()
         try:
-            self.define(name, s)
+            self.assign(name, s) if register else self.define(name, s)
         except Unknown:
             s.restore(snap)
             out.append(t)
@@ -169,8 +170,8 @@ class Resolver(Definitions, ConditionalTests, Expander):
             s.restore(snap)
             out.append(t)
             return
-        if self.evaluated > before and not inner:
-            out.extend(got)
+        if len(self.dropped) > dropped and not inner and not any(_machinery(x) for x in got):
+            out.extend(got)  # the call hid text: what it prints instead is written in
             return
         del self.dropped[dropped:]
         self.evaluated = before
@@ -223,6 +224,12 @@ class Resolver(Definitions, ConditionalTests, Expander):
         keep, drop = (yes, no) if value else (no, yes)
         self._drop(f"the {'else' if value else 'then'} branch of {head}", drop)
         s.push(keep)
+
+
+def _machinery(t: Tok) -> bool:
+    """A token that defines or sets something, or a class's internal command (``\\@…``): an
+    expansion holding one is not written into the sheet (its call stays, pandoc's to read)."""
+    return t.cat == CS and (t.text in DEFINERS or "@" in t.text or t.text in ("global", "gdef", "xdef", "let"))
 
 
 def resolve(source: str, files: dict[str, str] | None = None) -> Resolved:

@@ -20,7 +20,7 @@ DEFINERS = {"def", "gdef", "edef", "xdef", "newcommand", "renewcommand", "provid
             "settoggle", "booltrue", "boolfalse", "toggletrue", "togglefalse", "newtoggle", "providetoggle",
             "newcount", "newcounter", "setcounter", "addtocounter", "stepcounter", "refstepcounter",
             "DeclareOption", "ProcessOptions", "ExecuteOptions", "documentclass", "LoadClass", "usepackage",
-            "RequirePackage"}
+            "RequirePackage", "advance"}
 
 
 class Definitions:
@@ -143,8 +143,25 @@ class Definitions:
                 self.class_options = opts
             for x in names:
                 self.load(x, opts + getattr(self, "class_options", []))
-        elif name in ("makeatletter", "makeatother"):
-            return
+        elif name == "advance":
+            cs = s.next()
+            m = self.meanings.get(cs.text) if cs is not None and cs.cat == CS else None
+            if m is None or m[0] != "count":
+                raise Unknown
+            snap = s.snapshot()
+            word = [t for t in (s.next(), s.next(), s.next()) if t is not None and t.cat != SPACE][:2]
+            if "".join(t.text for t in word) != "by":  # TeX's optional keyword
+                s.restore(snap)
+            self.counts[m[1]] = self.counts.get(m[1], 0) + self.scan_int(s)
+
+    def assign(self, name: str, s: Stream) -> None:
+        """``\\c=5`` or ``\\c 5``: a count register set (TeX's optional ``=``)."""
+        t = s.next()
+        while t is not None and t.cat == SPACE:
+            t = s.next()
+        if t is not None and not (t.cat == OTHER and t.text == "="):
+            s.push([t])
+        self.counts[self.meanings[name][1]] = self.scan_int(s)
 
     def newif(self, x: str) -> None:
         """``\\newif\\ifx``: ``\\ifx`` false, ``\\xtrue``/``\\xfalse`` setting it."""

@@ -84,6 +84,10 @@ class Stream:
         return bool(self.back) or self.i < len(self.toks)
 
     def push(self, toks: list[Tok]) -> None:
+        """Put ``toks`` back in front; tokens just read and put back are unread (the log forgets them)."""
+        k = len(toks)
+        if k and len(self.log) >= k and all(a is b for a, b in zip(self.log[-k:], toks)):
+            del self.log[-k:]
         self.back.extend(reversed(toks))
 
     def snapshot(self) -> tuple[int, list[Tok], int]:

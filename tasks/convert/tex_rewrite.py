@@ -197,8 +197,15 @@ class Editor(ListEdits, CountingMacros):
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        elif name == "itemize":
-            self.item_labels_as_text(n)
+        elif name in ("itemize", "description"):
+            labels = [arg_text(it, 0) for it in self.items(n)]
+            if labels and None not in labels and label_sequence(labels):  # (a), (b) …: numbered parts
+                self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
+                self.enumerate(n, depth + 1, begin_end)
+                self.run(n.nodelist, depth + 1, in_math)
+                return
+            if name == "itemize":
+                self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
 

@@ -320,6 +320,7 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
         st.open_questions.pop()
         return True
     if not holds_items:
+        drop_specs(ed, body, begin_end)
         return False
     kind = list_kind(name)
     st.listed.add(name)
@@ -344,6 +345,27 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     ed.run(body, depth + 1, in_math)
     st.in_list -= 1
     return True
+
+
+def _placement(g: LatexGroupNode) -> bool:
+    """A group holding a float placement or alignment code (``{r}``, ``{l}``, ``{!ht}``)."""
+    text = "".join(x.latex_verbatim() for x in g.nodelist).strip()
+    return bool(re.fullmatch(r"[A-Za-z!]{1,3}", text))
+
+
+def drop_specs(ed, body: list, begin_end: int) -> None:
+    """Cut the leading arguments of an undefined environment that are specifications, not
+    text: an optional ``[…]`` and brace groups holding a length, a number or a placement
+    code, when at least one is a length or number (``\\begin{wrapfigure}{r}{0.35\\textwidth}``
+    gave "r0.35"). A group holding words (a box's title) and all after it are kept."""
+    groups, _, _ = gather([None, *body], 0)
+    specs = []
+    for g in groups:
+        if not (_length(g) or _placement(g)):
+            break
+        specs.append(g)
+    if specs and any(_length(g) for g in specs):
+        ed.edit(begin_end, specs[-1].pos + specs[-1].len, "")
 
 
 def answer_blank(ed, n: LatexMacroNode, nodes: list, i: int, in_math: bool) -> int | None:
