@@ -160,3 +160,33 @@ def test_an_unknown_environment_s_specification_arguments_are_not_text():
     assert "A circuit." in out.text and "r0.35" not in out.text and "[10]" not in out.text
     assert "2 Two" not in out.text and "Two columns." in out.text
     assert "Careful now" in out.text and "3cm" not in out.text
+
+
+# --- kinds seen at first contact (handoff/kinds-corpus1.md) ----------------------------------
+
+
+def test_exam_bonus_questions_and_randomized_choices_keep_their_items():
+    out = md("\\begin{questions}\\question Plain one.\n\\bonusquestion[2] Extra one.\n\\begin{parts}"
+             "\\bonuspart Extra part.\\part Usual part.\\end{parts}\n\\question Pick the noble gas.\n"
+             "\\begin{randomizechoices}\\choice Nitrogen\\CorrectChoice Argon\\end{randomizechoices}\\end{questions}",
+             "\\usepackage{exam-randomizechoices}\n", cls="exam")
+    lines = out.text.splitlines()
+    assert "1.  Plain one." in lines and "2.  Extra one." in lines and "3.  Pick the noble gas." in lines
+    assert "    (a) Extra part." in lines and "    (b) Usual part." in lines
+    assert "    - [ ] Nitrogen" in lines and "    - [x] Argon" in lines
+
+
+def test_commands_of_an_absent_class_that_open_paragraphs_again_and_again_mark_questions_and_parts():
+    out = md("Due Friday.\n\n\\problem{3} A ball is thrown up.\n\n\\problempart Find the height.\n\n"
+             "\\problempart Find the time.\n\n\\problem{4} A block slides.\n\n\\problempart Find the friction.",
+             cls="coursepset")
+    lines = out.text.splitlines()
+    assert "3.  A ball is thrown up." in lines and "4.  A block slides." in lines
+    assert "    (a) Find the height." in lines and "    (b) Find the time." in lines and "    (a) Find the friction." in lines
+    assert [w for w in out.warnings if w.kind == "UnknownMacro"] and not [w for w in out.warnings if w.kind == "StructureLost"]
+
+
+def test_an_absent_class_command_is_no_marker_where_the_sheet_has_headings():
+    out = md("\\section*{Question 1}\n\\hint{Draw it.} A ball is thrown up.\n\n\\hint{Use g.} Find the height.",
+             cls="coursepset")
+    assert "1." not in out.text.split()

@@ -6,7 +6,8 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
 ``\begin``/``\end``), never a pattern over the text. What it does:
 
 - exam class (and any sheet using these names without defining them): ``questions`` →
-  ``enumerate``, ``\question[pts]``/``\titledquestion{T}[pts]`` → ``\item`` (points
+  ``enumerate``, ``\question[pts]``/``\titledquestion{T}[pts]`` (and the ``\bonus…``
+  forms) → ``\item`` (points
   dropped), ``parts``/``subparts``/``subsubparts`` → nested ``enumerate`` labelled
   ``(a)``, ``i.``, ``A.`` (or the ``[r]``/``[A]`` option), ``\part[pts]`` etc. →
   ``\item``; ``choices``/``checkboxes``/``oneparchoices``/``oneparcheckboxes`` →
@@ -65,9 +66,12 @@ at N (read and removed by ``filters/convert/structure.lua``)."""
 
 BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
 
-EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
+EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart",
+              "bonusquestion", "bonustitledquestion", "bonuspart", "bonussubpart", "bonussubsubpart"}
 EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
-EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll"}  # + Ximera's
+EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll",  # + Ximera's
+                "randomizechoices", "randomizecheckboxes", "randomizeoneparchoices", "randomizeoneparcheckboxes"}
+"""exam's choice lists, Ximera's, and exam-randomizechoices' (the same lists, shuffled when typeset)."""
 EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
 PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
 SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
@@ -81,7 +85,9 @@ LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", 
                    "small", "relax", "ignorespaces", "color"}
 
 _SPECS = [
-    MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("part", "["),
+    MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("bonusquestion", "["),
+    MacroSpec("bonustitledquestion", "{["), MacroSpec("bonuspart", "["), MacroSpec("bonussubpart", "["),
+    MacroSpec("bonussubsubpart", "["), MacroSpec("part", "["),
     MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", "["), MacroSpec("CorrectChoice", ""),
     MacroSpec("ifthenelse", "{{{"), MacroSpec("newboolean", "{"), MacroSpec("provideboolean", "{"),
     MacroSpec("setboolean", "{{"), MacroSpec("excludecomment", "{"), MacroSpec("includecomment", "{"),

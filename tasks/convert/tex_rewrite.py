@@ -42,7 +42,7 @@ from tasks.convert.latex import (
 )
 from tasks.convert.labels import label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert import tex_blanks, tex_cond, tex_unknown
+from tasks.convert import tex_blanks, tex_cond, tex_markers, tex_unknown
 from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
@@ -87,6 +87,9 @@ class Editor(ListEdits, CountingMacros):
         i = 0
         while i < len(nodes):
             n = nodes[i]
+            if isinstance(n, LatexMacroNode) and n.pos in self.unknown.markers:
+                i = tex_markers.apply(self, nodes, i)
+                continue
             if isinstance(n, LatexMacroNode) and not in_math and tex_unknown.is_unknown_macro(self, n):
                 i = tex_unknown.unknown_macro(self, nodes, i, depth)
                 continue
@@ -112,7 +115,7 @@ class Editor(ListEdits, CountingMacros):
     def macro(self, n: LatexMacroNode, depth: int, in_math: bool) -> None:
         m, ctx, end = n.macroname, self.ctx, n.pos + n.len
         if m in EXAM_ITEMS and m not in ctx.sheet_defines and m not in ctx.macros:
-            title = arg_text(n, 0) if m == "titledquestion" else None
+            title = arg_text(n, 0) if m.endswith("titledquestion") else None
             self.edit(n.pos, end_of_args(n), f"\\item \\textbf{{{title}}} " if title else "\\item ")
             self.converted.add(m)
             return
@@ -303,7 +306,9 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         editor = Editor(source, ctx, state)
         editor.notes += dropped
         editor.hidden += [n.text for n in dropped]
+        state.markers = tex_markers.plan(editor, parsed)
         editor.run(parsed)
+        tex_markers.close(editor)
     except Exception:  # noqa: BLE001 - pylatexenc's own errors: leave the sheet to pandoc
         return Prepared(source=source, notes=dropped, hidden="\n".join(n.text for n in dropped))
     asked = {e for e in (unknown.envs if unknown else ()) if e.lower().rstrip("*") in QUESTION_WORDS

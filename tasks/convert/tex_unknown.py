@@ -238,6 +238,10 @@ class UnknownState:
     noted: set[str] = field(default_factory=set)
     listed: set[str] = field(default_factory=set)  # undefined environments read as lists
     body_at: int = 0  # where \begin{document} is (0: a fragment)
+    markers: dict[int, tuple[int, str]] = field(default_factory=dict)  # tasks.convert.tex_markers
+    marker_names: dict[str, int] = field(default_factory=dict)
+    marker_end: int = 0
+    open_levels: int = 0
 
     def once(self, ed, key: str, what: str, name: str) -> None:
         if key not in self.noted:
