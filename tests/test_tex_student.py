@@ -190,3 +190,10 @@ def test_an_absent_class_command_is_no_marker_where_the_sheet_has_headings():
     out = md("\\section*{Question 1}\n\\hint{Draw it.} A ball is thrown up.\n\n\\hint{Use g.} Find the height.",
              cls="coursepset")
     assert "1." not in out.text.split()
+
+
+def test_a_conditional_inside_a_definition_s_body_waits_for_its_use():
+    src = ("\\documentclass{article}\n\\newif\\ifshow\n\\NewEnviron{answer}{\\ifshow\\BODY\\fi}\n"
+           "\\newenvironment{hint}{\\ifshow}{\\fi}\n\\AtBeginDocument{\\ifshow Shown.\\fi}\n\\showtrue\n"
+           "\\begin{document}\nText.\n\\end{document}\n")
+    assert resolve(src).source == src

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from tasks.convert.tex_expand import Budget, Expander, Stream, Unknown, fresh as _fresh
 from tasks.convert.tex_defs import DEFINERS, Definitions
 from tasks.convert.tex_tests import ConditionalTests
-from tasks.convert.tex_tokens import CS, Tok, render, tokenize
+from tasks.convert.tex_tokens import BEGIN, CS, OTHER, SPACE, Tok, render, tokenize
 
 EXAM_PRELUDE = (r"\newif\ifprintanswers \DeclareOption{answers}{\printanswerstrue}"
                 r"\DeclareOption{noanswers}{\printanswersfalse}\ProcessOptions"
@@ -53,6 +53,12 @@ PRELUDES = {"exam": EXAM_PRELUDE}
 ANSWER_SWITCHES = {"ifprintanswers"}
 """Conditionals whose true branch the class prints only in the answers version."""
 
+DEFERRED = {"newenvironment", "renewenvironment", "NewEnviron", "RenewEnviron", "NewDocumentCommand",
+            "RenewDocumentCommand", "ProvideDocumentCommand", "DeclareDocumentCommand", "NewDocumentEnvironment",
+            "RenewDocumentEnvironment", "DeclareDocumentEnvironment", "newtcolorbox", "renewtcolorbox", "newtcbtheorem",
+            "DeclareMathOperator", "AtBeginDocument", "AtEndDocument", "AtEndOfClass", "AtEndOfPackage", "newtheorem",
+            "mdtheorem", "newmdenv", "lstnewenvironment", "newlist", "excludecomment", "includecomment"}
+"""Commands whose groups hold code run later: their conditionals are evaluated when used, not here."""
 BRACE_CONDITIONALS = {"iftoggle": 2, "nottoggle": 2, "ifbool": 2, "notbool": 2, "ifthenelse": 2,
                       "ifdef": 2, "ifundef": 2}
 
@@ -75,6 +81,7 @@ class Resolver(Definitions, ConditionalTests, Expander):
         self.src, self.files = src, files
         self.dropped: list[tuple[str, str]] = []
         self.evaluated = 0
+        self.in_preamble = "\\begin{document}" in src
 
     # -- definitions --
 
@@ -155,8 +162,44 @@ class Resolver(Definitions, ConditionalTests, Expander):
             if mac is not None:
                 self.call(t, mac, s, out)
                 continue
+            if name == "begin" and self.in_preamble:
+                self.in_preamble = not self.opens_document(s)
             out.append(t)
+            if name in DEFERRED or (self.in_preamble and self.meaning(name) is None):
+                out.extend(self.groups_unread(s))
         return out
+
+    def opens_document(self, s: Stream) -> bool:
+        snap = s.snapshot()
+        try:
+            return self.name_of(self.read_group(s)) == "document"
+        except Unknown:
+            return False
+        finally:
+            s.restore(snap)
+
+    def groups_unread(self, s: Stream) -> list[Tok]:
+        """The brace and bracket groups after a command, passed on as they are: a body a
+        definition keeps for later (``\\newenvironment``, ``\\NewEnviron``, a package's
+        set-up command in the preamble), where a conditional is TeX's to evaluate at use."""
+        taken: list[Tok] = []
+        while True:
+            snap = s.snapshot()
+            t = s.next()
+            while t is not None and t.cat == SPACE:
+                t = s.next()
+            if t is None or not (t.cat == BEGIN or (t.cat == OTHER and t.text in "[*")):
+                s.restore(snap)
+                return taken
+            s.restore(snap)
+            if t.text == "*":
+                while s.next() is not t:
+                    pass
+            elif t.cat == BEGIN:
+                self.read_group(s)
+            elif self.read_optional(s) is None:
+                return taken
+            taken += s.consumed_since(snap)
 
     def call(self, t: Tok, mac, s: Stream, out: list[Tok]) -> None:
         """A macro call: replaced by its expansion when that evaluates a conditional, else kept

@@ -353,14 +353,14 @@ class Expander:
         text = self.files.get(name)
         if text is None or self.depth > 3:
             return
-        saved = (self.options, self.declared)
-        self.options, self.declared = options, {}
+        saved = (self.options, self.declared, getattr(self, "in_preamble", False))
+        self.options, self.declared, self.in_preamble = options, {}, True
         self.depth += 1
         try:
             self.run_quietly(tokenize(text, at_letter=True))
         finally:
             self.depth -= 1
-            self.options, self.declared = saved
+            self.options, self.declared, self.in_preamble = saved
 
     def run_quietly(self, toks: list[Tok]) -> None:
         """Execute tokens for their definitions only (what they print is not the sheet's)."""
