@@ -20,7 +20,8 @@ PRIMITIVE_IFS = {"if", "ifcat", "ifx", "ifnum", "ifodd", "ifdim", "ifcase", "ift
                  "ifcsname", "ifvmode", "ifhmode", "ifmmode", "ifinner", "ifvoid", "ifhbox", "ifvbox", "ifeof",
                  "ifincsname", "iffontchar"}
 NOT_CONDITIONALS = {"ifthenelse", "iftoggle", "ifbool", "ifdef", "ifundef", "ifstrequal", "ifblank", "ifpdf",
-                    "ifstrempty", "ifnextchar", "ifcsdef", "ifcsundef", "ifdefempty", "ifnumcomp"}
+                    "ifstrempty", "ifnextchar", "ifcsdef", "ifcsundef", "ifdefempty", "ifnumcomp", "iflanguage",
+                    "ifdefstring", "ifboolexpr", "ifcsstring", "ifnumequal", "ifnumgreater", "ifnumless"}
 """Names starting ``if`` that are commands taking brace groups, not conditionals ending in ``\\fi``."""
 MAX_STEPS = 400_000
 MAX_DEPTH = 40
@@ -253,6 +254,8 @@ class Expander:
                 return t
             m = self.meanings.get(t.text)
             if m is None:
+                if t.text == "value":  # read as a number by scan_int
+                    return t
                 if t.text == "csname":
                     name = self.csname(s)
                     if name not in self.meanings:
@@ -313,6 +316,11 @@ class Expander:
             m = self.meanings.get(t.text)
             if m and m[0] == "count":
                 return sign * self.counts.get(m[1], 0)
+            if t.text == "value" and m is None:  # LaTeX's \value{counter}
+                c = "c@" + self.name_of(self.read_group(s))
+                if c not in self.counts:
+                    raise Unknown
+                return sign * self.counts[c]
             raise Unknown
         if t.cat == OTHER and t.text == "`":
             c = s.next()
