@@ -110,9 +110,11 @@ def test_item_labels_that_count_on_number_an_itemize_or_description():
 
 
 def test_a_layout_command_before_a_bold_heading_keeps_the_heading():
-    out = md("\\noindent{\\bf Problem 2: Springs}\nA spring is stretched.\n\n\\medskip{\\bf Problem 3.} A wave.")
+    out = md("\\noindent{\\bf Problem 2: Springs}\nA spring is stretched.\n\n\\medskip{\\bf Problem 3.} A wave.\n\n"
+             "\\bigskip\n\\noindent {\\bf Problem 4.} A beam.\n\n\\vspace{1em}{\\bf Problem 5.} A shaft.")
     assert "**Problem 2: Springs** A spring is stretched." in out.text
     assert "**Problem 3.** A wave." in out.text
+    assert "**Problem 4.** A beam." in out.text and "**Problem 5.** A shaft." in out.text
 
 
 def test_a_class_macro_question_keeps_its_number_and_the_text_before_the_first_part():

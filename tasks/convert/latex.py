@@ -98,7 +98,8 @@ _SPECS = [
     MacroSpec("addtocounter", "{{"), MacroSpec("alph", "{"), MacroSpec("Alph", "{"), MacroSpec("arabic", "{"),
     MacroSpec("roman", "{"), MacroSpec("Roman", "{"), MacroSpec("value", "{"),
     MacroSpec("DeclareRobustCommand", "*{[[{"), MacroSpec("uline", "{"), MacroSpec("ul", "{"),
-    MacroSpec("rule", "[{{"), MacroSpec("vspace", "*{"), MacroSpec("hspace", "*{"),
+    MacroSpec("rule", "[{{"), MacroSpec("vspace", "*{"), MacroSpec("hspace", "*{"), MacroSpec("addvspace", "{"),
+    MacroSpec("enlargethispage", "*{"),
     *SIUNITX_SPECS,
 ]
 _ENV_SPECS = [EnvironmentSpec(n, "[") for n in ("enumerate", "itemize", "parts", "subparts", "subsubparts", "questions",

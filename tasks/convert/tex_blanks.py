@@ -18,6 +18,7 @@ import re
 
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexGroupNode, LatexMacroNode
 
+from tasks.convert.latex import end_of_args
 from tasks.convert.tex_unknown import BLANK
 
 SPACING = {"hspace", "quad", "qquad", "enspace", "enskip", "hfill", "phantom", "hphantom", "vphantom", "hskip",
@@ -31,6 +32,8 @@ LAYOUT_NO_ARG = {"noindent", "indent", "bigskip", "medskip", "smallskip", "small
                  "strut", "leavevmode", "FloatBarrier"}
 """Layout commands LaTeX defines with no argument (``\\par`` and ``\\newline`` are not cut:
 they break the text)."""
+LAYOUT_WITH_ARGS = {"vspace", "hspace", "addvspace", "enlargethispage"}
+"""Layout commands with a length argument: pandoc skips the group after it too."""
 
 
 def _only_spacing(nodes) -> bool:
@@ -86,10 +89,25 @@ def blank(ed, n: LatexMacroNode, in_math: bool) -> bool:
 
 def layout_before_group(ed, nodes: list, i: int) -> bool:
     """Cut a no-argument layout command right before a brace group (see the module docstring)."""
+    if not _layout(nodes[i]) or i + 1 >= len(nodes):
+        return False
+    j = i + 1
+    while j < len(nodes) and (_layout(nodes[j]) or _blank(nodes[j])):  # \bigskip\noindent{\bf …}
+        j += 1
+    if j >= len(nodes) or not isinstance(nodes[j], LatexGroupNode):
+        return False
     n = nodes[i]
-    if not isinstance(n, LatexMacroNode) or n.macroname not in LAYOUT_NO_ARG or i + 1 >= len(nodes):
-        return False
-    if not isinstance(nodes[i + 1], LatexGroupNode) or (n.nodeargd is not None and any(n.nodeargd.argnlist)):
-        return False
-    ed.edit(n.pos, nodes[i + 1].pos, "")
+    ed.edit(n.pos, end_of_args(n) if n.macroname in LAYOUT_WITH_ARGS else nodes[i + 1].pos, "")
     return True
+
+
+def _layout(n) -> bool:
+    if not isinstance(n, LatexMacroNode):
+        return False
+    args = any(n.nodeargd.argnlist) if n.nodeargd is not None else False
+    return (n.macroname in LAYOUT_NO_ARG and not args) or (n.macroname in LAYOUT_WITH_ARGS and args)
+
+
+def _blank(n) -> bool:
+    return isinstance(n, LatexCommentNode) or (isinstance(n, LatexCharsNode) and not n.chars.strip()
+                                                and n.chars.count("\n") < 2)
