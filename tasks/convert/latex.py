@@ -194,6 +194,8 @@ def _definition(node) -> Definition | tuple[str, str] | None:
         n = arg_text(node, 2)
         return Definition(name, int(n.strip("[] ")) if n and n.strip("[] ").isdigit() else 0,
                           arg_text(node, 3)[1:-1] if arg_text(node, 3) else None, arg_text(node, 4) or "")
+    if m == "DeclareMathOperator":
+        return Definition((arg_text(node, 1) or "").strip().lstrip("\\"), 0, None, arg_text(node, 2) or "")
     if m in ("newenvironment", "renewenvironment"):
         n, default = (arg_text(node, 2) or "").strip("[] "), arg_text(node, 3)
         mandatory = (int(n) if n.isdigit() else 0) - (default is not None)

@@ -55,7 +55,8 @@ def hidden_note(what: str, body: str) -> ConversionWarning:
                              message=f"{OWN} {what} is not shown to students, so it was left out: {text[:100]}")
 
 
-NAMING = {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "newenvironment", "renewenvironment"}
+NAMING = {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "newenvironment", "renewenvironment",
+          "DeclareMathOperator"}
 """Definers whose argument 1 is the name defined."""
 
 
