@@ -18,22 +18,28 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
   with ``pset.cls`` in the folder, ``\usepackage``/``\RequirePackage``/``\LoadClass`` of
   a file there): their definitions are given to pandoc ahead of ``\begin{document}``, as
   if the sheet defined them; a macro whose body counts (``\stepcounter``,
-  ``\alph{c}`` …), which pandoc cannot do, is expanded here with the counters kept;
+  ``\alph{c}`` …), which pandoc cannot do, is expanded here with the counters kept (the
+  sheet's own too: ``\question`` as ``\paragraph{Question \thequestion}``);
 - environments a sheet or class defines with ``\newenvironment`` whose name is a
   question word (problem, exercise, question, task) become ``\newtheorem``s, so that
-  pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
+  pandoc numbers them and keeps their ``[title]``; one taking arguments is left to
+  pandoc, which expands it (its arguments print its label); a ``solution``/``answer``
   environment's own definition is dropped so that it stays a ``solution`` div;
 - a list's items a class wraps in an environment (``blocksection``) are the list's, and a
   heading between items splits the list, numbered on (:mod:`tasks.convert.tex_lists`);
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
-  reads); other ``\item[X]`` labels stay as text at the start of the item;
+  reads), in an ``itemize`` or ``description`` too; other ``\item[X]`` labels stay as
+  text at the start of the item;
+- fill-in blanks stay visible, and layout commands no longer take a following brace
+  group with them (:mod:`tasks.convert.tex_blanks`); commands of an absent class that
+  open paragraphs again and again mark questions and parts (:mod:`tasks.convert.tex_markers`);
 - conditionals (``\newif``, ``\if``, ``\ifx``, ``\ifnum``, ``\ifdefined``, etoolbox
   toggles, ifthen's ``\ifthenelse``, the exam class's ``answers``) are evaluated as TeX
-  evaluates them, before anything else (:mod:`tasks.convert.tex_cond`); ``comment`` environments and those named by ``\excludecomment``/``\excludeversion``
-  are dropped. Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a
-  conversion note);
+  evaluates them, before anything else (:mod:`tasks.convert.tex_cond`); ``comment``
+  environments and those named by ``\excludecomment``/``\excludeversion`` are dropped.
+  Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a conversion note);
 - siunitx ``\SI``, ``\qty``, ``\num``, ``\si``, ``\unit``, ``\ang`` and the ranges
   become maths (``\ensuremath{9.81\,\mathrm{m\,s^{-2}}}``), see :mod:`tasks.convert.siunitx`;
 - ``\graphicspath`` folders are returned for image links to be resolved against.
