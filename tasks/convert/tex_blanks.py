@@ -19,7 +19,7 @@ import re
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexGroupNode, LatexMacroNode
 
 from tasks.convert.latex import end_of_args
-from tasks.convert.tex_unknown import BLANK
+from tasks.convert.tex_unknown import BLANK, length_group, gather
 
 SPACING = {"hspace", "quad", "qquad", "enspace", "enskip", "hfill", "phantom", "hphantom", "vphantom", "hskip",
            "kern", "space", "nobreakspace", " ", ",", ";", ":", "!", "thinspace", "medspace", "thickspace", "makebox"}
@@ -111,3 +111,24 @@ def _layout(n) -> bool:
 def _blank(n) -> bool:
     return isinstance(n, LatexCommentNode) or (isinstance(n, LatexCharsNode) and not n.chars.strip()
                                                 and n.chars.count("\n") < 2)
+
+
+def _placement(g: LatexGroupNode) -> bool:
+    """A group holding a float placement or alignment code (``{r}``, ``{l}``, ``{!ht}``)."""
+    text = "".join(x.latex_verbatim() for x in g.nodelist).strip()
+    return bool(re.fullmatch(r"[A-Za-z!]{1,3}", text))
+
+
+def drop_specs(ed, body: list, begin_end: int) -> None:
+    """Cut the leading arguments of an undefined environment that are specifications, not
+    text: an optional ``[…]`` and brace groups holding a length, a number or a placement
+    code, when at least one is a length or number (``\\begin{wrapfigure}{r}{0.35\\textwidth}``
+    gave "r0.35"). A group holding words (a box's title) and all after it are kept."""
+    groups, _, _ = gather([None, *body], 0)
+    specs = []
+    for g in groups:
+        if not (length_group(g) or _placement(g)):
+            break
+        specs.append(g)
+    if specs and any(length_group(g) for g in specs):
+        ed.edit(begin_end, specs[-1].pos + specs[-1].len, "")

@@ -169,9 +169,11 @@ class Editor(ListEdits, CountingMacros):
                 self.note(f"a {name} environment", body)
             return
         if (name in self.unknown.unknown.envs and name not in ctx.sheet_defines and name not in ctx.theorems
-                and name not in ctx.question_envs and tex_unknown.unknown_env(self, n, depth, in_math)):
-            self.converted.add(name)
-            return
+                and name not in ctx.question_envs):
+            if tex_unknown.unknown_env(self, n, depth, in_math):
+                self.converted.add(name)
+                return
+            tex_blanks.drop_specs(self, [x for x in n.nodelist if x is not None], begin_end)
         if name in EXAM_LISTS and name not in ctx.sheet_defines:
             opt = (arg_text(n, 0) or "").strip()
             tmpl = PARTS_OPTION.get(opt, EXAM_LISTS[name]) if name != "questions" else ""

@@ -173,7 +173,7 @@ def gather(nodes: list, i: int) -> tuple[list[LatexGroupNode], int, str | None]:
     return groups, j, opt
 
 
-def _length(g: LatexGroupNode) -> bool:
+def length_group(g: LatexGroupNode) -> bool:
     """A group holding only a number or a length (``{3}``, ``{-5em}``, ``{0.4\\textwidth}``)."""
     text = "".join(x.latex_verbatim() for x in g.nodelist).strip()
     return bool(text) and bool(re.fullmatch(r"-?[\d.]+\s*(?:[a-z]{2}|\\[a-z]+)?", text))
@@ -278,7 +278,7 @@ def unknown_macro(ed, nodes: list, i: int, depth: int) -> int:
             st.once(ed, "item:" + name, f"\\{name} (defined in no file here) read as a list item", name)
         return i + 1
     last = groups[-1]
-    if n.pos < st.body_at or any(_length(g) for g in groups):  # preamble set-up, a length (\enlargethispage{-5em})
+    if n.pos < st.body_at or any(length_group(g) for g in groups):  # preamble set-up, a length (\enlargethispage{-5em})
         return j
     if st.blocks.get(name, 0) >= 2 and is_block(groups) and not st.in_list:
         st.units += 1
@@ -324,7 +324,6 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
         st.open_questions.pop()
         return True
     if not holds_items:
-        drop_specs(ed, body, begin_end)
         return False
     kind = list_kind(name)
     st.listed.add(name)
@@ -349,27 +348,6 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     ed.run(body, depth + 1, in_math)
     st.in_list -= 1
     return True
-
-
-def _placement(g: LatexGroupNode) -> bool:
-    """A group holding a float placement or alignment code (``{r}``, ``{l}``, ``{!ht}``)."""
-    text = "".join(x.latex_verbatim() for x in g.nodelist).strip()
-    return bool(re.fullmatch(r"[A-Za-z!]{1,3}", text))
-
-
-def drop_specs(ed, body: list, begin_end: int) -> None:
-    """Cut the leading arguments of an undefined environment that are specifications, not
-    text: an optional ``[…]`` and brace groups holding a length, a number or a placement
-    code, when at least one is a length or number (``\\begin{wrapfigure}{r}{0.35\\textwidth}``
-    gave "r0.35"). A group holding words (a box's title) and all after it are kept."""
-    groups, _, _ = gather([None, *body], 0)
-    specs = []
-    for g in groups:
-        if not (_length(g) or _placement(g)):
-            break
-        specs.append(g)
-    if specs and any(_length(g) for g in specs):
-        ed.edit(begin_end, specs[-1].pos + specs[-1].len, "")
 
 
 def answer_blank(ed, n: LatexMacroNode, nodes: list, i: int, in_math: bool) -> int | None:
