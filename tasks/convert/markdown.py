@@ -1,7 +1,11 @@
 r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both routes read.
 
-- ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``), except that
-  ``\(…\)``/``\[…\]`` maths is written ``$…$``/``$$…$$`` (:mod:`tasks.convert.mdmath`).
+- ``.md`` / ``.markdown`` / Quarto ``.qmd`` / R Markdown ``.Rmd`` is read as it is (line ends
+  normalised to ``\n``), made the student's version by :mod:`tasks.convert.markdown_family`
+  (``\(…\)`` maths as dollars, chunks, MyST directives, prices, footnotes).
+- ``.ipynb`` is read by pandoc's notebook reader, its cells prepared and unwrapped by
+  :mod:`tasks.convert.notebooks`; ``.docx`` goes through the OOXML pre-pass of
+  :mod:`tasks.convert.docx` (text boxes, SEQ fields, continued numbering) first.
 - ``.tex`` first goes through the TeX pre-pass (:mod:`tasks.convert.latex`,
   :mod:`tasks.convert.tex_rewrite`), which keeps exam class, theorem, class-file, list,
   conditional and siunitx structure, then pandoc with ``filters/convert/structure.lua``
@@ -14,7 +18,8 @@ r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both r
   cached by the PDF's bytes) and is then read as Mathpix markdown, like a ``.md``.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
   ``commonmark_x-smart`` with ``--wrap=none``: curly quotes stay characters, maths stays
-  ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``). The filter
+  ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``); a footnote is written after
+  the block citing it (``--reference-location=block``), not at the end. The filter
   ``filters/convert/tidy.lua`` drops what the platform cannot render (underline, image
   sizes, heading and link attributes, HTML figures) and keeps multi-line maths inside its
   paragraph; it never adds a word.
@@ -79,7 +84,8 @@ from tasks.errors import InputError
 from tasks.convert import checks
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
-from tasks.convert.mdmath import dollar_maths
+from tasks.convert.markdown_family import MARKDOWN_SUFFIXES, student_text
+from tasks.convert.mdmath import dollar_maths  # noqa: F401 - the PDF path
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
@@ -89,8 +95,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
 STRUCTURE_FILTER = ROOT / "filters" / "convert" / "structure.lua"
 
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-PANDOC_READERS = {".tex": "latex", ".docx": "docx"}
+PANDOC_READERS = {".tex": "latex", ".docx": "docx", ".ipynb": "ipynb"}
 SUPPORTED = MARKDOWN_SUFFIXES + tuple(PANDOC_READERS) + (".pdf",)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
@@ -157,7 +162,7 @@ def to_markdown(
         links = image_links(ast)
         base = str(Path(media_dir).parent) if media_dir else None
     elif suffix in MARKDOWN_SUFFIXES:
-        text = dollar_maths(_decode(name, data))
+        text = student_text(suffix, _decode(name, data))
         ast = _read_markdown(name, text)
         warnings = checks.raw_tex_warnings(ast) + checks.shortcode_warnings(text)
         links = image_links(ast)
@@ -166,6 +171,9 @@ def to_markdown(
         source = _decode(name, data)
         text, warnings, links = _convert_latex(name, source, base_dir, roots)
         base = base_dir
+    elif suffix == ".ipynb":
+        text, warnings, links = _convert_docx(name, data, media_dir, "ipynb")
+        base = str(Path(media_dir).parent) if media_dir else None
     else:
         text, warnings, links = _convert_docx(name, data, media_dir)
         base = str(Path(media_dir).parent) if media_dir else None
@@ -205,7 +213,7 @@ def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | No
     :func:`to_markdown` linked them from), others against ``base_dir``. Never raises for a
     missing file: its ``path`` is ``None``.
     """
-    if markdown.suffix in (".docx", ".pdf"):
+    if markdown.suffix in (".docx", ".pdf", ".ipynb"):
         base = str(Path(media_dir).parent) if media_dir else None
     else:
         base = base_dir
@@ -347,7 +355,7 @@ def _write_markdown(name: str, ast: dict) -> tuple[str, list[dict]]:
     with tempfile.TemporaryDirectory(prefix="s2l-md-") as cwd:
         log = os.path.join(cwd, "log.json")
         run = run_pandoc(
-            ["-f", "json", "-t", WRITE_FORMAT, "--wrap=none", "--quiet", f"--log={log}"],
+            ["-f", "json", "-t", WRITE_FORMAT, "--wrap=none", "--reference-location=block", "--quiet", f"--log={log}"],
             stdin=json.dumps(ast).encode(), cwd=cwd, timeout=PANDOC_TIMEOUT,
         )
         if run.returncode != 0 or run.timed_out:
@@ -410,8 +418,16 @@ def _honour_graphicspath(ast: dict, folders: list[str], base_dir: str | None) ->
                 break
 
 
-def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
-    args = ["-f", "docx", "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=docx"]
+def _convert_docx(name: str, data: bytes, media_dir: str | None,
+                  reader: str = "docx") -> tuple[str, list[ConversionWarning], list[str]]:
+    """A Word document (``reader`` ``docx``: :mod:`tasks.convert.docx` before pandoc) or a
+    notebook (``ipynb``: :mod:`tasks.convert.notebooks` around pandoc) through pandoc."""
+    from tasks.convert import docx, notebooks
+
+    original = data
+    data = notebooks.prepare(name, data) if reader == "ipynb" else docx.prepare(data)
+    fmt = "ipynb+fenced_divs" if reader == "ipynb" else reader  # the solution divs notebooks.prepare writes
+    args = ["-f", fmt, "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", f"sheet2lambda-reader={reader}"]
     if media_dir:
         media = Path(media_dir).resolve()
         media.mkdir(parents=True, exist_ok=True)
@@ -419,8 +435,11 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, l
     else:
         with tempfile.TemporaryDirectory(prefix="s2l-docx-") as cwd:
             ast, log = _pandoc(name, args, data, cwd)
+    if reader == "ipynb":
+        text, warnings, links = _finish(name, notebooks.unwrap_cells(ast), log, None)
+        return text, warnings, links
     text, warnings, links = _finish(name, ast, log, None)
-    return text, docx_linked_images(data) + warnings, links
+    return text, docx_linked_images(original) + docx.equation_warnings(original, links) + warnings, links
 
 
 _RELATIONSHIP = re.compile(r"<Relationship\b[^>]*>", re.S)

@@ -5,7 +5,7 @@ The solutions of ``SHEET.EXT`` are the file beside it named ``SHEET`` followed b
 name in a ``solutions/`` folder inside the sheet's folder or beside it::
 
     sheet-2.tex   → sheet-2-solutions.tex
-    questions.md  → questions_solutions.md
+    questions.md  → questions_solutions.md    (.qmd, .Rmd, .ipynb alike)
     Sheet1.docx   → Sheet1Solutions.docx or "sheet1 solutions.docx"
     hw3.tex       → hw3sol.tex, hw3-sol.tex or hw3_sol.tex
     exercises/main.md → solutions/main.md (or exercises/solutions/main.md)
@@ -121,8 +121,10 @@ def is_solutions_name(path: Path) -> bool:
     return bool(_SEPARATED.search(stem) or _BARE.search(stem) or stem.lower().startswith("solutions"))
 
 
-FORMAT_PREFERENCE = (".tex", ".docx", ".md", ".markdown", ".pdf")
-"""A sheet held in several formats is converted once, from the first of these it has."""
+FORMAT_PREFERENCE = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
+"""A sheet held in several formats is converted once, from the first of these it has (lower
+case; a Quarto or R Markdown source before the markdown rendered from it, a Jupytext ``.md``
+before its notebook)."""
 
 
 NOT_SHEETS = ("README", "LICENSE", "LICENCE", "CHANGELOG", "CONTRIBUTING")
