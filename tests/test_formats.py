@@ -159,8 +159,9 @@ plot(fit)
 def test_qmd_and_rmd_chunks_at_the_margin_stay_in_their_item_and_hidden_chunks_are_left_out():
     for name in ("week3.qmd", "week3.Rmd"):
         text = to_markdown(name, QMD.encode(), "questions").text
-        assert "answer_key" not in text and "plot(fit)" not in text
-        assert "   ```{r}\n   fit <- lm(y ~ x, data = d)\n   ```" in text
+        assert "answer_key" not in text and "plot(fit)" not in text and "#|" not in text and "{r" not in text
+        assert "1.  Fit a line to the data.\n\n    ``` r\n    fit <- lm(y ~ x, data = d)\n    ```\n\n" \
+               "    The slope is about 2.\n\n2.  Plot the residuals.\n\n    They show no pattern." in text
         out = read(text)
         assert len(out) == 2
         assert "fit <- lm" in json.dumps(out[0]) and "The slope is about 2." in json.dumps(out[0])
@@ -169,7 +170,50 @@ def test_qmd_and_rmd_chunks_at_the_margin_stay_in_their_item_and_hidden_chunks_a
 
 def test_a_chunk_after_the_last_item_is_left_at_the_margin():
     text = to_markdown("w.qmd", b"1. One.\n\n2. Two.\n\n```{r}\nsummary(d)\n```\n\nThe end.\n", "questions").text
-    assert "\n```{r}\nsummary(d)\n```\n" in text
+    assert text == "1.  One.\n\n2.  Two.\n\n``` r\nsummary(d)\n```\n\nThe end.\n"
+
+
+PANDOC_MARKDOWN = r"""---
+title: "Chance"
+format: pdf
+---
+
+A box holds four tickets.
+
+\begin{center}
+$\fbox{0}\ \fbox{1}$
+\end{center}
+
+@. Draw twice. Find the chance of a 0.
+
+\
+
+@. Draw with replacement. Find the chance of two 1s.
+
+\newpage
+
+<!--
+@. A question the course hid from the students.
+-->
+
+A die is rolled.
+
+@. Find the chance of a six.[^d]
+
+[^d]: A fair die.
+
+@. Find the chance of an even number.
+"""
+
+
+def test_pandoc_markdown_of_quarto_reads_as_quarto_renders_it():
+    md = to_markdown("chance.qmd", PANDOC_MARKDOWN.encode(), "questions")
+    text = md.text
+    assert "hid from the students" not in text and "<!--" not in text and "newpage" not in text
+    assert "$\\fbox{0}\\ \\fbox{1}$" in text and "begin{center}" not in text
+    assert "1.  Draw twice. Find the chance of a 0.\n2.  Draw with replacement." in text
+    assert "3.  Find the chance of a six.[^1]\n\n    [^1]: A fair die.\n\n4.  Find the chance of an even number." in text
+    assert [w.kind for w in md.warnings] == ["MetadataNotKept"]
 
 
 NOTEBOOK = {

@@ -21,6 +21,9 @@ Two things a literal reading of such a sheet gets wrong, fixed here on the text:
   under the item or the item numbered next, the chunk belongs to the item before it, and
   :func:`student_chunks` indents it to that item's content column (CommonMark spec 5.2:
   a block indented to the content column continues the item).
+- **Chunk headers.** pandoc does not know knitr's ```` ```{r label, echo=TRUE} ````; knitr
+  hands it the chunk as ```` ```r ```` with Quarto's ``#|`` option lines taken out, and so
+  does :func:`student_chunks`.
 - **Chunks the student never sees.** knitr and Quarto print neither the code nor its
   output of a chunk with ``include: false`` / ``include=FALSE``, and not the code of one
   with ``echo: false`` / ``echo=FALSE`` (knitr's chunk options; Quarto's ``#|`` comment
@@ -52,6 +55,7 @@ def student_chunks(markdown: str) -> str:
         if kind == "fence":
             if _hidden(chunk):
                 continue
+            chunk = _as_knitr_writes(chunk)
             if item and not chunk[0].startswith(" ") and _list_goes_on(blocks, k + 1, item):
                 chunk = [(" " * item[1] + ln) if ln.strip() else ln for ln in chunk]
             out += chunk
@@ -89,6 +93,17 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
     if run:
         out.append(("lines", run))
     return out
+
+
+_HEADER = re.compile(r"^(?P<lead> {0,3}(?:`{3,}|~{3,}))[ \t]*\{[ \t]*(?P<engine>[A-Za-z][\w.-]*)[^}]*\}[ \t]*$")
+
+
+def _as_knitr_writes(chunk: list[str]) -> list[str]:
+    m = _HEADER.match(chunk[0])
+    if not m:
+        return chunk
+    body = [ln for ln in chunk[1:] if not re.match(r"^\s*#\|", ln)]
+    return [m.group("lead") + m.group("engine"), *body]
 
 
 def _hidden(chunk: list[str]) -> bool:

@@ -1,8 +1,10 @@
 r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both routes read.
 
-- ``.md`` / ``.markdown`` / Quarto ``.qmd`` / R Markdown ``.Rmd`` is read as it is (line ends
-  normalised to ``\n``), made the student's version by :mod:`tasks.convert.markdown_family`
-  (``\(…\)`` maths as dollars, chunks, MyST directives, prices, footnotes).
+- ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``), made the
+  student's version by :mod:`tasks.convert.markdown_family` (``\(…\)`` maths as dollars,
+  MyST directives, prices, footnotes). Quarto ``.qmd`` / R Markdown ``.Rmd`` are pandoc
+  markdown: their chunks as knitr writes them (:mod:`tasks.convert.chunks`), then pandoc's
+  markdown reader and :mod:`tasks.convert.quarto`.
 - ``.ipynb`` is read by pandoc's notebook reader, its cells prepared and unwrapped by
   :mod:`tasks.convert.notebooks`; ``.docx`` goes through the OOXML pre-pass of
   :mod:`tasks.convert.docx` (text boxes, SEQ fields, continued numbering) first.
@@ -84,7 +86,7 @@ from tasks.errors import InputError
 from tasks.convert import checks
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
-from tasks.convert.markdown_family import MARKDOWN_SUFFIXES, student_text
+from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, footnotes_after_reference, knitr_text, student_text
 from tasks.convert.mdmath import dollar_maths  # noqa: F401 - the PDF path
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
@@ -96,7 +98,7 @@ TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
 STRUCTURE_FILTER = ROOT / "filters" / "convert" / "structure.lua"
 
 PANDOC_READERS = {".tex": "latex", ".docx": "docx", ".ipynb": "ipynb"}
-SUPPORTED = MARKDOWN_SUFFIXES + tuple(PANDOC_READERS) + (".pdf",)
+SUPPORTED = MARKDOWN_SUFFIXES + CHUNKED + tuple(PANDOC_READERS) + (".pdf",)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
 
@@ -170,6 +172,9 @@ def to_markdown(
     elif suffix == ".tex":
         source = _decode(name, data)
         text, warnings, links = _convert_latex(name, source, base_dir, roots)
+        base = base_dir
+    elif suffix in CHUNKED:
+        text, warnings, links = _convert_quarto(name, knitr_text(_decode(name, data)))
         base = base_dir
     elif suffix == ".ipynb":
         text, warnings, links = _convert_docx(name, data, media_dir, "ipynb")
@@ -418,6 +423,18 @@ def _honour_graphicspath(ast: dict, folders: list[str], base_dir: str | None) ->
                 break
 
 
+def _convert_quarto(name: str, text: str) -> tuple[str, list[ConversionWarning], list[str]]:
+    """A ``.qmd``/``.Rmd`` (its chunks as knitr writes them) through pandoc's markdown reader
+    and :func:`tasks.convert.quarto.student_blocks`."""
+    from tasks.convert import quarto
+
+    args = ["-f", quarto.READER, "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=markdown"]
+    with tempfile.TemporaryDirectory(prefix="s2l-qmd-") as cwd:
+        ast, log = _pandoc(name, args, text.encode(), cwd)
+    text, warnings, links = _finish(name, quarto.student_blocks(ast, name, PANDOC_TIMEOUT), log, None)
+    return footnotes_after_reference(text), warnings, links
+
+
 def _convert_docx(name: str, data: bytes, media_dir: str | None,
                   reader: str = "docx") -> tuple[str, list[ConversionWarning], list[str]]:
     """A Word document (``reader`` ``docx``: :mod:`tasks.convert.docx` before pandoc) or a
@@ -437,8 +454,9 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None,
             ast, log = _pandoc(name, args, data, cwd)
     if reader == "ipynb":
         text, warnings, links = _finish(name, notebooks.unwrap_cells(ast), log, None)
-        return text, warnings, links
+        return footnotes_after_reference(text), warnings, links
     text, warnings, links = _finish(name, ast, log, None)
+    text = footnotes_after_reference(text)  # pandoc writes a list's notes after the whole list
     return text, docx_linked_images(original) + docx.equation_warnings(original, links) + warnings, links
 
 

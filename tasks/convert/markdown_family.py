@@ -1,10 +1,9 @@
-"""What a markdown-family sheet (``.md``, ``.markdown``, Quarto ``.qmd``, R Markdown ``.Rmd``,
-and each markdown cell of a notebook) becomes before both routes read it: the student's
-version, in the markers of the contract, with no word added.
+"""What a markdown sheet (``.md``, ``.markdown``, each markdown cell of a notebook) becomes
+before both routes read it: the student's version, in the markers of the contract, with no
+word added. (Quarto and R Markdown: :func:`knitr_text`, then :mod:`tasks.convert.quarto`.)
 
 In order: ``\\(…\\)``/``\\[…\\]`` maths as dollars (:func:`tasks.convert.mdmath.dollar_maths`);
-for ``.qmd``/``.Rmd`` the code chunks as the student sees them
-(:func:`tasks.convert.chunks.student_chunks`); MyST directives
+MyST directives
 (:func:`tasks.convert.myst.directives`); a ``$`` used as a price escaped
 (:func:`tasks.convert.mdmath.text_dollars`); footnote definitions moved after the block
 that first refers to them (:func:`footnotes_after_reference`).
@@ -18,20 +17,24 @@ from tasks.convert.chunks import student_chunks
 from tasks.convert.mdmath import dollar_maths, text_dollars
 from tasks.convert.myst import directives
 
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd")
-"""Suffixes (lower case) of sheets read as markdown text."""
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+"""Suffixes (lower case) of sheets read as markdown text, as they are."""
 
 CHUNKED = (".qmd", ".rmd")
-"""Suffixes whose fenced ``{r}``/``{python}`` blocks are chunks knitr or Quarto runs."""
+"""Suffixes of pandoc-markdown sheets whose fenced ``{r}``/``{python}`` blocks are chunks
+knitr or Quarto runs: read by pandoc (:mod:`tasks.convert.quarto`) after :func:`knitr_text`."""
 
 
 def student_text(suffix: str, text: str) -> str:
-    """``text`` of a sheet with suffix ``suffix`` (any case) as the student sees it (module
-    docstring); never raises."""
-    text = dollar_maths(text)
-    if suffix.lower() in CHUNKED:
-        text = student_chunks(text)
-    return footnotes_after_reference(text_dollars(directives(text)))
+    """``text`` of a markdown sheet (``.md``, ``.markdown``, a notebook's markdown cell; ``suffix``
+    any case) as the student sees it (module docstring); never raises."""
+    return footnotes_after_reference(text_dollars(directives(dollar_maths(text))))
+
+
+def knitr_text(text: str) -> str:
+    """``text`` of a ``.qmd``/``.Rmd`` as knitr hands it to pandoc (its chunks:
+    :func:`tasks.convert.chunks.student_chunks`), with ``\\(…\\)`` maths as dollars."""
+    return student_chunks(dollar_maths(text))
 
 
 _DEFINITION = re.compile(r"^\[\^(?P<label>[^\]\s]+)\]:")
@@ -72,11 +75,12 @@ def footnotes_after_reference(text: str) -> str:
         if first is None or first > start:
             continue
         para_start = first
-        while para_start > 0 and lines[para_start - 1].strip():
+        while para_start > 0 and lines[para_start - 1].strip() and not _ITEM.match(lines[para_start]):
             para_start -= 1
         para_end = first
-        while para_end + 1 < len(lines) and lines[para_end + 1].strip():
-            para_end += 1
+        while (para_end + 1 < len(lines) and lines[para_end + 1].strip()
+               and not _ITEM.match(lines[para_end + 1]) and not lines[para_end + 1].lstrip().startswith("#")):
+            para_end += 1  # the paragraph ends at a blank line, the next item or a heading
         if para_end + 1 == start:
             continue  # already right after its paragraph
         head = lines[para_start]
@@ -90,7 +94,8 @@ def footnotes_after_reference(text: str) -> str:
     for k, ln in enumerate(lines):
         if k not in moved:
             out.append(ln)
-        out += inserts.get(k, [])
+        if k in inserts:
+            out += inserts[k] + ([""] if k + 1 < len(lines) and lines[k + 1].strip() else [])
     return "\n".join(out)
 
 
