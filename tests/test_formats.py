@@ -168,6 +168,32 @@ def test_qmd_and_rmd_chunks_at_the_margin_stay_in_their_item_and_hidden_chunks_a
         assert "They show no pattern." in json.dumps(out[1]) and "slope" not in json.dumps(out[1])
 
 
+LETTERED = """1. A bank study.
+    a. Write the hypotheses.
+
+       Null: no effect.
+
+    b. Compute the statistic.
+
+```{r}
+obs <- diff(props)
+```
+
+    c. Plot it.
+
+2. A second study.
+"""
+
+
+def test_a_chunk_at_the_margin_between_lettered_parts_goes_to_the_part_before_it():
+    text = to_markdown("p.qmd", LETTERED.encode(), "questions").text
+    assert ("    b.  Compute the statistic.\n\n        ``` r\n        obs <- diff(props)\n        ```\n\n"
+            "    c.  Plot it.\n2.  A second study.") in text
+    out = read(text)
+    assert len(out) == 2 and [len(q["parts"]) for q in out] == [3, 0]
+    assert "obs <- diff(props)" in out[0]["parts"][1]["content"]
+
+
 def test_a_chunk_after_the_last_item_is_left_at_the_margin():
     text = to_markdown("w.qmd", b"1. One.\n\n2. Two.\n\n```{r}\nsummary(d)\n```\n\nThe end.\n", "questions").text
     assert text == "1.  One.\n\n2.  Two.\n\n``` r\nsummary(d)\n```\n\nThe end.\n"
@@ -228,6 +254,7 @@ NOTEBOOK = {
         {"cell_type": "code", "execution_count": 2, "metadata": {"tags": ["remove-cell"]}, "outputs": [],
          "source": ["grader_check()"]},
         {"cell_type": "raw", "metadata": {}, "source": ["a raw cell"]},
+        {"cell_type": "markdown", "metadata": {}, "source": ["<!-- BEGIN QUESTION -->\n", "\n", "**Question 2.** Why?"]},
     ],
     "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
     "nbformat": 4, "nbformat_minor": 5,
@@ -240,6 +267,7 @@ def test_a_notebook_is_read_by_pandoc_with_its_cells_unwrapped_and_directives_re
     assert "``` python\nprint(round" in text and "2.02" in text
     assert "::: {.solution}\nAbout 2 s.\n:::" in text
     assert "cell" not in text and "grader_check" not in text and "a raw cell" not in text
+    assert "BEGIN QUESTION" not in text and text.endswith("**Question 2.** Why?\n")
 
 
 def test_a_file_that_is_no_notebook_is_one_clear_line():
@@ -349,6 +377,13 @@ def test_every_format_is_supported_found_in_a_folder_and_paired_with_its_solutio
     pairs = {p.source.name: p.solutions.name if p.solutions else None for p in pair_folder(tmp_path)}
     assert pairs == {"lab2.Rmd": "lab2_solutions.Rmd", "nb3.ipynb": "nb3sol.ipynb", "week1.qmd": "week1-solutions.qmd"}
     assert find_solutions(tmp_path / "week1.qmd").name == "week1-solutions.qmd"
+
+
+def test_solutions_kept_out_of_a_quarto_render_by_an_underscore_pair(tmp_path):
+    for n in ("practice.qmd", "_practice-solutions.qmd"):
+        (tmp_path / n).write_text("1. A question.\n")
+    (pair,) = pair_folder(tmp_path)
+    assert (pair.source.name, pair.solutions.name) == ("practice.qmd", "_practice-solutions.qmd")
 
 
 def test_a_quarto_source_is_preferred_to_the_markdown_rendered_from_it(tmp_path):

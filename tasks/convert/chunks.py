@@ -15,12 +15,13 @@ Two things a literal reading of such a sheet gets wrong, fixed here on the text:
 
       2. Plot the residuals.
 
-  CommonMark ends the list at the fence, so item 2 opens a new list and the indented
-  answer between them becomes a code block outside every item. When what follows the
-  chunk (past blank lines and further chunks) goes on with the list, a line indented
-  under the item or the item numbered next, the chunk belongs to the item before it, and
-  :func:`student_chunks` indents it to that item's content column (CommonMark spec 5.2:
-  a block indented to the content column continues the item).
+  A fence at the margin ends the list (pandoc markdown, CommonMark alike), so item 2 opens a
+  new list and the indented answer between them becomes a code block outside every item.
+  When what follows the chunk (past blank lines and further chunks) goes on with the list
+  (a line inside an open item, that item's next sibling, or a child of it), the chunk
+  belongs to the deepest such item (a lettered part ``a.`` under question ``1.`` too), and
+  :func:`student_chunks` indents it to that item's content column (pandoc's manual, "Block
+  content in list items": a block indented to the content column continues the item).
 - **Chunk headers.** pandoc does not know knitr's ```` ```{r label, echo=TRUE} ````; knitr
   hands it the chunk as ```` ```r ```` with Quarto's ``#|`` option lines taken out, and so
   does :func:`student_chunks`.
@@ -35,40 +36,64 @@ from __future__ import annotations
 import re
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_ITEM = re.compile(r"^(?P<indent> {0,3})(?P<num>\d{1,9})(?P<delim>[.)])(?P<gap>[ \t]+)\S")
+_ITEM = re.compile(r"^(?P<indent> *)(?:[-*+]|\(?(?:\d{1,9}|[a-zA-Z]|[ivxlcdm]{1,6}|@[\w-]*)[.)])(?P<gap> {1,4})\S")
+"""A list item's marker (pandoc markdown's: bullets, numbers, letters, roman numerals,
+example lists ``(@)``), its indentation and the gap to its content."""
 _OPTION_HEAD = re.compile(r"\b(include|echo)\s*=\s*(FALSE|F)\b")
 _OPTION_LINE = re.compile(r"^\s*#\|\s*(include|echo)\s*:\s*false\s*$", re.I)
 
 
 def student_chunks(markdown: str) -> str:
-    """``markdown`` (a ``.qmd``/``.Rmd`` sheet) with hidden chunks left out and chunks at the
-    left margin inside a numbered list indented under their item (module docstring).
-    Never raises; a text with no fence is returned as it is."""
+    """``markdown`` (a ``.qmd``/``.Rmd`` sheet) with hidden chunks left out, chunk headers as
+    knitr writes them, and chunks at the left margin inside a list indented under their item
+    (module docstring). Never raises; a text with no fence is returned as it is."""
     if "```" not in markdown and "~~~" not in markdown:
         return markdown
     lines = markdown.split("\n")
     blocks = _blocks(lines)
     out: list[str] = []
-    item: tuple[int, int] | None = None  # (number, content column) of the open list item
+    open_items: list[tuple[int, int]] = []  # (marker's indent, content column), outermost first
     blank = True
     for k, (kind, chunk) in enumerate(blocks):
         if kind == "fence":
             if _hidden(chunk):
                 continue
             chunk = _as_knitr_writes(chunk)
-            if item and not chunk[0].startswith(" ") and _list_goes_on(blocks, k + 1, item):
-                chunk = [(" " * item[1] + ln) if ln.strip() else ln for ln in chunk]
+            column = _owner(blocks, k + 1, open_items) if open_items and not chunk[0].startswith(" ") else None
+            if column:
+                chunk = [(" " * column + ln) if ln.strip() else ln for ln in chunk]
             out += chunk
             continue
         for ln in chunk:
             m = _ITEM.match(ln)
             if m:
-                item = (int(m.group("num")), len(m.group("indent")) + len(m.group("num")) + 1 + len(m.group("gap")))
-            elif ln.strip() and not ln[0].isspace() and blank:
-                item = None  # a paragraph at the margin after a blank line ends the list
+                indent = len(m.group("indent"))
+                open_items = [it for it in open_items if it[0] < indent] + [(indent, len(m.group(0)) - 1)]
+            elif ln.strip() and blank:
+                depth = len(ln) - len(ln.lstrip(" "))
+                open_items = [it for it in open_items if it[1] <= depth]  # the items this line is not inside end
             blank = not ln.strip()
             out.append(ln)
     return "\n".join(out)
+
+
+def _owner(blocks: list[tuple[str, list[str]]], k: int, open_items: list[tuple[int, int]]) -> int | None:
+    """The content column of the open item a chunk at the margin belongs to: the list goes on
+    after it (past blank lines and other chunks) with a line inside that item, or with the
+    item's next sibling or a child; ``None`` when the list does not go on."""
+    for kind, chunk in blocks[k:]:
+        if kind == "fence":
+            continue
+        for ln in chunk:
+            if not ln.strip():
+                continue
+            m = _ITEM.match(ln)
+            if m:
+                fits = [it for it in open_items if it[0] <= len(m.group("indent"))]
+            else:
+                fits = [it for it in open_items if it[1] <= len(ln) - len(ln.lstrip(" "))]
+            return fits[-1][1] if fits else None
+    return None
 
 
 def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
@@ -111,19 +136,3 @@ def _hidden(chunk: list[str]) -> bool:
     if not info.strip().startswith("{"):
         return False  # a plain code block, not a chunk knitr runs
     return bool(_OPTION_HEAD.search(info)) or any(_OPTION_LINE.match(ln) for ln in chunk[1:])
-
-
-def _list_goes_on(blocks: list[tuple[str, list[str]]], k: int, item: tuple[int, int]) -> bool:
-    """Whether the list of ``item`` goes on after the chunk: the first line that is neither
-    blank nor another chunk is indented under the item or is the item numbered next."""
-    for kind, chunk in blocks[k:]:
-        if kind == "fence":
-            continue
-        for ln in chunk:
-            if not ln.strip():
-                continue
-            m = _ITEM.match(ln)
-            if m:
-                return int(m.group("num")) == item[0] + 1
-            return len(ln) - len(ln.lstrip(" ")) >= item[1]
-    return False

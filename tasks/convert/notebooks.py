@@ -9,8 +9,9 @@ out, and a code cell tagged ``remove-input`` keeps only its outputs.
 
 After pandoc (:func:`unwrap_cells`): the ``::: {.cell .markdown}`` / ``.code`` / ``.output``
 divs pandoc wraps each cell and output in are unwrapped (their content kept: a rendered
-notebook shows no boxes of ours), and raw cells (``{=ipynb}`` blocks, which a rendered
-notebook does not show) are left out.
+notebook shows no boxes of ours), and raw cells (``{=ipynb}`` blocks) and HTML comments
+(an autograder's ``<!-- BEGIN QUESTION -->``), which a rendered notebook does not show, are
+left out.
 """
 
 from __future__ import annotations
@@ -54,9 +55,14 @@ def prepare(name: str, data: bytes) -> bytes:
 
 def unwrap_cells(ast: dict) -> dict:
     """``ast`` (pandoc's JSON of a notebook) with the cell and output divs unwrapped and
-    ``ipynb`` raw blocks left out; changed in place and returned."""
+    ``ipynb`` raw blocks and HTML comment blocks left out; changed in place and returned."""
     ast["blocks"] = _unwrapped(ast.get("blocks", []))
     return ast
+
+
+def _comment(b: dict) -> bool:
+    text = b["c"][1].strip() if b["c"][0] == "html" else ""
+    return text.startswith("<!--") and text.endswith("-->")
 
 
 def _unwrapped(blocks: list) -> list:
@@ -68,7 +74,7 @@ def _unwrapped(blocks: list) -> list:
         t = b.get("t")
         if t == "Div" and {"cell", "output"} & set(b["c"][0][1]):
             out += _unwrapped(b["c"][1])
-        elif t == "RawBlock" and b["c"][0] == "ipynb":
+        elif t == "RawBlock" and (b["c"][0] == "ipynb" or _comment(b)):
             continue
         elif t == "CodeBlock" and not b["c"][1].strip():
             continue  # a code cell left empty (remove-input)

@@ -30,8 +30,9 @@ def find_solutions(source: Path) -> Path | None:
     """The solutions document of ``source``, or ``None`` when there is none.
 
     A file in ``source``'s folder whose stem is ``source``'s stem followed by one of
-    :data:`SOLUTIONS_SUFFIXES` (compared case-insensitively) and whose extension is the
-    same (case-insensitively). ``source`` itself is never returned. When several match,
+    :data:`SOLUTIONS_SUFFIXES` (compared case-insensitively), perhaps after a leading ``_``
+    (``_sheet-solutions.qmd``, kept out of a Quarto site's render), and whose extension is
+    the same (case-insensitively). ``source`` itself is never returned. When several match,
     the earlier suffix in :data:`SOLUTIONS_SUFFIXES` wins, then the file name in sorted
     order. Else the file of ``source``'s own name in a :data:`SOLUTIONS_FOLDERS` folder
     inside ``source``'s folder, then beside it (``exercises/main.md`` →
@@ -79,6 +80,9 @@ def _beside(source: Path) -> Path | None:
     stem = source.stem.lower()
     suffix = source.suffix.lower()
     wanted = {stem + s: rank for rank, s in enumerate(SOLUTIONS_SUFFIXES)}
+    # A leading underscore keeps a file out of a Quarto or Jupyter Book site's render: the
+    # usual way a course keeps its solutions unpublished beside the sheet.
+    wanted.update({"_" + w: rank for w, rank in wanted.items()})
     try:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError:

@@ -23,8 +23,9 @@ from __future__ import annotations
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import run_pandoc
 
-READER = "markdown"
-"""pandoc's reader for Quarto and R Markdown (pandoc markdown, its default extensions)."""
+READER = "markdown-smart"
+"""pandoc's reader for Quarto and R Markdown: pandoc markdown, its default extensions but
+``smart`` (quotes and dashes stay as typed, as every reader here keeps them)."""
 
 PRINTED = ("title", "subtitle", "author", "date", "abstract")
 """Front-matter keys a render prints (pandoc's templates); the others (``format``,
