@@ -229,6 +229,20 @@ A die is rolled.
 [^d]: A fair die.
 
 @. Find the chance of an even number.
+
+::: {.callout-tip collapse="true"}
+## Solution
+One half.
+:::
+
+::: {.callout-note title="Answer"}
+Still one half.
+:::
+
+::: {.callout-warning}
+## Careful
+Dice can be loaded.
+:::
 """
 
 
@@ -240,6 +254,8 @@ def test_pandoc_markdown_of_quarto_reads_as_quarto_renders_it():
     assert "1.  Draw twice. Find the chance of a 0.\n2.  Draw with replacement." in text
     assert "3.  Find the chance of a six.[^1]\n\n    [^1]: A fair die.\n\n4.  Find the chance of an even number." in text
     assert [w.kind for w in md.warnings] == ["MetadataNotKept"]
+    assert "::: {.solution}\nOne half.\n:::" in text and "::: {.solution}\nStill one half.\n:::" in text
+    assert "## Careful" in text and "callout-tip" not in text
 
 
 NOTEBOOK = {

@@ -7,7 +7,8 @@ blocks, raw TeX.
 - Before pandoc, on the text: :func:`tasks.convert.chunks.student_chunks` (hidden chunks
   left out, chunk headers and ``#|`` option lines as knitr writes the chunk, chunks at the
   margin kept in their list item), and ``\(…\)`` maths as dollars.
-- After pandoc, on its JSON (:func:`student_blocks`): HTML comments are left out (Quarto
+- After pandoc, on its JSON (:func:`student_blocks`): a callout titled ``Solution`` or
+  ``Answer`` (its ``title`` or first heading) is a ``solution`` div; HTML comments are left out (Quarto
   and knitr pass them to the page, where the student never sees them: sheets hide whole
   questions in them); paragraphs holding only line breaks (``\`` spacers for answer room)
   are left out; raw TeX (``\newpage``, ``\begin{center}…\end{center}``, ``\hspace{1cm}``),
@@ -19,6 +20,8 @@ blocks, raw TeX.
 """
 
 from __future__ import annotations
+
+import re
 
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import run_pandoc
@@ -50,9 +53,33 @@ def student_blocks(ast: dict, name: str, timeout: float = 120.0) -> dict:
                 holder[at:at + 1] = blocks
             else:
                 holder[at:at + 1] = [x for b in blocks if b.get("t") in ("Para", "Plain") for x in b["c"]]
-    ast["blocks"] = _dropped(ast.get("blocks", []))
+    ast["blocks"] = _dropped(_callouts(ast.get("blocks", [])))
     ast["meta"] = {k: v for k, v in ast.get("meta", {}).items() if k in PRINTED}
     return ast
+
+
+def _callouts(node):
+    """A Quarto callout titled as a solution (``::: {.callout-tip title="Solution"}``, or its
+    first heading ``## Answer``), the usual way a course folds its answers away, becomes a
+    ``solution`` div (its title, chrome, left out); other divs are kept."""
+    from tasks.convert.myst import SOLUTION_WORDS
+
+    if isinstance(node, list):
+        return [_callouts(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("t") == "Div" and any(c.startswith("callout") for c in node["c"][0][1]):
+        (ident, classes, attrs), body = node["c"]
+        title = dict(attrs).get("title", "")
+        if not title and body and body[0].get("t") == "Header":
+            title = " ".join(x["c"] for x in body[0]["c"][2] if x.get("t") == "Str")
+            heading = True
+        else:
+            heading = False
+        words = re.findall(r"\w+", title.lower())
+        if words and words[0] in SOLUTION_WORDS:
+            return {"t": "Div", "c": [[ident, ["solution"], []], _callouts(body[1:] if heading else body)]}
+    return {k: _callouts(v) for k, v in node.items()}
 
 
 def _is_comment(el: dict) -> bool:
