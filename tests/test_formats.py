@@ -409,7 +409,17 @@ def test_a_quarto_source_is_preferred_to_the_markdown_rendered_from_it(tmp_path)
     assert pair.source.name == "hw.qmd" and [p.name for p in pair.alternates] == ["hw.md", "hw.ipynb"]
 
 
-def test_the_command_line_accepts_the_new_formats(tmp_path):
-    from flows.options import DOCUMENT_SUFFIXES, TEXT_SUFFIXES
+def test_the_command_line_accepts_the_new_formats_and_checks_their_text(tmp_path, capsys):
+    import pytest
 
-    assert {".qmd", ".rmd", ".ipynb"} <= set(DOCUMENT_SUFFIXES) and {".qmd", ".rmd"} <= TEXT_SUFFIXES
+    from flows.options import precheck
+
+    for name in ("a.qmd", "b.Rmd", "c.ipynb"):
+        (tmp_path / name).write_text("1. A question.\n")
+        assert precheck("document", [str(tmp_path / name)]).source == str(tmp_path / name)
+    (tmp_path / "latin.Rmd").write_bytes("caf\xe9".encode("latin-1"))
+    (tmp_path / "notes.odt").write_text("words")
+    for name, words in (("latin.Rmd", "not UTF-8"), ("notes.odt", "supported: .md, .qmd, .Rmd, .ipynb")):
+        with pytest.raises(SystemExit):
+            precheck("document", [str(tmp_path / name)])
+        assert words in capsys.readouterr().err

@@ -87,7 +87,7 @@ from tasks.convert import checks
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, footnotes_after_reference, knitr_text, student_text
-from tasks.convert.mdmath import dollar_maths  # noqa: F401 - the PDF path
+from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
