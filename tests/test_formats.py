@@ -412,7 +412,7 @@ def test_a_quarto_source_is_preferred_to_the_markdown_rendered_from_it(tmp_path)
 def test_the_command_line_accepts_the_new_formats_and_checks_their_text(tmp_path, capsys):
     import pytest
 
-    from flows.options import precheck
+    from commandline.options import precheck
 
     for name in ("a.qmd", "b.Rmd", "c.ipynb"):
         (tmp_path / name).write_text("1. A question.\n")

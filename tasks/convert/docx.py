@@ -26,7 +26,8 @@ equations nobody can see.
 whose picture is a Windows metafile (``.wmf``/``.emf``), which no browser shows; its maths
 (MTEF inside the OLE object) is not read here. Each such picture linked in the markdown is
 an ``EquationNotRead`` warning naming the link, so that the flag points at the field that
-holds it (:func:`tasks.settle.tiers.conversion_loss_flags`).
+holds it (:func:`tasks.settle.tiers.conversion_loss_flags`). :func:`linked_images`: a
+picture the document links to instead of holding is a ``FileRefused`` warning.
 """
 
 from __future__ import annotations
@@ -329,4 +330,43 @@ def equation_warnings(data: bytes, links: list[str]) -> list[ConversionWarning]:
                 kind="EquationNotRead", text=link,
                 message=f"[sheet2lambda] equation {link} not read: an OLE equation ({prog}) kept only as a "
                         "Windows metafile picture, which no browser shows; type the equation in"))
+    return out
+
+
+# --- pictures linked, not held ----------------------------------------------------------
+
+_RELATIONSHIP = re.compile(r"<Relationship\b[^>]*>", re.S)
+_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+def linked_images(data: bytes) -> list[ConversionWarning]:
+    """One ``FileRefused`` warning per picture a Word document links instead of holding
+    (Insert Picture, "Link to File": a relationship with ``TargetMode="External"``, e.g.
+    ``file:///C:/figs/beam.png``), or holds under a name missing from it. pandoc reads only
+    what the document holds (``--sandbox``) and drops such a picture without a word; the set
+    would lack it silently. Never raises (an unreadable document is pandoc's to report)."""
+    from tasks.convert.bounds import read_member
+    from tasks.errors import InputError
+
+    out: list[ConversionWarning] = []
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+            for rels in sorted(n for n in names if n.startswith("word/_rels/") and n.endswith(".rels")):
+                xml = read_member(zf, rels, "docx").decode("utf-8", "replace")
+                for m in _RELATIONSHIP.finditer(xml):
+                    attrs = dict(_ATTRIBUTE.findall(m.group(0)))
+                    if not attrs.get("Type", "").endswith("/image"):
+                        continue
+                    target = attrs.get("Target", "")
+                    if attrs.get("TargetMode") == "External":
+                        why = "a picture the document links to, outside it (not read: insert the picture itself)"
+                    elif f"word/{target}" not in names and target.lstrip("/") not in names:
+                        why = "a picture the document names but does not hold"
+                    else:
+                        continue
+                    out.append(ConversionWarning(kind="FileRefused", text=target,
+                                                 message=f"[sheet2lambda] docx picture {target} not read: {why}"))
+    except (zipfile.BadZipFile, InputError, OSError, KeyError):
+        return out
     return out

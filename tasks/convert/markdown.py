@@ -457,46 +457,7 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None,
         return footnotes_after_reference(text), warnings, links
     text, warnings, links = _finish(name, ast, log, None)
     text = footnotes_after_reference(text)  # pandoc writes a list's notes after the whole list
-    return text, docx_linked_images(original) + docx.equation_warnings(original, links) + warnings, links
-
-
-_RELATIONSHIP = re.compile(r"<Relationship\b[^>]*>", re.S)
-_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
-
-
-def docx_linked_images(data: bytes) -> list[ConversionWarning]:
-    """One ``FileRefused`` warning per picture a Word document links instead of holding
-    (Insert Picture, "Link to File": a relationship with ``TargetMode="External"``, e.g.
-    ``file:///C:/figs/beam.png``), or holds under a name missing from it. pandoc reads only
-    what the document holds (``--sandbox``) and drops such a picture without a word; the set
-    would lack it silently. Never raises (an unreadable document is pandoc's to report)."""
-    import io
-    import zipfile
-
-    from tasks.convert.bounds import read_member
-
-    out: list[ConversionWarning] = []
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            names = set(zf.namelist())
-            for rels in sorted(n for n in names if n.startswith("word/_rels/") and n.endswith(".rels")):
-                xml = read_member(zf, rels, "docx").decode("utf-8", "replace")
-                for m in _RELATIONSHIP.finditer(xml):
-                    attrs = dict(_ATTRIBUTE.findall(m.group(0)))
-                    if not attrs.get("Type", "").endswith("/image"):
-                        continue
-                    target = attrs.get("Target", "")
-                    if attrs.get("TargetMode") == "External":
-                        why = "a picture the document links to, outside it (not read: insert the picture itself)"
-                    elif f"word/{target}" not in names and target.lstrip("/") not in names:
-                        why = "a picture the document names but does not hold"
-                    else:
-                        continue
-                    out.append(ConversionWarning(kind="FileRefused", text=target,
-                                                 message=f"[sheet2lambda] docx picture {target} not read: {why}"))
-    except (zipfile.BadZipFile, InputError, OSError, KeyError):
-        return out
-    return out
+    return text, docx.linked_images(original) + docx.equation_warnings(original, links) + warnings, links
 
 
 def _finish(
