@@ -23,7 +23,7 @@ BACKENDS = ("auto", "anthropic", "openrouter", "openai", "claude-code", "none")
 """``--backend`` choices (the same as :data:`tasks.llm.select.CHOICES`, kept here so that
 parsing a command line imports no backend)."""
 
-DOCUMENT_SUFFIXES = (".tex", ".docx", ".md", ".markdown", ".pdf")
+DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
 """Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
 itself says which it cannot read yet."""
 
@@ -59,7 +59,7 @@ BASE_HELP = ("resolve relative paths against this folder (default: the working f
 
 
 def _document(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", help="the sheet: .md, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
+    p.add_argument("source", help="the sheet: .md, .qmd, .Rmd, .ipynb, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
                    "bytes)")
     p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name, e.g. "
                    "SHEET-solutions.tex)")
@@ -203,7 +203,7 @@ def shown_name(path: str | Path) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-TEXT_SUFFIXES = {".md", ".markdown", ".tex"}
+TEXT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".tex"}
 """Sheets read as text: checked for UTF-8 and for text before Prefect starts."""
 
 
@@ -325,7 +325,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_file(args.source, "document")
         if not out and Path(args.source).suffix.lower() not in DOCUMENT_SUFFIXES:
             got = f"'{Path(args.source).suffix}'" if Path(args.source).suffix else "no suffix"
-            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .tex, .docx, .pdf")
+            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .qmd, .Rmd, .ipynb, .tex, .docx, .pdf")
         need_file(args.solutions, "solutions document")
         need_file(args.filter, "Lua filter")
         need_dir(args.replies, "folder of saved replies")
