@@ -161,3 +161,14 @@ def test_solutions_after_a_numbered_preamble_pair_by_number_not_one_question_off
     one, two = (q.parts[0] for q in out.root)
     assert "mean is 3" in one.worked_solution + one.answer
     assert "median is 5" in two.worked_solution + two.answer and "mean is 3" not in two.worked_solution
+
+
+def test_plain_paragraph_openings_that_repeat_open_questions():
+    md = ("Homework 4, due Friday.\n\nÜbung 1. Zeige, dass die Summe gerade ist.\n\n"
+          "Übung 2. Berechne das Integral.\n\n(a) von 0 bis 1;\n\n(b) von 1 bis 2.\n")
+    found = discover(ast(md))
+    assert repeated_words(found, plain=True) == ["übung"]
+    out, pairing = inferred(md)
+    assert pairing.layout == "paragraphs opening übung"
+    assert [q.main_text for q in out.root] == ["Zeige, dass die Summe gerade ist.", "Berechne das Integral."]
+    assert [p.content for p in out.root[1].parts] == ["von 0 bis 1;", "von 1 bis 2."]

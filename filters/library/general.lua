@@ -67,7 +67,9 @@ readings of a sheet), the layout is the one it names instead of the reader's own
 `mode` 'markers', 'headings' (`level`: every heading of that level opens a question),
 'sections' (`level`: every heading of that level opens a part of the section above it),
 'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
-the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are.
+the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
+`plain` true: plain paragraphs opening with such a word and number (`Exercise 2. Find`) open
+questions as bold markers do.
 With no question found at all, the sheet is one question with its text (its part labels its
 parts), never an empty set.
 
@@ -134,7 +136,7 @@ end
 -- A marker text (a heading's text, a bold run): number, title; nil when none.
 local function marker_of(text)
   text = trim(text)
-  local word, num, rest = text:match('^(%a+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
+  local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
   end
@@ -164,7 +166,18 @@ local function is_solutions_heading(h)
 end
 
 -- `**Question 3** rest`: number, title, rest of the paragraph's text; nil when none.
+local function plain_marker(b)
+  local text = sheet.text_of(b)
+  local word, num, rest = text:match('^([%a\128-\255]+)%.?[ \t]*(%d+)[%.:%)][ \t]*(.*)$')
+  if word and FOUND_WORDS[word:lower()] then return num, '', rest end
+  return nil
+end
+
 local function bold_marker(b)
+  if (b.t == 'Para' or b.t == 'Plain') and b.content[1] and b.content[1].t ~= 'Strong' and LAYOUT.plain then
+    -- `Exercise 2. Find ...`: a plain opening with a marker word the sheet repeats
+    return plain_marker(b)
+  end
   if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] or b.content[1].t ~= 'Strong' then
     return nil
   end

@@ -19,6 +19,7 @@ from tasks.settle.markers import LABEL
 
 _WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)(?:[.\d]*[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
 _LETTERED = ("LowerAlpha", "UpperAlpha", "LowerRoman", "UpperRoman")
+_PLAIN_OPENING = re.compile(r"^([^\W\d_]+)\.?[ \t]*(\d+)[.:)](?=\s|$)", re.UNICODE)
 _BARE_NUMBER = re.compile(r"^(\d+)(?:\.\d+)*[.):]?(?=\s|$)")
 
 
@@ -27,10 +28,14 @@ class Found:
     """What repeats in a document (:func:`discover`): per heading level its heading count;
     the *word number* openings of headings and bold paragraphs (word → numbers, in order);
     bare numbered headings; top-level numbered list items; lists restarting at 1 right after
-    a paragraph; headings that ask; lines opening with a part label."""
+    a paragraph; headings that ask; lines opening with a part label. ``plain``: the *word
+    number.* openings of plain paragraphs (``Exercise 2. Find ...``); ``forms``: each word
+    (lower case) as printed."""
 
     levels: dict[int, int] = field(default_factory=dict)
     words: dict[str, list[int]] = field(default_factory=dict)
+    plain: dict[str, list[int]] = field(default_factory=dict)
+    forms: dict[str, set[str]] = field(default_factory=dict)
     bare: int = 0
     items: int = 0
     restarts: int = 0
@@ -39,7 +44,8 @@ class Found:
 
     def markers(self) -> int:
         """How many openings the document has that a reading could open a question or part at."""
-        return sum(len(v) for v in self.words.values()) + self.bare + self.items + self.labels
+        return (sum(len(v) for v in self.words.values()) + sum(len(v) for v in self.plain.values())
+                + self.bare + self.items + self.labels)
 
 
 def _text(inlines: list) -> str:
@@ -72,10 +78,14 @@ def ast(markdown: str) -> list[dict]:
     return json.loads(run.stdout).get("blocks", [])
 
 
-def _opening(text: str, found: Found) -> None:
-    m = _WORD_NUMBER.match(text.strip())
+def _opening(text: str, found: Found, plain: bool = False) -> None:
+    m = (_PLAIN_OPENING if plain else _WORD_NUMBER).match(text.strip())
     if m:
-        found.words.setdefault(m.group(1).lower(), []).append(int(m.group(2)))
+        w = m.group(1).lower()
+        (found.plain if plain else found.words).setdefault(w, []).append(int(m.group(2)))
+        found.forms.setdefault(w, set()).add(m.group(1))
+    elif plain:
+        return
     elif _BARE_NUMBER.match(text.strip()):
         found.bare += 1
 
@@ -110,6 +120,8 @@ def discover(blocks: list[dict]) -> Found:
         elif t in ("Para", "Plain"):
             if c and c[0].get("t") == "Strong":
                 _opening(_text(c[0]["c"]), found)
+            elif c:
+                _opening(_text(c), found, plain=True)
             found.labels += sum(1 for line in _text(c).splitlines() if LABEL.match(line))
         elif t == "OrderedList" and c[0][1].get("t") in _LETTERED:
             found.labels += len(c[1])  # `(a)`, `i.`: a list of parts
@@ -122,8 +134,11 @@ def discover(blocks: list[dict]) -> Found:
             inner = discover(c[1])
             for k, v in inner.levels.items():
                 found.levels[k] = found.levels.get(k, 0) + v
-            for w, ns in inner.words.items():
-                found.words.setdefault(w, []).extend(ns)
+            for mine, theirs in ((found.words, inner.words), (found.plain, inner.plain)):
+                for w, ns in theirs.items():
+                    mine.setdefault(w, []).extend(ns)
+            for w, fs in inner.forms.items():
+                found.forms.setdefault(w, set()).update(fs)
             found.bare += inner.bare
             found.items += inner.items
             found.asking += inner.asking
@@ -132,12 +147,12 @@ def discover(blocks: list[dict]) -> Found:
     return found
 
 
-def repeated_words(found: Found, limit: int = 2) -> list[str]:
-    """The words that open two or more headings or bold paragraphs with numbers that mostly
-    rise (``Ejercicio 1``, ``Ejercicio 2``): the sheet's own marker words, most used first
-    (at most ``limit``)."""
+def repeated_words(found: Found, limit: int = 2, plain: bool = False) -> list[str]:
+    """The words that open two or more headings or bold paragraphs (``plain``: plain
+    paragraphs) with numbers that mostly rise (``Ejercicio 1``, ``Ejercicio 2``): the sheet's
+    own marker words (lower case), most used first (at most ``limit``)."""
     out = []
-    for w, ns in found.words.items():
+    for w, ns in (found.plain if plain else found.words).items():
         if len(ns) < 2 or len(set(ns)) < 2:
             continue
         rising = sum(1 for a, b in zip(ns, ns[1:]) if b > a)

@@ -62,6 +62,7 @@ class Layout:
     mode: str | None = None
     level: int | None = None
     words: tuple[str, ...] = ()
+    plain: bool = False
 
     def prelude(self) -> str:
         """The Lua line that sets ``SHEET2LAMBDA_LAYOUT`` for this reading ('' for ``auto``)."""
@@ -73,8 +74,15 @@ class Layout:
         if self.level:
             items.append(f"level = {int(self.level)}")
         if self.words:
-            items.append("words = {" + ", ".join(json.dumps(w) for w in self.words) + "}")
+            items.append("words = {" + ", ".join(json.dumps(w, ensure_ascii=False) for w in self.words) + "}")
+        if self.plain:
+            items.append("plain = true")
         return "SHEET2LAMBDA_LAYOUT = {" + ", ".join(items) + "}\n"
+
+
+def _forms(found: Found, words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` as the sheet prints them (the reader lower-cases them its own way)."""
+    return tuple(sorted({f for w in words for f in found.forms.get(w, {w})} | set(words)))
 
 
 def candidates(found: Found) -> list[Layout]:
@@ -83,7 +91,10 @@ def candidates(found: Found) -> list[Layout]:
     out = [Layout("auto")]
     words = tuple(repeated_words(found))
     if words:
-        out.append(Layout("markers " + "/".join(words), "markers", words=words))
+        out.append(Layout("markers " + "/".join(words), "markers", words=_forms(found, words)))
+    plain = tuple(repeated_words(found, plain=True))
+    if plain:
+        out.append(Layout("paragraphs opening " + "/".join(plain), "markers", words=_forms(found, plain), plain=True))
     levels = sorted(level for level, n in found.levels.items() if n >= 2)
     for level in levels:
         out.append(Layout(f"headings of level {level}", "headings", level=level))
@@ -270,7 +281,7 @@ def solutions_layout(questions: Found, solutions: Found) -> Layout:
     """The layout a solutions document is read in: the reader's own choice, knowing the marker
     words either document repeats (a course numbers its solutions as it numbers its questions)."""
     words = tuple(dict.fromkeys(repeated_words(questions) + repeated_words(solutions)))
-    return Layout("auto", None, words=words)
+    return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else ())
 
 
 def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: str | None, *,
