@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
 from tasks.read.discovery import ast, discover, repeated_words
-from tasks.read.layout import Layout, Reading, candidates, choose, in_sequence, read_and_pair_inferred, runner_up_flags
+from tasks.read.layout import (Layout, Reading, candidates, choose, in_sequence, read_and_pair_inferred, read_with,
+                               runner_up_flags)
 from tasks.read.restated import cut_restated, fold
 from tasks.read.route_b import library_filters, read_and_pair
 
@@ -172,3 +173,14 @@ def test_plain_paragraph_openings_that_repeat_open_questions():
     assert pairing.layout == "paragraphs opening übung"
     assert [q.main_text for q in out.root] == ["Zeige, dass die Summe gerade ist.", "Berechne das Integral."]
     assert [p.content for p in out.root[1].parts] == ["von 0 bis 1;", "von 1 bis 2."]
+
+
+def test_the_sections_layout_makes_every_sub_heading_a_part_and_drops_sections_without_one():
+    md = ("# Setup\n\nInstall the tools.\n\n# Pendulum\n\nRun the demo.\n\n### Period\n\nMeasure it.\n\n"
+          "### Mass\n\nVary it.\n\n# Spring\n\nRun the other demo.\n\n### Period\n\nMeasure it again.\n")
+    found = discover(ast(md))
+    assert found.levels == {1: 3, 3: 3}
+    layout = next(c for c in candidates(found) if c.mode == "sections")
+    reading = read_with(GENERAL, layout, md, "questions")
+    assert [q.title for q in reading.questions.root] == ["Pendulum", "Spring"]
+    assert [p.content for p in reading.questions.root[0].parts] == ["Period\n\nMeasure it.", "Mass\n\nVary it."]
