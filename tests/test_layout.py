@@ -100,6 +100,8 @@ def test_a_close_runner_up_that_disagrees_flags_the_question_naming_both_reading
 
 def test_a_sheet_with_no_marker_is_one_question_with_its_text():
     md = "Estimate the mass of the air in this room.\n\nState every assumption you make.\n"
+    (flag,) = inferred(md)[1].flags  # the reading is a guess, said on the question
+    assert (flag.field, flag.kind) == ("q1", "structure") and "no question marker" in flag.reason
     for out in (read_and_pair(GENERAL, md, None)[0], inferred(md)[0]):
         assert len(out) == 1
         assert out.root[0].main_text.startswith("Estimate the mass of the air")

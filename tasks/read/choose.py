@@ -65,7 +65,9 @@ def choose_filter_and_read(
 ) -> RouteResult:
     """Choose route B's filter and read two markdown texts with it (:func:`route_b_task` says
     which filter: ``filter_source`` when given, named ``label`` in the result; else one written
-    with ``backend``, up to ``tries`` calls; else the library's). Returns the route's
+    with ``backend``, up to ``tries`` calls; else the library's, whose general reader infers
+    the sheet's layout: :func:`tasks.read.layout.read_and_pair_inferred`, the layout named in
+    the label when it is not the reader's own choice). Returns the route's
     :class:`RouteResult`, ``failed`` with the reason when the filter fails; never raises for a
     failing filter or writer."""
     usage, note, calls, writer_error = Usage(), "", 0, ""

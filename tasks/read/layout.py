@@ -120,6 +120,8 @@ class Reading:
     numbers: Numbers
     score: float = 0.0
     terms: dict[str, float] = field(default_factory=dict)
+    no_marker: bool = False
+    """The reader found no marker at all and read the sheet as one question."""
 
 
 def _int(n: str) -> int | None:
@@ -258,6 +260,7 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         reading.terms["lines"] = lines_quoted(markdown, reading.questions)
         readings.append(reading)
     auto = readings[0]
+    auto.no_marker = fell_back
     ranked = []
     for r in readings:
         if r is auto or fell_back or eligible(r, auto):
@@ -306,6 +309,10 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
                     [n for n, _ in s_numbers or [] if n] or None, found=found, **limits)
     best = ranked[0]
     flags = runner_up_flags(ranked)
+    if (best.no_marker or best.layout.mode == "whole") and not flags:
+        flags.append(Flag(field="q1", kind="structure", reason=(
+            "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "
+            "numbered list): it is read as one question with its text; a person must check whether it holds several")))
     if solutions is None:
         return best.questions, Pairing(flags=flags, layout=best.layout.name)
     solutions = without_restatements(solutions, best.questions, s_numbers, best.numbers)
