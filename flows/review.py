@@ -1,12 +1,16 @@
 """The review of a finished run's flags: from the command line, or a document run paused in the UI.
 
-    python -m flows.review OUT [--decisions FILE.json] [--backend B] [--model M]
+    python -m flows.review OUT [--terminal | --decisions FILE.json] [--no-open] [--port P]
+                               [--backend B] [--model M]
     sheet2lambda review OUT …
 
-Wiring only (:mod:`tasks.review`): read the output folder, build the form of its open
-flags, fill it from ``--decisions`` or by asking on the terminal, decide (a note is one
-model call), rebuild the set and record the decisions in ``OUT/review.json``. No Prefect
-server is needed for the command: nothing in :func:`main` is a flow run.
+Wiring only (:mod:`tasks.review`): read the output folder; by default serve the review page
+(:mod:`tasks.review.page`, on 127.0.0.1 behind a token) and open it in the browser
+(``--no-open``: print its address only) until the person presses Finish or Ctrl-C; with
+``--terminal`` ask flag by flag on the terminal, confirming each decision as it is taken;
+with ``--decisions`` take the choices from a file. Every way records the decisions in
+``OUT/review.json`` (one per flag) and rebuilds the set. No Prefect server is needed for
+the command: nothing in :func:`main` is a flow run.
 
 :func:`pause_for_review` is the same review inside a document flow run (its ``review``
 parameter): the run pauses with the form and waits for a person's input in the Prefect UI.
@@ -60,29 +64,69 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         from tasks.errors import InputError
         from tasks.llm import NoBackend
         from tasks.llm.select import BackendMissing, select_backend
-        from tasks.review.apply import decide_form, apply_decisions
+        from tasks.review.apply import Decider, apply_decisions, decide_form
         from tasks.review.console import ask_form, result_lines
         from tasks.review.form import build_form, load_run, read_decisions
 
         try:
             run = load_run(args.out)
-            form = build_form(run)
+            if not (args.decisions or args.terminal):
+                return page_review(args, run)
+            form = build_form(run, every_flag=bool(args.decisions))
             if args.decisions:
                 form = read_decisions(args.decisions, form)
+                live = select_backend(args.backend, args.model) if any(e.choice == "note" for e in form.entries) \
+                    else None
+                result, each = apply_decisions(run, decide_form(run, form, live or NoBackend())), True
             elif not form.entries:
                 print(f"review     {args.out}: no open flags")
                 return 0
             else:
-                print(f"review     {args.out}: {len(form.entries)} open flags")
-                form = ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""))
-            live = select_backend(args.backend, args.model) if any(e.choice == "note" for e in form.entries) else None
-            result = apply_decisions(run, decide_form(run, form, live or NoBackend()))
+                total = len(run.record.flags)
+                print(f"review     {args.out}: {len(form.entries)} open flags of {total}")
+                decider = Decider(run, lambda: select_backend(args.backend, args.model) or NoBackend())
+                ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""),
+                         decide=decider.decide, total=total)
+                result, each = apply_decisions(run, decider.made), False
         except (InputError, BackendMissing, ValueError) as e:
             print(str(e), file=sys.stderr)
             return 1
-        for line in result_lines(result):
+        for line in result_lines(result, each=each):
             print(line)
         return 0
+
+
+def page_review(args: argparse.Namespace, run) -> int:
+    """The review page for ``run`` (:class:`tasks.review.page.PageServer`) until the person
+    presses Finish or Ctrl-C: the address printed, the browser opened unless ``--no-open``;
+    then the review's counts. Returns 0. Raises what the backend's selection raises."""
+    from tasks.llm.select import select_backend
+    from tasks.review.apply import summarise
+    from tasks.review.form import load_run
+    from tasks.review.page import PageServer
+    from tasks.review.session import ReviewSession
+
+    backend = select_backend(args.backend, args.model)
+    server = PageServer(ReviewSession(run.out, backend), port=args.port).start()
+    print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
+    print(f"           {server.url}")
+    print("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
+          + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
+    if not args.no_open:
+        import webbrowser
+
+        webbrowser.open(server.url)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    done = load_run(run.out)
+    s = summarise(done, done.log.decisions)
+    print(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} decisions in "
+          f"{run.out / 'review.json'}")
+    return 0
 
 
 def _entries(raw: object) -> tuple[list, list[str]]:

@@ -134,7 +134,7 @@ def flag_no(out: Path, field: str) -> int:
 
 
 def entry(out: Path, field: str, **choice) -> ReviewEntry:
-    form = build_form(load_run(out))
+    form = build_form(load_run(out), every_flag=True)
     (e,) = [e for e in form.entries if e.field == field]
     return ReviewEntry.model_validate({**e.model_dump(), **choice})
 
@@ -218,7 +218,14 @@ def test_a_passage_of_the_sheet_is_taken_only_when_verbatim(out):
     assert ok.decisions[0].resolved
     assert question(out, 1)["parts"][0]["workedSolution"]["content"] == ACCEL
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
-    assert [x.resolved for x in log.decisions] == [False, False, True]  # appended, the refusals kept
+    # one record per flag: each refusal was replaced by the next decision on the flag
+    assert [(x.flag, x.resolved, x.passage) for x in log.decisions] == [(flag_no(out, key), True, ACCEL)]
+    # a refusal after it does not undo a resolving decision; a second resolving one replaces it
+    review(out, ReviewForm(entries=[entry(out, key, choice="source", passage="The acceleration is")]), NoBackend())
+    review(out, ReviewForm(entries=[entry(out, key, choice="source", passage="not in the sheet")]), NoBackend())
+    log = ReviewLog.model_validate_json((out / "review.json").read_text())
+    assert [(x.resolved, x.passage) for x in log.decisions] == [(True, "The acceleration is")]
+    assert question(out, 1)["parts"][0]["workedSolution"]["content"] == "The acceleration is"
 
 
 # --- equation notes ------------------------------------------------------------------------
@@ -356,10 +363,17 @@ def test_the_command_line_applies_a_decisions_file(out, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert f"flag {n}" in printed and "resolved" in printed
     assert question(out, 0)["parts"][0]["content"] == "Find the force."
-    # the same flag again is not open any more: one line, exit 1, nothing written
+    # the same flag decided again: the second decision replaces the first (one record per flag)
+    path.write_text(json.dumps([{"flag": n, "choice": "A"}]))
+    assert main([str(out), "--decisions", str(path), "--backend", "none"]) == 0
+    log = ReviewLog.model_validate_json((out / "review.json").read_text())
+    assert [(d.flag, d.choice) for d in log.decisions] == [(n, "A")]
+    assert question(out, 0)["parts"][0]["content"] == "Find the force along the ramp."
+    # a flag the run does not have: one line, exit 1, nothing written
     before = (out / "review.json").read_text()
+    path.write_text(json.dumps([{"flag": 99, "choice": "keep"}]))
     assert main([str(out), "--decisions", str(path), "--backend", "none"]) == 1
-    assert f"flag {n} is not an open flag" in capsys.readouterr().err
+    assert "flag 99 is not a flag of this run" in capsys.readouterr().err
     assert (out / "review.json").read_text() == before
 
 
@@ -375,9 +389,15 @@ def test_the_command_line_asks_on_the_terminal(out, capsys):
             answers += ["source", ACCEL, ""]
         else:
             answers.append("")
-    assert main([str(out), "--backend", "none"], lines=answers) == 0
+    assert main([str(out), "--terminal", "--backend", "none"], lines=answers) == 0
     printed = capsys.readouterr().out
     assert "q1.p1.content" in printed and "A:" in printed and "B:" in printed
+    total = len(json.loads((out / "flags.json").read_text()))
+    n = flag_no(out, "q1.p1.content")
+    # "flag N of M" for each, and each decision confirmed as it is taken, before the next flag is shown
+    assert f"flag {n} of {total}  q1.p1.content" in printed
+    confirmed = printed.index(f"→ flag {n} of {total} q1.p1.content: B: resolved")
+    assert confirmed < printed.index(f"flag {flag_no(out, 'q2.p1.worked_solution')} of {total}  q2.p1.worked_solution")
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
     assert sorted((d.field, d.choice) for d in log.decisions) == [("q1.p1.content", "B"),
                                                                   ("q2.p1.worked_solution", "source")]
