@@ -74,10 +74,13 @@ class Place:
     whole: bool
 
 
-def _find(doc: Document, needle: str) -> tuple[int, int] | None:
-    """``(start, length)`` in ``doc.folded`` of ``needle`` (folded), whole or by its longest
-    stretch in common (at least :data:`MIN_COMMON` characters, or half of it)."""
-    at = doc.folded.find(needle)
+def _find(doc: Document, needle: str, after: int = 0) -> tuple[int, int] | None:
+    """``(start, length)`` in ``doc.folded`` of ``needle`` (folded), whole (its first
+    occurrence from ``after``, else from the start) or by its longest stretch in common
+    (at least :data:`MIN_COMMON` characters, or half of it)."""
+    at = doc.folded.find(needle, after)
+    if at < 0:
+        at = doc.folded.find(needle)
     if at >= 0:
         return at, len(needle)
     m = difflib.SequenceMatcher(None, doc.folded, needle, autojunk=False).find_longest_match(
@@ -97,24 +100,27 @@ def place_text(docs: list[Document], text: str | None, prefer: int = 0) -> Place
     best_chars = 0
     order = [prefer] + [i for i in range(len(docs)) if i != prefer]
     for i in order:
-        doc, lines, chars, whole = docs[i], [], 0, True
-        for p in paras:
-            hit = _find(doc, p)
+        doc, lines, chars, whole, after = docs[i], [], 0, True, 0
+        for p in paras:  # a field's paragraphs follow each other in the sheet: each looked for after the last
+            hit = _find(doc, p, after)
             if hit is None:
                 whole = False
                 continue
             whole = whole and hit[1] == len(p)
             lines.append(doc.lines_of(*hit))
             chars += hit[1]
+            after = hit[0] + hit[1]
         if chars > best_chars:
-            best, best_chars = Place(i, _merged(lines), whole), chars
+            best, best_chars = Place(i, _merged(lines, doc), whole), chars
     return best
 
 
-def _merged(lines: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+def _merged(lines: list[tuple[int, int]], doc: Document) -> tuple[tuple[int, int], ...]:
+    """Line ranges sorted, and joined where only blank lines lie between them."""
+    rows = doc.text.splitlines()
     out: list[tuple[int, int]] = []
     for a, b in sorted(lines):
-        if out and a <= out[-1][1] + 1:
+        if out and all(not rows[k - 1].strip() for k in range(out[-1][1] + 1, a) if k <= len(rows)):
             out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
             out.append((a, b))

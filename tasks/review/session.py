@@ -34,6 +34,24 @@ LABELS = {"A": "Take route A", "B": "Take route B", "keep": "Keep as it is", "so
 KEYS = {"A": "a", "B": "b", "keep": "k", "source": "s", "note": "n"}
 """The keyboard shortcut of each choice (the page also takes ``u`` for undo, ``←``/``→`` to move)."""
 
+HINTS = {
+    "disputed": "Route A and route B read this field differently. Compare them with the sheet (its lines are "
+                "highlighted on the right) and take the one that matches it, or select the passage in the sheet.",
+    "not_verbatim": "A reading of this field is not a quote of the sheet. Take the route that copies the sheet, or "
+                    "select the passage in the sheet.",
+    "structural": "The routes cut this part of the sheet differently. Check that the field holds what the sheet has.",
+    "stray_minus": "A minus sign stands alone at the start or end of the maths, often a line break of the sheet read "
+                   "as a minus. Check it against the sheet: keep it if the sheet has it.",
+    "uncovered": "These lines of the sheet are in no field, so the set leaves them out. Keep if they do not belong "
+                 "in the set.",
+    "conversion_loss": "The conversion lost something here. Check the field against the sheet.",
+    "area": "No answer box holds this part's answer. Keep to accept the part as it is.",
+    "structure": "The questions or parts here do not follow the sheet's own numbering. Check the field against the "
+                 "sheet.",
+    "katex": "The platform cannot show this maths (it would appear as red source). Check it against the sheet.",
+}
+"""What a person does about a flag of each kind, shown under its reason."""
+
 SAID = {"A": "route A's text taken", "B": "route B's text taken", "keep": "kept as it is",
         "source": "the selected passage of the sheet taken", "note": "the equation corrected from your note"}
 
@@ -98,7 +116,7 @@ class ReviewSession:
 
     def view(self, n: int) -> dict:
         """Flag ``n`` (1-based) as the page shows it: ``n``, ``total``, ``field``, ``kind``,
-        ``reason``; ``decided`` (the resolving decision recorded: its ``choice`` and ``at``)
+        ``reason``, ``hint`` (what a person does about its kind); ``decided`` (the resolving decision recorded: its ``choice`` and ``at``)
         or ``None``; ``choices`` (``key``, ``label``, ``shortcut``); ``shown`` the field's
         text now rendered as the platform shows it (``shown_what`` says what it is);
         ``routes`` (``a``/``b`` the two routes' texts, rendered with their differences
@@ -113,7 +131,7 @@ class ReviewSession:
         text = get_field(now, flag.field)
         d = run.decision(n)
         out: dict = {"n": n, "total": len(run.record.flags), "field": flag.field, "kind": flag.kind,
-                     "reason": flag.reason, "equations": entry.equations,
+                     "reason": flag.reason, "hint": HINTS.get(flag.kind, ""), "equations": entry.equations,
                      "decided": {"choice": d.choice, "at": d.at.isoformat()} if d is not None and d.resolved else None,
                      "choices": [{"key": c, "label": LABELS[c], "shortcut": KEYS[c]} for c in self.choices(entry)]}
         if text is not None:

@@ -1,7 +1,7 @@
 "use strict";
 // The review page: one flag at a time. Every URL is relative: the page lives under its token.
 
-const state = { overview: null, n: 0, view: null, doc: 0, busy: false };
+const state = { overview: null, n: 0, view: null, doc: 0, busy: false, seq: 0 };
 const $ = (id) => document.getElementById(id);
 
 async function api(path, body) {
@@ -116,7 +116,9 @@ function fill(id, html) {
 async function show(n) {
   const o = state.overview;
   if (!o || n < 1 || n > o.flags.length) return;
+  const seq = ++state.seq;  // a later show() wins: an answer to an earlier one is dropped
   const v = await api(`api/flag/${n}`);
+  if (seq !== state.seq) return;
   if (!v.field) { say(v.said, false); return; }
   state.n = n; state.view = v;
   $("counter").textContent = `flag ${v.n} of ${v.total}`;
@@ -125,6 +127,7 @@ async function show(n) {
   $("decided").textContent = v.decided ? `decided: ${v.decided.choice}` : "open";
   $("decided").className = v.decided ? "decided" : "open";
   $("reason").textContent = v.reason;
+  $("hint").textContent = v.hint;
   $("shown-what").textContent = v.shown_what;
   fill("shown", v.shown);
   $("shown").hidden = !v.shown;
