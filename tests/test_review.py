@@ -27,7 +27,7 @@ from tasks.llm import NoBackend
 from tasks.review import notes
 from tasks.review.apply import decide_form, review
 from tasks.review.console import ask_form
-from tasks.review.form import build_form, form_input, load_run, read_decisions
+from tasks.review.form import build_form, load_run, read_decisions
 from tasks.settle.tiers import settle_document
 from tasks.errors import InputError
 from tasks.write.build import write_set
@@ -165,16 +165,31 @@ def test_the_run_records_what_a_review_needs(out):
     assert "note" in friction.choices and friction.equations == 2
 
 
-def test_the_form_is_a_prefect_input_prefilled_with_the_flags(out):
+def test_the_pause_form_holds_one_choice_per_flag_and_the_description_the_context(out):
+    from tasks.review.pause_form import OPEN, chosen, pause_input
+
     form = build_form(load_run(out))
-    kind = form_input(form)
-    shown = kind()  # the initial data is the form itself
-    assert [e.field for e in shown.entries] == [e.field for e in form.entries]
-    sent = kind.model_validate({**form.model_dump(), "entries": [
-        {**form.entries[0].model_dump(), "choice": "B"}]})
-    assert ReviewForm.model_validate(sent.model_dump()).entries[0].choice == "B"
+    kind = pause_input(form, len(form.entries), "http://127.0.0.1:1/t/", str(out))
     schema = kind.model_json_schema()
-    assert "entries" in schema["properties"]
+    content = next(e for e in form.entries if e.field == "q1.p1.content")
+    friction = next(e for e in form.entries if e.field == "q1.p2.worked_solution")
+    # only the choice per flag: no text box, no context field; only the choices the flag allows
+    assert set(schema["properties"]) == {f"flag_{e.flag}" for e in form.entries}
+    prop = schema["properties"][f"flag_{content.flag}"]
+    assert prop["enum"] == [OPEN, "A", "B", "keep"] and prop["default"] == OPEN and "anyOf" not in prop
+    assert "q1.p1.content" in prop["title"]
+    assert schema["properties"][f"flag_{friction.flag}"]["enum"] == [OPEN, "A", "B", "keep"]  # no note: it needs text
+    text = kind._description
+    assert "[Open the review page](http://127.0.0.1:1/t/)" in text
+    assert f"### flag {content.flag} of {len(form.entries)} · `q1.p1.content` · disputed" in text
+    assert "Find the force along the ramp." in text and "routes disagree" in text
+    sent = kind.model_validate({f"flag_{content.flag}": "B"})
+    picked, bad = chosen(form, sent.model_dump())
+    assert [(e.flag, e.choice) for e in picked.entries] == [(content.flag, "B")] and bad == []
+    with pytest.raises(ValueError):
+        kind.model_validate({f"flag_{content.flag}": "note"})
+    picked, bad = chosen(form, {f"flag_{content.flag}": "note"})  # what an API client could send
+    assert picked.entries == [] and "'note' is not a choice" in bad[0]
 
 
 # --- take B, a passage ---------------------------------------------------------------------

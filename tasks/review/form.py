@@ -4,8 +4,8 @@ A run's output folder (``--out``) holds everything a review needs: ``settled.jso
 settled set, the flags, the answer boxes), ``source.md``/``solutions.md`` (what a passage
 must quote), ``report.json`` and, once a review was applied, ``review.json`` (every
 decision so far). :func:`load_run` reads them; :func:`build_form` makes the
-:class:`ReviewForm` of the flags no decision resolved yet; :func:`form_input` turns it into
-the input type Prefect's ``pause_flow_run(wait_for_input=…)`` shows as a form in the UI.
+:class:`ReviewForm` of the flags no decision resolved yet (the Prefect pause's form is made
+from it by :mod:`tasks.review.pause_form`).
 """
 
 from __future__ import annotations
@@ -131,21 +131,6 @@ def build_form(run: ReviewRun, every_flag: bool = False) -> ReviewForm:
     now = run.current()
     entries = [flag_entry(run, n, now) for n in range(1, len(run.record.flags) + 1) if n not in done]
     return ReviewForm(set_name=run.record.set_name, entries=entries)
-
-
-def form_input(form: ReviewForm):
-    """The input type for Prefect's ``pause_flow_run(wait_for_input=…)``: a ``RunInput``
-    made from :class:`ReviewForm` with ``form`` as its initial data, so the UI shows each
-    open flag with its texts and the fields to choose in. ``.model_validate`` of what the
-    person sent gives back a :class:`ReviewForm`-shaped input (pass it to
-    :func:`tasks.review.apply.review` as ``ReviewForm.model_validate(received.model_dump())``)."""
-    from prefect.input import RunInput
-
-    return RunInput.subclass_from_base_model_type(ReviewForm).with_initial_data(
-        description=f"Review of {form.set_name}: {len(form.entries)} open flags. For each, choose A, B, keep, "
-                    "source (with the passage, copied from the sheet) or note (what is wrong with one display "
-                    "equation); leave the choice empty to keep the flag open.",
-        set_name=form.set_name, entries=list(form.entries))
 
 
 def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
