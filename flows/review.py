@@ -126,8 +126,8 @@ def page_review(args: argparse.Namespace, run) -> int:
         server.stop()
     done = load_run(run.out)
     s = summarise(done, done.log.decisions)
-    print(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} decisions in "
-          f"{run.out / 'review.json'}")
+    print(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
+          f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}")
     return 0
 
 

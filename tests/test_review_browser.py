@@ -191,7 +191,7 @@ A sled of mass $m$ slides down a slope at angle $\theta$.
 
 A rope pulls the sled back up the slope.
 
-1.  Find the tension in the rope.
+1.  Find the tension $\ropetension{T}$ in the rope.
 """
 
 
@@ -219,14 +219,17 @@ def test_the_page_on_a_flagged_offline_sheet(browser, tmp_path):
         page.keyboard.press("u")
         p.said("undone: open again")
         assert p.record() == [(1, "keep")]
-        t = next(n for n, f in enumerate(flags, 1) if f["field"].startswith("q1.p1"))
+        t = next(n for n, f in enumerate(flags, 1) if f["field"] == "q1.p2.content")
         p.go(t)
-        line = SLED.splitlines().index("1.  Find its acceleration.") + 1
-        assert select_lines(page, line, line, start=4) == "Find its acceleration."
+        line = next(i for i, text in enumerate(SLED.splitlines(), 1) if "Find the speed" in text)
+        assert page.locator("#lines .line.hit").first.get_attribute("data-n") == str(line)
+        assert "katex-error" in page.inner_html("#shown")  # the maths KaTeX cannot render: in red, as on the platform
+        assert select_lines(page, line, line, start=4) == r"Find the speed at the bottom $\nosuchmacro{v}$."
         page.keyboard.press("s")
         p.said("the selected passage of the sheet taken")
+        assert p.record() == [(1, "keep"), (t, "source")] if t != 1 else p.record() == [(1, "source")]
         z = p.download()
-        assert any(n.endswith(".json") for n in z.namelist())
+        assert z.namelist() == zipfile.ZipFile(out / "sleds.zip").namelist()
         assert p.errors == []
     finally:
         p.close()

@@ -126,3 +126,65 @@ def test_a_session_applies_each_decision_at_once_and_undoes_it(out):
     assert json.loads((out / "review.json").read_text())["decisions"] == []
     assert question(out, 0)["parts"][0]["content"] == "Find the force along the ramp."
     assert session.undo() == {"ok": False, "said": "nothing to undo"}
+
+
+def test_the_command_opens_the_page_and_ends_with_finish(out, monkeypatch, capsys):
+    import threading
+
+    import httpx
+
+    from flows.review import main
+
+    opened: list[str] = []
+    acted: dict = {}
+
+    def person(url):
+        try:
+            acted["refused"] = httpx.get(url + "nothing-here", timeout=30).status_code
+            n = flag_no(out, "q1.p1.content")
+            acted["took"] = httpx.post(f"{url}api/flag/{n}/decide", json={"choice": "B"}, timeout=60).json()
+            httpx.post(f"{url}api/done", json={}, timeout=30)
+        except BaseException as e:  # reported by the test
+            acted["error"] = e
+
+    def browser_open(url):
+        opened.append(url)
+        threading.Thread(target=person, args=(url,), daemon=True).start()
+        return True
+
+    monkeypatch.setattr("webbrowser.open", browser_open)
+    assert main([str(out), "--backend", "none"]) == 0
+    assert "error" not in acted, acted.get("error")
+    (url,) = opened
+    printed = capsys.readouterr().out
+    assert url.startswith("http://127.0.0.1:") and url in printed
+    assert acted["took"]["ok"] and acted["refused"] == 404  # a wrong path under the token: not found
+    assert "1 resolved" in printed and "1 decision in" in printed
+    assert question(out, 0)["parts"][0]["content"] == "Find the force."
+
+
+def test_no_open_prints_the_address_and_opens_nothing(out, monkeypatch, capsys):
+    import threading
+    import time
+
+    import httpx
+
+    from flows.review import main
+
+    monkeypatch.setattr("webbrowser.open", lambda url: pytest.fail("a browser was opened"))
+    code: list[int] = []
+    thread = threading.Thread(target=lambda: code.append(main([str(out), "--no-open", "--backend", "none"])),
+                              daemon=True)
+    thread.start()
+    url = None
+    for _ in range(200):
+        found = [w for w in capsys.readouterr().out.split() if w.startswith("http://127.0.0.1:")]
+        if found:
+            url = found[0]
+            break
+        time.sleep(0.1)
+    assert url is not None
+    assert httpx.get(url + "api/overview", timeout=30).json()["set_name"] == "mech"
+    httpx.post(url + "api/done", json={}, timeout=30)
+    thread.join(30)
+    assert code == [0]
