@@ -20,7 +20,7 @@ the page.
 
 from __future__ import annotations
 
-import flows.runtime as runtime
+import commandline.runtime as runtime
 
 runtime.quiet_environment()
 
@@ -46,9 +46,9 @@ PAUSE_KEY = "review"
 
 
 def parse_args(argv: list[str] | None = None, prog: str = "python -m flows.review") -> argparse.Namespace:
-    """The review's command line (:func:`flows.options.parser`: ``OUT``, ``--decisions``,
+    """The review's command line (:func:`commandline.options.parser`: ``OUT``, ``--decisions``,
     ``--backend``, ``--model``)."""
-    from flows.options import parser
+    from commandline.options import parser
 
     return parser("review", prog).parse_args(argv)
 
@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m flows.revie
 def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows.review") -> int:
     """Command line entry: 0 when the review was applied (or nothing was open), 1 for bad
     input (one line on stderr, nothing written). ``lines`` replaces stdin (tests)."""
-    from flows.options import precheck
+    from commandline.options import precheck
 
     try:
         args = precheck("review", argv, prog)
@@ -187,7 +187,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     session = ReviewSession(run.out, _live_backend(spec, offline))
     finish = contextvars.copy_context()
     page = PageServer(session, on_done=lambda: finish.run(resume)).start()
-    from flows.logs import say
+    from commandline.logs import say
 
     say(f"review     {len(form.entries)} open flags: paused for a person's review in the Prefect UI (flow run "
         f"{run_id}: Resume, choose per flag) or on the review page {page.url}; waiting up to {timeout} s")
