@@ -34,9 +34,9 @@ def browser():
 class Page:
     """The review page of ``out`` open in a new browser tab, its server stopped on close."""
 
-    def __init__(self, browser, out: Path):
+    def __init__(self, browser, out: Path, backend=None):
         self.out = out
-        self.server = PageServer(ReviewSession(out)).start()
+        self.server = PageServer(ReviewSession(out, backend)).start()
         self.context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 900})
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -121,6 +121,35 @@ def test_the_page_on_a_small_run(browser, tmp_path):
         p.close()
 
 
+def test_a_note_corrects_an_equation_when_a_model_is_configured(browser, tmp_path):
+    from tests.scripted import ScriptedBackend
+    from tests.test_review import correction, make_run
+
+    out = make_run(tmp_path)
+    backend = ScriptedBackend([correction(r"F = \frac{mg\sin\theta}{2}")])  # the reply this test states
+    p = Page(browser, out, backend)
+    try:
+        page = p.page
+        n = flag_of(out, "q1.p1.worked_solution")
+        p.go(n)
+        assert page.locator("#choices button[data-choice='note']").count() == 1
+        page.keyboard.press("n")
+        page.wait_for_selector("#note-form:not([hidden])")
+        page.keyboard.type("the denominator should be 2 not 3")  # typing in the note: no shortcut fires
+        page.keyboard.press("Enter")
+        p.said("the equation corrected from your note")
+        assert p.record() == [(n, "note")]
+        (request,) = backend.requests
+        assert "the denominator should be 2 not 3" in json.dumps(request.model_dump())
+        with page.expect_download() as got:
+            page.click("#download")
+        z = zipfile.ZipFile(got.value.path())
+        assert r"\frac{mg\sin\theta}{2}" in set_question(z, 0)["parts"][0]["workedSolution"]["content"]
+        assert p.errors == []
+    finally:
+        p.close()
+
+
 @pytest.mark.usefixtures("prefect_server")
 def test_the_page_on_me2_replayed(browser, tmp_path):
     from flows.document import document_flow
@@ -141,6 +170,8 @@ def test_the_page_on_me2_replayed(browser, tmp_path):
         hit = page.locator("#lines .line.hit")
         first = int(hit.first.get_attribute("data-n"))
         assert "n_{0} \\approx 2.65" in "".join(hit.all_inner_texts())
+        # route B's reading runs on over lines the field does not hold: marked apart
+        assert "To enter in the checker" in "".join(page.locator("#lines .line.also").all_inner_texts())
         page.keyboard.press("b")
         p.said("route B's text taken")
         b_text = json.loads((out / "flags.json").read_text())[d - 1]["b"]

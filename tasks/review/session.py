@@ -24,7 +24,7 @@ from tasks.llm import Backend, NoBackend
 from tasks.review.apply import apply_decisions, decide_form, media_files, rebuild
 from tasks.review.decisions import get_field
 from tasks.review.form import ReviewRun, flag_entry, load_run
-from tasks.review.lines import Document, place_flag
+from tasks.review.lines import Document, place_flag, place_text
 from tasks.review.render import diff_marks, render_field
 
 LABELS = {"A": "Take route A", "B": "Take route B", "keep": "Keep as it is", "source": "Use the selected passage",
@@ -122,7 +122,8 @@ class ReviewSession:
         ``routes`` (``a``/``b`` the two routes' texts, rendered with their differences
         marked) or ``passage`` (the passage the flag is about, rendered); ``place`` where in
         the sheet it came from (``document`` index, ``lines`` ranges, ``whole``) or
-        ``None``; ``equations`` in the field. Raises ``IndexError`` for no such flag."""
+        ``None``; ``also`` the line ranges of the other route's reading not in ``place``;
+        ``equations`` in the field. Raises ``IndexError`` for no such flag."""
         run = self.run()
         entry = flag_entry(run, n)
         flag = run.record.flags[n - 1]
@@ -146,9 +147,16 @@ class ReviewSession:
             out["passage"] = render_field(flag.a, images)
         qi = _question(flag.field)
         question = [t for k, t in iter_fields(now) if qi is not None and k.startswith(f"q{qi}.") and t]
-        place = place_flag(self._documents(run), flag.field, [entry.current, flag.a, flag.b], question)
+        docs = self._documents(run)
+        place = place_flag(docs, flag.field, [entry.current, flag.a, flag.b], question)
         out["place"] = None if place is None else {"document": place.document, "lines": place.lines,
                                                    "whole": place.whole}
+        also: list[tuple[int, int]] = []
+        for other in (flag.a, flag.b) if flag.routes and place is not None else ():
+            there = place_text(docs, other, place.document) if other and other != entry.current else None
+            if there is not None and there.document == place.document:
+                also += [r for r in there.lines if r not in place.lines]
+        out["also"] = sorted(also)
         return out
 
     def decide(self, n: int, choice: str, passage: str = "", note: str = "", equation: int | None = None) -> dict:

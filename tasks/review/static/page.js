@@ -88,9 +88,10 @@ function drawDocuments() {
 function drawLines() {
   const doc = state.overview.documents[state.doc];
   const place = state.view && state.view.place;
-  const hits = new Set();
+  const hits = new Set(), also = new Set();
   if (place && place.document === state.doc) {
     for (const [a, b] of place.lines) for (let i = a; i <= b; i++) hits.add(i);
+    for (const [a, b] of state.view.also || []) for (let i = a; i <= b; i++) if (!hits.has(i)) also.add(i);
   }
   document.querySelectorAll("#docs button").forEach((b, i) => b.classList.toggle("current", i === state.doc));
   const pre = $("lines");
@@ -98,7 +99,7 @@ function drawLines() {
   let first = null;
   doc.lines.forEach((text, i) => {
     const line = document.createElement("span");
-    line.className = "line" + (hits.has(i + 1) ? " hit" : "");
+    line.className = "line" + (hits.has(i + 1) ? " hit" : also.has(i + 1) ? " also" : "");
     line.dataset.n = i + 1;
     line.textContent = text + "\n";
     pre.appendChild(line);
@@ -142,7 +143,7 @@ async function show(n) {
     const name = o.documents[v.place.document].name;
     const spans = v.place.lines.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ");
     $("where").textContent = `${name}, line${v.place.lines.length > 1 || v.place.lines[0][0] !== v.place.lines[0][1] ? "s" : ""} ${spans}` +
-      (v.place.whole ? "" : " (nearest match)");
+      (v.place.whole ? "" : " (nearest match)") + (v.also && v.also.length ? " · blue: only in the other reading" : "");
   } else {
     $("where").textContent = "not found in the sheet";
   }
