@@ -12,6 +12,7 @@ again for every request, so a decision made elsewhere meanwhile is seen.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,8 +136,11 @@ class ReviewSession:
                      "reason": flag.reason, "hint": HINTS.get(flag.kind, ""), "equations": entry.equations,
                      "decided": {"choice": d.choice, "at": d.at.isoformat()} if d is not None and d.resolved else None,
                      "choices": [{"key": c, "label": LABELS[c], "shortcut": KEYS[c]} for c in self.choices(entry)]}
+        whole = _whole(now, flag.field) if text is None else None
         if text is not None:
             out["shown"], out["shown_what"] = render_field(text, images), "the field as the platform will show it"
+        elif whole:
+            out["shown"], out["shown_what"] = render_field(whole[1], images), whole[0]
         else:
             out["shown"], out["shown_what"] = "", "this flag is on no single text field"
         if flag.routes:
@@ -148,12 +152,12 @@ class ReviewSession:
         qi = _question(flag.field)
         question = [t for k, t in iter_fields(now) if qi is not None and k.startswith(f"q{qi}.") and t]
         docs = self._documents(run)
-        place = place_flag(docs, flag.field, [entry.current, flag.a, flag.b], question)
+        place = place_flag(docs, flag.field, [text, whole[1] if whole else None, entry.current, flag.a, flag.b], question)
         out["place"] = None if place is None else {"document": place.document, "lines": place.lines,
                                                    "whole": place.whole}
         also: list[tuple[int, int]] = []
         for other in (flag.a, flag.b) if flag.routes and place is not None else ():
-            there = place_text(docs, other, place.document) if other and other != entry.current else None
+            there = place_text(docs, other, place.document) if other and other != text else None
             if there is not None and there.document == place.document:
                 also += [r for r in there.lines if r not in place.lines]
         out["also"] = sorted(also)
@@ -198,6 +202,23 @@ class ReviewSession:
             rebuild(run, record, [])
             state = f"back to {SAID[before.choice]}" if before is not None else "open again"
             return {"ok": True, "n": n, "said": f"flag {n}: {SAID[made.choice]} undone: {state}"}
+
+
+def _whole(questions, key: str) -> tuple[str, str] | None:
+    """For a flag on a part (``q2.p1``) or a question (``q2``): what the page shows of it
+    (a heading, the markdown: the part's content and options, the question's main text)."""
+    m = re.fullmatch(r"q([1-9]\d*)(?:\.p([1-9]\d*))?", key)
+    if not m or int(m[1]) > len(questions.root):
+        return None
+    q = questions.root[int(m[1]) - 1]
+    if m[2] is None:
+        return "the question's main text as the platform will show it", q.main_text
+    if int(m[2]) > len(q.parts):
+        return None
+    part = q.parts[int(m[2]) - 1]
+    options = "\n".join(f"- {o}" for o in part.options)
+    return ("the part as the platform will show it (its text and options)",
+            "\n\n".join(t for t in (part.content, options) if t))
 
 
 def _question(field_key: str) -> int | None:
