@@ -137,8 +137,15 @@ def _review(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decisions", metavar="FILE.json",
                    help='the choices as JSON, by flag number (its place in OUT/flags.json, from 1): [{"flag": 3, '
                         '"choice": "B"}, {"flag": 4, "choice": "note", "note": "the denominator should be 2 not 3", '
-                        '"equation": 1}, {"flag": 5, "choice": "source", "passage": "..."}] (default: ask on the '
-                        'terminal)')
+                        '"equation": 1}, {"flag": 5, "choice": "source", "passage": "..."}]; a flag decided before '
+                        'may be named again: the new decision replaces the recorded one (default: the review page)')
+    p.add_argument("--terminal", action="store_true",
+                   help="review on this terminal instead of the review page: flag by flag, each decision confirmed "
+                        "as it is taken")
+    p.add_argument("--no-open", action="store_true",
+                   help="print the review page's address (http://127.0.0.1:PORT/TOKEN/) and open no browser")
+    p.add_argument("--port", type=int, default=0,
+                   help="the review page's port on 127.0.0.1 (default 0: one the system picks)")
     p.add_argument("--backend", default="auto", choices=BACKENDS,
                    help="who reads equation notes (one call per note): auto (default) takes the first configured of "
                         "ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, a claude executable; none: notes "
@@ -157,8 +164,9 @@ COMMANDS = {
     "document": ("Convert one problem sheet (and its solutions) into a Lambda Feedback set.", _document),
     "folder": ("Convert every sheet of a folder with one route B filter.", _folder),
     "sweep": ("Convert every sheet folder of a corpus; with --baseline, the regression gate.", _sweep),
-    "review": ("Review the flags of a finished run: take A, take B, keep, a passage of the sheet, or a note "
-               "correcting one display equation; the set is rebuilt and every decision recorded in OUT/review.json.",
+    "review": ("Review the flags of a finished run on a page in the browser (--terminal: on this terminal): take A, "
+               "take B, keep, a passage of the sheet, or a note correcting one display equation; each decision is "
+               "recorded in OUT/review.json and the set rebuilt.",
                _review),
     "server": ("Start, stop or inspect the Prefect server this project reuses between commands.", _server),
 }
@@ -352,6 +360,10 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
     elif command == "review":
         need_dir(args.out, "output folder")
         need_file(args.decisions, "decisions file")
+        if args.decisions and args.terminal:
+            out.append("--decisions and --terminal: give one (the decisions file, or answers on the terminal)")
+        if not 0 <= args.port <= 65535:
+            out.append(f"--port {args.port}: must be 0 to 65535")
     elif command == "sweep":
         need_dir(args.root, "folder")
         if not out:

@@ -340,7 +340,7 @@ def console_review(outcome: DocumentOutcome, args: argparse.Namespace) -> int:
     later with ``sheet2lambda review OUT``. Returns the review's exit status."""
     from flows.review import main as review_main
 
-    argv = [outcome.out, "--backend", "none" if args.offline else args.backend]
+    argv = [outcome.out, "--terminal", "--backend", "none" if args.offline else args.backend]
     return review_main(argv + (["--model", args.model] if args.model else []), prog="sheet2lambda review")
 
 
