@@ -11,6 +11,7 @@ else by position, with a flag when the counts differ.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from schemas.flags import Flag
@@ -254,14 +255,18 @@ def read_and_pair(
     return merge_solutions(questions, solutions, q_numbers, s_numbers)
 
 
+_TASK_BOX_COPIED = re.compile(r"^\s*\[[ xX]?\]\s")
+
+
 def chrome_quoted(texts: list[str]) -> int:
-    """How many lines of ``texts`` are timing or star lines or ``Generated:`` stamps:
-    chrome a reading should have left out."""
+    """How many lines of ``texts`` are timing or star lines, ``Generated:`` stamps, or start
+    with a task box (``[x] option``: the sheet's mark of the correct option, which a student
+    would be shown): chrome a reading should have left out."""
     return sum(
         1
         for text in texts
         for line in text.splitlines()
-        if line.strip() and (is_timing(line) or line.strip().startswith("Generated:"))
+        if line.strip() and (is_timing(line) or line.strip().startswith("Generated:") or _TASK_BOX_COPIED.match(line))
     )
 
 
