@@ -19,6 +19,13 @@ FlagKind = Literal[
 ]
 
 
+POINTING = frozenset({"structure", "structural", "uncovered", "disputed", "not_verbatim", "conversion_loss",
+                      "stray_minus"})
+"""The flag kinds that doubt a field's text or structure, so may point at a misread
+(``../shared/tools/truthscore.py``'s ``POINTING``): a ``katex`` or ``area`` flag says
+nothing about whether a part or a solution was read into the right place."""
+
+
 ROUTE_TEXT_KINDS = frozenset({"disputed", "not_verbatim"})
 """The kinds whose ``a`` and ``b`` are the two routes' texts for the field (so a person may
 take either). Every other kind's ``a`` is the passage the flag is about (a maths span KaTeX
