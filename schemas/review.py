@@ -38,7 +38,8 @@ class SettledRecord(BaseModel):
     """``settled.json``: what a finished run settled, enough to rebuild its set without a call.
 
     ``source`` is the sheet as the run named it; ``set_name`` the set's name (its folder
-    and zip in the output folder); ``questions`` the settled set (before in2lambda's
+    and zip in the output folder); ``description`` the set's description (the document's
+    title, ``""`` when it has none); ``questions`` the settled set (before in2lambda's
     layout: titles may be empty, links as written in the markdown); ``fields`` every
     field's tier; ``flags`` every flag of the run, in the order of ``flags.json`` (a
     review names a flag by its 1-based position here); ``boxes`` the answer boxes kept,
@@ -48,6 +49,7 @@ class SettledRecord(BaseModel):
 
     source: str
     set_name: str
+    description: str = ""
     questions: SheetSet
     fields: list[FieldOutcome] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)

@@ -75,7 +75,9 @@ def _correct_field(part: Part) -> list[bool] | None:
 
 def choice(part: Part) -> tuple[list[bool], str] | None:
     """The multiple choice the sheet marks: ``(one boolean per option, the quote)``, or
-    ``None`` when the sheet does not settle it (no option or several named by the answer)."""
+    ``None`` when the sheet does not settle it (no option or several named by the answer).
+    With no final answer, a worked solution that is exactly one option's text (as the
+    answer's rule compares them) marks that option."""
     n = len(part.options)
     if not n:
         return None
@@ -87,7 +89,10 @@ def choice(part: Part) -> tuple[list[bool], str] | None:
         return marked, "; ".join(o for o, c in zip(part.options, marked) if c)
     answer = part.answer.strip()
     if not answer:
-        return None
+        # no final answer, but a worked solution that is one option's text, whole: that option
+        worked = part.worked_solution.strip()
+        same = [i for i, o in enumerate(part.options) if worked and _norm(o) == _norm(worked)]
+        return ([i == same[0] for i in range(n)], worked) if len(same) == 1 else None
     key = _KEY.match(_norm(answer).replace("\\", ""))
     if key and "\n" not in answer:
         token = key.group(1).lower()

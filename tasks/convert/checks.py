@@ -44,6 +44,7 @@ _LAYOUT = {
     "newenvironment", "renewenvironment", "let", "def", "columnbreak", "FloatBarrier", "fi",
     "linespread", "oddsidemargin", "evensidemargin", "topmargin", "textheight", "headheight",
     "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep",
+    "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion",
 }
 
 # Exam-style markers that carry content (macros, then environments).
@@ -141,24 +142,91 @@ def _layout_only(contents: str) -> bool:
     return not "".join(rest).strip()
 
 
-def keep(entry: dict, div_counts: dict[str, int]) -> ConversionWarning | None:
-    """The warning for one pandoc log entry, or None when it loses no content."""
+def keep(entry: dict, div_counts: dict[str, int], source: str | None = None,
+         kept_chars: frozenset[tuple[int, int]] = frozenset()) -> ConversionWarning | None:
+    """The warning for one pandoc log entry, or None when it loses no content.
+
+    ``source`` is the LaTeX pandoc read (``None`` for other formats): an entry at a line before
+    its ``\\begin{document}`` concerns the preamble (``about="sheet"``: a package, a macro, the
+    page layout, never a field's text), and an entry in the body gets ``near``, the sheet's
+    words just before it (:func:`words_before`). ``kept_chars`` are the ``(line, column)`` of
+    the characters pandoc kept as they are (:func:`unescaped_at`): a ``\\char`` skipped just
+    before one (``\\char`_``) lost nothing."""
     kind = entry.get("type", "Unknown")
-    if kind in _BENIGN_TYPES:
+    if kind in _BENIGN_TYPES or kind == "ParsingUnescaped":  # an unescaped character kept as it is
         return None
     path = str(entry.get("path", ""))
     if kind == "CouldNotLoadIncludeFile" and path.lower().endswith(_PACKAGE_SUFFIXES):
         return None
     contents = entry.get("contents")
+    line, column = entry.get("line"), entry.get("column")
     if kind == "SkippedContent" and isinstance(contents, str):
         if _layout_only(contents):
             return None
-        wrapper = re.fullmatch(r"\s*\\(?:begin|end)\{([^}]*)\}\s*", contents)
+        if contents.strip() == "\\char" and isinstance(line, int) and isinstance(column, int) \
+                and (line, column + 1) in kept_chars:
+            return None
+        wrapper = re.fullmatch(r"\s*\\(?:begin|end)\{([^}]*)\}(?:\[[^\]]*\])?\s*", contents)
         if wrapper and div_counts.get(wrapper.group(1), 0) > 0:
             return None  # the environment's content survived in a div of its name
     text = contents if isinstance(contents, str) else path
     message = f"[{entry.get('verbosity', 'INFO')}] {entry.get('pretty', kind)}"
-    return ConversionWarning(kind=kind, text=text or "", message=message)
+    at = line if isinstance(line, int) else None
+    about = "content"
+    near = ""
+    if source is not None and at is not None:
+        start = _document_line(source)
+        if kind == "CouldNotLoadIncludeFile" or (start is not None and at < start):
+            about = "sheet"
+        else:
+            near = words_before(source, at, column if isinstance(column, int) else 1,
+                                contents if isinstance(contents, str) else "", (start or 0) + 1)
+    elif kind == "CouldNotLoadIncludeFile":
+        about = "sheet"  # a macro or setup file: what it lacks shows as undefined maths, on its fields
+    return ConversionWarning(kind=kind, text=text or "", message=message, about=about, line=at, near=near)
+
+
+def unescaped_at(entries: list[dict]) -> frozenset[tuple[int, int]]:
+    """The ``(line, column)`` of every ``ParsingUnescaped`` entry: a character pandoc kept as it is."""
+    return frozenset((e["line"], e["column"]) for e in entries if e.get("type") == "ParsingUnescaped"
+                     and isinstance(e.get("line"), int) and isinstance(e.get("column"), int))
+
+
+def _document_line(source: str) -> int | None:
+    """The 1-based line of ``\\begin{document}`` in ``source`` (comments ignored), or ``None``."""
+    for i, line in enumerate(source.split("\n"), 1):
+        if re.search(r"\\begin\{document\}", _strip_comment(line)):
+            return i
+    return None
+
+
+_WORD = re.compile(r"(?<![\\A-Za-z@])[A-Za-z]{4,}")
+NEAR_WORDS = 8
+"""How many of the sheet's words before a loss :func:`words_before` keeps."""
+
+
+def words_before(source: str, line: int, column: int = 1, skipped: str = "", first: int = 1) -> str:
+    """The last :data:`NEAR_WORDS` words of four letters or more of ``source`` before the
+    piece ``skipped`` that pandoc reported at 1-based ``line`` and ``column`` (pandoc gives the
+    line it starts on and a column at or after its first characters), from line ``first`` on
+    (the body), comments,
+    command names and environment names left out, joined by spaces; ``""`` when there are none."""
+    lines = source.split("\n")
+    start = max(1, line)
+    cut = lines[start - 1] if start - 1 < len(lines) else ""
+    head = skipped.split("\n")[0].strip()
+    end = max(0, column - 1)
+    at = cut.rfind(head, 0, end + len(head)) if head else -1
+    cut = cut[:at] if at >= 0 else cut[:end]
+    words: list[str] = []
+    for text in [cut] + lines[max(0, first - 1):start - 1][::-1]:
+        words[:0] = _WORD.findall(_ENV_NAME.sub(" ", _strip_comment(text)))
+        if len(words) >= NEAR_WORDS:
+            break
+    return " ".join(words[-NEAR_WORDS:])
+
+
+_ENV_NAME = re.compile(r"\\(?:begin|end)\s*\{[^}]*\}")
 
 
 def _strip_comment(line: str) -> str:
@@ -288,17 +356,18 @@ def content_lost(body: str, markdown: str, entries: list[dict], meta: str) -> li
 
 
 def metadata_not_kept(ast: dict, markdown: str) -> list[ConversionWarning]:
+    """One ``Metadata`` warning per metadata of the document (``title``, ``author``, ``date``,
+    ``abstract``, …, as plain text), ``about="sheet"``: they are no field's text, so
+    ``report.json`` keeps them and the title becomes the set's description
+    (:meth:`schemas.markdown.SheetText.metadata`). ``markdown`` is unused (kept for callers)."""
     out = []
     for key, value in ast.get("meta", {}).items():
         text = plain(value)
-        if not text:
-            continue
-        words = re.findall(r"\w{2,}", text)
-        if words and all(w in markdown for w in words):
+        if not text or key.startswith("sheet2lambda"):
             continue
         out.append(ConversionWarning(
-            kind="MetadataNotKept", text=text,
-            message=f"{OWN} the document's {key} “{text}” is metadata, which the markdown leaves out",
+            kind="Metadata", text=text, key=key, about="sheet",
+            message=f"{OWN} the document's {key} “{text}” is metadata: kept in report.json",
         ))
     return out
 

@@ -473,7 +473,9 @@ def _finish(
     found = divs(ast)
     for cls in unwrapped:  # divs structure.lua unwrapped: their content survived too
         found[cls] = found.get(cls, 0) + 1
-    warnings = [w for e in entries if (w := checks.keep(e, found)) is not None]
+    read = prepared.source if prepared is not None else tex  # what pandoc read: its log's line numbers
+    kept = checks.unescaped_at(entries)
+    warnings = [w for e in entries if (w := checks.keep(e, found, read, kept)) is not None]
     if tex is not None:
         body = checks.tex_body(tex)
         converted = prepared.converted if prepared else set()

@@ -106,7 +106,7 @@ def apply_decisions(run: ReviewRun, decisions: list[Decision]) -> ReviewResult:
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-review-") as tmp:
         staging = Path(tmp) / "staging"
         staging.mkdir()
-        built = write_set(questions, record.set_name, staging, _media(run), record.boxes)
+        built = write_set(questions, record.set_name, staging, _media(run), record.boxes, record.description)
         rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
         for name in run.entries:
             if name in rebuilt or not (out / name).exists():

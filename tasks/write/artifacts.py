@@ -53,8 +53,12 @@ def flag_rows(flags: list[Flag]) -> list[dict[str, str]]:
 
 def report_rows(report: Report) -> list[dict[str, str]]:
     """``report.json``'s scalar counts as ``measure, value`` rows."""
-    data = report.model_dump(exclude={"route_a", "route_b", "areas", "warnings", "flags_by_kind", "comparison"})
+    data = report.model_dump(exclude={"route_a", "route_b", "areas", "warnings", "flags_by_kind", "comparison",
+                                      "conversion", "metadata"})
     rows = [{"measure": k, "value": str(v)} for k, v in data.items()]
+    rows += [{"measure": k, "value": v} for k, v in report.metadata.items()]
+    rows += [{"measure": "conversion notes (no field: preamble, packages, layout, metadata)",
+              "value": str(len(report.conversion))}]
     rows += [{"measure": f"flagged {k}", "value": str(v)} for k, v in report.flags_by_kind.items()]
     rows += [{"measure": "route A", "value": report.route_a.status}, {"measure": "route B", "value": report.route_b.status},
              {"measure": "answer boxes", "value": f"{report.areas.status}: {report.areas.proposed} proposed, "
