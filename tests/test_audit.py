@@ -70,7 +70,8 @@ def test_two_questions_read_into_one_point_at_the_question_that_swallowed_the_ma
     q1.parts += q2.parts
     reading = SheetSet([q1, q3])
     flags = audit(reading, SHEET)
-    assert ("q1", "structure") in kinds(flags) and ("set", "structure") in kinds(flags)
+    # the flag on q1 says where the counts differ, so no sheet-wide flag repeats it
+    assert ("q1", "structure") in kinds(flags) and ("set", "structure") not in kinds(flags)
     assert any("'## Question 2'" in f.reason and "read into question 1" in f.reason for f in flags)
 
 
@@ -228,3 +229,16 @@ def test_a_solution_block_the_conversion_emptied_is_flagged_on_its_question():
                           "How long does that take at 2 kW?\n\n::: {.solution}\nTwenty minutes.\n:::\n")
     flags = audit(faithful(), sheet)
     assert [(f.field, f.kind) for f in flags if "solution block" in f.reason] == [("q2", "structure")]
+
+
+def test_a_numbered_list_of_formulas_is_no_question_marker_and_number_dot_title_headings_are():
+    formulas = "Consider these formulas:\n\n1) $\\neg p$\n2) $p \\land q$\n\n## a)\n\nIs each true?\n"
+    assert question_markers(formulas) == []
+    pool = "# Q2 Pool\n\n## 1.lambda\n\nFind the speed.\n\n## 2.mu\n\nFind the time.\n"
+    assert [m.number for m in question_markers(pool)] == ["2", "1", "2"]
+
+
+def test_the_count_of_markers_is_flagged_on_the_set_only_when_no_other_flag_says_where():
+    reading = SheetSet([Question(main_text="Text found nowhere in the sheet.")])
+    flags = audit(reading, SHEET)
+    assert [f.field for f in flags] == ["set"] and "3 question markers" in flags[0].reason

@@ -44,8 +44,12 @@ _LAYOUT = {
     "newenvironment", "renewenvironment", "let", "def", "columnbreak", "FloatBarrier", "fi",
     "linespread", "oddsidemargin", "evensidemargin", "topmargin", "textheight", "headheight",
     "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep",
-    "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion",
+    "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion", "begingroup", "endgroup",
+    "enlargethispage", "fontsize", "hline",
 }
+_OVERLAY = re.compile(r"\s*\\begin\{tikzpicture\}\s*\[[^\]]*\boverlay\b")
+"""A TikZ picture drawn over the page (``[remember picture, overlay]``): page decoration."""
+_PICTURE = re.compile(r"\\begin\{(tikzpicture|pspicture|picture|axis)\}.*?\\end\{\1\}", re.S)
 
 # Exam-style markers that carry content (macros, then environments).
 _MARKER_MACROS = (
@@ -161,7 +165,7 @@ def keep(entry: dict, div_counts: dict[str, int], source: str | None = None,
     contents = entry.get("contents")
     line, column = entry.get("line"), entry.get("column")
     if kind == "SkippedContent" and isinstance(contents, str):
-        if _layout_only(contents):
+        if _layout_only(contents) or _OVERLAY.match(contents):
             return None
         if contents.strip() == "\\char" and isinstance(line, int) and isinstance(column, int) \
                 and (line, column + 1) in kept_chars:
@@ -211,7 +215,7 @@ def words_before(source: str, line: int, column: int = 1, skipped: str = "", fir
     line it starts on and a column at or after its first characters), from line ``first`` on
     (the body), comments,
     command names and environment names left out, joined by spaces; ``""`` when there are none."""
-    lines = source.split("\n")
+    lines = _PICTURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source).split("\n")  # no drawing's words
     start = max(1, line)
     cut = lines[start - 1] if start - 1 < len(lines) else ""
     head = skipped.split("\n")[0].strip()

@@ -353,17 +353,22 @@ def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
     """``uncovered`` flags: passages of the questions document in no field of the set
     (both routes missed them), sheet chrome and the markers a reader drops excepted, one
     flag per run of such lines (:func:`tasks.settle.coverage.uncovered_runs`): field
-    ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines."""
+    ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines, the reason
+    naming the question they sit in (the one whose text starts last before them)."""
     from schemas.sheet import iter_fields
+    from tasks.settle.audit import question_at
     from tasks.settle.coverage import uncovered_runs
 
     texts = [text for _, text in iter_fields(settled) if text]
     flags = []
     for first, last, lines in uncovered_runs(questions_md, texts):
         where = f"source:{first}" if first == last else f"source:{first}-{last}"
-        reason = ("this line of the sheet is in no field" if first == last
-                  else f"these {len(lines)} lines of the sheet are in no field")
-        flags.append(Flag(field=where, kind="uncovered", reason=reason, a="\n".join(lines)))
+        qi = question_at(settled, questions_md, first)
+        sits = f"inside question {qi + 1}" if qi is not None else "before the first question"
+        what = "this line of the sheet" if first == last else f"these {len(lines)} lines of the sheet"
+        flags.append(Flag(field=where, kind="uncovered", a="\n".join(lines), reason=(
+            f"{what} ({sits}) {'is' if first == last else 'are'} in no field: if the set needs them, add them "
+            f"to the field where they belong; keep leaves them out")))
     return flags
 
 
