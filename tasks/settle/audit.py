@@ -33,6 +33,9 @@ their reasons joined:
   environment other than the maths ones KaTeX renders;
 - **a solution block emptied by the conversion** (``::: {.solution}`` holding nothing: a
   drawing or an environment pandoc skips), on the question it follows;
+- **parts, options or questions in the wrong place** (:mod:`tasks.settle.doubts`): part labels
+  inside a display equation or after a part's first line, check boxes left in the text, a part
+  label as a question's title;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
   document does not (left out unless route B's pairing already said so).
@@ -52,6 +55,7 @@ from schemas.markdown import SheetText
 from schemas.sheet import SheetSet, field_key
 from schemas.tiers import Settled
 from tasks.settle.coverage import PIECES, line_content, markers_removed
+from tasks.settle.doubts import doubt_flags
 from tasks.settle.fold import fold_whitespace
 from tasks.settle.markers import (
     LABEL,
@@ -432,7 +436,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
         return []  # the tiers flag an empty set already
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
-                  + field_flags(questions) + empty_solution_flags(questions, questions_md)
+                  + field_flags(questions) + doubt_flags(questions) + empty_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or []))
 
 

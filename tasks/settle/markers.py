@@ -39,8 +39,11 @@ class Marker:
 
 def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | None:
     """The number a marker text names (``Question 3`` → ``3``, ``Q1.`` → ``1``, ``2) Energy``
-    → ``2``), or ``None`` when the text is no marker. ``words`` are the marker words."""
+    → ``2``, ``1.lambda`` → ``1``; ``""`` for a question word alone, ``Question``), or ``None``
+    when the text is no marker. ``words`` are the marker words."""
     text = text.strip()
+    if text.lower().rstrip(" :.") in _QUESTION_WORDS[:6]:
+        return ""  # ``#### Question``: a question marker with no number
     m = _WORD_NUMBER.match(text)
     if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0] in " \t.:),;"):
         return m.group(2).rstrip(".")
