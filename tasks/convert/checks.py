@@ -3,10 +3,13 @@
 Each turns what pandoc logged, or what a comparison of the source with the markdown
 finds, into :class:`~schemas.markdown.ConversionWarning` s: pandoc's own messages that
 mean content was skipped (:func:`keep`), exam-style markers lost (:func:`structure_lost`),
-words of the LaTeX body missing from the markdown (:func:`content_lost`), metadata the
-markdown leaves out (:func:`metadata_not_kept`), maths that reads back differently
+words of the LaTeX body missing from the markdown (:func:`content_lost`), the document's
+metadata (:func:`metadata_not_kept`: for the report and the set's description, never a
+flag), maths that reads back differently
 (:func:`math_not_kept`), raw LaTeX left in markdown (:func:`raw_tex_warnings`) and
-site-generator shortcodes left in markdown (:func:`shortcode_warnings`).
+site-generator shortcodes left in markdown (:func:`shortcode_warnings`). A pandoc entry
+at a line of the preamble concerns no field (``about="sheet"``); one in the body carries
+the sheet's words just before it (``near``), by which its flag names the field it sits in.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 
 from schemas.markdown import ConversionWarning
 from tasks.convert.pandoc_ast import blocks, divs, maths, plain, walk
+from tasks.convert.where import strip_comment, document_line, words_before
 
 OWN = "[sheet2lambda]"
 
@@ -49,7 +53,6 @@ _LAYOUT = {
 }
 _OVERLAY = re.compile(r"\s*\\begin\{tikzpicture\}\s*\[[^\]]*\boverlay\b")
 """A TikZ picture drawn over the page (``[remember picture, overlay]``): page decoration."""
-_PICTURE = re.compile(r"\\begin\{(tikzpicture|pspicture|picture|axis)\}.*?\\end\{\1\}", re.S)
 
 # Exam-style markers that carry content (macros, then environments).
 _MARKER_MACROS = (
@@ -153,8 +156,8 @@ def keep(entry: dict, div_counts: dict[str, int], source: str | None = None,
     ``source`` is the LaTeX pandoc read (``None`` for other formats): an entry at a line before
     its ``\\begin{document}`` concerns the preamble (``about="sheet"``: a package, a macro, the
     page layout, never a field's text), and an entry in the body gets ``near``, the sheet's
-    words just before it (:func:`words_before`). ``kept_chars`` are the ``(line, column)`` of
-    the characters pandoc kept as they are (:func:`unescaped_at`): a ``\\char`` skipped just
+    words just before it (:func:`tasks.convert.where.words_before`). ``kept_chars`` are the ``(line, column)`` of
+    the characters pandoc kept as they are (:func:`tasks.convert.where.unescaped_at`): a ``\\char`` skipped just
     before one (``\\char`_``) lost nothing."""
     kind = entry.get("type", "Unknown")
     if kind in _BENIGN_TYPES or kind == "ParsingUnescaped":  # an unescaped character kept as it is
@@ -179,7 +182,7 @@ def keep(entry: dict, div_counts: dict[str, int], source: str | None = None,
     about = "content"
     near = ""
     if source is not None and at is not None:
-        start = _document_line(source)
+        start = document_line(source)
         if kind == "CouldNotLoadIncludeFile" or (start is not None and at < start):
             about = "sheet"
         else:
@@ -190,60 +193,6 @@ def keep(entry: dict, div_counts: dict[str, int], source: str | None = None,
     return ConversionWarning(kind=kind, text=text or "", message=message, about=about, line=at, near=near)
 
 
-def unescaped_at(entries: list[dict]) -> frozenset[tuple[int, int]]:
-    """The ``(line, column)`` of every ``ParsingUnescaped`` entry: a character pandoc kept as it is."""
-    return frozenset((e["line"], e["column"]) for e in entries if e.get("type") == "ParsingUnescaped"
-                     and isinstance(e.get("line"), int) and isinstance(e.get("column"), int))
-
-
-def _document_line(source: str) -> int | None:
-    """The 1-based line of ``\\begin{document}`` in ``source`` (comments ignored), or ``None``."""
-    for i, line in enumerate(source.split("\n"), 1):
-        if re.search(r"\\begin\{document\}", _strip_comment(line)):
-            return i
-    return None
-
-
-_WORD = re.compile(r"(?<![\\A-Za-z@])[A-Za-z]{4,}")
-NEAR_WORDS = 8
-"""How many of the sheet's words before a loss :func:`words_before` keeps."""
-
-
-def words_before(source: str, line: int, column: int = 1, skipped: str = "", first: int = 1) -> str:
-    """The last :data:`NEAR_WORDS` words of four letters or more of ``source`` before the
-    piece ``skipped`` that pandoc reported at 1-based ``line`` and ``column`` (pandoc gives the
-    line it starts on and a column at or after its first characters), from line ``first`` on
-    (the body), comments,
-    command names and environment names left out, joined by spaces; ``""`` when there are none."""
-    lines = _PICTURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source).split("\n")  # no drawing's words
-    start = max(1, line)
-    cut = lines[start - 1] if start - 1 < len(lines) else ""
-    head = skipped.split("\n")[0].strip()
-    end = max(0, column - 1)
-    at = cut.rfind(head, 0, end + len(head)) if head else -1
-    cut = cut[:at] if at >= 0 else cut[:end]
-    words: list[str] = []
-    for text in [cut] + lines[max(0, first - 1):start - 1][::-1]:
-        words[:0] = _WORD.findall(_ENV_NAME.sub(" ", _strip_comment(text)))
-        if len(words) >= NEAR_WORDS:
-            break
-    return " ".join(words[-NEAR_WORDS:])
-
-
-_ENV_NAME = re.compile(r"\\(?:begin|end)\s*\{[^}]*\}")
-
-
-def _strip_comment(line: str) -> str:
-    for m in re.finditer(r"%", line):
-        k, j = 0, m.start() - 1
-        while j >= 0 and line[j] == "\\":
-            k += 1
-            j -= 1
-        if k % 2 == 0:
-            return line[: m.start()]
-    return line
-
-
 def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
@@ -251,7 +200,7 @@ def _blank(text: str, start: int, end: int) -> str:
 def tex_body(tex: str) -> str:
     """The LaTeX source with comments, preamble, ``comment`` environments and ``\\iffalse``
     blocks blanked out (line numbers kept)."""
-    text = "\n".join(_strip_comment(ln) for ln in tex.split("\n"))
+    text = "\n".join(strip_comment(ln) for ln in tex.split("\n"))
     begin = re.search(r"\\begin\{document\}", text)
     if begin:
         text = _blank(text, 0, begin.end())

@@ -84,6 +84,7 @@ from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
 from tasks.convert.tex_unknown import Unknown, skipped, undefined_maths
+from tasks.convert.where import unescaped_at
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
@@ -474,7 +475,7 @@ def _finish(
     for cls in unwrapped:  # divs structure.lua unwrapped: their content survived too
         found[cls] = found.get(cls, 0) + 1
     read = prepared.source if prepared is not None else tex  # what pandoc read: its log's line numbers
-    kept = checks.unescaped_at(entries)
+    kept = unescaped_at(entries)
     warnings = [w for e in entries if (w := checks.keep(e, found, read, kept)) is not None]
     if tex is not None:
         body = checks.tex_body(tex)
