@@ -28,6 +28,8 @@ KIND = "structure"
 _DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
 _LABEL_IN_MATHS = re.compile(r"(?<![A-Za-z\\])\(([a-z]|[ivx]{1,4})\)")
 _LINE_LABEL = re.compile(r"^\s*(?:\*\*|__)?\s*(?:\\?\((?P<p>[a-z]{1,4}|\d{1,2})\\?\)|(?P<c>[a-z]{1,2})[.)])(?=[\s\u00a0]|$)")
+_TITLE_LABEL = re.compile(r"\(?(?:[a-z]|ii|iii|iv|vi|vii|viii|ix)[.)]?")
+"""A part label alone: one letter, or a roman numeral up to ix (``xi`` is a Greek letter's name too)."""
 _BOX = re.compile(r"^\s*[☐☒☑□■]")
 
 
@@ -47,7 +49,7 @@ def doubt_flags(questions: SheetSet) -> list[Flag]:
     flags: list[Flag] = []
     for qi, q in enumerate(questions.root):
         parts = q.normalised_parts()
-        if re.fullmatch(r"[a-z]|[ivx]{1,4}|\(([a-z]|[ivx]{1,4})\)|([a-z]|[ivx]{1,4})[.)]", q.title.strip()):
+        if _TITLE_LABEL.fullmatch(q.title.strip()):
             flags.append(Flag(field=field_key(qi, "title"), kind=KIND, a=q.title, reason=(
                 f"question {qi + 1}'s title {q.title.strip()!r} is a part label: a part read as a question? "
                 "(compare with the sheet; keep if the sheet titles it so)")))
