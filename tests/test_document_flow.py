@@ -52,12 +52,14 @@ def test_the_example_builds_offline(tmp_path):
     assert "![](ramp.png)" in q1["masterContent"] and (out / "inclined-plane" / "media" / "ramp.png").is_file()
     # The multiple-choice options are not in the part's content.
     assert "The weight of the block." not in q1["parts"][2]["content"]
-    # The worked solution is one option's text, whole: offline, with no call, that option is
-    # the multiple-choice box (on the platform the options live only there), and the README's
-    # example raises no flag a person could not act on: none at all.
+    # Its solution names one option word for word ("Static friction acting up the ramp."): that
+    # is the part's answer, so its multiple-choice box comes from the sheet, offline, and no
+    # flag says the options have no box.
     [box] = q1["parts"][2]["responseAreas"]
+    assert box["response"]["responseInput"]["responseType"] == "MULTIPLE_CHOICE"
     assert box["response"]["responseInput"]["answer"] == [False, True, False]
-    assert flags(out) == []
+    assert report.areas.from_sheet == 1 and report.areas.written == 1
+    assert flags(out) == []  # the README's example raises no flag a person could not act on: none at all
     assert report.not_verbatim == 0
     # offline, no part's boxes can come from a call: one task holds every part (no task per part)
     assert "areas (no call)" in outcome.task_states

@@ -47,7 +47,7 @@ _LAYOUT = {
     "renewcommand", "newcommand", "providecommand", "DeclareMathOperator", "newtheorem",
     "newenvironment", "renewenvironment", "let", "def", "columnbreak", "FloatBarrier", "fi",
     "linespread", "oddsidemargin", "evensidemargin", "topmargin", "textheight", "headheight",
-    "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep",
+    "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep", "bgroup", "egroup",
     "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion", "begingroup", "endgroup",
     "enlargethispage", "fontsize", "hline",
 }

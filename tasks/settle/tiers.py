@@ -308,6 +308,8 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
     - ``UndefinedMaths`` (maths using a command nobody defines): on each field of ``settled``
       holding the command (``a``: the commands, one per line; KaTeX's flag for the same
       command is folded into it, :func:`tasks.write.katex.katex_flags`);
+    - ``EquationNotRead`` (a Word equation kept only as a metafile picture,
+      :func:`tasks.convert.docx.equation_warnings`): on each field holding its picture's link;
     - any other: on the field the lost piece sits in (:func:`_locate`: the sheet's words just
       before it; for ``solutions`` only answers and worked solutions), ``a`` what was lost;
       when no field holds those words, one flag ``<role>:conversion`` (sheet-wide).
@@ -330,6 +332,11 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
             if keys:
                 continue
             by_field.setdefault(f"{role}:conversion", []).append((w.message, w.text or None))
+            continue
+        if w.kind == "EquationNotRead" and w.text:  # the picture's link
+            keys = [key for key, text in fields if text and w.text in text]
+            for key in keys or [f"{role}:conversion"]:
+                by_field.setdefault(key, []).append((w.message, w.text))
             continue
         key = _locate(w, fields) or f"{role}:conversion"
         by_field.setdefault(key, []).append((_what_was_lost(w) if ":conversion" not in key else w.message,
