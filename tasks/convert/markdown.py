@@ -91,6 +91,7 @@ from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
 from tasks.convert.tex_unknown import Unknown, skipped, undefined_maths
+from tasks.convert.where import unescaped_at
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
@@ -467,7 +468,9 @@ def _finish(
     found = divs(ast)
     for cls in unwrapped:  # divs structure.lua unwrapped: their content survived too
         found[cls] = found.get(cls, 0) + 1
-    warnings = [w for e in entries if (w := checks.keep(e, found)) is not None]
+    read = prepared.source if prepared is not None else tex  # what pandoc read: its log's line numbers
+    kept = unescaped_at(entries)
+    warnings = [w for e in entries if (w := checks.keep(e, found, read, kept)) is not None]
     if tex is not None:
         body = checks.tex_body(tex)
         converted = prepared.converted if prepared else set()
