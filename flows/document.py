@@ -98,7 +98,7 @@ def document_flow(
     (:func:`commandline.ends.failed`: its data a :class:`commandline.ends.RunFailed`).
 
     Args:
-        source: the sheet (.md, .tex, .docx or .pdf); relative paths resolve against `base`.
+        source: the sheet (.md, .qmd, .Rmd, .ipynb, .tex, .docx or .pdf); relative paths resolve against `base`.
         solutions: its solutions document (default: the file beside the sheet named SHEET-solutions, SHEET_solutions, ...).
         filter: a route B Lua filter (default: a saved or model-written one, else the best library filter).
         replies: a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json): those stages make no call.
@@ -340,7 +340,7 @@ def console_review(outcome: DocumentOutcome, args: argparse.Namespace) -> int:
     later with ``sheet2lambda review OUT``. Returns the review's exit status."""
     from flows.review import main as review_main
 
-    argv = [outcome.out, "--backend", "none" if args.offline else args.backend]
+    argv = [outcome.out, "--terminal", "--backend", "none" if args.offline else args.backend]
     return review_main(argv + (["--model", args.model] if args.model else []), prog="sheet2lambda review")
 
 

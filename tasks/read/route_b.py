@@ -78,6 +78,8 @@ class Pairing:
 
     how: str = "none"
     flags: list[Flag] = field(default_factory=list)
+    layout: str = ""
+    """The layout the questions were read in when it was inferred (:mod:`tasks.read.layout`)."""
 
 
 def reads_numbers(filter_source: str) -> bool:
@@ -98,6 +100,17 @@ def _numbered(numbers: Numbers | None) -> bool:
         return False
     seen = [n for n, _ in numbers]
     return all(seen) and len(set(seen)) == len(seen)
+
+
+def _mostly_named(s_numbers: Numbers | None, q_numbers: Numbers) -> bool:
+    """Do most of the solutions (more than half) carry a number that names a question? Then
+    they pair by number even when some have none or share one (a preamble section ``Task 1``
+    before ``Question 1``): by position, every answer after such a section would sit one
+    question off."""
+    if not s_numbers:
+        return False
+    names = {n for n, _ in q_numbers}
+    return sum(1 for n, _ in s_numbers if n and n in names) * 2 > len(s_numbers)
 
 
 def _put(part: Part, solution: Part) -> None:
@@ -191,15 +204,16 @@ def merge_solutions(
 ) -> tuple[SheetSet, Pairing]:
     """The questions reading with the solutions merged in, and how they were paired.
 
-    By number (:func:`merge_by_number`) when both numberings are given and every
-    question in each has a number, no number twice; else by position
+    By number (:func:`merge_by_number`) when both numberings are given, every question
+    has a number, no number twice, and so has every solution or most solutions name a
+    question by number (:func:`_mostly_named`); else by position
     (:func:`merge_by_position`), flagging (``structural``) a count of solutions that
     differs from the count of questions. ``solutions=None`` gives a copy and
     ``Pairing("none")``.
     """
     if solutions is None:
         return questions.model_copy(deep=True), Pairing()
-    if _numbered(q_numbers) and _numbered(s_numbers):
+    if _numbered(q_numbers) and (_numbered(s_numbers) or _mostly_named(s_numbers, q_numbers)):
         merged, flags = merge_by_number(questions, q_numbers, solutions, s_numbers)
         return merged, Pairing("number", flags)
     flags = []
