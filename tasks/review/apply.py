@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 from prefect import task
@@ -30,7 +29,7 @@ from tasks.llm.select import backend_for
 from tasks.review.decisions import apply_decision, decide
 from tasks.review.form import REVIEW, ReviewRun, load_run
 from tasks.write.build import write_set
-from tasks.write.outputs import publish
+from tasks.write.outputs import publish, staging_dir
 
 
 def summarise(run: ReviewRun, decisions: list[Decision]) -> ReviewSummary:
@@ -103,9 +102,7 @@ def apply_decisions(run: ReviewRun, decisions: list[Decision]) -> ReviewResult:
     for d in log.decisions:
         questions = apply_decision(questions, d)
     summary = summarise(run, log.decisions)
-    with tempfile.TemporaryDirectory(prefix="sheet2lambda-review-") as tmp:
-        staging = Path(tmp) / "staging"
-        staging.mkdir()
+    with staging_dir(out) as staging:
         built = write_set(questions, record.set_name, staging, _media(run), record.boxes)
         rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
         for name in run.entries:
