@@ -52,7 +52,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util import Retry
 
 from schemas.ocr import MathpixConversion
-from tasks.llm.secrets import redact as _redact_models, secret, setting, settings
+from tasks.llm.secrets import base_for_key, redact as _redact_models, secret, settings
 
 DEFAULT_BASE = "https://api.mathpix.com"
 ID_VARIABLE, KEY_VARIABLE = "MATHPIX_APP_ID", "MATHPIX_APP_KEY"
@@ -73,6 +73,12 @@ CONNECT_TIMEOUT = 10.0
 RETRY_AFTER_MAX = 60
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 MAX_IMAGES = 500
+IMAGE_HOSTS = ("cdn.mathpix.com",)
+"""Where Mathpix serves the crops its markdown links (over https): the only hosts, besides the
+API's own origin, an image is fetched from. A link to any other host (loopback, link-local, a
+host the sheet names) is never requested: it stays a link, and the sheet's check of images
+says it has no file."""
+CREDENTIALS = ("app_id", "app_key")
 PENDING = ("received", "loaded", "split", "processing")
 
 
@@ -95,8 +101,40 @@ def redact(text: str) -> str:
 
 
 def base_url() -> str:
-    """``MATHPIX_BASE_URL`` (environment or ``.env``) or ``https://api.mathpix.com``, no trailing slash."""
-    return (setting("MATHPIX_BASE_URL") or DEFAULT_BASE).rstrip("/")
+    """``MATHPIX_BASE_URL`` (environment or ``.env``) or ``https://api.mathpix.com``, no trailing
+    slash. Raises :class:`MathpixError` when a ``.env`` would send credentials from the
+    environment to another host (:func:`tasks.llm.secrets.base_for_key`)."""
+    try:
+        return (base_for_key("MATHPIX_BASE_URL", (ID_VARIABLE, KEY_VARIABLE), DEFAULT_BASE) or DEFAULT_BASE).rstrip("/")
+    except ValueError as e:
+        raise MathpixError(str(e)) from None
+
+
+class _CredentialSession(requests.Session):
+    """A session that never carries Mathpix's credentials across a redirect to another origin:
+    requests strips only ``Authorization`` there, and Mathpix's ``app_id``/``app_key`` are
+    headers of their own."""
+
+    def rebuild_auth(self, prepared_request, response):
+        super().rebuild_auth(prepared_request, response)
+        if self.should_strip_auth(response.request.url, prepared_request.url) or \
+                _origin(response.request.url) != _origin(prepared_request.url):
+            for name in CREDENTIALS:
+                prepared_request.headers.pop(name, None)
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), (parts.netloc.rsplit("@", 1)[-1]).lower()
+
+
+def image_allowed(url: str, base: str) -> bool:
+    """Whether an image link of Mathpix's markdown may be fetched: over https from
+    :data:`IMAGE_HOSTS`, or from the API's own origin ``base`` (``MATHPIX_BASE_URL``)."""
+    parts = urlsplit(url)
+    if _origin(url) == _origin(base):
+        return True
+    return parts.scheme.lower() == "https" and (parts.hostname or "").lower() in IMAGE_HOSTS
 
 
 def _one_line(text: Any, limit: int = 300) -> str:
@@ -146,7 +184,7 @@ class _Client:
             retry_after_max=RETRY_AFTER_MAX, backoff_factor=0.5, backoff_max=20, backoff_jitter=0.25,
             raise_on_status=False,
         )
-        self.session = requests.Session()
+        self.session = _CredentialSession()
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -326,14 +364,17 @@ def local_name(url: str, taken: set[str]) -> str:
 
 
 def _download_images(client: _Client, markdown: str) -> dict[str, tuple[str, bytes]]:
-    urls = image_urls(markdown)
+    urls = [u for u in image_urls(markdown) if image_allowed(u, client.base)]
     if len(urls) > MAX_IMAGES:
         raise MathpixError(f"the markdown links {len(urls)} images, more than {MAX_IMAGES}")
     taken: set[str] = set()
     out: dict[str, tuple[str, bytes]] = {}
     for url in urls:
-        resp = client.request("GET", url, auth=False, stream=True)  # the image host gets no credential
+        resp = client.request("GET", url, auth=False, stream=True, allow_redirects=False)  # no credential, no hop
         with resp:
+            if 300 <= resp.status_code < 400:
+                raise MathpixError(f"image {_short(url)} answered with a redirect (HTTP {resp.status_code}), "
+                                   "which is not followed")
             if resp.status_code >= 400:
                 raise MathpixError(f"image {_short(url)} could not be downloaded: HTTP {resp.status_code}")
             blob = bytearray()
