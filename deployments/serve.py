@@ -76,13 +76,13 @@ def deployments(args: argparse.Namespace) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve the deployments until interrupted (Ctrl-C); 0 on a clean stop."""
-    import flows.runtime as runtime
+    import commandline.runtime as runtime
 
     args = parse_args(argv)
     if not Path(args.base).is_dir():
         print(f"{args.base}: no such folder", file=sys.stderr)
         return 1
-    from flows.server import connect
+    from commandline.server import connect
 
     connect()
     runtime.quiet_environment({"PREFECT_LOGGING_LEVEL": "INFO"})

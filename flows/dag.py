@@ -229,9 +229,9 @@ def first_converted(order: list[str], converted: dict[str, bool]) -> str | None:
 
 def next_event(events: queue.Queue) -> tuple[str, str]:
     """The next ``(what, key)`` :func:`when_done` put on ``events``, the wait woken every
-    :data:`flows.runners.WAKE_SECONDS` so that Ctrl-C's handler runs even when the signal
-    did not wake it (:func:`flows.runners.wait_awake`)."""
-    from flows.runners import WAKE_SECONDS
+    :data:`commandline.runners.WAKE_SECONDS` so that Ctrl-C's handler runs even when the signal
+    did not wake it (:func:`commandline.runners.wait_awake`)."""
+    from commandline.runners import WAKE_SECONDS
 
     while True:
         try:

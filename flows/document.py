@@ -19,12 +19,13 @@ when complete (:mod:`tasks.write.outputs`).
 
 from __future__ import annotations
 
-import flows.runtime as runtime
+import commandline.entry as entry
+import commandline.runtime as runtime
 
 if __name__ == "__main__":
     # --help, a bad option or a missing file answer before Prefect is imported, and a running
-    # Prefect server is chosen before Prefect reads its settings (flows/options.py, flows/server.py).
-    runtime.entry("document", prog="python -m flows.document")
+    # Prefect server is chosen before Prefect reads its settings (commandline/options.py, commandline/server.py).
+    entry.entry("document", prog="python -m flows.document")
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
@@ -48,12 +49,12 @@ from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
-from flows.runners import Threads  # noqa: E402
-from flows.logs import say  # noqa: E402
-from flows.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
-from flows.options import parser, resolve  # noqa: E402
+from commandline.runners import Threads  # noqa: E402
+from commandline.logs import say  # noqa: E402
+from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
+from commandline.options import parser, resolve  # noqa: E402
 
-quiet_deliberate_ends()  # a run that fails on purpose: its line, no traceback, in the run's log (flows/ends.py)
+quiet_deliberate_ends()  # a run that fails on purpose: its line, no traceback, in the run's log (commandline/ends.py)
 
 UNCACHED = {"sheet", "report", "outputs"}
 """Stages that run every time (they read image files, measure time, write outputs)."""
@@ -135,7 +136,7 @@ def document_flow(
 
     Returns a Completed state holding a :class:`DocumentOutcome`, or a Failed state whose
     message is the one-line error (``file: problem``) with nothing written
-    (:func:`flows.ends.failed`: its data a :class:`flows.ends.RunFailed`).
+    (:func:`commandline.ends.failed`: its data a :class:`commandline.ends.RunFailed`).
 
     Args:
         source: the sheet (.md, .tex, .docx or .pdf); relative paths resolve against `base`.
@@ -327,7 +328,7 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The document command line (:func:`flows.options.parser`)."""
+    """The document command line (:func:`commandline.options.parser`)."""
     return parser("document", prog="python -m flows.document").parse_args(argv)
 
 
@@ -335,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line entry: returns the exit status (0 built, 1 bad input or no route read
     the sheet (a ``--filter`` that fails with route A skipped: nothing written), 2 built but
     a live route failed after its retries, 130 interrupted)."""
-    return runtime.run_command("document", argv, "python -m flows.document", _main, "document run")
+    return entry.run_command("document", argv, "python -m flows.document", _main, "document run")
 
 
 def _main(args: argparse.Namespace) -> int:

@@ -14,297 +14,42 @@ One sheet failing never stops the others: its row says why.
 
 from __future__ import annotations
 
-import flows.runtime as runtime
+import commandline.entry as entry
+import commandline.runtime as runtime
 
 if __name__ == "__main__":
-    # --help, a bad option or a missing folder answer before Prefect is imported (flows/options.py).
-    runtime.entry("folder", prog="python -m flows.folder")
+    # --help, a bad option or a missing folder answer before Prefect is imported (commandline/options.py).
+    entry.entry("folder", prog="python -m flows.folder")
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
-import queue  # noqa: E402
 import logging  # noqa: E402
-import shutil  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 _t_prefect = time.monotonic()
 from prefect import flow  # noqa: E402
 runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
-from flows.ends import built_with_failures, failed as failed_state  # noqa: E402
-from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact, update_progress_artifact  # noqa: E402,E501
-from flows.runners import Threads  # noqa: E402
+from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact  # noqa: E402
 
-from flows.dag import (  # noqa: E402
-    SheetRun, first_converted, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread,
-    when_done,
-)
-from flows.document import failure_line, finish, run_info  # noqa: E402
-from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
-from schemas.llm import BackendSpec  # noqa: E402
+from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
+from commandline.logs import say  # noqa: E402
+from commandline.options import parser, resolve  # noqa: E402
+from commandline.runners import Threads  # noqa: E402
+from commandline.terminal import Bar, short_table  # noqa: E402
+from flows.folder_run import run_folder  # noqa: E402
+from schemas.folder import FolderOutcome  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
+from tasks.check.folder_report import write_run_json  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
-from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, no_model_line, select_backend, spec_of  # noqa: E402
-from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
-from tasks.read.choose import folder_filter_task  # noqa: E402
-from tasks.convert.tree import leaves, skipped_line  # noqa: E402
-from tasks.check.folder_report import built_row, failed_row, write_run_json  # noqa: E402
-from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for  # noqa: E402
-from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
-from flows.logs import say  # noqa: E402
-from flows.options import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside, out_inside, parser, resolve, shown_name, utf8_name,
-)
-from flows.terminal import Bar, short_table  # noqa: E402
 
 
 DEFAULT_THREADS = 16
 """Threads of the folder flow's task runner: a task waiting for its inputs holds one, so
 there are more than cores; the live calls are bounded separately (in-flight limit)."""
-
-
-def run_folder(
-    folder: Path,
-    out: Path,
-    *,
-    filter_path: Path | None = None,
-    suffixes: tuple[str, ...] = FORMAT_PREFERENCE,
-    replies: Path | None = None,
-    offline: bool = False,
-    spec: BackendSpec | None = None,
-    tries: int = 3,
-    verbose: bool = True,
-    progress_id=None,
-    done: list[int] | None = None,
-    total: int | None = None,
-    accepted_file: Path | None = None,
-    areas: bool = True,
-    root: Path | None = None,
-    bar: Bar | None = None,
-    fresh_ocr: bool = False,
-) -> FolderOutcome:
-    """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
-    report. Call inside a flow run (the folder flow, or the sweep): every sheet's stages
-    are submitted to the flow's task runner at once (:mod:`flows.dag`), so each sheet's
-    markdown and route A start at once and only route B waits for the folder's filter.
-    ``accepted_file`` is the folder's ``accepted.txt`` (default: beside its saved filter,
-    else in the folder); ``areas`` False skips the answer boxes; ``done``/``total`` count
-    sheets finished across folders (a sweep) for the progress line and artifact. ``root``
-    (default ``folder``) is what the run stays inside: LaTeX sheets may read files in it,
-    and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
-    ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
-    sheets finished (:class:`flows.terminal.Bar`; default a printed line per sheet);
-    ``fresh_ocr`` converts PDFs with Mathpix again."""
-    if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
-        raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
-    if holds_outputs(folder):
-        raise InputError(str(folder), f"holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the "
-                                      "folder of sheets")
-    out.mkdir(parents=True, exist_ok=True)
-    claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
-    root_dir = root or folder
-    skipped: list[str] = []
-    pairs = []
-    for pair in pair_folder(folder, suffixes):
-        if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
-            skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
-            continue
-        if pair.solutions is not None and not utf8_name(pair.solutions):
-            skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
-            pair = SheetPair(pair.source, None, lone=pair.lone)
-        if leaves(pair.source, root_dir):
-            skipped.append(skipped_line(pair.source, root_dir))
-            continue
-        if pair.solutions is not None and leaves(pair.solutions, root_dir):
-            skipped.append(skipped_line(pair.solutions, root_dir))
-            pair = SheetPair(pair.source, None, lone=pair.lone)
-        pairs.append(pair)
-    export = find_export(folder)
-    if export is not None and leaves(export, root_dir):
-        skipped.append(skipped_line(export, root_dir))
-        export = None
-    if export is not None and len(pairs) != 1:
-        export = None  # a target is one sheet and its export
-    root = replies or folder
-    chosen, saved = given_filter(folder, filter_path, replies)
-    if saved is not None and filter_path is None and leaves(saved, root_dir):
-        skipped.append(skipped_line(saved, root_dir))
-        chosen, saved = None, None
-    accepted = read_accepted(accepted_file or ((saved.parent / "accepted.txt") if saved else (folder / "accepted.txt")))
-    done = done if done is not None else [0]
-    total = total if total is not None else len(pairs)
-    rows: dict[str, SheetRow] = {}
-    flags_by_sheet: dict[str, list] = {}
-    seen: set[str] = set()
-    started: dict[str, float] = {}
-
-    def finished(pair: SheetPair, row: SheetRow) -> None:
-        key = first_of.get(str(pair.source), str(pair.source))  # a fallback format's row stands for its sheet
-        row.seconds = round(time.monotonic() - started.get(key, time.monotonic()), 3)
-        if row.outcome == "built" and key in fell_back:
-            row.reason = "; ".join(r for r in (fell_back[key], row.reason) if r)
-        rows[key] = row
-        done[0] += 1
-        if verbose:
-            what = (f"{row.questions} questions, {row.parts} parts, {row.flagged} flagged"
-                    + (f", {row.new_differences} new differences" if row.new_differences is not None else "")
-                    if row.outcome == "built" else f"failed: {row.reason}")
-            try:  # under a sweep's root: its folder too (two folders' sheet.tex are two lines)
-                shown = str(pair.source.resolve().relative_to(root_dir.resolve()))
-            except ValueError:
-                shown = pair.source.name
-            line = f"[{done[0]}/{total}] {shown}: {what} ({row.seconds:.1f} s)"
-            bar.done(line) if bar is not None else say(line)
-        if progress_id is not None:
-            update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total, 1))
-
-    # 1. Every sheet's reading, all at once; the first sheet's markdown decides the filter.
-    media = Path(tempfile.mkdtemp(prefix="sheet2lambda-folder-"))
-    runs: dict[str, tuple[SheetPair, SheetRun]] = {}
-    filter_f = None
-    first_of: dict[str, str] = {}  # a fallback format's source → the sheet's key
-    fell_back: dict[str, str] = {}  # the sheet's key → why its preferred format was not used
-
-    def start(pair: SheetPair, key: str, i: int) -> SheetRun | str:
-        """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
-        try:
-            where = replies_for(pair, root, single=len(pairs) == 1)
-            inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
-                                 str(where) if where else None, str(export) if export else None,
-                                 tex_root=str(root_dir), fresh_ocr=fresh_ocr)
-        except InputError as e:
-            return str(e)
-        if pair.lone:
-            inputs.solutions, inputs.solutions_bytes, inputs.solutions_note = None, None, ""
-        set_name = inputs.export.name if inputs.export else pair.source.stem
-        try:
-            check_set_name(set_name, str(pair.source))
-        except InputError as e:
-            return str(e)
-        info = run_info(inputs, set_name, spec, offline, areas, started[key])
-        return submit_markdown(inputs, info, out / pair.source.stem, str(media / str(i)), spec, offline)
-
-    def fallback(pair: SheetPair, key: str, error: str) -> tuple[SheetPair, SheetRun] | None:
-        """The same sheet in its next format (tex → docx → md), when the folder holds one."""
-        while pair.alternates:
-            alt = pair.alternates[0]
-            if leaves(alt, root_dir):
-                pair = SheetPair(pair.source, pair.solutions, pair.lone, pair.alternates[1:])
-                continue
-            sol = None if pair.lone else find_solutions(alt)
-            nxt = SheetPair(alt, sol if sol is not None and not leaves(sol, root_dir) else None, pair.lone,
-                            pair.alternates[1:])
-            first_of[str(alt)] = key
-            fell_back[key] = f"{Path(key).name} could not be converted ({error.split(': ', 1)[-1]}); read {alt.name}"
-            run = start(nxt, key, len(started) + len(first_of))
-            if not isinstance(run, str):
-                return nxt, run
-            pair, error = nxt, run
-        return None
-
-    try:
-        for i, pair in enumerate(pairs):
-            key = str(pair.source)
-            started[key] = time.monotonic()
-            run = start(pair, key, i)
-            if isinstance(run, str):
-                finished(pair, failed_row(pair, folder).model_copy(update={"reason": run}))
-            else:
-                runs[key] = (pair, run)
-        # 2. Each sheet moves on the moment its own stage is done (no sheet waits for another):
-        # its markdown → route A at once, and route B once the folder's filter is chosen (from
-        # the first sheet, in the folder's order, that converts: the same sheet every run, so
-        # the filter writer's cache holds) → settled → answer boxes, set, report → outputs.
-        events: queue.Queue[tuple[str, str]] = queue.Queue()
-        order = list(runs)
-        converted: dict[str, bool] = {}
-        waiting_for_filter: list[str] = []
-        for key, (_, run) in runs.items():
-            when_done(run.markdown, events, "markdown", key)
-        left = len(runs)
-        while left:
-            what, key = next_event(events)
-            pair, run = runs[key]
-            if what == "markdown":
-                error = unconverted(run)
-                if error and (nxt := fallback(pair, key, error)) is not None:
-                    runs[key] = nxt
-                    when_done(nxt[1].markdown, events, "markdown", key)
-                    continue
-                converted[key] = error is None
-                if error:
-                    if key in fell_back:
-                        error = f"{fell_back[key]}, which failed too: {error}"
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": error}))
-                    left -= 1
-                else:
-                    submit_route_a(run)
-                    waiting_for_filter.append(key)
-                if chosen is None and filter_f is None:
-                    first = first_converted(order, converted)
-                    if first is None:
-                        continue  # an earlier sheet's markdown decides the filter: wait for it
-                    if first:
-                        filter_f = folder_filter_task.submit(runs[first][1].sheet, spec, tries)
-                for ready in waiting_for_filter:
-                    submit_routes(runs[ready][1], chosen if chosen is not None else filter_f, tries)
-                    when_done([runs[ready][1].settled], events, "settled", ready)
-                waiting_for_filter.clear()
-            elif what == "settled":
-                try:
-                    settled = run.settled.result()
-                except Exception:
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": failure_line(run)}))
-                    left -= 1
-                    continue
-                nothing = unread(run, str(saved) if chosen is not None and saved is not None else None)
-                if nothing:  # neither route read it (the folder's filter failed on it): a failed row
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": nothing}))
-                    left -= 1
-                    continue
-                submit_rest(run, settled, areas)
-                when_done([run.outputs], events, "outputs", key)
-            else:
-                left -= 1
-                outcome = finish(run, verbose=False)
-                if outcome.report is None:
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
-                    continue
-                flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
-                finished(pair, built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
-    finally:
-        shutil.rmtree(media, ignore_errors=True)
-    if started:  # the span of the sheets' own work, for the command's overhead line
-        runtime.STARTUP["sheets"] = float(runtime.STARTUP.get("sheets", 0.0)) + (
-            time.monotonic() - min(started.values()))
-
-    label = chosen.label if chosen is not None else ""
-    if chosen is not None:
-        (out / "filter.lua").write_text(chosen.source, encoding="utf-8")
-    elif filter_f is not None:
-        try:  # .result(), not .state: a Dask future's state is only known once its result was fetched
-            written = filter_f.result()
-        except Exception:
-            written = None
-        if written is not None:
-            label = written.label
-            (out / "filter.lua").write_text(written.source, encoding="utf-8")
-    ordered = [rows[str(p.source)] for p in pairs]
-    stale = sorted(k for k in accepted if k not in seen) if export is not None else []
-    outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
-                            skipped_links=skipped)
-    df = folder_report.with_totals(folder_report.frame(ordered))
-    folder_report.write(df, out)
-    links = "".join(f"- skipped: {line}\n" for line in skipped)
-    (out / "flags.md").write_text(folder_report.flags_markdown(flags_by_sheet) + ("\n" + links if links else ""),
-                                  encoding="utf-8")
-    if verbose:
-        for line in skipped:
-            print(f"skipped    {line}")
-    return outcome
 
 
 OUTCOME_NAME = "outcome.json"
@@ -315,7 +60,7 @@ spread its folders over a work pool reads back (the workers share the output pat
 def task_runner(max_concurrency: int = DEFAULT_THREADS, dask_address: str | None = None):
     """The folder flow's task runner: ``max_concurrency`` threads of this process
     (Prefect's ``ThreadPoolTaskRunner`` with futures that answer their state locally,
-    :class:`flows.runners.Threads`: the default), or with ``dask_address`` the Dask
+    :class:`commandline.runners.Threads`: the default), or with ``dask_address`` the Dask
     cluster whose scheduler listens there (prefect-dask's ``DaskTaskRunner``; every
     task's parameters and result then travel pickled). prefect-dask is imported only then."""
     if not dask_address:
@@ -356,7 +101,7 @@ def folder_flow(
 
     Returns the :class:`FolderOutcome` (a row per sheet; a failed sheet's row says why) in
     a Completed state, named "Built with failures" when some sheet failed
-    (:func:`flows.ends.built_with_failures`), or a Failed state with one line when ``out``
+    (:func:`commandline.ends.built_with_failures`), or a Failed state with one line when ``out``
     is not the run's to write; raises :class:`InputError` for a missing folder.
 
     Args:
@@ -430,14 +175,14 @@ def folder_flow(
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The folder command line (:func:`flows.options.parser`)."""
+    """The folder command line (:func:`commandline.options.parser`)."""
     return parser("folder", prog="python -m flows.folder").parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: 0 when every sheet was built, 2 when some sheet failed (the
     others were built), 1 on bad input."""
-    return runtime.run_command("folder", argv, "python -m flows.folder", _main, "folder run")
+    return entry.run_command("folder", argv, "python -m flows.folder", _main, "folder run")
 
 
 def _main(args) -> int:

@@ -5,7 +5,7 @@ While it waits, a run that no worker has picked up is said once the wait passes
 :data:`NOTICE_SECONDS` (the pool, and how to start a worker); when no worker has taken a
 run for ``wait_minutes`` (none of its runs running), the sweep gives up
 (:class:`PoolTimeout`). On giving up, on Ctrl-C or SIGTERM (the command line's stop,
-:data:`flows.runtime.ON_STOP`), or on any other way out of the wait, the folder runs it
+:data:`commandline.signals.ON_STOP`), or on any other way out of the wait, the folder runs it
 created that have not finished are cancelled (:func:`cancel_runs`), so none runs later into
 an ``--out`` the user gave up on.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import flows.runtime as runtime
+from commandline import signals
 from flows.folder import OUTCOME_NAME
-from flows.logs import say
-from flows.terminal import Bar
+from commandline.logs import say
+from commandline.terminal import Bar
 from schemas.folder import FolderOutcome, SheetRow
 from tasks.errors import InputError
 
@@ -129,7 +129,7 @@ def run_on_pool(pool: str, jobs: list[tuple[Path, Path, dict]], sfx: tuple[str, 
             say(f"pool       {pool}: {n} folder runs cancelled ({why})", err=True)
 
     stop_hook = lambda: cancel("the sweep was interrupted")  # noqa: E731
-    runtime.ON_STOP.append(stop_hook)  # the command line's Ctrl-C ends the process in its handler
+    signals.ON_STOP.append(stop_hook)  # the command line's Ctrl-C ends the process in its handler
     outcomes: dict[int, FolderOutcome] = {}
     try:
         for folder, out, params in jobs:
@@ -176,6 +176,6 @@ def run_on_pool(pool: str, jobs: list[tuple[Path, Path, dict]], sfx: tuple[str, 
         cancel("no worker took them" if isinstance(e, PoolTimeout) else f"the sweep stopped: {type(e).__name__}")
         raise
     finally:
-        if stop_hook in runtime.ON_STOP:
-            runtime.ON_STOP.remove(stop_hook)
+        if stop_hook in signals.ON_STOP:
+            signals.ON_STOP.remove(stop_hook)
     return [outcomes[i] for i in range(len(jobs))]

@@ -14,7 +14,7 @@ parameter): the run pauses with the form and waits for a person's input in the P
 
 from __future__ import annotations
 
-import flows.runtime as runtime
+import commandline.runtime as runtime
 
 runtime.quiet_environment()
 
@@ -40,9 +40,9 @@ PAUSE_KEY = "review"
 
 
 def parse_args(argv: list[str] | None = None, prog: str = "python -m flows.review") -> argparse.Namespace:
-    """The review's command line (:func:`flows.options.parser`: ``OUT``, ``--decisions``,
+    """The review's command line (:func:`commandline.options.parser`: ``OUT``, ``--decisions``,
     ``--backend``, ``--model``)."""
-    from flows.options import parser
+    from commandline.options import parser
 
     return parser("review", prog).parse_args(argv)
 
@@ -50,7 +50,7 @@ def parse_args(argv: list[str] | None = None, prog: str = "python -m flows.revie
 def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows.review") -> int:
     """Command line entry: 0 when the review was applied (or nothing was open), 1 for bad
     input (one line on stderr, nothing written). ``lines`` replaces stdin (tests)."""
-    from flows.options import precheck
+    from commandline.options import precheck
 
     try:
         args = precheck("review", argv, prog)
@@ -147,7 +147,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     # The timer resumes through the API like a person: it needs this run's Prefect settings.
     timer = threading.Timer(timeout, contextvars.copy_context().run, args=(resume_unanswered,))
     timer.daemon = True
-    from flows.logs import say
+    from commandline.logs import say
 
     say(f"review     {len(form.entries)} open flags: paused for a person's review in the Prefect UI (flow run "
         f"{run_id}: Resume, choose per flag); waiting up to {timeout} s")

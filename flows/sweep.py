@@ -20,11 +20,12 @@ the one report. ``--dask-address`` hands each folder's sheets to a Dask cluster.
 
 from __future__ import annotations
 
-import flows.runtime as runtime
+import commandline.entry as entry
+import commandline.runtime as runtime
 
 if __name__ == "__main__":
-    # --help, a bad option or a missing folder answer before Prefect is imported (flows/options.py).
-    runtime.entry("sweep", prog="python -m flows.sweep")
+    # --help, a bad option or a missing folder answer before Prefect is imported (commandline/options.py).
+    entry.entry("sweep", prog="python -m flows.sweep")
 runtime.quiet_environment()
 
 import argparse  # noqa: E402
@@ -36,19 +37,19 @@ from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
-from flows.ends import built_with_failures, failed as failed_state  # noqa: E402
+from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
 from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E402
 
-from flows.runners import Threads  # noqa: E402
+from commandline.runners import Threads  # noqa: E402
 
 from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
-from flows.logs import say  # noqa: E402
-from flows.options import (  # noqa: E402
+from commandline.logs import say  # noqa: E402
+from commandline.options import (  # noqa: E402
     OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_inside, parser, resolve, shown_name, under_root,
     utf8_name,
 )
-from flows.terminal import Bar, short_table  # noqa: E402
+from commandline.terminal import Bar, short_table  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
@@ -61,7 +62,7 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
     """Every folder under ``root`` (``root`` included) that holds a sheet, sorted; folders
     whose name starts with ``.`` or ``set_`` (an export) are not entered, nor is a link to a
     folder outside ``root`` (its line is added to ``skipped``), nor a previous run's output
-    folder (:func:`flows.options.holds_outputs`: its flags.md and source.md are not sheets; a
+    folder (:func:`commandline.options.holds_outputs`: its flags.md and source.md are not sheets; a
     line too)."""
     from tasks.convert.tree import leaves, skipped_line
 
@@ -160,9 +161,9 @@ def sweep_flow(
     Writes ``report.csv``/``report.parquet`` (sheets, folder totals, grand total),
     ``report.json`` (the run's wall time) and ``baseline.json``. With ``baseline`` the run
     is the gate: it ends Failed (message ``gate FAILED: …``, one line per regression;
-    :func:`flows.ends.failed`) when any sheet does worse than the recorded baseline. Else it
+    :func:`commandline.ends.failed`) when any sheet does worse than the recorded baseline. Else it
     ends Completed holding the outcomes, named "Built with failures" when some sheet failed
-    (:func:`flows.ends.built_with_failures`).
+    (:func:`commandline.ends.built_with_failures`).
 
     Args:
         root: the corpus: every folder under it (itself included) that holds a sheet is run; relative to `base`.
@@ -293,14 +294,14 @@ def sweep_flow(
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The sweep command line (:func:`flows.options.parser`)."""
+    """The sweep command line (:func:`commandline.options.parser`)."""
     return parser("sweep", prog="python -m flows.sweep").parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: 1 on bad input or when the gate fails, 2 when some sheet
     failed (the others were built), else 0."""
-    return runtime.run_command("sweep", argv, "python -m flows.sweep", _main, "sweep")
+    return entry.run_command("sweep", argv, "python -m flows.sweep", _main, "sweep")
 
 
 def _main(args) -> int:

@@ -3,7 +3,7 @@
 Analytics and telemetry off, a ``PREFECT_HOME`` inside this session's temporary folder
 (results and the test database never touch the user's), the task-run recorder off, and
 one Prefect server for the whole session (the ``prefect_server`` fixture), not one per
-test. Flow heartbeats are turned off in code (:func:`flows.runtime.no_heartbeats`).
+test. Flow heartbeats are turned off in code (:func:`commandline.runtime.no_heartbeats`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ os.environ.update(
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "PREFECT_LOGGING_TO_API_ENABLED": "false",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
-        # A command line run by a test never starts a Prefect server to leave running (flows/server.py).
+        # A command line run by a test never starts a Prefect server to leave running (commandline/server.py).
         "SHEET2LAMBDA_SERVER": "temporary",
     }
 )
@@ -94,7 +94,7 @@ def prefect_server():
 
     from prefect.testing.utilities import prefect_test_harness
 
-    from flows.runtime import no_heartbeats
+    from commandline.runtime import no_heartbeats
 
     t0 = time.monotonic()
     with prefect_test_harness(server_startup_timeout=STARTUP_TIMEOUT), no_heartbeats():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from flows import options, server
+from commandline import options, server
 from tests.conftest import ROOT
 
 PY = sys.executable
@@ -27,7 +27,7 @@ def _in_fresh_python(code: str, cwd: Path | None = None) -> subprocess.Completed
 
 PROBE = """
 import sys
-from flows.cli import main
+from commandline.cli import main
 try:
     code = main({argv!r})
 except SystemExit as e:

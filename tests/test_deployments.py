@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.server import free_port, healthy
+from commandline.server import free_port, healthy
 from tests.conftest import ROOT
 
 PREFECT = str(Path(sys.executable).with_name("prefect"))

@@ -165,7 +165,7 @@ def test_the_command_line_prints_one_line_on_bad_input(tmp_path):
 
     src = tmp_path / "sheet.pdf"
     src.write_bytes(b"%PDF-1.4")
-    # The user's default log level (flows/runtime.py), not the tests' WARNING.
+    # The user's default log level (commandline/runtime.py), not the tests' WARNING.
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value(), "PREFECT_LOGGING_LEVEL": "ERROR"}
     proc = subprocess.run(
         [sys.executable, "-m", "flows.document", str(src), "--out", str(tmp_path / "out"), "--backend", "none"],

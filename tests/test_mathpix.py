@@ -276,7 +276,7 @@ def test_an_offline_run_refuses_an_uncached_pdf_without_a_call(env, monkeypatch)
 
 
 def test_fresh_ocr_is_an_option_of_every_command_and_reaches_the_flow():
-    from flows.options import parser
+    from commandline.options import parser
 
     assert parser("document").parse_args(["s.pdf", "--fresh-ocr"]).fresh_ocr
     assert parser("folder").parse_args(["f", "--fresh-ocr"]).fresh_ocr

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from flows import options, reach
+from commandline import options, reach
 from tests.conftest import ROOT
 
 PY = sys.executable
 
 PROBE = """
 import sys
-from flows.cli import main
+from commandline.cli import main
 try:
     code = main({argv!r})
 except SystemExit as e:

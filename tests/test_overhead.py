@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flows import runtime
+from commandline import entry, runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_preload_imports_on_a_thread_and_leaves_a_failing_import_to_its_user():
     import sys
 
     sys.modules.pop("xml.dom.minidom", None)
-    thread = runtime.preload(("no_such_module_sheet2lambda", "xml.dom.minidom"))
+    thread = entry.preload(("no_such_module_sheet2lambda", "xml.dom.minidom"))
     thread.join(30)
     assert not thread.is_alive() and thread.daemon
     # the module after the one that failed was still imported
@@ -58,9 +58,9 @@ def test_preload_imports_on_a_thread_and_leaves_a_failing_import_to_its_user():
 
 SIGINT_PROBE = """
 import concurrent.futures, os, signal, sys
-from flows import runtime
+from commandline import entry
 signal.signal(signal.SIGINT, lambda *a: (print("stopped", flush=True), os._exit(130)))
-runtime.preload(tuple(sys.argv[1:])).join()
+entry.preload(tuple(sys.argv[1:])).join()
 print("waiting", flush=True)
 concurrent.futures.Future().result()  # a flow waiting for its stages
 """
@@ -100,7 +100,7 @@ def test_a_completed_in_memory_result_is_read_in_place_and_every_other_state_as_
     from prefect.results import ResultStore
     from prefect.states import Completed, Failed
 
-    import flows.runners as runners
+    import commandline.runners as runners
 
     assert runners.install() is False  # installed once, when the flows' runner module is imported
     hops = []
@@ -120,14 +120,14 @@ def test_a_completed_in_memory_result_is_read_in_place_and_every_other_state_as_
 
 RESTART_PROBE = """
 import concurrent.futures, ctypes, os, signal, sys
-from flows import runtime
-from flows.runners import wait_awake
+from commandline import signals
+from commandline.runners import wait_awake
 signal.signal(signal.SIGINT, lambda *a: (print("stopped", flush=True), os._exit(130)))
 # what polars' registration leaves if the signal comes before the flag is cleared: SA_RESTART on
 libc = ctypes.CDLL(None)
-action = runtime._Sigaction()
+action = signals._Sigaction()
 libc.sigaction(signal.SIGINT, None, ctypes.byref(action))
-action.flags |= runtime.SA_RESTART
+action.flags |= signals.SA_RESTART
 libc.sigaction(signal.SIGINT, ctypes.byref(action), None)
 print("waiting", flush=True)
 wait_awake(concurrent.futures.Future())  # a flow's main thread waiting for a stage

@@ -1,4 +1,4 @@
-"""How the document, folder and sweep runs end (flows/ends.py): a failed run's state is one
+"""How the document, folder and sweep runs end (commandline/ends.py): a failed run's state is one
 Prefect can resolve and its log carries the line, not a traceback; a run with a failed sheet
 ends Completed named "Built with failures"."""
 
@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from flows.document import document_flow
-from flows.ends import BUILT_WITH_FAILURES, RunFailed
+from commandline.ends import BUILT_WITH_FAILURES, RunFailed
 from flows.folder import folder_flow
 from flows.sweep import sweep_flow
 from schemas.folder import FolderOutcome

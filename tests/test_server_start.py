@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from flows import server
+from commandline import server
 
 
 class Health(http.server.BaseHTTPRequestHandler):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from flows.terminal import WIDTH, short_table
+from commandline.terminal import WIDTH, short_table
 from schemas.folder import SheetRow
 
 

@@ -1,4 +1,4 @@
-"""The warm runner (flows/warm.py): a kept server and its runner really started in a
+"""The warm runner (commandline/warm.py): a kept server and its runner really started in a
 PREFECT_HOME of their own, commands really handed over to it, and what must never happen:
 stale code run, a key left behind, an interrupt lost, a status other than the command's."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from flows import server, warm
+from commandline import server, warm
 from tests.conftest import ROOT
 from tests.hardening.live import StageServer
 from tests.hardening.support import tree_text, write_sheet
@@ -37,13 +37,13 @@ def kept():
     for name in ("SHEET2LAMBDA_SERVER", "PREFECT_API_URL", "SHEET2LAMBDA_WARM"):
         env.pop(name, None)
     try:
-        started = subprocess.run([PY, "-m", "flows.cli", "server", "start", "--port", str(server.free_port())],
+        started = subprocess.run([PY, "-m", "commandline.cli", "server", "start", "--port", str(server.free_port())],
                                  cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTED)
         assert started.returncode == 0, started.stderr
         assert "warm runner: running" in started.stdout and "stale" not in started.stdout, started.stdout
         yield home, env
     finally:
-        subprocess.run([PY, "-m", "flows.cli", "server", "stop"], cwd=ROOT, env=env, capture_output=True, timeout=120)
+        subprocess.run([PY, "-m", "commandline.cli", "server", "stop"], cwd=ROOT, env=env, capture_output=True, timeout=120)
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -276,7 +276,7 @@ def test_the_runner_acts_on_every_signal_in_one_read_and_keeps_the_child(monkeyp
     import selectors
     import socket
 
-    from flows import warm_runner
+    from commandline import warm_runner
 
     sent = []
     monkeypatch.setattr(warm_runner.os, "kill", lambda pid, sig: sent.append((pid, sig)))
@@ -324,7 +324,7 @@ def test_a_temporary_server_says_the_runner_is_not_used_because_the_kept_server_
 
 
 def test_the_startup_line_says_the_runner_is_off_and_where_a_temporary_server_start_went(tmp_path, monkeypatch):
-    from flows import runtime, server
+    from commandline import runtime, server
 
     monkeypatch.setenv("SHEET2LAMBDA_WARM", "0")
     startup = {"kept": True}

@@ -24,7 +24,7 @@ from schemas.tiers import Settled
 from schemas.tiers import FieldOutcome
 
 # polars is imported where it is used, not at import: importing it starts native threads,
-# and the warm runner (flows/warm.py) imports this module before it forks a command.
+# and the warm runner (commandline/warm.py) imports this module before it forks a command.
 if TYPE_CHECKING:
     import polars as pl
 

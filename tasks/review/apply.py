@@ -36,7 +36,7 @@ def summarise(run: ReviewRun, decisions: list[Decision]) -> ReviewSummary:
     """The review's counts over every recorded decision (``decisions`` in order): a flag is
     resolved once some decision resolved it; a field is corrected by a note when the last
     decision that changed its text was an accepted note (a later ``keep`` keeps it so)."""
-    import polars as pl  # here, not at import: flows/warm.py forks after importing this module
+    import polars as pl  # here, not at import: commandline/warm.py forks after importing this module
 
     flags = run.record.flags
     resolved = {d.flag for d in decisions if d.resolved}

@@ -59,7 +59,7 @@ def default_out(source: str) -> Path:
 
 PUBLISHING = threading.Lock()
 """Held while this process moves outputs into an ``--out``: an interrupted run waits for it
-(:func:`flows.runtime.interruptible`), so ``--out`` is left as it was or complete."""
+(:func:`commandline.signals.interruptible`), so ``--out`` is left as it was or complete."""
 
 LOCK = ".sheet2lambda.lock"
 """Held (``flock``) while a run publishes into its output folder: two runs into one

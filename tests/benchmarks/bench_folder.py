@@ -70,7 +70,7 @@ def setup_environment(home: Path, settings: list[str]) -> None:
     for s in settings:
         name, _, value = s.partition("=")
         os.environ[name.strip()] = value.strip()
-    import flows.runtime as runtime
+    import commandline.runtime as runtime
 
     runtime.quiet_environment()
 
@@ -146,7 +146,7 @@ def empty_flow_child() -> dict:
     t = time.monotonic()
     from prefect import flow
 
-    from flows.runtime import no_heartbeats
+    from commandline.runtime import no_heartbeats
 
     @flow(name="bench-cli")
     def empty() -> int:
@@ -218,7 +218,7 @@ def run_folder_flow(folder: Path, out: Path, backend: str, tries: int, concurren
     if in_flight is not None:
         os.environ["SHEET2LAMBDA_MAX_IN_FLIGHT"] = str(in_flight)
     try:
-        # the task runner users get (flows.runners.Threads), at the width asked for
+        # the task runner users get (commandline.runners.Threads), at the width asked for
         flow_ = folder_flow.with_options(task_runner=task_runner(concurrency or DEFAULT_THREADS))
         return flow_(str(folder), str(out), str(filter_path) if filter_path else None, None, None, False,
                      backend, None, tries, areas=False)
@@ -352,7 +352,7 @@ def sweep_child(folder: Path, out: Path, filter_path: Path, warm_folder: Path | 
     """Run in a subprocess of its own: the folder flow over ``folder`` (``--backend none``,
     the given filter); returns wall time, CPU and peak memory."""
     import flows.folder  # noqa: F401  (imports counted in the baseline, not the run)
-    from flows.runtime import no_heartbeats
+    from commandline.runtime import no_heartbeats
 
     res = {"rss_after_import_mb": support.peak_rss_mb()[0]}
     clock = support.StageClock()
@@ -546,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_DATABASE_CONNECTION_URL
         from prefect.testing.utilities import prefect_test_harness
 
-        from flows.runtime import no_heartbeats
+        from commandline.runtime import no_heartbeats
 
         t = time.monotonic()
         with prefect_test_harness(server_startup_timeout=180), no_heartbeats():

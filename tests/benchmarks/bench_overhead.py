@@ -1,7 +1,7 @@
 """Prefect's share of a folder run, measured directly (issue 13: "a folder run's Prefect
 overhead under 10 % of its wall time"): the folder flow on the same sheets, twice per round,
 
-  (a) as it runs for users: the flows' task runner (:class:`flows.runners.Threads`, Prefect's
+  (a) as it runs for users: the flows' task runner (:class:`commandline.runners.Threads`, Prefect's
       thread pool), every task through Prefect's task engine (cache key, result persisted,
       state events);
   (b) the same DAG (flows/dag.py submits the same stages in the same order) with every
@@ -216,8 +216,8 @@ def run_folder(kind: str, folder: Path, out: Path, threads: int, server_pid: int
     ``cpu_server_tail``: the server's CPU until it went quiet after the run, which the next
     run would otherwise pay), the task runs submitted, the flow run's own Prefect seconds
     (``flow_level``: calling the flow to its body's first line, its return to the call's
-    return, its artifacts; :mod:`flows.runtime`) and what it built (:func:`built`)."""
-    import flows.runtime as runtime
+    return, its artifacts; :mod:`commandline.runtime`) and what it built (:func:`built`)."""
+    import commandline.runtime as runtime
     from flows.folder import folder_flow
     from tests.benchmarks.bench_folder import captured
     from tests.benchmarks.plain_runner import (
@@ -292,7 +292,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="threads of both task runners (default: the folder flow's, flows.folder.DEFAULT_THREADS)")
     p.add_argument("--stock", action="store_true",
                    help="add run a' to every round: Prefect's stock ThreadPoolTaskRunner, whose futures ask the server "
-                        "for an unfinished run's state (GET /task_runs/{id}), to measure what flows.runners.Threads saves")
+                        "for an unfinished run's state (GET /task_runs/{id}), to measure what commandline.runners.Threads saves")
     p.add_argument("--show", action="store_true", help="show the flows' own output")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
     args = p.parse_args(argv)
@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         from prefect.testing.utilities import prefect_test_harness
 
         from flows.folder import DEFAULT_THREADS
-        from flows.runtime import no_heartbeats
+        from commandline.runtime import no_heartbeats
 
         threads = args.threads or DEFAULT_THREADS
         with prefect_test_harness(server_startup_timeout=180), no_heartbeats():

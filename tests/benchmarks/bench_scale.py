@@ -101,7 +101,7 @@ def folders_on_dask(tmp: Path, sheets: int) -> dict[str, float]:
     from prefect_dask import DaskTaskRunner
 
     from flows.folder import folder_flow, task_runner
-    from flows.runtime import no_heartbeats
+    from commandline.runtime import no_heartbeats
 
     folder = tmp / "folder"
     folder.mkdir()
@@ -147,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PREFECT_TASKS_REFRESH_CACHE"] = "true"
     for k in KEYS:
         os.environ.pop(k, None)
-    import flows.runtime as runtime
-    import flows.server as server
+    import commandline.runtime as runtime
+    import commandline.server as server
 
     runtime.quiet_environment()
     t0 = time.monotonic()

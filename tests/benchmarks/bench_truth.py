@@ -148,7 +148,7 @@ def setup_environment(home: Path) -> None:
     os.environ.pop("PREFECT_API_URL", None)
     for k in MODEL_VARIABLES:
         os.environ.pop(k, None)
-    import flows.runtime as runtime
+    import commandline.runtime as runtime
 
     runtime.quiet_environment()
 
@@ -163,7 +163,7 @@ def build_all(jobs: list[SetJob], out: Path, workers: int, log: Path) -> tuple[d
     from prefect import flow
 
     from flows.document import document_flow
-    from flows.runtime import no_heartbeats
+    from commandline.runtime import no_heartbeats
     from schemas.outcome import DocumentOutcome
 
     results: dict[str, tuple[str | None, float]] = {}

@@ -2,7 +2,7 @@
 same DAG with and without Prefect's task engine.
 
 - :class:`CountingThreadPoolTaskRunner`: the flows' task runner as users get it
-  (:class:`flows.runners.Threads`; every task through Prefect's task engine: cache key,
+  (:class:`commandline.runners.Threads`; every task through Prefect's task engine: cache key,
   result persistence, state events), counting the task runs submitted;
 - :class:`StockThreadPoolTaskRunner`: Prefect's own ``ThreadPoolTaskRunner`` and futures
   (the benchmark's optional run a');
@@ -36,7 +36,7 @@ from prefect.results import ResultRecord, ResultRecordMetadata
 from prefect.states import Completed, Failed, Pending, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
-from flows.runners import Threads
+from commandline.runners import Threads
 
 
 class TaskCount:
@@ -102,7 +102,7 @@ class _Counting:
 
 
 class CountingThreadPoolTaskRunner(_Counting, Threads):
-    """The flows' task runner (:class:`flows.runners.Threads`: Prefect's thread pool, its
+    """The flows' task runner (:class:`commandline.runners.Threads`: Prefect's thread pool, its
     futures answering their state locally until done), unchanged but for counting what is
     submitted into ``count`` (:class:`TaskCount`)."""
 
@@ -110,7 +110,7 @@ class CountingThreadPoolTaskRunner(_Counting, Threads):
 class StockThreadPoolTaskRunner(_Counting, ThreadPoolTaskRunner):
     """Prefect's own ``ThreadPoolTaskRunner`` and futures (an unfinished future's ``state``
     is asked of the server), counting into ``count``: the benchmark's optional run a',
-    to measure what :class:`flows.runners.Threads` changes."""
+    to measure what :class:`commandline.runners.Threads` changes."""
 
 
 class NotReady(Exception):

@@ -90,7 +90,7 @@ def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig, pr
 CHILD = """
 import sys, threading, time
 from pathlib import Path
-from flows import runtime
+from commandline import signals
 from tasks.write.outputs import PUBLISHING
 
 out = Path(sys.argv[1])
@@ -112,7 +112,7 @@ def publish():
             (out / f"f{i}").write_text("x")
             time.sleep(0.1)
 
-with runtime.interruptible() as stop:
+with signals.interruptible() as stop:
     try:
         threading.Thread(target=publish, daemon=True).start()
         time.sleep(120)

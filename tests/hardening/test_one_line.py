@@ -140,7 +140,7 @@ NOT_UTF8 = "caf\udce9"  # os.fsdecode(b"caf\xe9")
 
 
 def test_a_command_line_path_that_is_not_utf8_is_one_line(tmp_path):
-    from flows.options import _problems, parser
+    from commandline.options import _problems, parser
 
     sheet = tmp_path / f"{NOT_UTF8}.md"
     sheet.write_text("## Question 1\n\nA cart.\n")
@@ -151,7 +151,7 @@ def test_a_command_line_path_that_is_not_utf8_is_one_line(tmp_path):
 
 
 def test_a_folder_run_skips_a_sheet_whose_name_is_not_utf8(tmp_path):
-    from flows.options import utf8_name
+    from commandline.options import utf8_name
     from flows.sweep import sheet_folders
 
     root = tmp_path / "corpus"

@@ -131,7 +131,7 @@ def test_an_out_that_is_a_link_to_nothing_is_one_line(tmp_path):
     with pytest.raises(InputError) as e:
         check_out(out, {"source.md"}, str(tmp_path / "cart.md"))
     assert "link to nothing" in str(e.value)
-    from flows.options import _problems, parser
+    from commandline.options import _problems, parser
 
     args = parser("document").parse_args([str(tmp_path / "cart.md"), "--out", str(out)])
     assert any("link to nothing" in p for p in _problems("document", args))
@@ -220,7 +220,7 @@ def test_an_out_claimed_by_another_run_during_the_outputs_stage_is_one_line_no_t
 def test_the_console_filter_drops_only_a_task_runs_input_error():
     import logging
 
-    from flows.logs import InputErrorsOffConsole
+    from commandline.logs import InputErrorsOffConsole
 
     keep = InputErrorsOffConsole()
 

@@ -53,7 +53,7 @@ def test_a_key_in_a_dotenv_only_is_redacted(tmp_path, monkeypatch):
 
 
 def test_log_records_are_redacted(keys, caplog):
-    import flows.runtime as runtime
+    import commandline.runtime as runtime
 
     runtime.install_log_redaction()
     with caplog.at_level(logging.ERROR):

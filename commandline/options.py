@@ -8,7 +8,7 @@ library alone: :func:`parser` builds each command's :mod:`argparse` parser and
 content (UTF-8, pandoc, a saved reply that does not validate) is checked by the run itself
 (:func:`tasks.convert.inputs.read_inputs`), which says so in the same one-line form.
 
-Nothing here imports Prefect, pydantic or a model SDK: ``python -X importtime -m flows.cli
+Nothing here imports Prefect, pydantic or a model SDK: ``python -X importtime -m commandline.cli
 document --help`` shows it.
 """
 
@@ -144,7 +144,7 @@ def _review(p: argparse.ArgumentParser) -> None:
 def _server(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["start", "stop", "status"],
                    help="start a Prefect server that later commands reuse (left running) and the warm runner "
-                        "beside it (flows/warm.py; SHEET2LAMBDA_WARM=0: none), stop both, or say whether they run")
+                        "beside it (commandline/warm.py; SHEET2LAMBDA_WARM=0: none), stop both, or say whether they run")
     p.add_argument("--port", type=int, default=4200, help="the port to listen on, on 127.0.0.1 (default 4200)")
 
 
@@ -295,7 +295,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
     def need_dask(value: str | None) -> None:
         if value is None:
             return
-        from flows.reach import dask_address_form
+        from commandline.reach import dask_address_form
 
         form = dask_address_form(value)
         if isinstance(form, str):
@@ -378,13 +378,13 @@ def precheck(command: str, argv: list[str] | None = None, prog: str | None = Non
     option argparse exits (0 or 2), on a missing or empty file, an output folder inside the
     folder read (given or default), a folder of a previous run's outputs named as sheets, a
     sweep's folder not under its ROOT, or a ``--dask-address`` that is malformed or where
-    nothing accepts a connection (:mod:`flows.reach`), this prints the one line
+    nothing accepts a connection (:mod:`commandline.reach`), this prints the one line
     ``<file>: <problem>`` on stderr and exits 1. A sweep's folder arguments are returned as
     found under ROOT. Returns the parsed arguments."""
     args = parser(command, prog).parse_args(argv)
     problems = _problems(command, args)
     if not problems and getattr(args, "dask_address", None):
-        from flows.reach import dask_problem  # a connection tried only once the command line is sound
+        from commandline.reach import dask_problem  # a connection tried only once the command line is sound
 
         problems = [line for line in [dask_problem(args.dask_address)] if line]
     if problems:

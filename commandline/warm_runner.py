@@ -1,9 +1,9 @@
-"""The warm runner's own process (``python -m flows.warm_runner``): import once, fork per command.
+"""The warm runner's own process (``python -m commandline.warm_runner``): import once, fork per command.
 
-See :mod:`flows.warm` for what it is for and how a command reaches it. This module is the
+See :mod:`commandline.warm` for what it is for and how a command reaches it. This module is the
 serving side: :func:`main` imports the flows, checks that no thread runs, listens on the
 socket, and for each matching request forks a child that becomes the command
-(:func:`_become`); the runner's loop (:func:`_serve`, one thread, a selector) passes
+(:func:`commandline.warm_child.become`); the runner's loop (:func:`_serve`, one thread, a selector) passes
 forwarded signals on, stops a child whose client went away, reaps children and sends each
 client its command's exit status. It exits when it is sent SIGTERM, when the kept Prefect
 server it was started for is gone, or when another runner has taken its socket.
@@ -11,7 +11,6 @@ server it was started for is gone, or when another runner has taken its socket.
 
 from __future__ import annotations
 
-import atexit
 import gc
 import importlib
 import json
@@ -24,7 +23,7 @@ import sys
 import threading
 import time
 
-from flows import warm
+from commandline import warm, warm_child
 
 PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
            "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
@@ -80,7 +79,7 @@ def main() -> int:
     code = warm.fingerprint()
     me = warm.identity(code)
     try:
-        import flows.runtime as runtime
+        import commandline.runtime as runtime
 
         runtime.quiet_environment()
         for module in warm.COMMANDS.values():
@@ -129,11 +128,11 @@ def main() -> int:
     request = _serve(listener, path, me)
     if request is None:
         return 0
-    _end(_run(*request))
+    warm_child.end(warm_child.run(*request))
 
 
 def _server_gone(api: str) -> bool:
-    from flows import server
+    from commandline import server
 
     state = server.recorded()
     if not state or state.get("url") != api:
@@ -276,7 +275,7 @@ def _accept(listener, sel, children, me, served):
         child = os.fork()
         if child == 0:
             try:
-                return _become(msg, fds, conn, sel)
+                return warm_child.become(msg, fds, conn, sel, RUNNER_ONLY)
             except KeyboardInterrupt:  # Ctrl-C forwarded before the command began: nothing ran
                 os.write(2, b"interrupted: the run stopped before it began\n")
                 os._exit(130)
@@ -372,97 +371,5 @@ def _reap(sel, children) -> None:
         conn.close()
 
 
-def _pdeathsig(sig: int) -> None:
-    """Linux: ``sig`` to this process when its parent (the runner) dies."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
-def _become(msg: dict, fds: list[int], conn, sel):
-    """In the forked child: take the client's descriptors, folder and environment, and
-    Prefect's settings for that environment. Returns ``(module, argv)``."""
-    import tempfile
-
-    import flows.runtime as runtime
-
-    signal.set_wakeup_fd(-1)
-    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
-        signal.signal(s, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for own in RUNNER_ONLY:
-        own.close()
-    for key in list(sel.get_map().values()):
-        key.fileobj.close()
-    sel.close()
-    conn.close()
-    os.setpgid(0, 0)
-    _pdeathsig(signal.SIGTERM)
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-    for fd in fds:
-        if fd > 2:
-            os.close(fd)
-    os.chdir(msg["cwd"])
-    logging_before = {k: v for k, v in os.environ.items() if k.startswith("PREFECT_LOGGING_")}
-    os.environ.clear()
-    os.environ.update(msg["env"])
-    tempfile.tempdir = None
-    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
-    for stream, (encoding, errors), fd in zip((sys.stdin, sys.stdout, sys.stderr), msg.get("stdio") or [], (0, 1, 2)):
-        try:
-            stream.reconfigure(encoding=encoding or None, errors=errors or None)
-            if fd:
-                stream.reconfigure(line_buffering=os.isatty(fd) or fd == 2, write_through=unbuffered)
-        except (AttributeError, ValueError, OSError):
-            pass
-    sys.argv = [sys.argv[0], *msg["argv"]]
-    started = float(msg.get("started") or msg["sent"])
-    runtime.STARTED = started
-    runtime.STARTUP.clear()
-    runtime.STARTUP.update(msg.get("startup") or {})
-    server = float(runtime.STARTUP.get("server", 0.0))
-    runtime.STARTUP.update(imports=max(0.0, msg["sent"] - started - server), prefect_import=0.0,
-                           warm=time.monotonic() - msg["sent"])
-    runtime.quiet_environment()
-    import prefect.context
-
-    prefect.context.refresh_global_settings_context()
-    if {k: v for k, v in os.environ.items() if k.startswith("PREFECT_LOGGING_")} != logging_before:
-        from prefect.logging.configuration import setup_logging
-
-        setup_logging(incremental=False)
-        runtime.quiet_environment()
-    return warm.COMMANDS[msg["run"]], list(msg["argv"])
-
-
-def _run(module: str, argv: list[str]) -> int:
-    """The command, as its own process would run it (its ``main``)."""
-    return sys.modules[module].main(argv)
-
-
-def _end(code: int) -> None:
-    """End a forked command as :mod:`multiprocessing` ends its forked children: its threads
-    joined, its exit handlers run (Prefect's event and log workers flush), its output
-    flushed, then ``os._exit``. The interpreter's own teardown would release every object
-    inherited from the runner, copying each page it shares with it: 1.7 s measured at exit."""
-    try:
-        # What the interpreter's exit does first, and what multiprocessing's children call:
-        # threading's own exit callbacks (a ThreadPoolExecutor's workers are told to stop
-        # there), then every non-daemon thread joined. Joining them without the callbacks hung.
-        threading._shutdown()
-        atexit._run_exitfuncs()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        os._exit(code if isinstance(code, int) else 1)
-
-
-if __name__ == "__main__":  # started by flows.warm.start as ``python -m flows.warm_runner``
+if __name__ == "__main__":  # started by commandline.warm.start as ``python -m commandline.warm_runner``
     sys.exit(main())

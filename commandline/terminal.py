@@ -98,7 +98,7 @@ class Bar:
 
     def done(self, line: str) -> None:
         """One sheet finished: ``line`` says how."""
-        from flows.logs import say
+        from commandline.logs import say
 
         if self._progress is None:
             say(line)

@@ -1,7 +1,7 @@
 """What a command prints reaches the flow run's log in the Prefect UI too.
 
 The command line keeps Prefect's own console log quiet (``PREFECT_LOGGING_LEVEL=ERROR``,
-:mod:`flows.runtime`) and prints its stage lines and summary itself. :func:`say` prints a
+:mod:`commandline.runtime`) and prints its stage lines and summary itself. :func:`say` prints a
 line and also sends it, at INFO, to the current flow run's log through Prefect's
 ``APILogHandler`` on a logger of its own (``sheet2lambda.run``, not propagated, so the
 terminal does not see it twice and Prefect's level does not drop it). Outside a flow run,

@@ -5,11 +5,11 @@
     sheet2lambda sweep ROOT [options]         a corpus; the gate (python -m flows.sweep)
     sheet2lambda review OUT [options]         a person's review of a run's flags (python -m flows.review)
     sheet2lambda server start|stop|status     the Prefect server later commands reuse, and the
-                                              warm runner beside it (flows/warm.py)
+                                              warm runner beside it (commandline/warm.py)
 
 ``--help``, a bad option and a missing file are answered before Prefect is imported
-(:mod:`flows.options`); then the Prefect server is chosen (:mod:`flows.server`) and the
-run is handed to the warm runner when one matches (:mod:`flows.warm`), else the command's
+(:mod:`commandline.options`); then the Prefect server is chosen (:mod:`commandline.server`) and the
+run is handed to the warm runner when one matches (:mod:`commandline.warm`), else the command's
 module is imported and run here. Works from any folder: relative paths are the
 user's, and the project's own files are found beside its code.
 """
@@ -20,7 +20,7 @@ import importlib
 import sys
 
 MODULES = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep",
-           "review": "flows.review", "server": "flows.server"}
+           "review": "flows.review", "server": "commandline.server"}
 USAGE = ("usage: sheet2lambda {document,folder,sweep,review,server} ...\n\n"
          "Convert problem sheets into Lambda Feedback sets, copying never writing.\n\n"
          "commands:\n"
@@ -43,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sheet2lambda: unknown command {command!r}; one of {', '.join(MODULES)}", file=sys.stderr)
         return 1
     if command in ("document", "folder", "sweep"):
-        import flows.runtime as runtime
+        from commandline.entry import entry
 
-        runtime.entry(command, rest)
+        entry(command, rest)
     module = importlib.import_module(MODULES[command])
     if command == "review":
         return module.main(rest, prog="sheet2lambda review")

@@ -2,9 +2,9 @@
 
 Importing Prefect and the flows takes 3–12 s on this project's machines, more than the whole
 of a second run's work, and no import can be cut enough. So, as build tools do (Gradle's
-daemon, nailgun), a process kept beside the kept Prefect server (:mod:`flows.server`) has
+daemon, nailgun), a process kept beside the kept Prefect server (:mod:`commandline.server`) has
 imported everything once and holds no thread; ``python -m flows.document|folder|sweep``
-(and ``sheet2lambda …``), once its command line is checked (:func:`flows.options.precheck`)
+(and ``sheet2lambda …``), once its command line is checked (:func:`commandline.options.precheck`)
 and its server chosen, hands its run over (:func:`hand_over`):
 
 1. the client connects to the runner's Unix socket (:func:`socket_path`: a 0700 folder under
@@ -13,8 +13,8 @@ and its server chosen, hands its run over (:func:`hand_over`):
    (``socket.send_fds``);
 2. the runner answers only when it matches (:func:`identity`): the same ``PREFECT_HOME``,
    ``PREFECT_API_URL``, interpreter, ``sys.path`` and project folder, and the same
-   fingerprint of the project's code (:func:`fingerprint`: every file of ``flows``, ``tasks``,
-   ``schemas`` and ``deployments``, ``pyproject.toml``, ``uv.lock`` and the installed
+   fingerprint of the project's code (:func:`fingerprint`: every file of ``flows``,
+   ``commandline``, ``tasks``, ``schemas`` and ``deployments``, ``pyproject.toml``, ``uv.lock`` and the installed
    packages). Anything else, and the command runs in its own process as it would with no
    runner (stale code never runs; a fresh runner is started for the next command);
 3. it forks a child (no thread anywhere at the fork, checked every time) that takes the
@@ -44,7 +44,7 @@ import sys
 import time
 from pathlib import Path
 
-from flows import procs
+from commandline import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 """The project folder whose code the runner imported."""
@@ -94,12 +94,12 @@ def private_dir(folder: Path) -> None:
 
 def fingerprint() -> str:
     """A hash of the project's code as it is on disk now: every file (but ``__pycache__``)
-    under ``flows``, ``tasks``, ``schemas`` and ``deployments`` by path and content,
+    under ``flows``, ``commandline``, ``tasks``, ``schemas`` and ``deployments`` by path and content,
     ``pyproject.toml`` and ``uv.lock``, and the installed packages (the paths and modification
     times of the site-packages folders' entries). About 5 ms for this project."""
     h = hashlib.sha256()
     files = [ROOT / "pyproject.toml", ROOT / "uv.lock"]
-    for top in ("flows", "tasks", "schemas", "deployments"):
+    for top in ("flows", "commandline", "tasks", "schemas", "deployments"):
         for folder, dirs, names in os.walk(ROOT / top):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             files += [Path(folder) / n for n in sorted(names) if not n.endswith((".pyc", ".pyo"))]
@@ -348,7 +348,7 @@ def recorded() -> dict | None:
 
 def start(api: str | None = None, wait: float = 0.0) -> bool:
     """Start a runner for this ``PREFECT_HOME`` and ``api`` (default ``PREFECT_API_URL``) in
-    its own session (``python -m flows.warm_runner``, its log beside the server's); with ``wait``, wait up to that
+    its own session (``python -m commandline.warm_runner``, its log beside the server's); with ``wait``, wait up to that
     many seconds until it answers. Returns whether one was started (not when disabled, or
     when the last start on this very code failed: its log says why; ``True`` without a
     second process when one is still importing)."""
@@ -366,7 +366,7 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     home.mkdir(parents=True, exist_ok=True)
     log = home / "sheet2lambda-warm.log"
     with open(log, "ab") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "flows.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([sys.executable, "-m", "commandline.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     state_file().write_text(json.dumps({"pid": proc.pid, "socket": str(socket_path()), "log": str(log)}),
                             encoding="utf-8")

@@ -4,7 +4,7 @@ for a state this process already knows.
 Prefect's task engine, creating a task run, reads the ``state`` of every future among its
 parameters (``prefect.tasks._infer_parent_task_runs``: is an upstream still running, so to be
 linked as a parent?). For a future not yet done, Prefect's thread-pool future asks the server
-(``GET /task_runs/{id}``); with the task-run recorder off (:data:`flows.runtime.DEFAULTS`)
+(``GET /task_runs/{id}``); with the task-run recorder off (:data:`commandline.runtime.DEFAULTS`)
 the server never knows the run and answers 404, which Prefect reads as ``Pending``. A folder
 of 7 sheets made 87 such requests per run: about 0.5 s of the server's CPU and 0.4 s of the
 command's, on 2 cores (``tests/benchmarks/bench_overhead.py``, runs a and a'). The future
@@ -43,7 +43,7 @@ def wait_awake(future: concurrent.futures.Future, timeout: float | None = None) 
     on the main thread, so Ctrl-C's handler runs within that even when the signal did not
     wake the wait: polars' SIGINT handler is registered with ``SA_RESTART``
     (pola-rs/polars#21739), and a signal arriving while it was registered, before
-    :func:`flows.runtime.sigint_interrupts_waits` cleared the flag, left a blocked wait
+    :func:`commandline.signals.sigint_interrupts_waits` cleared the flag, left a blocked wait
     asleep for good (a first ``import polars`` compiling its files took seconds). Other
     threads wait in one piece."""
     if threading.current_thread() is not threading.main_thread():

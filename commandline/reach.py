@@ -3,8 +3,8 @@
 A Dask scheduler or Prefect API that does not answer, or a work pool that does not exist,
 otherwise surfaced only once Prefect had started (a Dask client waits 30 s, then ~90 lines
 of traceback; a Prefect API that does not answer gave 116 lines). Each is answered here in
-one line ``<what>: <problem>``, the command exiting 1 (:func:`flows.options.precheck`,
-:func:`flows.runtime.entry`, :func:`flows.runtime.run_command`).
+one line ``<what>: <problem>``, the command exiting 1 (:func:`commandline.options.precheck`,
+:func:`commandline.entry.entry`, :func:`commandline.entry.run_command`).
 
 Only the standard library is imported here (``socket``, ``urllib``).
 """
@@ -159,7 +159,7 @@ def pool_problem(url: str, pool: str, timeout: float = CONNECT_TIMEOUT) -> str |
 
 def server_problems(command: str, args) -> list[str]:
     """The problems of ``args`` that need the Prefect server chosen for this command
-    (``PREFECT_API_URL``, set by the user or by :func:`flows.server.connect`): it does not
+    (``PREFECT_API_URL``, set by the user or by :func:`commandline.server.connect`): it does not
     answer, or ``--pool`` names no usable pool. Empty without ``PREFECT_API_URL`` (Prefect's
     temporary server, started by the run itself)."""
     url = os.environ.get("PREFECT_API_URL")

@@ -13,7 +13,7 @@ measured: README "Prefect"). A command therefore looks, before Prefect is import
 4. with ``SHEET2LAMBDA_SERVER=temporary`` (or when the start fails) Prefect's temporary
    server, one per command, as before.
 
-Beside the kept server runs the warm runner (:mod:`flows.warm`), which has Prefect and the
+Beside the kept server runs the warm runner (:mod:`commandline.warm`), which has Prefect and the
 flows imported: ``server start`` starts it, the first command after the server started
 starts it for the next ones, ``server stop`` stops it, ``server status`` reports it.
 
@@ -33,7 +33,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from flows import procs
+from commandline import procs
 
 STATE_NAME = "sheet2lambda-server.json"
 KEPT: str | None = None
@@ -164,9 +164,9 @@ def _start(port: int, timeout: float) -> str:
 
 def stop(timeout: float = 15.0) -> bool:
     """Stop the recorded server (its process group: SIGTERM, then SIGKILL after
-    ``timeout`` s) and the warm runner beside it (:func:`flows.warm.stop`), and forget
+    ``timeout`` s) and the warm runner beside it (:func:`commandline.warm.stop`), and forget
     them. Returns whether a server was running."""
-    from flows import warm
+    from commandline import warm
 
     warm.stop()
     state = recorded()
@@ -185,7 +185,7 @@ def stop(timeout: float = 15.0) -> bool:
 def connect() -> tuple[str, float]:
     """Choose the server for this command (see the module's list) by setting
     ``PREFECT_API_URL`` before Prefect is imported (and :data:`KEPT` when it is the kept
-    one; starting it starts the warm runner too, :mod:`flows.warm`). Returns ``(what,
+    one; starting it starts the warm runner too, :mod:`commandline.warm`). Returns ``(what,
     seconds spent)``, ``what`` one phrase for the start-up line."""
     global KEPT
     KEPT = None
@@ -216,7 +216,7 @@ def connect() -> tuple[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     """``sheet2lambda server start|stop|status``: 0, or 1 when a start fails."""
-    from flows.options import precheck
+    from commandline.options import precheck
 
     args = precheck("server", argv)
     if args.action == "start":
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as e:
             print(str(e), file=sys.stderr)
             return 1
-        from flows import warm
+        from commandline import warm
 
         info = warm.ping()
         if warm.enabled() and (not info or warm.differs(info.get("identity", {}), {**warm.identity(), "api": url})):
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "stop":
         print("stopped" if stop() else "no server of this project was running")
         return 0
-    from flows import warm
+    from commandline import warm
 
     url = running()
     print(f"running at {url}" if url else "not running")
