@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 from commandline import procs
+from tasks.secret_names import without_secrets
 
 ROOT = Path(__file__).resolve().parents[1]
 """The project folder whose code the runner imported."""
@@ -359,7 +360,7 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
         return False
     if state.get("pid") and "code" not in state and procs.alive(int(state["pid"])):
         return True  # one is still importing: a second would only compete with it
-    env = dict(os.environ)
+    env = without_secrets(dict(os.environ))  # each command brings its own keys: none stays in /proc/<pid>/environ
     if api:
         env["PREFECT_API_URL"] = api
     home = _home()
@@ -368,7 +369,8 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     with open(log, "ab") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "commandline.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    state_file().write_text(json.dumps({"pid": proc.pid, "socket": str(socket_path()), "log": str(log)}),
+    state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "socket": str(socket_path()),
+                                        "log": str(log)}),
                             encoding="utf-8")
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline and proc.poll() is None:
@@ -387,7 +389,7 @@ def stop(timeout: float = 5.0) -> bool:
     except OSError:
         pass
     pid = int(state.get("pid") or 0)
-    if not pid:
+    if not procs.ours(pid, state.get("start")):  # gone, or the pid is another process's now
         return False
     return procs.end(pid, timeout)
 

@@ -27,13 +27,7 @@ from dotenv import dotenv_values
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-#: Every variable that holds a key; :func:`redact` blanks their values (and those of any
-#: variable whose name :data:`SECRET_PATTERN` matches).
-SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENROUTER_API_KEY", "OPENAI_API_KEY",
-                "MATHPIX_APP_KEY", "MATHPIX_APP_ID")
-
-#: Names of variables taken for secrets wherever they are set (environment or ``.env``).
-SECRET_PATTERN = re.compile(r"(?:^|_)(?:API_?KEY|APP_KEY|APP_ID|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_|$)", re.I)
+from tasks.secret_names import SECRET_NAMES, SECRET_PATTERN  # noqa: F401 - one rule for redaction and processes
 
 MIN_SECRET = 8
 """Values shorter than this are not redacted (too short to be a key, too likely a word)."""

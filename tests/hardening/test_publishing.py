@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tasks.errors import InputError
-from tasks.write import outputs
+from tasks.write import outputs, publish as publishing
 from tasks.write.outputs import MANIFEST, OLD_PREFIX, STAGING_PREFIX, publish, write_atomic
 
 CATEGORY = "12 publishing"
@@ -112,10 +112,10 @@ def test_a_failure_during_the_renames_puts_the_old_outputs_back(published, tmp_p
             raise OSError(errno.EIO, "Input/output error")
         return real(src, dst)
 
-    monkeypatch.setattr(outputs.os, "rename", failing)
+    monkeypatch.setattr(publishing.os, "rename", failing)
     with pytest.raises(OSError):
         publish(_stage(tmp_path / "second", "new"), published, SOURCE)
-    monkeypatch.setattr(outputs.os, "rename", real)
+    monkeypatch.setattr(publishing.os, "rename", real)
     assert _snapshot(published) == before
     assert not any(p.name.startswith(OLD_PREFIX) for p in published.iterdir())
 
@@ -148,23 +148,23 @@ def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path, monkeypatch):
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(outputs.os, "fsync", full)
+    monkeypatch.setattr(publishing.os, "fsync", full)
     with pytest.raises(InputError):
         write_atomic(target, "new rows " * 1000)
-    monkeypatch.setattr(outputs.os, "fsync", real)
+    monkeypatch.setattr(publishing.os, "fsync", real)
     assert target.read_text() == "old rows"
     assert [p.name for p in tmp_path.iterdir()] == ["report.csv"]
 
 
 def test_the_new_outputs_are_staged_on_outs_file_system(published, tmp_path, monkeypatch):
     seen = []
-    real = outputs._swap
+    real = publishing._swap
 
     def spy(staging, out, source):
         seen.append((os.stat(staging).st_dev, staging.parent))
         return real(staging, out, source)
 
-    monkeypatch.setattr(outputs, "_swap", spy)
+    monkeypatch.setattr(publishing, "_swap", spy)
     from tests.hardening.support import write_outputs_args
 
     outputs.write_outputs(str(published), *write_outputs_args(tmp_path))
