@@ -48,7 +48,7 @@ from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
-from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
+from tasks.write.outputs import OUTPUT_NAMES, check_apart, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.logs import say  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
@@ -176,6 +176,7 @@ def document_flow(
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
+        check_apart(out_dir, inputs.source, inputs.solutions)
         check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"}, str(inputs.source))
     except InputError as e:
         return failed(str(e))

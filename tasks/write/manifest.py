@@ -135,15 +135,27 @@ def check_set_name(name: str, where: str) -> None:
     other outputs: refuse one that is empty, hidden, holds a path separator, a NUL or other
     control character, starts or ends with a space, is too long for a file name (120 bytes),
     or whose folder or zip would be one of the run's other outputs (:data:`OUTPUT_NAMES`,
-    compared without case: ``replies.md`` would make a set ``replies/``)."""
+    compared without case: ``replies.md`` would make a set ``replies/``; ``review.json``, a
+    review's own file, likewise)."""
     if (not name.strip() or name != name.strip() or name.startswith(".") or "/" in name or "\\" in name
             or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name.encode("utf-8", "replace")) > 120):
         shown = name if len(name) <= 60 else name[:57] + "..."
         raise InputError(where, f"{shown!r} cannot be a set's name (a plain file name of at most 120 bytes, "
                                 "no control character, no space at either end)")
-    taken = {n.lower() for n in OUTPUT_NAMES}
+    taken = {n.lower() for n in OUTPUT_NAMES | {REVIEW, MANIFEST}}
     if name.lower() in taken or f"{name}.zip".lower() in taken:
         raise InputError(where, f"{name!r} cannot be a set's name: the run writes its own {name} beside the set "
                                 "(give the set another name with --name)")
 
 
+
+
+def check_apart(out: Path, *files: Path | None) -> None:
+    """Refuse an ``--out`` that is the folder of the sheet or its solutions (``files``): the
+    run's outputs and manifest would sit among the course's own files, and a later folder run
+    there would take the folder for a run's output and refuse it. Raises :class:`InputError`."""
+    target = out.resolve()
+    for f in files:
+        if f is not None and Path(f).resolve().parent == target:
+            raise InputError(str(out), f"--out is the folder of {Path(f).name} itself: give a folder of its own "
+                                       "(the default is out/<sheet name>/)")

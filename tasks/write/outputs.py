@@ -21,7 +21,7 @@ from schemas.review import SettledRecord
 from schemas.routes import AdjudicationResult, RouteResult
 from schemas.tiers import Settled
 from tasks.write.manifest import (  # noqa: F401 - re-exported
-    FOLDER_OUTPUT_NAMES, MANIFEST, OUTPUT_NAMES, REVIEW, _manifest, _ours, check_out, check_set_name, default_out,
+    FOLDER_OUTPUT_NAMES, MANIFEST, OUTPUT_NAMES, REVIEW, _manifest, _ours, check_apart, check_out, check_set_name, default_out,
     plain_name, source_id, usable, written_by, written_entries,
 )
 from tasks.write.publish import (  # noqa: F401 - re-exported
