@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from commandline import warm, warm_child
+from commandline import procs, warm, warm_child
 
 PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
            "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
@@ -68,7 +68,8 @@ def _fork_safe() -> str | None:
 
 
 def _record(**state) -> None:
-    warm.state_file().write_text(json.dumps({"pid": os.getpid(), "socket": str(warm.socket_path()),
+    warm.state_file().write_text(json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()),
+                                             "socket": str(warm.socket_path()),
                                              "log": str(warm.state_file().with_suffix(".log")), **state}),
                                  encoding="utf-8")
 

@@ -48,6 +48,7 @@ from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
+from commandline.confine import confine  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_apart, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.logs import say  # noqa: E402
@@ -167,6 +168,8 @@ def document_flow(
         return failed_state(line)
 
     try:
+        confine({"source": source, "solutions": solutions, "filter": filter, "replies": replies, "export": export,
+                 "out": str(out_dir), "tex_root": tex_root}, base)
         inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)
         live = None if offline else select_backend(backend, model)
     except (InputError, BackendMissing, ValueError) as e:

@@ -106,6 +106,11 @@ def read_export_files(path: Path) -> dict[str, bytes]:
         raise InputError(str(path), "no such file or folder")
     if path.is_dir():
         files = [p for p in sorted(path.iterdir()) if p.is_file() and p.suffix == ".json"]
+        from tasks.convert.tree import leaves
+
+        out = next((p for p in files if leaves(p, path)), None)
+        if out is not None:  # a set's own files only: a link to a file elsewhere is never read
+            raise InputError(str(out), "a link leaving the exported set's folder: not read")
         big = next((p for p in files if p.stat().st_size > MAX_MEMBER_BYTES), None)
         if big is not None:
             raise InputError(str(big), f"too large for an exported set's file ({big.stat().st_size >> 20} MiB)")

@@ -47,7 +47,7 @@ def plain_name(name: object) -> bool:
             and len(name.encode("utf-8", "replace")) <= 255)
 
 
-def _manifest(out: Path) -> dict:
+def read_manifest(out: Path) -> dict:
     """The manifest as ``{"source": str | None, "entries": [plain names]}``; a missing,
     unreadable or malformed one is empty. Entries that are not plain names (``../x``,
     ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is named."""
@@ -68,16 +68,16 @@ def _manifest(out: Path) -> dict:
 def written_by(out: Path) -> str | None:
     """The document whose outputs ``out`` holds, as its manifest names it (an absolute path),
     or ``None`` when no run of sheet2lambda wrote there (or its manifest is unreadable)."""
-    return _manifest(out)["source"]
+    return read_manifest(out)["source"]
 
 
 def written_entries(out: Path) -> list[str]:
     """The entries of ``out`` the last run of sheet2lambda wrote (plain names only)."""
-    return list(_manifest(out)["entries"])
+    return list(read_manifest(out)["entries"])
 
 
-def _ours(out: Path) -> set[str]:
-    return set(_manifest(out)["entries"])
+def our_entries(out: Path) -> set[str]:
+    return set(read_manifest(out)["entries"])
 
 
 def source_id(source: str | os.PathLike) -> str:
@@ -107,7 +107,7 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
     usable(out)
     if not out.is_dir():
         return
-    manifest = _manifest(out)
+    manifest = read_manifest(out)
     ours = set(manifest["entries"])
     if source is not None and manifest["source"] and manifest["source"] != source_id(source):
         raise InputError(str(out), f"--out holds the outputs of another document ({manifest['source']}): "

@@ -21,8 +21,8 @@ from schemas.review import SettledRecord
 from schemas.routes import AdjudicationResult, RouteResult
 from schemas.tiers import Settled
 from tasks.write.manifest import (  # noqa: F401 - re-exported
-    FOLDER_OUTPUT_NAMES, MANIFEST, OUTPUT_NAMES, REVIEW, _manifest, _ours, check_apart, check_out, check_set_name, default_out,
-    plain_name, source_id, usable, written_by, written_entries,
+    FOLDER_OUTPUT_NAMES, MANIFEST, OUTPUT_NAMES, REVIEW, check_apart, check_out, check_set_name, default_out,
+    our_entries, plain_name, read_manifest, source_id, usable, written_by, written_entries,
 )
 from tasks.write.publish import (  # noqa: F401 - re-exported
     LOCK, LOCK_WAIT, OLD_PREFIX, PUBLISHING, STAGING_PREFIX, full_disk, no_space, out_lock, publish, staging_dir,
@@ -38,7 +38,7 @@ def claim(out: Path, names: set[str], source: str) -> None:
     next run of the same source may write them again. Raises :class:`InputError` naming ``out``."""
     with out_lock(out):
         check_out(out, names, source)
-        entries = sorted(set(_manifest(out)["entries"]) | set(names))
+        entries = sorted(set(read_manifest(out)["entries"]) | set(names))
         (out / MANIFEST).write_text(json.dumps({"source": source_id(source), "entries": entries}), encoding="utf-8")
 
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tasks.errors import InputError
-from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, _ours, check_out, source_id, usable
+from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, our_entries, source_id, usable
 
 PUBLISHING = threading.Lock()
 """Held while this process moves outputs into an ``--out``: an interrupted run waits for it
@@ -207,7 +207,7 @@ def _swap(staging: Path, out: Path, source: str | None) -> list[str]:
     moved: list[str] = []
     written: list[str] = []
     try:
-        for name in sorted(_ours(out) & allowed):
+        for name in sorted(our_entries(out) & allowed):
             if (out / name).exists() or (out / name).is_symlink():
                 os.rename(out / name, old / name)
                 moved.append(name)
