@@ -199,7 +199,9 @@ def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
     its API address; raises ``RuntimeError`` (naming the log) when it exits first or does
     not answer in ``timeout`` seconds (the process is then stopped)."""
     with starting():
-        return _start(port, timeout)
+        url = _start(port, timeout)
+    use_auth(url)  # this process (and the warm runner it starts) talks to the server it started
+    return url
 
 
 def _start(port: int, timeout: float) -> str:
