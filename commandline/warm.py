@@ -117,6 +117,38 @@ def fingerprint() -> str:
     return h.hexdigest()
 
 
+def loaded_files() -> dict[str, tuple[int, int]]:
+    """Every file this process's modules were loaded from (each ``__file__`` in
+    ``sys.modules``: the project, site-packages, an editable dependency anywhere) with its
+    modification time (ns) and size: what the runner holds in memory, to compare with the
+    disk before each command (:func:`changed_since`)."""
+    files: dict[str, tuple[int, int]] = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path not in files:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            files[path] = (st.st_mtime_ns, st.st_size)
+    return files
+
+
+def changed_since(loaded: dict[str, tuple[int, int]]) -> str | None:
+    """``code changed since it started (PATH)`` for the first file of ``loaded`` changed or
+    gone on disk, else ``None``: an in-place edit of an installed package, or of an editable
+    dependency outside site-packages, which :func:`fingerprint` does not see. A few
+    milliseconds for a few thousand modules."""
+    for path, (mtime, size) in loaded.items():
+        try:
+            st = os.stat(path)
+        except OSError:
+            return f"code changed since it started ({path} is gone)"
+        if (st.st_mtime_ns, st.st_size) != (mtime, size):
+            return f"code changed since it started ({path})"
+    return None
+
+
 def identity(code: str | None = None) -> dict:
     """What a client and a runner must share for a hand-over: ``PREFECT_HOME``,
     ``PREFECT_API_URL``, the interpreter, ``sys.path`` past its first entry (the script's

@@ -150,3 +150,26 @@ def test_the_kept_server_refuses_a_request_without_its_credentials(home, monkeyp
         assert leaked == [], f"readable by others: {leaked[:3]}"
     finally:
         server.stop()
+
+
+def test_an_in_place_edit_of_any_loaded_module_makes_the_runner_stale(tmp_path, monkeypatch):
+    """The runner compares the files its modules came from with the disk before each command:
+    an edit inside an installed package, or of an editable dependency outside site-packages
+    (neither changes what the fingerprint sees), refuses the hand-over, so the command runs
+    on the code as it is and the runner is replaced."""
+    import importlib
+    import os as _os
+
+    dep = tmp_path / "editable_dep"
+    dep.mkdir()
+    (dep / "s2l_probe_dep.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(dep))
+    importlib.import_module("s2l_probe_dep")
+    loaded = warm.loaded_files()
+    assert str(dep / "s2l_probe_dep.py") in loaded and warm.changed_since(loaded) is None
+    (dep / "s2l_probe_dep.py").write_text("VALUE = 2\n")
+    st = _os.stat(dep / "s2l_probe_dep.py")
+    _os.utime(dep / "s2l_probe_dep.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    why = warm.changed_since(loaded)
+    assert why is not None and "s2l_probe_dep.py" in why and "code changed" in why
+    monkeypatch.delitem(sys.modules, "s2l_probe_dep")
