@@ -27,7 +27,7 @@ USAGE = ("usage: sheet2lambda {document,folder,sweep,review,server} ...\n\n"
          "  document SHEET   one sheet and its solutions -> a set, flags.json, report.json\n"
          "  folder DIR       every sheet of a folder, one route B filter, a report per sheet\n"
          "  sweep ROOT       every sheet folder of a corpus; --baseline: the regression gate\n"
-         "  review OUT       a person's review of a finished run's flags; the set rebuilt from the decisions\n"
+         "  review OUT       a person's review of a finished run's flags, on a page in the browser (--terminal: here)\n"
          "  server ACTION    start|stop|status the Prefect server later commands reuse (and its warm runner)\n\n"
          "`sheet2lambda COMMAND --help` lists a command's options.\n")
 

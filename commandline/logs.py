@@ -11,9 +11,38 @@ or with ``PREFECT_LOGGING_TO_API_ENABLED=false``, the line is only printed.
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import sys
+import textwrap
 
 _LOGGER: logging.Logger | None = None
+
+LABEL = 11
+"""Columns of a line's label (``route A    ``): a wrapped line goes on under the text."""
+
+
+def width(stream=None) -> int | None:
+    """Columns printed lines fit in: the terminal's when ``stream`` (default stdout) is one,
+    else ``COLUMNS`` when set; ``None`` (lines whole) for a pipe or a file."""
+    stream = stream or sys.stdout
+    try:
+        if stream.isatty():
+            return max(40, shutil.get_terminal_size().columns)
+    except (AttributeError, ValueError, OSError):
+        pass
+    cols = os.environ.get("COLUMNS", "").strip()
+    return max(40, int(cols)) if cols.isdigit() else None
+
+
+def fit_lines(line: str, cols: int | None) -> list[str]:
+    """``line`` wrapped at word boundaries to ``cols`` columns (``None``: as it is), the
+    continuation indented under the text when the line starts with a label."""
+    if cols is None or len(line) <= cols:
+        return [line]
+    labelled = len(line) > LABEL and line[LABEL - 1] == " " and line[0] != " " and line[LABEL] != " "
+    indent = " " * (LABEL if labelled else 2)
+    return textwrap.wrap(line, cols, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False) or [line]
 
 
 def run_logger() -> logging.Logger:
@@ -39,11 +68,14 @@ def in_run() -> bool:
 
 
 def say(*lines: str, err: bool = False, level: int = logging.INFO, echo: bool = True) -> None:
-    """Print ``lines`` (to stderr when ``err``; not at all when ``echo`` is false) and send
-    them to the run's log at ``level``."""
+    """Print ``lines`` (to stderr when ``err``; not at all when ``echo`` is false), each
+    wrapped to the terminal's width (:func:`fit_lines`), and send them,
+    whole, to the run's log at ``level`` as one record."""
     stream = sys.stderr if err else sys.stdout
+    cols = width(stream) if echo else None
     for line in lines if echo else ():
-        print(line, file=stream, flush=True)
+        for part in fit_lines(line, cols):
+            print(part, file=stream, flush=True)
     if lines and in_run():
         try:
             run_logger().log(level, "\n".join(lines))

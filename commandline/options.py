@@ -23,7 +23,7 @@ BACKENDS = ("auto", "anthropic", "openrouter", "openai", "claude-code", "none")
 """``--backend`` choices (the same as :data:`tasks.llm.select.CHOICES`, kept here so that
 parsing a command line imports no backend)."""
 
-DOCUMENT_SUFFIXES = (".tex", ".docx", ".md", ".markdown", ".pdf")
+DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
 """Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
 itself says which it cannot read yet."""
 
@@ -52,12 +52,14 @@ POOL_HELP = ("spread the folders over the workers of this Prefect work pool: eac
              "the same paths")
 SERVER_NEEDED = ("needs a Prefect server its workers can reach: set PREFECT_API_URL, or let the command keep one "
                  "(unset SHEET2LAMBDA_SERVER=temporary)")
+VERBOSE_HELP = ("also print where the command's time went (start-up, the warm runner, Prefect's overhead): "
+                "developer telemetry")
 BASE_HELP = ("resolve relative paths against this folder (default: the working folder; deployments "
              "pass the folder they were started from)")
 
 
 def _document(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", help="the sheet: .md, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
+    p.add_argument("source", help="the sheet: .md, .qmd, .Rmd, .ipynb, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
                    "bytes)")
     p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name, e.g. "
                    "SHEET-solutions.tex)")
@@ -81,6 +83,7 @@ def _document(p: argparse.ArgumentParser) -> None:
                    help="once the set is built, review its flags on this terminal: per flag take A, take B, keep, a "
                         "passage of the sheet, or a note correcting one display equation (as `sheet2lambda review "
                         "OUT`; a run started from the Prefect UI with `review` on pauses for the answer there instead)")
+    p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
 def _folder(p: argparse.ArgumentParser) -> None:
@@ -102,6 +105,7 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false", help="skip the answer boxes")
     p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP)
+    p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
 def _sweep(p: argparse.ArgumentParser) -> None:
@@ -125,6 +129,7 @@ def _sweep(p: argparse.ArgumentParser) -> None:
                    help="with --pool: minutes to wait for a worker to take a folder run before the sweep gives up, "
                         "cancels the folder runs it created and exits 1 (default 10)")
     p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP + " (each folder's sheets)")
+    p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
 def _review(p: argparse.ArgumentParser) -> None:
@@ -132,8 +137,15 @@ def _review(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decisions", metavar="FILE.json",
                    help='the choices as JSON, by flag number (its place in OUT/flags.json, from 1): [{"flag": 3, '
                         '"choice": "B"}, {"flag": 4, "choice": "note", "note": "the denominator should be 2 not 3", '
-                        '"equation": 1}, {"flag": 5, "choice": "source", "passage": "..."}] (default: ask on the '
-                        'terminal)')
+                        '"equation": 1}, {"flag": 5, "choice": "source", "passage": "..."}]; a flag decided before '
+                        'may be named again: the new decision replaces the recorded one (default: the review page)')
+    p.add_argument("--terminal", action="store_true",
+                   help="review on this terminal instead of the review page: flag by flag, each decision confirmed "
+                        "as it is taken")
+    p.add_argument("--no-open", action="store_true",
+                   help="print the review page's address (http://127.0.0.1:PORT/TOKEN/) and open no browser")
+    p.add_argument("--port", type=int, default=0,
+                   help="the review page's port on 127.0.0.1 (default 0: one the system picks)")
     p.add_argument("--backend", default="auto", choices=BACKENDS,
                    help="who reads equation notes (one call per note): auto (default) takes the first configured of "
                         "ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, a claude executable; none: notes "
@@ -152,8 +164,9 @@ COMMANDS = {
     "document": ("Convert one problem sheet (and its solutions) into a Lambda Feedback set.", _document),
     "folder": ("Convert every sheet of a folder with one route B filter.", _folder),
     "sweep": ("Convert every sheet folder of a corpus; with --baseline, the regression gate.", _sweep),
-    "review": ("Review the flags of a finished run: take A, take B, keep, a passage of the sheet, or a note "
-               "correcting one display equation; the set is rebuilt and every decision recorded in OUT/review.json.",
+    "review": ("Review the flags of a finished run on a page in the browser (--terminal: on this terminal): take A, "
+               "take B, keep, a passage of the sheet, or a note correcting one display equation; each decision is "
+               "recorded in OUT/review.json and the set rebuilt.",
                _review),
     "server": ("Start, stop or inspect the Prefect server this project reuses between commands.", _server),
 }
@@ -198,7 +211,7 @@ def shown_name(path: str | Path) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-TEXT_SUFFIXES = {".md", ".markdown", ".tex"}
+TEXT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".tex"}
 """Sheets read as text: checked for UTF-8 and for text before Prefect starts."""
 
 
@@ -320,7 +333,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_file(args.source, "document")
         if not out and Path(args.source).suffix.lower() not in DOCUMENT_SUFFIXES:
             got = f"'{Path(args.source).suffix}'" if Path(args.source).suffix else "no suffix"
-            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .tex, .docx, .pdf")
+            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .qmd, .Rmd, .ipynb, .tex, .docx, .pdf")
         need_file(args.solutions, "solutions document")
         need_file(args.filter, "Lua filter")
         need_dir(args.replies, "folder of saved replies")
@@ -347,6 +360,10 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
     elif command == "review":
         need_dir(args.out, "output folder")
         need_file(args.decisions, "decisions file")
+        if args.decisions and args.terminal:
+            out.append("--decisions and --terminal: give one (the decisions file, or answers on the terminal)")
+        if not 0 <= args.port <= 65535:
+            out.append(f"--port {args.port}: must be 0 to 65535")
     elif command == "sweep":
         need_dir(args.root, "folder")
         if not out:

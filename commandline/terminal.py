@@ -1,4 +1,8 @@
-"""What a folder or sweep run shows on a terminal: a short table and a progress bar.
+"""What a run shows on a terminal: lines that fit its width, a short table, a progress bar.
+
+Printed lines fit the terminal's width (:func:`commandline.logs.fit_lines`);
+:func:`flag_lines` lists a run's first flags by field and kind; :func:`next_line` says what
+to do next.
 
 The full report (21 columns) is in ``report.csv`` / ``report.parquet`` and the UI's table
 artifact; the terminal gets :func:`short_table`: failures first, one line each with the
@@ -21,6 +25,45 @@ WIDTH = 100
 
 BAR_FROM = 8
 """Sheets from which a terminal run shows a progress bar instead of a line per sheet."""
+
+
+FLAGS_SHOWN = 3
+"""Flags a document run lists on the terminal (the rest are in ``flags.json``)."""
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 question``, ``2 questions`` (``plural`` when not ``noun`` + s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def flag_lines(flags: list, limit: int = FLAGS_SHOWN) -> list[str]:
+    """The first ``limit`` flags of a run (:class:`schemas.flags.Flag`), one line each:
+    field, kind, reason (cut to a line); then how many more ``flags.json`` holds."""
+    from commandline.logs import width
+
+    cols = width() or WIDTH
+    lines = [_cut(f"flag       {f.field} {f.kind}: {' '.join(f.reason.split())}", cols) for f in flags[:limit]]
+    if len(flags) > limit:
+        lines.append(f"           and {counted(len(flags) - limit, 'more flag')} in flags.json")
+    return lines
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` relative to the working folder when it lies inside it, else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+def next_line(out: str | Path, zip_name: str | None, flags: int) -> str:
+    """The last line of a document run: the zip to import on Lambda Feedback, and with flags
+    the review to run first (``sheet2lambda review OUT``)."""
+    where = shown_path(out)
+    what = f"import {where}/{zip_name} on Lambda Feedback" if zip_name else f"the outputs are in {where}/"
+    if flags:
+        return f"next       read the {counted(flags, 'flag')} first: sheet2lambda review {where}; then {what}"
+    return f"next       {what}"
 
 
 def _cut(text: str, n: int) -> str:

@@ -96,8 +96,9 @@ def private_dir(folder: Path) -> None:
 def fingerprint() -> str:
     """A hash of the project's code as it is on disk now: every file (but ``__pycache__``)
     under ``flows``, ``commandline``, ``tasks``, ``schemas`` and ``deployments`` by path and content,
-    ``pyproject.toml`` and ``uv.lock``, and the installed packages (the paths and modification
-    times of the site-packages folders' entries). About 5 ms for this project."""
+    ``pyproject.toml`` and ``uv.lock``, and the installed packages (the names of the
+    site-packages folders' entries, and when each package's metadata was written:
+    :func:`installed_stamp`). About 5 ms for this project."""
     h = hashlib.sha256()
     files = [ROOT / "pyproject.toml", ROOT / "uv.lock"]
     for top in ("flows", "commandline", "tasks", "schemas", "deployments"):
@@ -112,8 +113,8 @@ def fingerprint() -> str:
             h.update(b"\1missing")
     for site in sorted({p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}):
         with os.scandir(site) as it:
-            for e in sorted(it, key=lambda e: e.name):
-                h.update(f"{e.name}:{e.stat(follow_symlinks=False).st_mtime_ns}\0".encode())
+            for e in sorted((e for e in it if e.name != "__pycache__"), key=lambda e: e.name):
+                h.update(f"{e.name}:{installed_stamp(e)}\0".encode())
     return h.hexdigest()
 
 
@@ -147,6 +148,15 @@ def changed_since(loaded: dict[str, tuple[int, int]]) -> str | None:
         if (st.st_mtime_ns, st.st_size) != (mtime, size):
             return f"code changed since it started ({path})"
     return None
+
+
+def installed_stamp(entry: os.DirEntry) -> int:
+    """When an installer last wrote a site-packages entry's ``*.dist-info``/``*.egg-info`` or
+    ``.pth`` (ns), else 0: a package folder's own time changes when a first import writes its
+    ``__pycache__`` (after ``uv run pytest`` the runner took the code for changed)."""
+    if entry.name.endswith((".dist-info", ".egg-info", ".pth")):
+        return entry.stat(follow_symlinks=False).st_mtime_ns
+    return 0
 
 
 def identity(code: str | None = None) -> dict:

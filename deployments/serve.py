@@ -5,13 +5,16 @@
 
 Three deployments, each run in a subprocess of this one when the UI (or the API) asks:
 
-- ``document/ad-hoc``: one sheet; the UI's form shows each parameter with its description
+- ``document/served``: one sheet; the UI's form shows each parameter with its description
   (read from the flow's docstring);
-- ``folder/ad-hoc``: a folder of sheets, likewise;
-- ``sweep/corpus``: an offline sweep of ``--corpus`` on the ``--cron`` schedule (a
+- ``folder/served``: a folder of sheets, likewise;
+- ``sweep/served``: an offline sweep of ``--corpus`` on the ``--cron`` schedule (a
   parameter of this command: the deployment's schedule), at most one run at a time
   (concurrency limit 1), with the gate (``--baseline``) so that a regression fails the
-  scheduled run.
+  scheduled run. (The work-pool route's sweep, ``sweep/pool`` in ``prefect.yaml``, has its
+  schedule off and its own output folder: following both routes still sweeps once a night.)
+
+Each deployment is named ``served`` (this route) where ``prefect.yaml``'s are named ``pool``.
 
 Every deployment's ``base`` parameter is ``--base`` (default: the folder this command was
 started in): relative paths typed in the UI resolve against it, never against the
@@ -66,17 +69,17 @@ def deployments(args: argparse.Namespace) -> list:
     fixed = {"env": {ROOT_VARIABLE: root}}  # read back from the deployment by every run (commandline.confine)
     return [
         document_flow.to_deployment(
-            name="ad-hoc", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
+            name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
             job_variables=fixed,
             description=f"Convert one sheet into a set. Relative paths resolve against {base}; every path stays "
                         f"inside {root}."),
         folder_flow.to_deployment(
-            name="ad-hoc", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
+            name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
             job_variables=fixed,
             description=f"Convert every sheet of a folder with one filter. Relative paths resolve against {base}; "
                         f"every path stays inside {root}."),
         sweep_flow.to_deployment(
-            name="corpus", cron=args.cron, paused=args.paused or None, concurrency_limit=1, entrypoint_type=module,
+            name="served", cron=args.cron, paused=args.paused or None, concurrency_limit=1, entrypoint_type=module,
             parameters={"root": args.corpus, "out": args.sweep_out, "offline": True,
                         "baseline": args.baseline or None, "base": base},
             tags=["sheet2lambda"], job_variables=fixed,

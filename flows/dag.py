@@ -70,6 +70,8 @@ class SheetRun:
     score: PrefectFuture | None = None
     report: PrefectFuture | None = None
     outputs: PrefectFuture | None = None
+    said: list[str] = field(default_factory=list)
+    """The stage lines said so far, in order (the summary artifact repeats them)."""
 
     def futures(self) -> dict[str, PrefectFuture]:
         """Every submitted stage by name (for its state: ``Completed``, ``Cached``, …)."""

@@ -39,7 +39,7 @@ from prefect import flow  # noqa: E402
 from prefect.states import Completed  # noqa: E402
 
 from flows.dag import SheetRun, submit_reading, submit_rest, unconverted, unread  # noqa: E402
-from schemas.llm import BackendSpec  # noqa: E402
+from schemas.llm import BackendChoice, BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RunInfo  # noqa: E402
 from schemas.routes import RouteResult  # noqa: E402
@@ -51,7 +51,9 @@ from tasks.read.choose import FolderFilter  # noqa: E402
 from commandline.confine import confine  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_apart, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
-from commandline.logs import say  # noqa: E402
+from commandline.logs import fit_lines, say, width  # noqa: E402
+from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa: E402
+from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 
@@ -61,59 +63,16 @@ UNCACHED = {"sheet", "report", "outputs"}
 """Stages that run every time (they read image files, measure time, write outputs)."""
 
 
-def _route_line(r: RouteResult, not_verbatim: dict) -> str:
-    if r.questions is None:
-        return str(r.status)
-    extra = f", {r.filter_label}" if r.filter_label else ""
-    return (
-        f"{r.status.state.value}{extra}: {len(r.questions)} questions, {r.questions.n_parts()} parts, "
-        f"{len(not_verbatim)} fields not verbatim"
-    )
+def run_name() -> str:
+    """The flow run's name in the Prefect UI: the set's name, else the sheet's (not Prefect's
+    random two words)."""
+    from prefect.runtime import flow_run
+
+    params = flow_run.parameters
+    return str(params.get("name") or Path(str(params.get("source") or "sheet")).stem)
 
 
-def stage_lines(run: SheetRun) -> list[str]:
-    """One line per stage of a finished run: what it did, ``[cached]`` when Prefect's cache answered."""
-    def tag(*fs) -> str:  # cached only when every one of the stage's runs was
-        done = [f for f in fs if f is not None]
-        return " [cached]" if done and all(f.state.name == "Cached" for f in done) else ""
-
-    sheet = run.sheet.result()
-    a, b, checks = run.route_a.result(), run.route_b.result(), run.checks.result()
-    adj, settled, built = run.adjudicate.result(), run.settled.result(), run.build.result()
-    report = run.report.result()
-    md_q, md_s = sheet.questions, sheet.solutions
-    missing = sheet.missing_images()
-    lines = [
-        f"markdown   {md_q.name}: {md_q.text.count(chr(10)) + 1} lines, {len(md_q.images)} images ({len(missing)} "
-        f"missing), {len(md_q.warnings)} conversion warnings; solutions: "
-        + (f"{md_s.name}, {len(md_s.warnings)} conversion warnings" if md_s else "none") + tag(*run.markdown),
-    ]
-    if run.inputs.solutions_note:
-        lines.append(f"solutions  {run.inputs.solutions_note}")
-    filled = sum(1 for f in settled.fields if f.tier != "empty")
-    ar = report.areas
-    all_cached = bool(run.box_futures()) and all(f.state.name == "Cached" for f in run.box_futures())
-    lines += [
-        f"route A    {_route_line(a, checks.not_verbatim_a)}{tag(run.route_a)}",
-        f"route B    {_route_line(b, checks.not_verbatim_b)}{tag(run.route_b)}",
-        f"adjudicate {len(checks.disputes)} disputed fields: {adj.status}{tag(run.adjudicate)}",
-        f"tiers      {filled} fields settled, {len(settled.flags)} flags from reading the sheet (the summary "
-        f"counts the answer boxes' and KaTeX's too){tag(run.settled)}",
-        f"areas      {ar.status}: {ar.parts} parts, {ar.calls} calls, {ar.proposed} boxes proposed, {ar.refused} refused"
-        + (" [cached]" if all_cached else ""),
-        f"build      {run.info.set_name}.zip: {built.result.questions} questions, {built.result.parts} parts, "
-        f"{len(built.result.katex_warnings)} KaTeX warnings{tag(run.build)}",
-    ]
-    if run.compare is not None:
-        c = run.compare.result()
-        lines.append(f"compare    {c.fields_compared} fields: {c.equal} equal, {c.notation} notation-only, "
-                     f"{c.content} content differences{tag(run.compare)}")
-    if run.score is not None:
-        lines.append(f"score      {ar.matched} of {ar.in_export} answer boxes of the export matched{tag(run.score)}")
-    return lines
-
-
-@flow(name="document", log_prints=False, validate_parameters=False, task_runner=Threads())
+@flow(name="document", flow_run_name=run_name, log_prints=False, validate_parameters=False, task_runner=Threads())
 def document_flow(
     source: str,
     solutions: str | None = None,
@@ -122,7 +81,7 @@ def document_flow(
     export: str | None = None,
     out: str | None = None,
     name: str | None = None,
-    backend: str = "auto",
+    backend: BackendChoice = BackendChoice.auto,
     model: str | None = None,
     offline: bool = False,
     tries: int = 3,
@@ -140,7 +99,7 @@ def document_flow(
     (:func:`commandline.ends.failed`: its data a :class:`commandline.ends.RunFailed`).
 
     Args:
-        source: the sheet (.md, .tex, .docx or .pdf); relative paths resolve against `base`.
+        source: the sheet (.md, .qmd, .Rmd, .ipynb, .tex, .docx or .pdf); relative paths resolve against `base`.
         solutions: its solutions document (default: the file beside the sheet named SHEET-solutions, SHEET_solutions, ...).
         filter: a route B Lua filter (default: a saved or model-written one, else the best library filter).
         replies: a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json): those stages make no call.
@@ -242,6 +201,8 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
         if run.sheet is None:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=unconverted(run))
         try:
+            if verbose:
+                run.said += say_as_they_end(reading_lines(run))
             settled = run.settled.result()
         except Exception:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=failure_line(run))
@@ -296,6 +257,8 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
     """Wait for a wired sheet's outputs and hand back its :class:`DocumentOutcome`;
     ``verbose`` prints (and logs to the flow run) a line per stage and the summary,
     ``publish`` creates the run's artifacts."""
+    if verbose:
+        run.said += say_as_they_end(building_lines(run))
     try:
         written = run.outputs.result()
     except Exception:
@@ -317,14 +280,16 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
     # The OFFLINE line already says nothing was cross-checked, and why: not twice.
     summary = first + [line for line in summary_lines(report)
                        if not (offline_line and line.startswith("NOT CROSS-CHECKED"))]
+    zip_name = f"{run.info.set_name}.zip" if f"{run.info.set_name}.zip" in written else None
     if verbose:
-        say(*stage_lines(run))
         say(*summary)
-        say(f"out        {run.out}/ ({', '.join(written)})")
+        say(*flag_lines(outcome.flags))
+        say(f"out        {shown_path(run.out)}/ ({', '.join(written)})")
+        say(next_line(run.out, zip_name, len(outcome.flags)))
     if publish:
         from tasks.write.artifacts import publish_document
 
-        publish_document(run.info.set_name, run.out, report, outcome.flags, summary)
+        publish_document(run.info.set_name, run.out, report, outcome.flags, run.said + summary)
     refused = offline_refusals(run.route_a.result(), run.adjudicate.result(), part_boxes, bool(run.inputs.areas))
     if refused:
         outcome.error = "offline run refused live calls: " + "; ".join(refused)
@@ -357,7 +322,8 @@ def _main(args: argparse.Namespace) -> int:
     if not state.is_completed():
         print(state.message or "the run failed", file=sys.stderr)
         return 1
-    print(runtime.startup_line(flow_seconds))
+    if args.verbose:
+        print(*fit_lines(runtime.startup_line(flow_seconds), width()), sep="\n")
     if isinstance(outcome, DocumentOutcome) and outcome.error:
         print(outcome.error, file=sys.stderr)
         return 1
@@ -378,7 +344,7 @@ def console_review(outcome: DocumentOutcome, args: argparse.Namespace) -> int:
     later with ``sheet2lambda review OUT``. Returns the review's exit status."""
     from flows.review import main as review_main
 
-    argv = [outcome.out, "--backend", "none" if args.offline else args.backend]
+    argv = [outcome.out, "--terminal", "--backend", "none" if args.offline else args.backend]
     return review_main(argv + (["--model", args.model] if args.model else []), prog="sheet2lambda review")
 
 

@@ -34,17 +34,19 @@ runtime.STARTUP.setdefault("prefect_import", time.monotonic() - _t_prefect)
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, create_table_artifact  # noqa: E402
 
 from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
-from commandline.logs import say  # noqa: E402
+from commandline.logs import fit_lines, say, width  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
-from commandline.terminal import Bar, short_table  # noqa: E402
+from commandline.terminal import Bar, counted, shown_path, short_table  # noqa: E402
 from commandline.confine import confine  # noqa: E402
 from flows.folder_run import run_folder  # noqa: E402
+from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
+from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 
 
@@ -79,7 +81,14 @@ def on_dask() -> bool:
     return ctx is not None and type(ctx.task_runner).__module__.startswith("prefect_dask")
 
 
-@flow(name="folder", log_prints=False, validate_parameters=False,
+def run_name() -> str:
+    """The flow run's name in the Prefect UI: the folder's name."""
+    from prefect.runtime import flow_run
+
+    return Path(str(flow_run.parameters.get("folder") or "folder")).name or "folder"
+
+
+@flow(name="folder", flow_run_name=run_name, log_prints=False, validate_parameters=False,
       task_runner=Threads(max_workers=DEFAULT_THREADS))
 def folder_flow(
     folder: str,
@@ -88,7 +97,7 @@ def folder_flow(
     suffixes: list[str] | None = None,
     replies: str | None = None,
     offline: bool = False,
-    backend: str = "auto",
+    backend: BackendChoice = BackendChoice.auto,
     model: str | None = None,
     tries: int = 3,
     areas: bool = True,
@@ -146,7 +155,8 @@ def folder_flow(
         say(line)
     pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
     with runtime.prefect_call():
-        progress = create_progress_artifact(progress=0.0, key="folder-progress", description=f"sheets of {src.name}")
+        progress = create_progress_artifact(progress=0.0, key=artifact_key(src.name, "folder-progress"),
+                                            description=f"sheets of {src.name}")
     try:
         with Bar(len(pairs)) as bar:
             outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
@@ -160,8 +170,10 @@ def folder_flow(
         return failed_state(str(e))
     df = folder_report.with_totals(folder_report.frame(outcome.rows))
     with runtime.prefect_call():
-        create_table_artifact(key="folder-report", table=df.to_dicts(), description=f"report of {src.name}")
-        create_markdown_artifact(key="folder-flags", markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
+        create_table_artifact(key=artifact_key(src.name, "folder-report"), table=folder_report.ui_rows(df, src),
+                              description=f"report of {src.name}: a row per sheet, then the total (paths under {src})")
+        create_markdown_artifact(key=artifact_key(src.name, "folder-flags"),
+                                 markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
                                  description=f"flags of {src.name}")
     began, since = runtime.run_started(t0)
     write_run_json(out_dir, outcome.rows, time.monotonic() - began, wall_from=since, folder=str(src),
@@ -171,8 +183,12 @@ def folder_flow(
     say(f"filter     {outcome.filter}")
     if outcome.stale_accepted:
         say("accepted differences that no longer occur: " + ", ".join(outcome.stale_accepted))
-    say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, flags.md, filter.lua, "
-        "one folder per sheet)")
+    say(f"out        {shown_path(out_dir)}/ (report.csv and report.parquet: every column; report.json, flags.md, "
+        "filter.lua, one folder per sheet)")
+    flagged = [r for r in outcome.rows if r.outcome == "built" and r.flagged]
+    say("next       import each sheet's zip (OUT/<sheet>/<set>.zip) on Lambda Feedback"
+        + (f"; first read the flags: flags.md, or sheet2lambda review {shown_path(out_dir)}/<sheet> for "
+           f"{counted(len(flagged), 'sheet')} with flags" if flagged else ""))
     runtime.mark_body("body_ended")
     return built_with_failures(outcome.rows, outcome)
 
@@ -207,7 +223,8 @@ def _main(args) -> int:
         print(state.message or "the folder run failed", file=sys.stderr)
         return 1
     outcome = state.result()
-    print(runtime.overhead_line(t_flow))
+    if args.verbose:
+        print(*fit_lines(runtime.overhead_line(t_flow), width()), sep="\n")
     return 0 if all(r.outcome == "built" for r in outcome.rows) else 2
 
 

@@ -2,7 +2,8 @@
 
 :func:`run_folder` pairs a folder's sheets with their solutions, submits every sheet's
 stages (:mod:`flows.dag`) to the calling flow's task runner at once, moves each sheet on the
-moment its own stage is done (route B once the folder's one filter is chosen), and writes
+moment its own stage is done (route B once the folder's one filter is chosen: given, saved or
+written from the first sheet; with none of those, each sheet's own library filter, as alone), and writes
 the folder's report, ``flags.md`` and ``filter.lua``. Wiring only.
 """
 
@@ -22,7 +23,7 @@ from prefect.artifacts import update_progress_artifact  # noqa: E402
 
 from commandline.logs import say  # noqa: E402
 from commandline.options import OUTPUT_MANIFEST, holds_outputs, inside, out_inside, shown_name, utf8_name  # noqa: E402
-from commandline.terminal import Bar  # noqa: E402
+from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
     SheetRun, first_converted, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread,
     when_done,
@@ -128,7 +129,7 @@ def run_folder(
         rows[key] = row
         done[0] += 1
         if verbose:
-            what = (f"{row.questions} questions, {row.parts} parts, {row.flagged} flagged"
+            what = (f"{counted(row.questions or 0, 'question')}, {counted(row.parts or 0, 'part')}, {row.flagged} flagged"
                     + (f", {row.new_differences} new differences" if row.new_differences is not None else "")
                     if row.outcome == "built" else f"failed: {row.reason}")
             try:  # under a sweep's root: its folder too (two folders' sheet.tex are two lines)
@@ -144,6 +145,11 @@ def run_folder(
     media = Path(tempfile.mkdtemp(prefix="sheet2lambda-folder-"))
     runs: dict[str, tuple[SheetPair, SheetRun]] = {}
     filter_f = None
+    # With no filter given or saved and no model to write one, a sheet takes the library filter
+    # that accounts for most of it, as it does run alone (flows.document): the same sheet reads
+    # the same in a folder or not. The folder's one filter is one given, saved or written.
+    own_library = chosen is None and spec is None
+    libraries: dict[str, str | None] = {}  # route B's label → the library filter's source
     first_of: dict[str, str] = {}  # a fallback format's source → the sheet's key
     fell_back: dict[str, str] = {}  # the sheet's key → why its preferred format was not used
 
@@ -226,14 +232,17 @@ def run_folder(
                 else:
                     submit_route_a(run)
                     waiting_for_filter.append(key)
-                if chosen is None and filter_f is None:
+                if own_library:
+                    pass  # no filter given, saved or written: each sheet takes its own library filter
+                elif chosen is None and filter_f is None:
                     first = first_converted(order, converted)
                     if first is None:
                         continue  # an earlier sheet's markdown decides the filter: wait for it
                     if first:
                         filter_f = folder_filter_task.submit(runs[first][1].sheet, spec, tries)
                 for ready in waiting_for_filter:
-                    submit_routes(runs[ready][1], chosen if chosen is not None else filter_f, tries)
+                    submit_routes(runs[ready][1], None if own_library else chosen if chosen is not None else filter_f,
+                                  tries)
                     when_done([runs[ready][1].settled], events, "settled", ready)
                 waiting_for_filter.clear()
             elif what == "settled":
@@ -257,6 +266,9 @@ def run_folder(
                     finished(pair, failed_row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
                     continue
                 flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
+                if own_library:
+                    read_b = run.route_b.result()
+                    libraries[read_b.filter_label] = read_b.filter_source
                 finished(pair, built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
     finally:
         shutil.rmtree(media, ignore_errors=True)
@@ -265,6 +277,12 @@ def run_folder(
             time.monotonic() - min(started.values()))
 
     label = chosen.label if chosen is not None else ""
+    if own_library and len(libraries) == 1:  # every sheet took the same library filter: the folder's
+        label, source = next(iter(libraries.items()))
+        (out / "filter.lua").write_text(source or "", encoding="utf-8")
+    elif own_library and libraries:
+        label = "each sheet its own library filter: " + ", ".join(sorted(n.removeprefix("library filter ")
+                                                                         for n in libraries))
     if chosen is not None:
         (out / "filter.lua").write_text(chosen.source, encoding="utf-8")
     elif filter_f is not None:

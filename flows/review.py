@@ -1,15 +1,21 @@
 """The review of a finished run's flags: from the command line, or a document run paused in the UI.
 
-    python -m flows.review OUT [--decisions FILE.json] [--backend B] [--model M]
+    python -m flows.review OUT [--terminal | --decisions FILE.json] [--no-open] [--port P]
+                               [--backend B] [--model M]
     sheet2lambda review OUT …
 
-Wiring only (:mod:`tasks.review`): read the output folder, build the form of its open
-flags, fill it from ``--decisions`` or by asking on the terminal, decide (a note is one
-model call), rebuild the set and record the decisions in ``OUT/review.json``. No Prefect
-server is needed for the command: nothing in :func:`main` is a flow run.
+Wiring only (:mod:`tasks.review`): read the output folder; by default serve the review page
+(:mod:`tasks.review.page`, on 127.0.0.1 behind a token) and open it in the browser
+(``--no-open``: print its address only) until the person presses Finish or Ctrl-C; with
+``--terminal`` ask flag by flag on the terminal, confirming each decision as it is taken;
+with ``--decisions`` take the choices from a file. Every way records the decisions in
+``OUT/review.json`` (one per flag) and rebuilds the set. No Prefect server is needed for
+the command: nothing in :func:`main` is a flow run.
 
 :func:`pause_for_review` is the same review inside a document flow run (its ``review``
-parameter): the run pauses with the form and waits for a person's input in the Prefect UI.
+parameter): the run serves the review page and pauses, its description showing the flags and
+the page's link, its form one choice per flag, until a person answers in the Prefect UI or on
+the page.
 """
 
 from __future__ import annotations
@@ -60,63 +66,89 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         from tasks.errors import InputError
         from tasks.llm import NoBackend
         from tasks.llm.select import BackendMissing, select_backend
-        from tasks.review.apply import decide_form, apply_decisions
+        from tasks.review.apply import Decider, apply_decisions, decide_form
         from tasks.review.console import ask_form, result_lines
         from tasks.review.form import build_form, load_run, read_decisions
 
         try:
             run = load_run(args.out)
-            form = build_form(run)
+            if not (args.decisions or args.terminal):
+                return page_review(args, run)
+            form = build_form(run, every_flag=bool(args.decisions))
             if args.decisions:
                 form = read_decisions(args.decisions, form)
+                live = select_backend(args.backend, args.model) if any(e.choice == "note" for e in form.entries) \
+                    else None
+                result, each = apply_decisions(run, decide_form(run, form, live or NoBackend())), True
             elif not form.entries:
                 print(f"review     {args.out}: no open flags")
                 return 0
             else:
-                print(f"review     {args.out}: {len(form.entries)} open flags")
-                form = ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""))
-            live = select_backend(args.backend, args.model) if any(e.choice == "note" for e in form.entries) else None
-            result = apply_decisions(run, decide_form(run, form, live or NoBackend()))
+                total = len(run.record.flags)
+                print(f"review     {args.out}: {len(form.entries)} open flags of {total}")
+                decider = Decider(run, lambda: select_backend(args.backend, args.model) or NoBackend())
+                ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""),
+                         decide=decider.decide, total=total)
+                result, each = apply_decisions(run, decider.made), False
         except (InputError, BackendMissing, ValueError) as e:
             print(str(e), file=sys.stderr)
             return 1
-        for line in result_lines(result):
+        for line in result_lines(result, each=each):
             print(line)
         return 0
 
 
-def _entries(raw: object) -> tuple[list, list[str]]:
-    """The entries of a person's raw input that validate, and one line per entry that does
-    not (its flag stays open: a choice of ``source`` with no passage, ``note`` with no note)."""
-    from pydantic import ValidationError
+def page_review(args: argparse.Namespace, run) -> int:
+    """The review page for ``run`` (:class:`tasks.review.page.PageServer`) until the person
+    presses Finish or Ctrl-C: the address printed, the browser opened unless ``--no-open``;
+    then the review's counts. Returns 0. Raises what the backend's selection raises."""
+    from tasks.llm.select import select_backend
+    from tasks.review.apply import summarise
+    from tasks.review.form import load_run
+    from tasks.review.page import PageServer
+    from tasks.review.session import ReviewSession
 
-    from schemas.review import ReviewEntry
+    backend = select_backend(args.backend, args.model)
+    server = PageServer(ReviewSession(run.out, backend), port=args.port).start()
+    print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
+    print(f"           {server.url}")
+    print("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
+          + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
+    if not args.no_open:
+        import webbrowser
 
-    good, bad = [], []
-    for item in (raw.get("entries") if isinstance(raw, dict) else None) or []:
-        try:
-            good.append(ReviewEntry.model_validate(item))
-        except ValidationError as e:
-            flag = item.get("flag", "?") if isinstance(item, dict) else "?"
-            msg = str(e.errors()[0]["msg"]).removeprefix("Value error, ")
-            bad.append(f"review     flag {flag} left open, its answer is not usable: {msg}")
-    return good, bad
+        webbrowser.open(server.url)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    done = load_run(run.out)
+    s = summarise(done, done.log.decisions)
+    print(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
+          f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}")
+    return 0
 
 
 def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW_TIMEOUT):
     """Inside a document flow run whose outputs are written: pause the run for a person's
     review of the open flags of ``out`` and apply what they decide.
 
+    Meanwhile the run serves the review page (:class:`tasks.review.page.PageServer`, on
+    127.0.0.1 of the machine the run runs on); decisions taken there are applied at once.
     The run pauses (Prefect's ``pause_flow_run(wait_for_input=…)``, docs.prefect.io,
-    "Interactive workflows") with the form of :func:`tasks.review.form.form_input`: one
-    entry per open flag (both routes' texts, the reason, the choices). The person resumes
-    it in the UI with their choices (or any client, ``resume_flow_run(id, run_input=…)``);
-    the decisions are made and the set rebuilt by :func:`tasks.review.apply.review_task`
-    (a note is one call to the backend of ``spec``; with none it stays open). After
-    ``timeout`` seconds with no answer the run resumes itself with nothing chosen.
+    "Interactive workflows") with :func:`tasks.review.pause_form.pause_input`: the
+    description shows each open flag with its context and the page's link, the form one
+    choice per flag (A, B, keep as it allows). The person resumes it in the UI (or any
+    client, ``resume_flow_run(id, run_input={"flag_3": "B"})``), or presses Finish on the
+    page; the form's choices are then decided and the set rebuilt by
+    :func:`tasks.review.apply.review_task` (recorded in the same ``review.json``: a choice
+    on a flag decided on the page replaces that decision). After ``timeout`` seconds with no
+    answer the run resumes itself with nothing chosen.
 
     Returns ``(result, lines)``: the :class:`schemas.review.ReviewResult` (``None`` when no
-    flag was open, nothing was chosen, or the wait timed out) and the lines saying what
+    flag was open, nothing was decided, or the wait timed out) and the lines saying what
     happened. Raises :class:`tasks.errors.InputError` (one line) when the folder cannot be
     reviewed."""
     from prefect import pause_flow_run, resume_flow_run
@@ -128,51 +160,76 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
 
     from schemas.review import ReviewForm
     from tasks.review.apply import review_task
-    from tasks.review.form import build_form, form_input, load_run
+    from tasks.review.form import build_form, load_run
+    from tasks.review.page import PageServer
+    from tasks.review.pause_form import OPEN, chosen, field_name, pause_input
+    from tasks.review.session import ReviewSession
 
-    form = build_form(load_run(out))
+    run = load_run(out)
+    form = build_form(run)
     if not form.entries:
         return None, ["review     no open flags: nothing to review"]
     later = f"`sheet2lambda review {out}` reviews them later"
     run_id = FlowRunContext.get().flow_run.id
     timed_out = threading.Event()
 
-    def resume_unanswered() -> None:
+    def resume(mark: threading.Event | None = None) -> None:
         try:
-            resume_flow_run(run_id, run_input=form.model_dump(mode="json"))
-            timed_out.set()
+            resume_flow_run(run_id, run_input={field_name(e.flag): OPEN for e in form.entries})
+            if mark is not None:
+                mark.set()
         except Exception:  # answered meanwhile (not paused any more): the person's input stands
             pass
 
-    # The timer resumes through the API like a person: it needs this run's Prefect settings.
-    timer = threading.Timer(timeout, contextvars.copy_context().run, args=(resume_unanswered,))
+    # The timer and the page's Finish resume through the API like a person: they need this run's settings.
+    timer = threading.Timer(timeout, contextvars.copy_context().run, args=(resume, timed_out))
     timer.daemon = True
+    session = ReviewSession(run.out, _live_backend(spec, offline))
+    finish = contextvars.copy_context()
+    page = PageServer(session, on_done=lambda: finish.run(resume)).start()
     from commandline.logs import say
 
     say(f"review     {len(form.entries)} open flags: paused for a person's review in the Prefect UI (flow run "
-        f"{run_id}: Resume, choose per flag); waiting up to {timeout} s")
+        f"{run_id}: Resume, choose per flag) or on the review page {page.url}; waiting up to {timeout} s")
     timer.start()
+    total = len(run.record.flags)
     try:
-        got = pause_flow_run(wait_for_input=form_input(form), timeout=timeout + PAUSE_GRACE,
-                             poll_interval=POLL_SECONDS, key=PAUSE_KEY)
-        filled, bad = ReviewForm.model_validate(got.model_dump()), []
+        got = pause_flow_run(wait_for_input=pause_input(form, total, page.url, str(out)),
+                             timeout=timeout + PAUSE_GRACE, poll_interval=POLL_SECONDS, key=PAUSE_KEY)
+        response = got.model_dump()
     except FlowPauseTimeout:
         return None, [f"review     no answer within {timeout} s and the run could not resume itself: the "
                       f"{len(form.entries)} flags are left open; {later}"]
     except ValidationError:
         raw = read_flow_run_input(keyset_from_base_key(f"paused-{PAUSE_KEY}")["response"], flow_run_id=run_id)
-        good, bad = _entries(raw)
-        filled = ReviewForm(set_name=form.set_name, entries=good)
+        response = raw if isinstance(raw, dict) else {}
     finally:
         timer.cancel()
-    if timed_out.is_set():
+        page.stop()
+    on_page = len(session.undone)
+    if timed_out.is_set() and not on_page:
         return None, [f"review     no answer within {timeout} s: the {len(form.entries)} flags are left open; {later}"]
-    if not any(e.choice for e in filled.entries):
+    filled, bad = chosen(form, response)
+    if not filled.entries and not on_page:
         return None, bad + [f"review     nothing chosen: the {len(form.entries)} flags are left open; {later}"]
     from tasks.review.console import result_lines
 
-    result = review_task(str(out), filled, spec, offline)
-    return result, bad + result_lines(result)
+    result = review_task(str(out), ReviewForm(set_name=form.set_name, entries=filled.entries), spec, offline)
+    said = [f"review     {on_page} decision{'s' if on_page != 1 else ''} taken on the review page"] if on_page else []
+    return result, bad + said + result_lines(result)
+
+
+def _live_backend(spec, offline: bool):
+    """The backend the review page's notes go to: ``spec``'s live backend, or ``None``
+    (offline, none configured, or its settings missing: the page then offers no note)."""
+    from tasks.llm.select import BackendMissing, select_backend
+
+    if spec is None or offline:
+        return None
+    try:
+        return select_backend(spec.name, spec.model or None)
+    except (BackendMissing, ValueError):
+        return None
 
 
 if __name__ == "__main__":

@@ -51,9 +51,11 @@ from commandline.options import (  # noqa: E402
     utf8_name,
 )
 from commandline.terminal import Bar, short_table  # noqa: E402
+from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
+from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
@@ -137,7 +139,14 @@ def gate_scope(baseline: dict[str, dict], folders: list[str]) -> tuple[dict[str,
     return kept, f"gate       {len(kept)} of {len(baseline)} baseline sheets in this run; others not compared"
 
 
-@flow(name="sweep", log_prints=False, validate_parameters=False,
+def run_name() -> str:
+    """The flow run's name in the Prefect UI: ``sweep of`` the corpus folder's name."""
+    from prefect.runtime import flow_run
+
+    return f"sweep of {Path(str(flow_run.parameters.get('root') or 'corpus')).name}"
+
+
+@flow(name="sweep", flow_run_name=run_name, log_prints=False, validate_parameters=False,
       task_runner=Threads(max_workers=DEFAULT_THREADS))
 def sweep_flow(
     root: str,
@@ -145,7 +154,7 @@ def sweep_flow(
     suffixes: list[str] | None = None,
     out: str | None = None,
     offline: bool = False,
-    backend: str = "auto",
+    backend: BackendChoice = BackendChoice.auto,
     model: str | None = None,
     accepted_root: str | None = None,
     areas: bool = True,
@@ -263,13 +272,14 @@ def sweep_flow(
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
     (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
-    create_table_artifact(key="sweep-report", table=df.to_dicts(), description=f"sweep of {base_dir}")
+    create_table_artifact(key=artifact_key(base_dir.resolve().name, "sweep-report"),
+                          table=folder_report.ui_rows(df, base_dir), description=f"sweep of {base_dir}")
     stale = [f"{o.folder}: {k}" for o in outcomes for k in o.stale_accepted]
     if recorded is not None and paths:  # a sweep of some folders is gated on their sheets only
         recorded, scope = gate_scope(recorded, [str(j[0].resolve().relative_to(base_dir.resolve())) for j in jobs])
         say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
-    create_markdown_artifact(key="sweep-summary", markdown="\n".join(
+    create_markdown_artifact(key=artifact_key(base_dir.resolve().name, "sweep-summary"), markdown="\n".join(
         [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "", "```"]
         + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
         + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else

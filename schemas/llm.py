@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from pydantic import BaseModel, Field
 
 from schemas.routes import Usage
@@ -57,3 +59,18 @@ class BackendSpec(BaseModel):
     base_url: str = ""
     """The server the backend calls (``""`` for Claude Code), so that a cached reply of one
     server is never replayed for another."""
+
+
+class BackendChoice(StrEnum):
+    """Who answers a run's live model calls: the flows' ``backend`` parameter (an enum, so the
+    Prefect UI's run form shows a choice list, as ``--backend`` does on the command line).
+    ``auto`` takes the first configured of ``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``,
+    ``OPENAI_BASE_URL`` and a ``claude`` executable; ``none`` runs offline. The values are
+    :data:`tasks.llm.select.CHOICES`."""
+
+    auto = "auto"
+    anthropic = "anthropic"
+    openrouter = "openrouter"
+    openai = "openai"
+    claude_code = "claude-code"
+    none = "none"

@@ -3,8 +3,8 @@
 A document run writes ``settled.json`` (:class:`SettledRecord`): the set the tiers
 settled, the answer boxes kept, the flags, and the digest of each image, which is all a
 rebuild needs. The review shows one :class:`ReviewEntry` per open flag in a
-:class:`ReviewForm`; each choice becomes a :class:`Decision`, appended to ``review.json``
-(:class:`ReviewLog`), and the set is rebuilt from ``settled.json`` and every decision
+:class:`ReviewForm`; each choice becomes a :class:`Decision`, recorded in ``review.json``
+(:class:`ReviewLog`, one decision per flag), and the set is rebuilt from ``settled.json`` and every decision
 there, with no model call.
 """
 
@@ -207,8 +207,10 @@ class Decision(BaseModel):
 
 
 class ReviewLog(BaseModel):
-    """``review.json``: every decision ever made on this output folder's run, in order
-    (appended, never rewritten); ``source`` and ``set_name`` as in :class:`SettledRecord`."""
+    """``review.json``: the one record of a person's decisions on this output folder's run,
+    at most one per flag (a second decision on a flag replaces the first:
+    :func:`tasks.review.apply.merged`), in the order the set is rebuilt in; ``source`` and
+    ``set_name`` as in :class:`SettledRecord`."""
 
     source: str
     set_name: str
@@ -230,7 +232,7 @@ class ReviewSummary(BaseModel):
 
 
 class ReviewResult(BaseModel):
-    """What applying a review did: ``decisions`` made now (also appended to ``review.json``),
+    """What applying a review did: ``decisions`` made now (also recorded in ``review.json``),
     ``summary`` the counts over every decision recorded, ``files`` the output folder's
     entries after publishing, ``katex_warnings`` the rebuilt set's count."""
 

@@ -30,6 +30,8 @@ os.environ.update(
     }
 )
 os.environ.pop("PREFECT_API_URL", None)
+# Printed lines stay whole (a command fits them to COLUMNS when set: tests/test_terminal.py sets it).
+os.environ.pop("COLUMNS", None)
 # No test may reach a real model: the live backends are tested against fake servers.
 for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL",
               "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_MODEL",

@@ -197,6 +197,16 @@ def test_a_marked_or_named_option_is_the_box_with_no_call():
     assert got.boxes == [Box(kind="MULTIPLE_CHOICE", answer=[False, True, False])] and got.quote == "Blue."
 
 
+def test_a_worked_solution_that_is_one_option_word_for_word_is_the_answer():
+    # a solutions document answering a choice by copying the option, with no final answer
+    options = ["The rope's tension.", "Kinetic friction down the slope.", "Gravity alone."]
+    got = choice(Part(options=options, worked_solution="Kinetic friction down the slope."))
+    assert got == ([False, True, False], "Kinetic friction down the slope.")
+    # a longer solution that only mentions an option, or names none, settles nothing
+    assert choice(Part(options=options, worked_solution="Not gravity alone: kinetic friction down the slope.")) is None
+    assert choice(Part(options=options, worked_solution="")) is None
+
+
 def test_a_correct_field_on_the_part_is_used_when_the_schema_has_it():
     part = Part(options=["a", "b"])
     object.__setattr__(part, "correct", [1])  # the reader's field, 0-based indices

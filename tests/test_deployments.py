@@ -104,9 +104,10 @@ def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifact
     from prefect.deployments import run_deployment
 
     url, base, tmp = served
-    _deployment("document/ad-hoc")
-    run = run_deployment("document/ad-hoc", parameters={"source": "sheet.md", "backend": "none"}, timeout=600)
+    _deployment("document/served")
+    run = run_deployment("document/served", parameters={"source": "sheet.md", "backend": "none"}, timeout=600)
     assert run.state.is_completed(), (run.state, (tmp / "serve.log").read_text()[-3000:])
+    assert run.name == "sheet"  # named after the sheet in the UI, not Prefect's two random words
     # The relative path resolved against the deployment's base, not the serving process's folder.
     assert (base / "out" / "sheet" / "sheet.zip").is_file() and not (tmp / "out").exists()
     with get_client(sync_client=True) as client:
@@ -114,7 +115,9 @@ def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifact
         by_key = {a.key: a for a in arts}
         assert {"sheet-summary", "sheet-flags", "sheet-report", "sheet-set"} <= set(by_key), sorted(by_key)
         assert "OFFLINE" in by_key["sheet-summary"].data and "nothing was cross-checked" in by_key["sheet-summary"].data
-        assert "file://" in by_key["sheet-set"].data and "sheet.zip" in by_key["sheet-set"].data  # a link artifact
+        # where the zip is, as a path (a file:// link opens nothing from the UI's browser)
+        assert "file://" not in by_key["sheet-set"].data and f"{base / 'out' / 'sheet' / 'sheet.zip'}" in by_key["sheet-set"].data
+        assert "route B's text" in by_key["sheet-flags"].data or "No flags" in by_key["sheet-flags"].data
         deadline = time.monotonic() + 30
         while True:
             logs = client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id])))
@@ -148,8 +151,8 @@ def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(serv
     from prefect.deployments import run_deployment
 
     url, base, tmp = served
-    _deployment("document/ad-hoc")
-    run = run_deployment("document/ad-hoc", parameters={"source": "nosuch.tex", "backend": "none"}, timeout=600)
+    _deployment("document/served")
+    run = run_deployment("document/served", parameters={"source": "nosuch.tex", "backend": "none"}, timeout=600)
     assert run.state.is_failed() and "nosuch.tex" in run.state.message, run.state
     _run_log(run.id, "no such document")
     time.sleep(5)  # Prefect's engine logs a failed run's exception after the run's own lines
@@ -176,8 +179,8 @@ def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(se
     (outside / "sheet.md").write_text(SHEET)
     if not (base / "linked.md").is_symlink():
         (base / "linked.md").symlink_to(outside / "sheet.md")
-    _deployment("document/ad-hoc")
-    run = run_deployment("document/ad-hoc", parameters={**parameters, "backend": "none"}, timeout=600)
+    _deployment("document/served")
+    run = run_deployment("document/served", parameters={**parameters, "backend": "none"}, timeout=600)
     assert run.state.is_failed() and "outside this deployment's root" in run.state.message, run.state
     assert "\n" not in run.state.message
     assert not Path("/tmp/elsewhere").exists() and not (outside / "out").exists()
@@ -192,18 +195,21 @@ def test_a_folder_run_with_a_failed_sheet_ends_built_with_failures(served):
     (base / "mixed").mkdir()
     (base / "mixed" / "good.md").write_text(SHEET)
     (base / "mixed" / "broken.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
-    _deployment("folder/ad-hoc")
-    run = run_deployment("folder/ad-hoc", parameters={"folder": "mixed", "offline": True}, timeout=600)
+    _deployment("folder/served")
+    run = run_deployment("folder/served", parameters={"folder": "mixed", "offline": True}, timeout=600)
     assert run.state.is_completed() and run.state.name == "Built with failures", run.state
     assert run.state.message.startswith("1 of 2 sheets failed: broken.md")
 
 
 def test_the_folder_form_describes_each_parameter(served):
-    dep = _deployment("folder/ad-hoc")
+    dep = _deployment("folder/served")
     props = dep.parameter_openapi_schema["properties"]
     assert "folder of sheets" in props["folder"]["description"]
     assert all(props[name].get("description") for name in props), [n for n in props if not props[n].get("description")]
     assert dep.parameters["base"] == str(served[1].resolve())
+    # backend is a choice list in the run form (an enum in the flow's signature), not a text box
+    schema = json.dumps(dep.parameter_openapi_schema)
+    assert '"claude-code"' in schema and '"openrouter"' in schema and '"enum"' in schema
 
 
 def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
@@ -211,7 +217,7 @@ def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
 
     url, base, tmp = served
-    dep = _deployment("sweep/corpus")
+    dep = _deployment("sweep/served")
     assert [s.schedule.cron for s in dep.schedules] == ["* * * * *"]
     limit = dep.global_concurrency_limit.limit if dep.global_concurrency_limit else dep.concurrency_limit
     assert limit == 1
@@ -255,10 +261,12 @@ def pooled(served):
 def test_prefect_yaml_deploys_to_a_process_work_pool(pooled):
     """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
     the sweep on its schedule with concurrency 1 and ``base`` the folder deployed from."""
-    doc, sweep = _deployment("document/worker"), _deployment("sweep/nightly")
-    _deployment("folder/worker")
+    doc, sweep = _deployment("document/pool"), _deployment("sweep/pool")
+    _deployment("folder/pool")
     assert doc.work_pool_name == "sheet2lambda" and doc.parameters["base"] == str(ROOT)
     assert [s.schedule.cron for s in sweep.schedules] == ["0 3 * * *"]
+    # Off, and its own folder: with the served route's sweep too, one sweep a night, never two into one out/sweep.
+    assert [s.active for s in sweep.schedules] == [False] and sweep.parameters["out"] == "out/sweep-pool"
     limit = sweep.global_concurrency_limit.limit if sweep.global_concurrency_limit else sweep.concurrency_limit
     assert limit == 1 and sweep.parameters["baseline"] == "baselines/corpus.json"
 
@@ -279,7 +287,7 @@ def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled):
 
     url, base, tmp = pooled
     (base / "pooled.md").write_text(SHEET.replace("a height $h$", "a tower of height $H$"))
-    run = run_deployment("document/worker", timeout=600,
+    run = run_deployment("document/pool", timeout=600,
                          parameters={"source": "pooled.md", "backend": "none", "out": "pooled-out", "base": str(base)})
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
     assert (base / "pooled-out" / "pooled.zip").is_file()  # relative paths against the base we passed
@@ -290,7 +298,7 @@ def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled):
 
 
 def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled):
-    """``pool`` set: each folder of the corpus is a run of ``folder/worker`` on the pool (a
+    """``pool`` set: each folder of the corpus is a run of ``folder/pool`` on the pool (a
     child of the sweep's run), and the sweep gathers their outcomes into one report."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
@@ -301,7 +309,7 @@ def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled):
         (base / "spread" / name).mkdir(parents=True)
         (base / "spread" / name / "week1.md").write_text(SHEET.replace("a ball", f"a {name} ball"))
     (base / "spread" / "beta" / "week2.md").write_text(SHEET.replace("a height", "a cliff of height"))
-    run = run_deployment("sweep/nightly", timeout=900, parameters={
+    run = run_deployment("sweep/pool", timeout=900, parameters={
         "root": "spread", "out": "spread-out", "baseline": None, "offline": True, "pool": "sheet2lambda",
         "base": str(base)})
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
@@ -312,7 +320,7 @@ def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled):
     with get_client(sync_client=True) as client:
         # run_deployment links a child through a task run of the sweep: find the folder runs by deployment.
         children = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(
-            any_=[_deployment("folder/worker").id])))
+            any_=[_deployment("folder/pool").id])))
     folders = sorted(Path(c.parameters["folder"]).name for c in children if c.parameters["folder"].startswith(str(base)))
     assert folders == ["alpha", "beta"]
     assert all(c.state.is_completed() for c in children)

@@ -52,11 +52,14 @@ def test_the_example_builds_offline(tmp_path):
     assert "![](ramp.png)" in q1["masterContent"] and (out / "inclined-plane" / "media" / "ramp.png").is_file()
     # The multiple-choice options are not in the part's content.
     assert "The weight of the block." not in q1["parts"][2]["content"]
-    # Offline, and with no option marked correct, no box can hold them: on the platform they
-    # live only in a multiple-choice box, so the set shows none, and a flag says so.
-    assert not q1["parts"][2].get("responseAreas")
-    [unboxed] = [f for f in flags(out) if f["kind"] == "area"]
-    assert unboxed["field"] == "q1.p3" and "options were read but no answer box holds them" in unboxed["reason"]
+    # Its solution names one option word for word ("Static friction acting up the ramp."): that
+    # is the part's answer, so its multiple-choice box comes from the sheet, offline, and no
+    # flag says the options have no box.
+    [box] = q1["parts"][2]["responseAreas"]
+    assert box["response"]["responseInput"]["responseType"] == "MULTIPLE_CHOICE"
+    assert box["response"]["responseInput"]["answer"] == [False, True, False]
+    assert report.areas.from_sheet == 1 and report.areas.written == 1
+    assert not [f for f in flags(out) if f["kind"] == "area"]
     assert report.not_verbatim == 0
     # offline, no part's boxes can come from a call: one task holds every part (no task per part)
     assert "areas (no call)" in outcome.task_states

@@ -226,3 +226,33 @@ def test_a_folder_filter_that_fails_is_a_failed_row_per_sheet_naming_it_and_exit
     [failure] = run["failures"]
     assert failure["reason"].startswith(f"{bad}: filter error") and "no such layout" in failure["reason"]
     assert not (out / "week1").exists()
+
+
+TANK = ("## MECH1 Tutorial sheet\n\n### 1.1 Pressure in a tank\n\n★ 5-10 mins\n\nA gentle start to the week.\n\n"
+        "(a) A tank holds water to a depth of $2 \\mathrm{~m}$. Find the pressure at its base.\n\n"
+        "(b) Find the force on a base of area $3 \\mathrm{~m}^{2}$.\n")
+"""A sheet in the Mathpix house style (a timing line, then a remark): the mathpix filter reads it best."""
+
+CRATE = ("# Week 2\n\n## Question 1\n\nA crate of mass $m = 5\\,\\mathrm{kg}$ sits on a level floor.\n\n"
+         "(a) What is its weight?\n\n(b) Which force stops it sinking into the floor?\n\n"
+         "- [ ] Friction\n- [x] The normal reaction\n- [ ] Air resistance\n")
+"""A sheet marking its correct option with a task box: a reader that keeps ``[x]`` in the
+option shows students the answer."""
+
+
+def test_a_sheet_reads_the_same_in_a_folder_as_alone_when_no_filter_is_given(tmp_path):
+    from flows.document import document_flow
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "a-tank.md").write_text(TANK, encoding="utf-8")  # first: it chose the folder's filter before
+    (folder / "b-crate.md").write_text(CRATE, encoding="utf-8")
+    outcome = folder_flow(str(folder), out=str(tmp_path / "out"), offline=True)
+    assert all(r.outcome == "built" for r in outcome.rows)
+    assert outcome.filter == "each sheet its own library filter: general, mathpix"
+    alone = document_flow(str(folder / "b-crate.md"), out=str(tmp_path / "alone"), offline=True)
+    in_folder = json.loads((tmp_path / "out" / "b-crate" / "settled.json").read_text(encoding="utf-8"))
+    by_itself = json.loads((tmp_path / "alone" / "settled.json").read_text(encoding="utf-8"))
+    assert in_folder["questions"] == by_itself["questions"]
+    assert in_folder["questions"][0]["parts"][1]["options"] == ["Friction", "The normal reaction", "Air resistance"]
+    assert alone.report is not None

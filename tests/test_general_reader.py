@@ -381,7 +381,7 @@ Run the spring demo.
 Give it to two figures.
 """
     out = read(md)
-    assert [q.title for q in out.root] == ["Pendulum", "Spring"]
+    assert [q.title for q in out.root] == ["Pendulum (10-15 minutes)", "Spring (10 minutes)"]  # as printed
     pendulum, spring = out.root
     assert pendulum.main_text.startswith("Run the pendulum demo. Do the following:")
     assert "2.  Start the clock." in pendulum.main_text

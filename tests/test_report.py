@@ -39,3 +39,28 @@ def test_artifact_keys_of_sets_named_in_other_scripts_stay_apart():
     assert artifact_key("inclined-plane", "summary") == "inclined-plane-summary"
     keys = {artifact_key(n, "summary") for n in ("問題 2", "問題 3", "演習", "Übung 2")}
     assert len(keys) == 4 and all(__import__("re").fullmatch(r"[a-z0-9-]+", k) for k in keys)
+
+
+def test_the_flags_artifact_says_each_flag_in_words_with_its_whole_reason():
+    from schemas.flags import Flag
+    from tasks.write.artifacts import flags_markdown
+
+    reason = "the routes read this part differently " * 12  # longer than any table cell
+    md = flags_markdown("w3", [Flag(field="q1.p1.answer", kind="disputed", reason=reason, a="$x^2$", b="$x^3$"),
+                               Flag(field="q2.main_text", kind="katex", reason="KaTeX cannot render it",
+                                    a="\\sqrtt{k}")])
+    assert reason in md and "## 1. q1.p1.answer — disputed" in md
+    assert "**route A's text**" in md and "**route B's text**" in md
+    assert "**the passage**\n\n```text\n\\sqrtt{k}\n```" in md  # not a route's text; backslashes kept
+    assert "| a |" not in md and "No flags" in flags_markdown("w3", [])
+
+
+def test_the_report_table_puts_relative_paths_last(tmp_path, monkeypatch):
+    from tasks.write.artifacts import report_rows
+
+    monkeypatch.chdir(tmp_path)
+    r = Report(source=str(tmp_path / "course" / "week3.md"), set_name="week3", route_a=RouteSummary(status="ran"),
+               route_b=RouteSummary(status="ran"))
+    rows = report_rows(r)
+    assert rows[0]["measure"] == "set_name" and rows[-1] == {"measure": "solutions", "value": "None"}
+    assert {"measure": "source", "value": "course/week3.md"} in rows[-2:]

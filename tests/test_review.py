@@ -27,7 +27,7 @@ from tasks.llm import NoBackend
 from tasks.review import notes
 from tasks.review.apply import decide_form, review
 from tasks.review.console import ask_form
-from tasks.review.form import build_form, form_input, load_run, read_decisions
+from tasks.review.form import build_form, load_run, read_decisions
 from tasks.settle.tiers import settle_document
 from tasks.errors import InputError
 from tasks.write.build import write_set
@@ -134,7 +134,7 @@ def flag_no(out: Path, field: str) -> int:
 
 
 def entry(out: Path, field: str, **choice) -> ReviewEntry:
-    form = build_form(load_run(out))
+    form = build_form(load_run(out), every_flag=True)
     (e,) = [e for e in form.entries if e.field == field]
     return ReviewEntry.model_validate({**e.model_dump(), **choice})
 
@@ -165,16 +165,31 @@ def test_the_run_records_what_a_review_needs(out):
     assert "note" in friction.choices and friction.equations == 2
 
 
-def test_the_form_is_a_prefect_input_prefilled_with_the_flags(out):
+def test_the_pause_form_holds_one_choice_per_flag_and_the_description_the_context(out):
+    from tasks.review.pause_form import OPEN, chosen, pause_input
+
     form = build_form(load_run(out))
-    kind = form_input(form)
-    shown = kind()  # the initial data is the form itself
-    assert [e.field for e in shown.entries] == [e.field for e in form.entries]
-    sent = kind.model_validate({**form.model_dump(), "entries": [
-        {**form.entries[0].model_dump(), "choice": "B"}]})
-    assert ReviewForm.model_validate(sent.model_dump()).entries[0].choice == "B"
+    kind = pause_input(form, len(form.entries), "http://127.0.0.1:1/t/", str(out))
     schema = kind.model_json_schema()
-    assert "entries" in schema["properties"]
+    content = next(e for e in form.entries if e.field == "q1.p1.content")
+    friction = next(e for e in form.entries if e.field == "q1.p2.worked_solution")
+    # only the choice per flag: no text box, no context field; only the choices the flag allows
+    assert set(schema["properties"]) == {f"flag_{e.flag}" for e in form.entries}
+    prop = schema["properties"][f"flag_{content.flag}"]
+    assert prop["enum"] == [OPEN, "A", "B", "keep"] and prop["default"] == OPEN and "anyOf" not in prop
+    assert "q1.p1.content" in prop["title"]
+    assert schema["properties"][f"flag_{friction.flag}"]["enum"] == [OPEN, "A", "B", "keep"]  # no note: it needs text
+    text = kind._description
+    assert "[Open the review page](http://127.0.0.1:1/t/)" in text
+    assert f"### flag {content.flag} of {len(form.entries)} · `q1.p1.content` · disputed" in text
+    assert "Find the force along the ramp." in text and "routes disagree" in text
+    sent = kind.model_validate({f"flag_{content.flag}": "B"})
+    picked, bad = chosen(form, sent.model_dump())
+    assert [(e.flag, e.choice) for e in picked.entries] == [(content.flag, "B")] and bad == []
+    with pytest.raises(ValueError):
+        kind.model_validate({f"flag_{content.flag}": "note"})
+    picked, bad = chosen(form, {f"flag_{content.flag}": "note"})  # what an API client could send
+    assert picked.entries == [] and "'note' is not a choice" in bad[0]
 
 
 # --- take B, a passage ---------------------------------------------------------------------
@@ -218,7 +233,14 @@ def test_a_passage_of_the_sheet_is_taken_only_when_verbatim(out):
     assert ok.decisions[0].resolved
     assert question(out, 1)["parts"][0]["workedSolution"]["content"] == ACCEL
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
-    assert [x.resolved for x in log.decisions] == [False, False, True]  # appended, the refusals kept
+    # one record per flag: each refusal was replaced by the next decision on the flag
+    assert [(x.flag, x.resolved, x.passage) for x in log.decisions] == [(flag_no(out, key), True, ACCEL)]
+    # a refusal after it does not undo a resolving decision; a second resolving one replaces it
+    review(out, ReviewForm(entries=[entry(out, key, choice="source", passage="The acceleration is")]), NoBackend())
+    review(out, ReviewForm(entries=[entry(out, key, choice="source", passage="not in the sheet")]), NoBackend())
+    log = ReviewLog.model_validate_json((out / "review.json").read_text())
+    assert [(x.resolved, x.passage) for x in log.decisions] == [(True, "The acceleration is")]
+    assert question(out, 1)["parts"][0]["workedSolution"]["content"] == "The acceleration is"
 
 
 # --- equation notes ------------------------------------------------------------------------
@@ -356,10 +378,17 @@ def test_the_command_line_applies_a_decisions_file(out, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert f"flag {n}" in printed and "resolved" in printed
     assert question(out, 0)["parts"][0]["content"] == "Find the force."
-    # the same flag again is not open any more: one line, exit 1, nothing written
+    # the same flag decided again: the second decision replaces the first (one record per flag)
+    path.write_text(json.dumps([{"flag": n, "choice": "A"}]))
+    assert main([str(out), "--decisions", str(path), "--backend", "none"]) == 0
+    log = ReviewLog.model_validate_json((out / "review.json").read_text())
+    assert [(d.flag, d.choice) for d in log.decisions] == [(n, "A")]
+    assert question(out, 0)["parts"][0]["content"] == "Find the force along the ramp."
+    # a flag the run does not have: one line, exit 1, nothing written
     before = (out / "review.json").read_text()
+    path.write_text(json.dumps([{"flag": 99, "choice": "keep"}]))
     assert main([str(out), "--decisions", str(path), "--backend", "none"]) == 1
-    assert f"flag {n} is not an open flag" in capsys.readouterr().err
+    assert "flag 99 is not a flag of this run" in capsys.readouterr().err
     assert (out / "review.json").read_text() == before
 
 
@@ -375,9 +404,15 @@ def test_the_command_line_asks_on_the_terminal(out, capsys):
             answers += ["source", ACCEL, ""]
         else:
             answers.append("")
-    assert main([str(out), "--backend", "none"], lines=answers) == 0
+    assert main([str(out), "--terminal", "--backend", "none"], lines=answers) == 0
     printed = capsys.readouterr().out
     assert "q1.p1.content" in printed and "A:" in printed and "B:" in printed
+    total = len(json.loads((out / "flags.json").read_text()))
+    n = flag_no(out, "q1.p1.content")
+    # "flag N of M" for each, and each decision confirmed as it is taken, before the next flag is shown
+    assert f"flag {n} of {total}  q1.p1.content" in printed
+    confirmed = printed.index(f"→ flag {n} of {total} q1.p1.content: B: resolved")
+    assert confirmed < printed.index(f"flag {flag_no(out, 'q2.p1.worked_solution')} of {total}  q2.p1.worked_solution")
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
     assert sorted((d.field, d.choice) for d in log.decisions) == [("q1.p1.content", "B"),
                                                                   ("q2.p1.worked_solution", "source")]

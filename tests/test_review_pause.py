@@ -4,8 +4,10 @@ Real runs of the document flow against the session's Prefect server: route A is 
 reply this module states (it disagrees with route B, the library filter, on three fields,
 so the run has three flags), route B the library filter ``general.lua``, no answer boxes.
 A person is played by a thread that does what the UI does: it finds the paused run, reads
-the form the run saved (its JSON schema, prefilled with one entry per flag), fills it in
-and resumes the run through Prefect's API (``resume_flow_run(id, run_input=…)``). The one
+its description (the flags in context, the review page's link) and the form it saved (one
+choice per flag), may act on the review page the run serves (over HTTP, as the page's script
+does), then fills the form in and resumes the run through Prefect's API
+(``resume_flow_run(id, run_input=…)``). The one
 model call, the equation note, is answered by a fake OpenAI-compatible server on
 127.0.0.1 with the reply the test states.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextvars
 import io
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -27,6 +30,7 @@ from schemas.review import ReviewLog
 from tests.conftest import ROOT
 from tests.fakes import openai_api as fo
 from tests.fakes.env import clean_env  # noqa: F401  (a fixture)
+from tasks.review.pause_form import OPEN
 from tests.test_review import SOLUTIONS_MD, SOURCE_MD
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
@@ -95,10 +99,12 @@ def paused_run(out: Path, wait: float = 120):
     raise AssertionError(f"no run into {out} paused within {wait} s")
 
 
-def person(out: Path, answer, seen: dict) -> threading.Thread:
-    """A thread that does what a person does in the UI: find the paused run, read the form
-    it saved (description and JSON schema, prefilled with the open flags), fill it in with
-    ``answer(entries) -> entries`` and resume the run with it. What it saw goes in ``seen``."""
+def person(out: Path, answer, seen: dict, on_page=None) -> threading.Thread:
+    """A thread that does what a person does in the UI: find the paused run, read its
+    description and the form it saved (one choice per flag), act on the review page the
+    description links to (``on_page(url, numbers)``, ``numbers`` the field → flag number the
+    form's titles give), then fill the form with ``answer(numbers) -> {field: choice}`` and
+    resume the run with it (``answer`` ``None``: the form is left alone). What it saw goes in ``seen``."""
     def act():
         from prefect import resume_flow_run
         from prefect.input.actions import read_flow_run_input
@@ -110,11 +116,14 @@ def person(out: Path, answer, seen: dict) -> threading.Thread:
             seen["description"] = read_flow_run_input(keys["description"], flow_run_id=run.id)
             schema = read_flow_run_input(keys["schema"], flow_run_id=run.id)
             seen["schema"] = schema
-            entries = schema["properties"]["entries"]["default"]
-            seen["entries"] = json.loads(json.dumps(entries))
-            resume_flow_run(run.id, run_input={"set_name": schema["properties"]["set_name"]["default"],
-                                               "entries": answer(entries)})
-            seen["resumed"] = True
+            numbers = {p["title"].split(" · ", 1)[1]: int(name.removeprefix("flag_"))
+                       for name, p in schema["properties"].items()}
+            if on_page is not None:
+                (url,) = re.findall(r"\((http://127\.0\.0\.1:\d+/[^)]+/)\)", seen["description"])
+                seen["page"] = on_page(url, numbers)
+            if answer is not None:  # else the page resumed the run (its Finish)
+                resume_flow_run(run.id, run_input=answer(numbers))
+                seen["resumed"] = True
         except BaseException as e:  # reported by the test, not lost in the thread
             seen["error"] = e
 
@@ -124,27 +133,28 @@ def person(out: Path, answer, seen: dict) -> threading.Thread:
     return thread
 
 
-def by_field(entries: list[dict], field: str) -> dict:
-    (e,) = [e for e in entries if e["field"] == field]
-    return e
-
-
 def test_a_paused_run_takes_a_persons_review_and_rebuilds_the_set(sheet, tmp_path, clean_env, monkeypatch):
+    import httpx
+
     out = tmp_path / "out"
     note = "the denominator should be 2 not 3"
 
-    def answer(entries):
-        by_field(entries, "q1.p1.content")["choice"] = "B"
-        by_field(entries, "q1.p1.worked_solution").update(choice="note", note=note)
-        by_field(entries, "q2.p1.worked_solution")["choice"] = "source"  # the passage forgotten: stays open
-        return entries
+    def on_page(url, numbers):
+        # the note needs text: it is taken on the review page the paused run serves
+        refused = httpx.get(url.rsplit("/", 2)[0] + "/api/overview", timeout=30)
+        took = httpx.post(f"{url}api/flag/{numbers['q1.p1.worked_solution']}/decide",
+                          json={"choice": "note", "note": note}, timeout=120).json()
+        return refused.status_code, took
+
+    def answer(numbers):
+        return {f"flag_{numbers['q1.p1.content']}": "B", f"flag_{numbers['q2.p1.worked_solution']}": OPEN}
 
     reply = fo.completion(json.dumps({"latex": r"F = \frac{mg\sin\theta}{2}", "reason": "3 -> 2"}), model="local")
     seen: dict = {}
     with fo.FakeOpenAI([fo.ok(reply)], lifetime=600) as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
         monkeypatch.setenv("SHEET2LAMBDA_LLM_ATTEMPTS", "1")
-        thread = person(out, answer, seen)
+        thread = person(out, answer, seen, on_page)
         t0 = time.monotonic()
         state = document_flow(out=str(out), backend="openai", model="local", review=True, review_timeout=300,
                               return_state=True, **sheet)
@@ -153,18 +163,22 @@ def test_a_paused_run_takes_a_persons_review_and_rebuilds_the_set(sheet, tmp_pat
     assert "error" not in seen, seen.get("error")
     assert state.is_completed(), state
     assert seen.get("resumed") and waited < 300  # resumed by the person, not by the timeout
-    # The form: one entry per flag, both versions and the reason, the choices it allows.
+    # The form: one choice per flag, only those it allows; the context is in the description.
     flags = json.loads((out / "flags.json").read_text())
-    assert [e["flag"] for e in seen["entries"]] == list(range(1, len(flags) + 1))
-    content = by_field(seen["entries"], "q1.p1.content")
-    assert (content["a"], content["b"]) == ("Show that friction holds the block.", "Find the force along the ramp.")
-    assert content["kind"] == "disputed" and "routes disagree" in content["reason"] and content["choice"] is None
-    assert "note" in by_field(seen["entries"], "q1.p1.worked_solution")["choices"]
-    assert "open flags" in seen["description"]
+    props = seen["schema"]["properties"]
+    assert sorted(props) == sorted(f"flag_{n}" for n in range(1, len(flags) + 1))
+    content = next(p for p in props.values() if p["title"].endswith("q1.p1.content"))
+    assert content["enum"] == [OPEN, "A", "B", "keep"] and content["default"] == OPEN
+    text = seen["description"]
+    assert f"{len(flags)} open flags of {len(flags)}" in text and "routes disagree" in text
+    assert "Show that friction holds the block." in text and "Find the force along the ramp." in text
+    # The review page: refused without its token, the note taken there at once.
+    status, took = seen["page"]
+    assert status == 403 and took["ok"], took
     # The one model call: the note, on the equation it names.
     (call,) = fake.requests
     assert note in call.body["messages"][-1]["content"]
-    # The rebuilt set, the decisions and the report's review section.
+    # The rebuilt set, the decisions (page and form in one review.json) and the report's review section.
     outcome = outcome_of(state)
     (q1,) = sorted((out / "ramp").glob("question_000_*.json"))
     part = json.loads(q1.read_text())["parts"][0]
@@ -172,13 +186,13 @@ def test_a_paused_run_takes_a_persons_review_and_rebuilds_the_set(sheet, tmp_pat
     assert r"\frac{mg\sin\theta}{2}" in part["workedSolution"]["content"]
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
     assert [(d.field, d.choice, d.resolved, d.corrected_by_note) for d in log.decisions] == [
-        ("q1.p1.content", "B", True, False), ("q1.p1.worked_solution", "note", True, True)]
+        ("q1.p1.worked_solution", "note", True, True), ("q1.p1.content", "B", True, False)]
     review = json.loads((out / "report.json").read_text())["review"]
     assert (review["flags"], review["resolved"], review["open"]) == (len(flags), 2, len(flags) - 2)
     assert review["corrected_by_note"] == ["q1.p1.worked_solution"]
     assert outcome.review is not None and outcome.review.resolved == 2
     lines = "\n".join(outcome.review_lines)
-    assert "flag 3 left open, its answer is not usable: flag 3: 'source' needs the passage" in lines
+    assert "1 decision taken on the review page" in lines
     assert f"{len(flags)} flags: 2 resolved, {len(flags) - 2} open" in lines
     # The review is an artifact of the run.
     from prefect.client.orchestration import get_client
@@ -193,6 +207,30 @@ def test_a_paused_run_takes_a_persons_review_and_rebuilds_the_set(sheet, tmp_pat
     again = document_flow(out=str(out), backend="none", return_state=True, **sheet)
     assert again.is_failed() and "holds a person's review of its set (2 decisions in review.json)" in again.message
     assert ReviewLog.model_validate_json((out / "review.json").read_text()) == log
+
+
+def test_finish_on_the_review_page_resumes_the_paused_run(sheet, tmp_path):
+    import httpx
+
+    out = tmp_path / "out"
+    seen: dict = {}
+    finished = threading.Event()
+
+    def on_page(url, numbers):
+        took = httpx.post(f"{url}api/flag/{numbers['q1.p1.content']}/decide", json={"choice": "A"}, timeout=60).json()
+        httpx.post(f"{url}api/done", json={}, timeout=30)
+        finished.set()
+        return took
+
+    thread = person(out, None, seen, on_page)
+    state = document_flow(out=str(out), backend="none", review=True, review_timeout=300, return_state=True, **sheet)
+    thread.join(timeout=30)
+    assert "error" not in seen, seen.get("error")
+    assert finished.is_set() and seen["page"]["ok"], seen
+    assert state.is_completed(), state
+    log = ReviewLog.model_validate_json((out / "review.json").read_text())
+    assert [(d.field, d.choice) for d in log.decisions] == [("q1.p1.content", "A")]
+    assert "1 decision taken on the review page" in "\n".join(outcome_of(state).review_lines)
 
 
 def test_with_no_answer_the_run_completes_with_the_flags_open(sheet, tmp_path):
@@ -221,7 +259,7 @@ def test_review_on_the_command_line_asks_on_the_terminal(sheet, tmp_path, monkey
     printed = capsys.readouterr().out
     assert code == 0, printed
     n = len(json.loads((out / "flags.json").read_text()))
-    assert f"{n} open flags" in printed and "flag 1    q1.p1.content: B: resolved" in printed
+    assert f"{n} open flags of {n}" in printed and f"→ flag 1 of {n} q1.p1.content: B: resolved" in printed
     assert f"{n} flags: 1 resolved, {n - 1} open" in printed
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
     assert [(d.field, d.choice) for d in log.decisions] == [("q1.p1.content", "B")]

@@ -431,3 +431,12 @@ def test_choose_library_filter_picks_general_for_a_converted_ci_tex_sheet():
     assert [len(q.parts) for q in out.root] == [2, 2]
     assert out.root[1].parts[1].worked_solution == "$\\mu = \\tan\\theta$"
     assert paragraphs_verbatim(out, md) == []
+
+
+def test_a_reader_that_keeps_the_task_box_of_the_correct_option_loses_the_choice():
+    from tasks.read.route_b import choose_library_filter, chrome_quoted
+
+    assert chrome_quoted(["[x] The normal reaction", "[ ] Friction", "The [x] axis"]) == 2
+    sheet = ("# Week 2\n\n## Question 1\n\nA crate sits on a level floor.\n\n(a) Which force holds it up?\n\n"
+             "- [ ] Friction\n- [x] The normal reaction\n- [ ] Air resistance\n")
+    assert choose_library_filter(sheet, None)[0] == "general"

@@ -24,3 +24,43 @@ def test_wide_names_keep_the_columns_in_line():
 def test_a_short_name_still_leaves_room_for_the_heading():
     lines = short_table([row("a.md")])
     assert lines[1].startswith("sheet  ") and lines[2].startswith("a.md   ")
+
+
+def test_a_long_line_wraps_at_100_columns_under_its_label():
+    from commandline.logs import fit_lines
+
+    line = "boxes      " + " ".join(["skipped: no model backend and no saved reply"] * 4)
+    lines = fit_lines(line, 100)
+    assert len(lines) > 1 and all(len(part) <= 100 for part in lines)
+    assert all(part.startswith(" " * 11) and part[11] != " " for part in lines[1:])
+    assert " ".join(lines).split() == line.split()  # no word cut, none lost
+    assert fit_lines(line, None) == [line]  # a pipe gets whole lines
+
+
+def test_the_width_is_the_terminals_or_columns_else_none(monkeypatch):
+    import io
+
+    from commandline.logs import width
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert width(io.StringIO()) is None
+    monkeypatch.setenv("COLUMNS", "100")
+    assert width(io.StringIO()) == 100
+
+
+def test_plurals_flags_and_the_next_step(monkeypatch, tmp_path):
+    from commandline.terminal import counted, flag_lines, next_line
+    from schemas.flags import Flag
+
+    assert (counted(1, "question"), counted(2, "question"), counted(0, "flag")) == ("1 question", "2 questions",
+                                                                                    "0 flags")
+    flags = [Flag(field=f"q{i}.p1.answer", kind="disputed", reason="the routes differ " * 20) for i in range(1, 6)]
+    monkeypatch.setenv("COLUMNS", "100")
+    lines = flag_lines(flags)
+    assert lines[0].startswith("flag       q1.p1.answer disputed: the routes differ")
+    assert all(len(line) <= 100 for line in lines) and lines[-1].strip() == "and 2 more flags in flags.json"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out" / "week3").mkdir(parents=True)
+    assert next_line(tmp_path / "out" / "week3", "week3.zip", 0) == "next       import out/week3/week3.zip on Lambda Feedback"
+    assert next_line("out/week3", "week3.zip", 1) == ("next       read the 1 flag first: sheet2lambda review out/week3; "
+                                                      "then import out/week3/week3.zip on Lambda Feedback")

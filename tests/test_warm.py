@@ -22,7 +22,7 @@ from tests.hardening.live import StageServer
 from tests.hardening.support import tree_text, write_sheet
 
 PY = sys.executable
-README_COMMAND = ["-m", "flows.document", "examples/inclined-plane.tex", "--backend", "none"]
+README_COMMAND = ["-m", "flows.document", "examples/inclined-plane.tex", "--backend", "none", "-v"]  # -v: the startup line
 STARTED = 400
 """Seconds the kept server and its runner may take to answer (a new database is migrated,
 and the runner imports Prefect: minutes on a loaded 2-core machine)."""
@@ -199,7 +199,7 @@ def test_a_key_given_to_a_command_stays_out_of_the_runner_and_every_output(kept,
     with StageServer(mode="echo", echo=KEY) as fake:
         run_env = {**env, "OPENAI_BASE_URL": fake.base, "OPENAI_API_KEY": KEY, "SHEET2LAMBDA_LLM_ATTEMPTS": "1"}
         proc = _run(["-m", "flows.document", str(sheet), "--backend", "openai", "--model", "local",
-                     "--out", str(tmp_path / "out")], run_env)
+                     "--out", str(tmp_path / "out"), "-v"], run_env)
     assert fake.stages and proc.returncode in (0, 1, 2)
     assert "warm runner: Prefect" in proc.stdout
     assert _info(home)["served"] == info["served"] + 1
@@ -338,3 +338,21 @@ def test_the_startup_line_says_the_runner_is_off_and_where_a_temporary_server_st
     line = runtime.startup_line(20.0)
     assert "(warm runner off: SHEET2LAMBDA_WARM=0)" in line
     assert "its start is inside the flow run's time" in line and "flow run 20.0 s" in line
+
+
+def test_a_first_import_writing_bytecode_is_no_code_change_but_an_install_is(tmp_path, monkeypatch):
+    """Python's first import of a package writes its ``__pycache__`` into site-packages (the
+    package folder's time changes, a ``__pycache__`` entry appears): the first command after
+    ``uv run pytest`` found the runner stale. An installed or upgraded package still is."""
+    site = tmp_path / "lib" / "site-packages"
+    (site / "somepkg").mkdir(parents=True)
+    (site / "somepkg" / "__init__.py").write_text("")
+    (site / "somepkg-1.0.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    before = warm.fingerprint()
+    (site / "somepkg" / "__pycache__").mkdir()
+    (site / "somepkg" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"\0")
+    (site / "__pycache__").mkdir()
+    assert warm.fingerprint() == before
+    (site / "otherpkg-2.0.dist-info").mkdir()
+    assert warm.fingerprint() != before

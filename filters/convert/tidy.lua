@@ -24,6 +24,11 @@ cannot render and never adds or rewrites a word of the sheet:
   line before the text leaves a line break there): in a list item, a paragraph written
   after its marker with two spaces moves the item's content column, so that the item's
   nested list would read back as a code block;
+- a footnote stays where the student reads it: its mark becomes the superscript number
+  LaTeX prints, and its text follows the block that holds the mark, with that number
+  in front (inside the same list item). Written as a markdown footnote, its text would
+  sit at the end of the document, and a reader taking the part's source span from the
+  mark would run to the end of the document;
 - docx images in pandoc's media bag are renamed to the first 16 hex digits of the
   sha1 of their bytes, so that images from two documents extracted into one folder
   can never overwrite each other.
@@ -179,6 +184,53 @@ local function rename_media()
   return map
 end
 
+-- Footnotes: numbered in document order, then each note's blocks moved after the
+-- block that holds its mark.
+local NOTE = "sheet2lambda-note"
+
+local function NumberNotes(doc)
+  local count = 0
+  return doc:walk({
+    Note = function(el)
+      count = count + 1
+      return pandoc.Span({ el }, pandoc.Attr("", { NOTE }, { n = tostring(count) }))
+    end,
+  })
+end
+
+local function Footnotes(blocks)
+  local out, changed = pandoc.List(), false
+  for _, b in ipairs(blocks) do
+    if b.t == "Para" or b.t == "Plain" or b.t == "Header" then
+      local notes = pandoc.List()
+      b = b:walk({
+        Span = function(el)
+          if el.classes[1] ~= NOTE then return nil end
+          local mark = el.attributes.n
+          notes:insert({ mark = mark, blocks = el.content[1].content })
+          return pandoc.Superscript({ pandoc.Str(mark) })
+        end,
+      })
+      out:insert(b)
+      for _, note in ipairs(notes) do
+        changed = true
+        local first = note.blocks[1]
+        if first and (first.t == "Para" or first.t == "Plain") then
+          first.content:insert(1, pandoc.Space())
+          first.content:insert(1, pandoc.Superscript({ pandoc.Str(note.mark) }))
+        else
+          out:insert(pandoc.Para({ pandoc.Superscript({ pandoc.Str(note.mark) }) }))
+        end
+        out:extend(note.blocks)
+      end
+    else
+      out:insert(b)
+    end
+  end
+  if changed then return out end
+  return nil
+end
+
 function Pandoc(doc)
   local key = doc.meta["sheet2lambda-reader"]
   if key then
@@ -204,5 +256,7 @@ function Pandoc(doc)
   })
   doc = doc:walk({ Figure = Figure })
   doc = doc:walk({ Para = LeadingBlanks, Plain = LeadingBlanks })
+  doc = NumberNotes(doc)
+  doc = doc:walk({ Blocks = Footnotes })
   return doc
 end

@@ -62,6 +62,17 @@ text is its worked solution (`Answer:` lines its final answer); a block quote at
 of a solution, or everything before a `Solution` sub-heading, restates the question and
 is dropped, and later block quotes (restated parts) open the parts.
 
+With the global SHEET2LAMBDA_LAYOUT set (tasks/read/layout.py sets it when it weighs the
+readings of a sheet), the layout is the one it names instead of the reader's own choice:
+`mode` 'markers', 'headings' (`level`: every heading of that level opens a question),
+'sections' (`level`: every heading of that level opens a part of the section above it),
+'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
+the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
+`plain` true: plain paragraphs opening with such a word and number (`Exercise 2. Find`) open
+questions as bold markers do.
+With no question found at all, the sheet is one question with its text (its part labels its
+parts), never an empty set.
+
 With the global SHEET2LAMBDA_NUMBERING set to true (route B prepends it), the filter
 emits the numbering instead of the fields: each question's title is its number as
 printed ("" when none) and each part's content its label ("a", "2", "iv"; "" when none).
@@ -71,6 +82,14 @@ Every field is quoted from the markdown (sheet.text), cut only at line boundarie
 
 local NUMBERING = SHEET2LAMBDA_NUMBERING == true
 local ROLE = 'questions'
+
+-- The reading to give (tasks/read/layout.py chooses it by how well it explains the sheet):
+-- `mode` one of 'markers', 'headings' (questions at heading `level`), 'paragraphs', 'list',
+-- 'asking', 'whole' (one question), nil for the reader's own choice; `words`: marker words
+-- found repeating in the sheet with numbers (`Ejercicio 1`, `Ejercicio 2`).
+local LAYOUT = type(SHEET2LAMBDA_LAYOUT) == 'table' and SHEET2LAMBDA_LAYOUT or {}
+local FOUND_WORDS = {}
+for _, w in ipairs(LAYOUT.words or {}) do FOUND_WORDS[tostring(w):lower()] = true end
 
 local trim = sheet.trim
 
@@ -82,7 +101,7 @@ local SOLUTION_WORDS = { solution = true, answer = true, sol = true, ans = true 
 
 local function is_question_word(w)
   w = w:lower()
-  return QUESTION_WORDS[w] or (ROLE == 'solutions' and SOLUTION_WORDS[w]) or false
+  return QUESTION_WORDS[w] or FOUND_WORDS[w] or (ROLE == 'solutions' and SOLUTION_WORDS[w]) or false
 end
 
 -- points / marks after a marker: `(6 pts)`, `(10 pt)`, `[4 marks]`, `(10 points)`
@@ -117,7 +136,7 @@ end
 -- A marker text (a heading's text, a bold run): number, title; nil when none.
 local function marker_of(text)
   text = trim(text)
-  local word, num, rest = text:match('^(%a+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
+  local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
   end
@@ -147,7 +166,18 @@ local function is_solutions_heading(h)
 end
 
 -- `**Question 3** rest`: number, title, rest of the paragraph's text; nil when none.
+local function plain_marker(b)
+  local text = sheet.text_of(b)
+  local word, num, rest = text:match('^([%a\128-\255]+)%.?[ \t]*(%d+)[%.:%)][ \t]*(.*)$')
+  if word and FOUND_WORDS[word:lower()] then return num, '', rest end
+  return nil
+end
+
 local function bold_marker(b)
+  if (b.t == 'Para' or b.t == 'Plain') and b.content[1] and b.content[1].t ~= 'Strong' and LAYOUT.plain then
+    -- `Exercise 2. Find ...`: a plain opening with a marker word the sheet repeats
+    return plain_marker(b)
+  end
   if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] or b.content[1].t ~= 'Strong' then
     return nil
   end
@@ -1169,6 +1199,17 @@ local function segment(blocks)
   local qlevel = not markers and not numbered and heading_layout(blocks)
   local paragraphs = not markers and not numbered and not qlevel and paragraph_layout(blocks)
     and not numbered_as_questions(blocks)
+  local mode = LAYOUT.mode
+  if mode == 'markers' then
+    markers, numbered, qlevel, paragraphs = true, false, false, false
+  elseif mode == 'headings' then
+    markers, numbered, paragraphs = false, false, false
+    qlevel = LAYOUT.level or heading_layout(blocks)
+  elseif mode == 'paragraphs' then
+    markers, numbered, qlevel, paragraphs = false, false, false, true
+  elseif mode == 'list' then
+    markers, numbered, qlevel, paragraphs = false, false, false, false
+  end
   local listed = not markers and not numbered and not qlevel and not paragraphs
   local sections = listed and sectioned(blocks)
   local group = ''
@@ -1372,18 +1413,18 @@ local function asking_level(blocks)
 end
 
 -- Each section heading above the asking level opens a question (its title the heading
--- text, a trailing `(5-10 minutes)` estimate cut); each asking heading opens a part whose
--- content starts with the question it asks; the text before the first part is the main
--- text. A section with no asking heading is chrome (objectives, downloads, instructions).
-local function asking_questions(blocks, level)
+-- text as printed); each asking heading (with `any_heading`, every heading at `level`: the
+-- 'sections' layout) opens a part whose content starts with its heading; the text before
+-- the first part is the main text. A section with no such heading is chrome (objectives,
+-- downloads, instructions).
+local function asking_questions(blocks, level, any_heading)
   local qs, cur, part = {}, nil, nil
   for _, b in ipairs(blocks) do
     if b.t == 'Header' and b.level < level then
-      local title = heading_text(b):gsub('%s*%([^%)]*%d[^%)]*%)$', '')
-      cur = { number = '', title = trim(title), main_texts = {}, parts = {} }
+      cur = { number = '', title = heading_text(b), main_texts = {}, parts = {} }
       qs[#qs + 1] = cur
       part = nil
-    elseif cur and b.t == 'Header' and b.level == level and asks(b) then
+    elseif cur and b.t == 'Header' and b.level == level and (any_heading or asks(b)) then
       part = new_part('')
       part.texts[1] = heading_text(b)
       cur.parts[#cur.parts + 1] = part
@@ -1401,14 +1442,42 @@ local function asking_questions(blocks, level)
   return out
 end
 
+-- The whole document as one question (a sheet with no question marker at all): its text
+-- the main text, its part labels (`(a)`, lists) its parts.
+local function whole(blocks)
+  local q = new_question({}, '', '', 0)
+  html_capture = nil
+  for _, b in ipairs(blocks) do block_units(b, q.units) end
+  html_capture = nil
+  assemble(q)
+  return { q }
+end
+
+local function has_text(qs)
+  for _, q in ipairs(qs) do
+    if #q.main_texts > 0 or #q.parts > 0 then return true end
+  end
+  return false
+end
+
 function Pandoc(doc)
   ROLE = sheet.role(doc)
-  local asking = asking_level(doc.blocks)
+  if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
+  if LAYOUT.mode == 'sections' and LAYOUT.level then
+    -- sections holding sub-headings: each sub-heading (at `level`) opens a part
+    return emit_questions(asking_questions(doc.blocks, LAYOUT.level, true))
+  end
+  local asking = (LAYOUT.mode == nil or LAYOUT.mode == 'asking') and asking_level(doc.blocks)
   if asking then
     local qs = asking_questions(doc.blocks, asking)
     if #qs > 0 then return emit_questions(qs) end
   end
   local qs, answers = segment(doc.blocks)
+  if not has_text(qs) and not answers then
+    -- no marker read any question: the sheet is one question with its text
+    local one = whole(doc.blocks)
+    if has_text(one) then return emit_questions(one) end
+  end
   if answers then
     local saved = ROLE
     ROLE = 'solutions'

@@ -6,7 +6,8 @@ Where the settled part already says its answer, the box is read from that text:
   sets it: one boolean per option, or 0-based option indices), an option marked ``[x]`` or
   ``\\CorrectChoice``, or a final answer naming one option (its letter or number, ``(b)``,
   ``Answer: 2``, or its words: the option's text, or all but a quarter of its words in order,
-  of exactly one option);
+  of exactly one option), or with no final answer a worked solution that is one option word
+  for word;
 - a final answer that is one number with units (``$m=0.106 \\mathrm{~kg}$``) or one
   expression (``$F=\\frac{\\pi}{6} \\rho U^{2} R^{2}$``), one relation on one line.
 
@@ -87,7 +88,11 @@ def choice(part: Part) -> tuple[list[bool], str] | None:
         return marked, "; ".join(o for o, c in zip(part.options, marked) if c)
     answer = part.answer.strip()
     if not answer:
-        return None
+        # No final answer, but a worked solution that is one option word for word (as a
+        # solutions document answers a choice): that option is the part's answer.
+        solution = part.worked_solution.strip()
+        same = [i for i, o in enumerate(part.options) if solution and _norm(o) == _norm(solution)]
+        return ([i == same[0] for i in range(n)], solution) if len(same) == 1 else None
     key = _KEY.match(_norm(answer).replace("\\", ""))
     if key and "\n" not in answer:
         token = key.group(1).lower()

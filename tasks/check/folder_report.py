@@ -77,6 +77,29 @@ def table(df: pl.DataFrame) -> str:
         return str(shown.select(cols))
 
 
+PATH_COLUMNS = ("source", "solutions", "folder")
+"""The report's columns that hold paths."""
+
+
+def ui_rows(df: pl.DataFrame, base: Path) -> list[dict]:
+    """The report's rows for a table artifact in the Prefect UI: the counts first, the paths
+    relative to ``base`` (the folder or the sweep's root; a path outside it as given) and at
+    the end, so a row opens with what a person acts on, not ``/home/…/../shared/…``."""
+    root = Path(base).resolve()
+
+    def shown(value):
+        if not isinstance(value, str) or "/" not in value:
+            return value
+        try:
+            return str(Path(value).resolve().relative_to(root)) or "."
+        except ValueError:
+            return value
+
+    paths = [c for c in PATH_COLUMNS if c in df.columns]
+    order = [c for c in df.columns if c not in paths] + paths
+    return [{k: shown(row[k]) if k in paths else row[k] for k in order} for row in df.to_dicts()]
+
+
 def table_cell(text: str, limit: int = 400) -> str:
     """``text`` as one cell of a markdown table, read by a person: its line breaks shown as
     ``⏎`` (a cell holds one line; blank lines left out), ``|`` escaped, cut to ``limit`` characters with ``…``;

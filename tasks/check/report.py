@@ -110,35 +110,28 @@ def cross_check_line(report: Report) -> str | None:
             f"only the flags below did")
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 question``, ``2 questions``."""
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
 def summary_lines(report: Report) -> list[str]:
-    """The printed summary: a few aligned lines, led by :func:`cross_check_line` when
-    only one route (or none) read the sheet."""
-    comp = report.comparison
+    """The printed summary: a few aligned lines, led by :func:`cross_check_line` when only
+    one route (or none) read the sheet. Only what no stage line said (each stage prints its
+    own line as it ends: the tiers, the answer boxes, the comparison with the export and the
+    score are there): the set, its flags by kind, the checks, the usage, each answer box of
+    the export missed, the warnings."""
+    kinds = ", ".join(f"{k} {v}" for k, v in report.flags_by_kind.items())
     lines = [line for line in [cross_check_line(report)] if line] + [
-        f"set        {report.set_name}: {report.questions} questions, {report.parts} parts, {report.fields} fields",
-        f"tiers      agreed {report.agreed}, single-route {report.single_route}, adjudicated {report.adjudicated}, "
-        f"flagged {report.flagged} fields",
-        "flags      " + (", ".join(f"{k} {v}" for k, v in report.flags_by_kind.items()) or "none"),
+        f"set        {report.set_name}: {counted(report.questions, 'question')}, {counted(report.parts, 'part')}, "
+        f"{counted(report.fields, 'field')}; "
+        + (f"{counted(sum(report.flags_by_kind.values()), 'flag')} ({kinds})" if kinds else "no flags"),
         f"checks     not verbatim {report.not_verbatim}, uncovered {report.uncovered}, KaTeX warnings {report.katex_warnings}",
-        f"routes     A: {report.route_a.status}{(' (' + report.route_a.reason + ')') if report.route_a.reason else ''}; "
-        f"B: {report.route_b.status}{(' (' + report.route_b.reason + ')') if report.route_b.reason else ''}",
         f"usage      {report.input_tokens} tokens in, {report.output_tokens} out, ${report.cost_usd:.4f}; {report.seconds:.1f} s"
-        + (f"; Mathpix converted {report.ocr_pages} PDF pages" if report.ocr_pages else ""),
+        + (f"; Mathpix converted {counted(report.ocr_pages, 'PDF page')}" if report.ocr_pages else ""),
     ]
-    if comp is not None:
-        lines.append(
-            f"export     {comp.get('fields_compared', 0)} fields compared: {comp.get('equal', 0)} equal, "
-            f"{comp.get('notation', 0)} notation-only, {comp.get('content', 0)} content differences"
-        )
-    ar = report.areas
-    lines.append(
-        f"boxes      {ar.status}: {ar.parts} answerable parts, {ar.calls} calls; {ar.proposed} proposed, "
-        f"{ar.refused} refused, {ar.written} written"
-    )
-    if ar.in_export is not None:
-        lines.append(f"score      {ar.matched} of {ar.in_export} answer boxes of the export matched")
-        for m in ar.misses:
-            lines.append(f"miss       {m.part}: wanted {m.wanted}; made {m.made}")
+    for m in report.areas.misses:
+        lines.append(f"miss       {m.part}: wanted {m.wanted}; made {m.made}")
     for w in report.warnings:
         lines.append(f"warning    {w}")
     return lines

@@ -43,7 +43,7 @@ _LAYOUT = {
     "renewcommand", "newcommand", "providecommand", "DeclareMathOperator", "newtheorem",
     "newenvironment", "renewenvironment", "let", "def", "columnbreak", "FloatBarrier", "fi",
     "linespread", "oddsidemargin", "evensidemargin", "topmargin", "textheight", "headheight",
-    "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep",
+    "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep", "bgroup", "egroup",
 }
 
 # Exam-style markers that carry content (macros, then environments).

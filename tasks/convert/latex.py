@@ -6,7 +6,8 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
 ``\begin``/``\end``), never a pattern over the text. What it does:
 
 - exam class (and any sheet using these names without defining them): ``questions`` →
-  ``enumerate``, ``\question[pts]``/``\titledquestion{T}[pts]`` → ``\item`` (points
+  ``enumerate``, ``\question[pts]``/``\titledquestion{T}[pts]`` (and the ``\bonus…``
+  forms) → ``\item`` (points
   dropped), ``parts``/``subparts``/``subsubparts`` → nested ``enumerate`` labelled
   ``(a)``, ``i.``, ``A.`` (or the ``[r]``/``[A]`` option), ``\part[pts]`` etc. →
   ``\item``; ``choices``/``checkboxes``/``oneparchoices``/``oneparcheckboxes`` →
@@ -17,22 +18,28 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
   with ``pset.cls`` in the folder, ``\usepackage``/``\RequirePackage``/``\LoadClass`` of
   a file there): their definitions are given to pandoc ahead of ``\begin{document}``, as
   if the sheet defined them; a macro whose body counts (``\stepcounter``,
-  ``\alph{c}`` …), which pandoc cannot do, is expanded here with the counters kept;
+  ``\alph{c}`` …), which pandoc cannot do, is expanded here with the counters kept (the
+  sheet's own too: ``\question`` as ``\paragraph{Question \thequestion}``);
 - environments a sheet or class defines with ``\newenvironment`` whose name is a
   question word (problem, exercise, question, task) become ``\newtheorem``s, so that
-  pandoc numbers them and keeps their ``[title]``; a ``solution``/``answer``
+  pandoc numbers them and keeps their ``[title]``; one taking arguments is left to
+  pandoc, which expands it (its arguments print its label); a ``solution``/``answer``
   environment's own definition is dropped so that it stays a ``solution`` div;
 - a list's items a class wraps in an environment (``blocksection``) are the list's, and a
   heading between items splits the list, numbered on (:mod:`tasks.convert.tex_lists`);
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
   ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
-  reads); other ``\item[X]`` labels stay as text at the start of the item;
-- ``\ifthenelse{\boolean{b}}{…}{…}`` resolves to the branch the sheet's booleans choose;
-  ``comment`` environments and those named by ``\excludecomment``/``\excludeversion``
-  are dropped; ``\ifX … \fi`` blocks with ``\Xfalse`` (pandoc drops them itself) are
-  noted. Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a
-  conversion note);
+  reads), in an ``itemize`` or ``description`` too; other ``\item[X]`` labels stay as
+  text at the start of the item;
+- fill-in blanks stay visible, and layout commands no longer take a following brace
+  group with them (:mod:`tasks.convert.tex_blanks`); commands of an absent class that
+  open paragraphs again and again mark questions and parts (:mod:`tasks.convert.tex_markers`);
+- conditionals (``\newif``, ``\if``, ``\ifx``, ``\ifnum``, ``\ifdefined``, etoolbox
+  toggles, ifthen's ``\ifthenelse``, the exam class's ``answers``) are evaluated as TeX
+  evaluates them, before anything else (:mod:`tasks.convert.tex_cond`); ``comment``
+  environments and those named by ``\excludecomment``/``\excludeversion`` are dropped.
+  Every dropped body is a ``HiddenDropped`` :class:`ConversionWarning` (a conversion note);
 - siunitx ``\SI``, ``\qty``, ``\num``, ``\si``, ``\unit``, ``\ang`` and the ranges
   become maths (``\ensuremath{9.81\,\mathrm{m\,s^{-2}}}``), see :mod:`tasks.convert.siunitx`;
 - ``\graphicspath`` folders are returned for image links to be resolved against.
@@ -65,9 +72,12 @@ at N (read and removed by ``filters/convert/structure.lua``)."""
 
 BOX_EMPTY, BOX_TICKED = "\u2610", "\u2612"
 
-EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart"}
+EXAM_ITEMS = {"question", "titledquestion", "part", "subpart", "subsubpart",
+              "bonusquestion", "bonustitledquestion", "bonuspart", "bonussubpart", "bonussubsubpart"}
 EXAM_LISTS = {"questions": "", "parts": "(a)", "subparts": "i.", "subsubparts": "A."}
-EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll"}  # + Ximera's
+EXAM_CHOICES = {"choices", "checkboxes", "oneparchoices", "oneparcheckboxes", "multipleChoice", "selectAll",  # + Ximera's
+                "randomizechoices", "randomizecheckboxes", "randomizeoneparchoices", "randomizeoneparcheckboxes"}
+"""exam's choice lists, Ximera's, and exam-randomizechoices' (the same lists, shuffled when typeset)."""
 EXAM_SOLUTIONS = {"solutionorbox", "solutionorlines", "solutionordottedlines", "solutionorgrid"}
 PARTS_OPTION = {"a": "(a)", "A": "(A)", "r": "(i)", "R": "(I)", "i": "(i)", "I": "(I)", "1": "(1)"}
 SOLUTION_ENVS = {"solution", "solutions", "answer", "sol", "soln"}
@@ -81,7 +91,9 @@ LAYOUT_IN_BODY = {"noindent", "bigskip", "medskip", "smallskip", "nopagebreak", 
                    "small", "relax", "ignorespaces", "color"}
 
 _SPECS = [
-    MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("part", "["),
+    MacroSpec("question", "["), MacroSpec("titledquestion", "{["), MacroSpec("bonusquestion", "["),
+    MacroSpec("bonustitledquestion", "{["), MacroSpec("bonuspart", "["), MacroSpec("bonussubpart", "["),
+    MacroSpec("bonussubsubpart", "["), MacroSpec("part", "["),
     MacroSpec("subpart", "["), MacroSpec("subsubpart", "["), MacroSpec("choice", "["), MacroSpec("CorrectChoice", ""),
     MacroSpec("ifthenelse", "{{{"), MacroSpec("newboolean", "{"), MacroSpec("provideboolean", "{"),
     MacroSpec("setboolean", "{{"), MacroSpec("excludecomment", "{"), MacroSpec("includecomment", "{"),
@@ -91,7 +103,9 @@ _SPECS = [
     MacroSpec("stepcounter", "{"), MacroSpec("refstepcounter", "{"), MacroSpec("setcounter", "{{"),
     MacroSpec("addtocounter", "{{"), MacroSpec("alph", "{"), MacroSpec("Alph", "{"), MacroSpec("arabic", "{"),
     MacroSpec("roman", "{"), MacroSpec("Roman", "{"), MacroSpec("value", "{"),
-    MacroSpec("DeclareRobustCommand", "*{[[{"),
+    MacroSpec("DeclareRobustCommand", "*{[[{"), MacroSpec("uline", "{"), MacroSpec("ul", "{"),
+    MacroSpec("rule", "[{{"), MacroSpec("vspace", "*{"), MacroSpec("hspace", "*{"), MacroSpec("addvspace", "{"),
+    MacroSpec("enlargethispage", "*{"),
     *SIUNITX_SPECS,
 ]
 _ENV_SPECS = [EnvironmentSpec(n, "[") for n in ("enumerate", "itemize", "parts", "subparts", "subsubparts", "questions",
@@ -186,8 +200,12 @@ def _definition(node) -> Definition | tuple[str, str] | None:
         n = arg_text(node, 2)
         return Definition(name, int(n.strip("[] ")) if n and n.strip("[] ").isdigit() else 0,
                           arg_text(node, 3)[1:-1] if arg_text(node, 3) else None, arg_text(node, 4) or "")
+    if m == "DeclareMathOperator":
+        return Definition((arg_text(node, 1) or "").strip().lstrip("\\"), 0, None, arg_text(node, 2) or "")
     if m in ("newenvironment", "renewenvironment"):
-        return ((arg_text(node, 1) or "").strip(), "env")
+        n, default = (arg_text(node, 2) or "").strip("[] "), arg_text(node, 3)
+        mandatory = (int(n) if n.isdigit() else 0) - (default is not None)
+        return ((arg_text(node, 1) or "").strip(), "env" if mandatory <= 0 else "env-args")
     if m == "newtheorem":
         return ((arg_text(node, 1) or "").strip(), plain_lines(arg_text(node, 3) or arg_text(node, 2) or ""))
     return None
@@ -225,7 +243,7 @@ def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
 class TexContext:
     """What the pre-pass has learnt of one sheet and the class files beside it: macros to expand,
     definitions given to pandoc (``feed``), theorems, question environments, counters and their
-    resets, booleans and ``\\newif`` switches, excluded environments, the graphics path, and
+    resets, excluded environments, the graphics path, and
     the enumerate label of each list depth."""
 
     macros: dict[str, Definition] = field(default_factory=dict)   # expanded here (they count)
@@ -233,13 +251,17 @@ class TexContext:
     theorems: dict[str, str] = field(default_factory=dict)
     question_envs: set[str] = field(default_factory=set)
     sheet_defines: set[str] = field(default_factory=set)
+    own_counting: set[str] = field(default_factory=set)
     counters: dict[str, int] = field(default_factory=dict)
     resets: dict[str, list[str]] = field(default_factory=dict)
-    booleans: dict[str, bool] = field(default_factory=dict)
-    newifs: dict[str, bool] = field(default_factory=dict)
     excluded: set[str] = field(default_factory=lambda: {"comment"})
     graphicspath: list[str] = field(default_factory=list)
     label_enum: dict[int, str] = field(default_factory=dict)
+
+
+def counts(body: str) -> bool:
+    """Does a macro's body step, set or print a counter (``\\stepcounter``, ``\\alph{c}``, ``\\thec``)?"""
+    return any(f"\\{c}" in body for c in _COUNTING) or bool(re.search(r"\\the[a-z]", body))
 
 
 def _one_line_tex(text: str) -> str:
@@ -248,17 +270,21 @@ def _one_line_tex(text: str) -> str:
 
 
 def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
-    """Record definitions, counters, booleans and switches of one file's nodes."""
+    """Record definitions, counters and excluded environments of one file's nodes."""
     for n in _walk(nodes):
         if not isinstance(n, LatexMacroNode):
             continue
         m = n.macroname
         d = _definition(n) if m in _DEFINERS else None
         if isinstance(d, Definition) and d.name:
+            simple = "@" not in d.name and "@" not in d.body and "\\def" not in d.body and "\\if" not in d.body
             if from_sheet:
                 ctx.sheet_defines.add(d.name)
                 if d.name in ("labelenumi", "labelenumii", "labelenumiii"):
                     ctx.label_enum[len(d.name) - len("labelenum")] = label_template(d.body)
+                if simple and counts(d.body):  # pandoc cannot count: expanded here, like a class's
+                    ctx.macros[d.name] = d
+                    ctx.own_counting.add(d.name)
             elif "@" not in d.name and "@" not in d.body and "\\def" not in d.body and "\\if" not in d.body:
                 if any(f"\\{c}" in d.body for c in _COUNTING) or re.search(r"\\the[a-z]", d.body):
                     ctx.macros[d.name] = d
@@ -268,10 +294,10 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
                 ctx.macros[d.name] = d
         elif isinstance(d, tuple) and d[0]:
             name, kind = d
-            if kind == "env":
+            if kind in ("env", "env-args"):
                 if from_sheet:
                     ctx.sheet_defines.add(name)
-                if name.lower().rstrip("*") in QUESTION_WORDS:
+                if kind == "env" and name.lower().rstrip("*") in QUESTION_WORDS:
                     ctx.question_envs.add(name)
             elif "@" not in name:
                 ctx.theorems[name] = kind
@@ -287,12 +313,6 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
             parent = (arg_text(n, 1) or "").strip("[] ")
             if parent:
                 ctx.resets.setdefault(parent, []).append(c)
-        elif m in ("newboolean", "provideboolean"):
-            ctx.booleans.setdefault((arg_text(n, 0) or "").strip(), False)
-        elif m == "setboolean":
-            ctx.booleans[(arg_text(n, 0) or "").strip()] = (arg_text(n, 1) or "").strip().lower() == "true"
-        elif m == "newif":
-            pass
         elif m in ("excludecomment", "excludeversion") and from_sheet:
             # A class's own \\excludecomment sits under an option's conditional, which this
             # pass does not evaluate; solution environments stay solution divs either way.
@@ -301,26 +321,6 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
         elif m == "graphicspath":
             ctx.graphicspath += [g.nodelist[0].latex_verbatim().strip() if g.nodelist else ""
                                  for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
-        elif m.endswith("true") or m.endswith("false"):
-            pass
-    _learn_switches(nodes, ctx)
-
-
-def _learn_switches(nodes, ctx: TexContext) -> None:
-    """``\\newif\\ifX`` and the ``\\Xtrue``/``\\Xfalse`` that set it, in source order."""
-    flat = list(_walk(nodes))
-    for i, n in enumerate(flat):
-        if isinstance(n, LatexMacroNode) and n.macroname == "newif" and i + 1 < len(flat):
-            nxt = flat[i + 1]
-            if isinstance(nxt, LatexMacroNode) and nxt.macroname.startswith("if"):
-                ctx.newifs[nxt.macroname[2:]] = False
-    for n in flat:
-        if isinstance(n, LatexMacroNode):
-            for name in ctx.newifs:
-                if n.macroname == name + "true":
-                    ctx.newifs[name] = True
-                elif n.macroname == name + "false":
-                    ctx.newifs[name] = False
 
 
 def label_template(label: str) -> str:

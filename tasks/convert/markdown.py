@@ -1,7 +1,13 @@
 r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both routes read.
 
-- ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``), except that
-  ``\(…\)``/``\[…\]`` maths is written ``$…$``/``$$…$$`` (:mod:`tasks.convert.mdmath`).
+- ``.md`` / ``.markdown`` is read as it is (line ends normalised to ``\n``), made the
+  student's version by :mod:`tasks.convert.markdown_family` (``\(…\)`` maths as dollars,
+  MyST directives, prices, footnotes). Quarto ``.qmd`` / R Markdown ``.Rmd`` are pandoc
+  markdown: their chunks as knitr writes them (:mod:`tasks.convert.chunks`), then pandoc's
+  markdown reader and :mod:`tasks.convert.quarto`.
+- ``.ipynb`` is read by pandoc's notebook reader, its cells prepared and unwrapped by
+  :mod:`tasks.convert.notebooks`; ``.docx`` goes through the OOXML pre-pass of
+  :mod:`tasks.convert.docx` (text boxes, SEQ fields, continued numbering) first.
 - ``.tex`` first goes through the TeX pre-pass (:mod:`tasks.convert.latex`,
   :mod:`tasks.convert.tex_rewrite`), which keeps exam class, theorem, class-file, list,
   conditional and siunitx structure, then pandoc with ``filters/convert/structure.lua``
@@ -14,7 +20,8 @@ r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both r
   cached by the PDF's bytes) and is then read as Mathpix markdown, like a ``.md``.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
   ``commonmark_x-smart`` with ``--wrap=none``: curly quotes stay characters, maths stays
-  ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``). The filter
+  ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``); a footnote is written after
+  the block citing it (``--reference-location=block``), not at the end. The filter
   ``filters/convert/tidy.lua`` drops what the platform cannot render (underline, image
   sizes, heading and link attributes, HTML figures) and keeps multi-line maths inside its
   paragraph; it never adds a word.
@@ -79,6 +86,7 @@ from tasks.errors import InputError
 from tasks.convert import checks
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
+from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, footnotes_after_reference, knitr_text, student_text
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
@@ -89,9 +97,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
 STRUCTURE_FILTER = ROOT / "filters" / "convert" / "structure.lua"
 
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-PANDOC_READERS = {".tex": "latex", ".docx": "docx"}
-SUPPORTED = MARKDOWN_SUFFIXES + tuple(PANDOC_READERS) + (".pdf",)
+PANDOC_READERS = {".tex": "latex", ".docx": "docx", ".ipynb": "ipynb"}
+SUPPORTED = MARKDOWN_SUFFIXES + CHUNKED + tuple(PANDOC_READERS) + (".pdf",)
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
 
@@ -157,7 +164,7 @@ def to_markdown(
         links = image_links(ast)
         base = str(Path(media_dir).parent) if media_dir else None
     elif suffix in MARKDOWN_SUFFIXES:
-        text = dollar_maths(_decode(name, data))
+        text = student_text(suffix, _decode(name, data))
         ast = _read_markdown(name, text)
         warnings = checks.raw_tex_warnings(ast) + checks.shortcode_warnings(text)
         links = image_links(ast)
@@ -166,6 +173,12 @@ def to_markdown(
         source = _decode(name, data)
         text, warnings, links = _convert_latex(name, source, base_dir, roots)
         base = base_dir
+    elif suffix in CHUNKED:
+        text, warnings, links = _convert_quarto(name, knitr_text(_decode(name, data)))
+        base = base_dir
+    elif suffix == ".ipynb":
+        text, warnings, links = _convert_docx(name, data, media_dir, "ipynb")
+        base = str(Path(media_dir).parent) if media_dir else None
     else:
         text, warnings, links = _convert_docx(name, data, media_dir)
         base = str(Path(media_dir).parent) if media_dir else None
@@ -205,7 +218,7 @@ def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | No
     :func:`to_markdown` linked them from), others against ``base_dir``. Never raises for a
     missing file: its ``path`` is ``None``.
     """
-    if markdown.suffix in (".docx", ".pdf"):
+    if markdown.suffix in (".docx", ".pdf", ".ipynb"):
         base = str(Path(media_dir).parent) if media_dir else None
     else:
         base = base_dir
@@ -347,7 +360,7 @@ def _write_markdown(name: str, ast: dict) -> tuple[str, list[dict]]:
     with tempfile.TemporaryDirectory(prefix="s2l-md-") as cwd:
         log = os.path.join(cwd, "log.json")
         run = run_pandoc(
-            ["-f", "json", "-t", WRITE_FORMAT, "--wrap=none", "--quiet", f"--log={log}"],
+            ["-f", "json", "-t", WRITE_FORMAT, "--wrap=none", "--reference-location=block", "--quiet", f"--log={log}"],
             stdin=json.dumps(ast).encode(), cwd=cwd, timeout=PANDOC_TIMEOUT,
         )
         if run.returncode != 0 or run.timed_out:
@@ -410,8 +423,28 @@ def _honour_graphicspath(ast: dict, folders: list[str], base_dir: str | None) ->
                 break
 
 
-def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, list[ConversionWarning], list[str]]:
-    args = ["-f", "docx", "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=docx"]
+def _convert_quarto(name: str, text: str) -> tuple[str, list[ConversionWarning], list[str]]:
+    """A ``.qmd``/``.Rmd`` (its chunks as knitr writes them) through pandoc's markdown reader
+    and :func:`tasks.convert.quarto.student_blocks`."""
+    from tasks.convert import quarto
+
+    args = ["-f", quarto.READER, "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=markdown"]
+    with tempfile.TemporaryDirectory(prefix="s2l-qmd-") as cwd:
+        ast, log = _pandoc(name, args, text.encode(), cwd)
+    text, warnings, links = _finish(name, quarto.student_blocks(ast, name, PANDOC_TIMEOUT), log, None)
+    return footnotes_after_reference(text), warnings, links
+
+
+def _convert_docx(name: str, data: bytes, media_dir: str | None,
+                  reader: str = "docx") -> tuple[str, list[ConversionWarning], list[str]]:
+    """A Word document (``reader`` ``docx``: :mod:`tasks.convert.docx` before pandoc) or a
+    notebook (``ipynb``: :mod:`tasks.convert.notebooks` around pandoc) through pandoc."""
+    from tasks.convert import docx, notebooks
+
+    original = data
+    data = notebooks.prepare(name, data) if reader == "ipynb" else docx.prepare(data)
+    fmt = "ipynb+fenced_divs" if reader == "ipynb" else reader  # the solution divs notebooks.prepare writes
+    args = ["-f", fmt, "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", f"sheet2lambda-reader={reader}"]
     if media_dir:
         media = Path(media_dir).resolve()
         media.mkdir(parents=True, exist_ok=True)
@@ -419,47 +452,12 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None) -> tuple[str, l
     else:
         with tempfile.TemporaryDirectory(prefix="s2l-docx-") as cwd:
             ast, log = _pandoc(name, args, data, cwd)
+    if reader == "ipynb":
+        text, warnings, links = _finish(name, notebooks.unwrap_cells(ast), log, None)
+        return footnotes_after_reference(text), warnings, links
     text, warnings, links = _finish(name, ast, log, None)
-    return text, docx_linked_images(data) + warnings, links
-
-
-_RELATIONSHIP = re.compile(r"<Relationship\b[^>]*>", re.S)
-_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
-
-
-def docx_linked_images(data: bytes) -> list[ConversionWarning]:
-    """One ``FileRefused`` warning per picture a Word document links instead of holding
-    (Insert Picture, "Link to File": a relationship with ``TargetMode="External"``, e.g.
-    ``file:///C:/figs/beam.png``), or holds under a name missing from it. pandoc reads only
-    what the document holds (``--sandbox``) and drops such a picture without a word; the set
-    would lack it silently. Never raises (an unreadable document is pandoc's to report)."""
-    import io
-    import zipfile
-
-    from tasks.convert.bounds import read_member
-
-    out: list[ConversionWarning] = []
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            names = set(zf.namelist())
-            for rels in sorted(n for n in names if n.startswith("word/_rels/") and n.endswith(".rels")):
-                xml = read_member(zf, rels, "docx").decode("utf-8", "replace")
-                for m in _RELATIONSHIP.finditer(xml):
-                    attrs = dict(_ATTRIBUTE.findall(m.group(0)))
-                    if not attrs.get("Type", "").endswith("/image"):
-                        continue
-                    target = attrs.get("Target", "")
-                    if attrs.get("TargetMode") == "External":
-                        why = "a picture the document links to, outside it (not read: insert the picture itself)"
-                    elif f"word/{target}" not in names and target.lstrip("/") not in names:
-                        why = "a picture the document names but does not hold"
-                    else:
-                        continue
-                    out.append(ConversionWarning(kind="FileRefused", text=target,
-                                                 message=f"[sheet2lambda] docx picture {target} not read: {why}"))
-    except (zipfile.BadZipFile, InputError, OSError, KeyError):
-        return out
-    return out
+    text = footnotes_after_reference(text)  # pandoc writes a list's notes after the whole list
+    return text, docx.linked_images(original) + docx.equation_warnings(original, links) + warnings, links
 
 
 def _finish(

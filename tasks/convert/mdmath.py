@@ -4,6 +4,13 @@ brackets, so the maths would show as text). Code (fenced blocks, inline code spa
 left alone. ``\[…\]`` counts as maths only when it holds maths (a command, ``^``, ``_``,
 ``=``, ``+``, ``<``, ``>``, braces or a single letter): ``\[2 marks\]`` is an escaped
 bracket around words, which commonmark shows as ``[2 marks]``, and stays as it is.
+
+:func:`text_dollars` escapes a ``$`` used as currency (``costs $12 and $150``): one the
+reader takes for text (it opens no maths span by ``commonmark_x``'s rules, found as
+:func:`tasks.write.katex.find_maths` finds them) and that a digit follows is written
+``\$``, so that no renderer with looser rules (the platform's) reads the words between two
+prices as maths. Pandoc already writes text dollars so when it writes the markdown (LaTeX,
+Word).
 """
 
 from __future__ import annotations
@@ -63,3 +70,54 @@ def dollar_maths(markdown: str) -> str:
     if prose:
         chunks.append(_prose("\n".join(prose)))
     return "\n".join(chunks)
+
+
+_PRICE = re.compile(r"(?<!\\)\$(?=[0-9])")
+
+
+def _escape_prices(prose: str) -> str:
+    from tasks.write.katex import find_maths
+
+    spans = find_maths(prose)
+    out, last = [], 0
+    for m in _PRICE.finditer(prose):
+        if any(s.start <= m.start() < s.end for s in spans):
+            continue
+        out.append(prose[last:m.start()] + "\\$")
+        last = m.end()
+    out.append(prose[last:])
+    return "".join(out)
+
+
+def text_dollars(markdown: str) -> str:
+    """``markdown`` with each ``$`` that is text and followed by a digit (a price) written
+    ``\\$``; maths spans, code spans and fenced code are left as they are."""
+    if "$" not in markdown:
+        return markdown
+    chunks, prose, fence = [], [], None
+    for line in markdown.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            if prose:
+                chunks.append(_outside_code(("\n".join(prose))))
+            prose, fence = [], m.group(1)
+            chunks.append(line)
+        elif fence is not None:
+            chunks.append(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+        else:
+            prose.append(line)
+    if prose:
+        chunks.append(_outside_code("\n".join(prose)))
+    return "\n".join(chunks)
+
+
+def _outside_code(text: str) -> str:
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_escape_prices(text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_escape_prices(text[last:]))
+    return "".join(out)

@@ -5,7 +5,7 @@ The solutions of ``SHEET.EXT`` are the file beside it named ``SHEET`` followed b
 name in a ``solutions/`` folder inside the sheet's folder or beside it::
 
     sheet-2.tex   → sheet-2-solutions.tex
-    questions.md  → questions_solutions.md
+    questions.md  → questions_solutions.md    (.qmd, .Rmd, .ipynb alike)
     Sheet1.docx   → Sheet1Solutions.docx or "sheet1 solutions.docx"
     hw3.tex       → hw3sol.tex, hw3-sol.tex or hw3_sol.tex
     exercises/main.md → solutions/main.md (or exercises/solutions/main.md)
@@ -30,8 +30,9 @@ def find_solutions(source: Path) -> Path | None:
     """The solutions document of ``source``, or ``None`` when there is none.
 
     A file in ``source``'s folder whose stem is ``source``'s stem followed by one of
-    :data:`SOLUTIONS_SUFFIXES` (compared case-insensitively) and whose extension is the
-    same (case-insensitively). ``source`` itself is never returned. When several match,
+    :data:`SOLUTIONS_SUFFIXES` (compared case-insensitively), perhaps after a leading ``_``
+    (``_sheet-solutions.qmd``, kept out of a Quarto site's render), and whose extension is
+    the same (case-insensitively). ``source`` itself is never returned. When several match,
     the earlier suffix in :data:`SOLUTIONS_SUFFIXES` wins, then the file name in sorted
     order. Else the file of ``source``'s own name in a :data:`SOLUTIONS_FOLDERS` folder
     inside ``source``'s folder, then beside it (``exercises/main.md`` →
@@ -79,6 +80,9 @@ def _beside(source: Path) -> Path | None:
     stem = source.stem.lower()
     suffix = source.suffix.lower()
     wanted = {stem + s: rank for rank, s in enumerate(SOLUTIONS_SUFFIXES)}
+    # A leading underscore keeps a file out of a Quarto or Jupyter Book site's render: the
+    # usual way a course keeps its solutions unpublished beside the sheet.
+    wanted.update({"_" + w: rank for w, rank in wanted.items()})
     try:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError:
@@ -121,8 +125,10 @@ def is_solutions_name(path: Path) -> bool:
     return bool(_SEPARATED.search(stem) or _BARE.search(stem) or stem.lower().startswith("solutions"))
 
 
-FORMAT_PREFERENCE = (".tex", ".docx", ".md", ".markdown", ".pdf")
-"""A sheet held in several formats is converted once, from the first of these it has."""
+FORMAT_PREFERENCE = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
+"""A sheet held in several formats is converted once, from the first of these it has (lower
+case; a Quarto or R Markdown source before the markdown rendered from it, a Jupytext ``.md``
+before its notebook)."""
 
 
 NOT_SHEETS = ("README", "LICENSE", "LICENCE", "CHANGELOG", "CONTRIBUTING")

@@ -7,11 +7,9 @@ environment's ``\begin``/``\end``) in the source; nothing else of the text is to
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from pylatexenc.latexwalker import (
-    LatexCharsNode,
     LatexEnvironmentNode,
     LatexGroupNode,
     LatexMacroNode,
@@ -28,7 +26,6 @@ from tasks.convert.latex import (
     EXAM_ITEMS,
     EXAM_LISTS,
     EXAM_SOLUTIONS,
-    LAYOUT_IN_BODY,
     PARTS_OPTION,
     QUESTION_WORDS,
     SOLUTION_ENVS,
@@ -43,13 +40,27 @@ from tasks.convert.latex import (
     parse_nodes,
     plain_lines,
 )
-from tasks.convert.labels import fmt, label_sequence, split_keys
+from tasks.convert.labels import label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert import tex_unknown
+from tasks.convert import tex_blanks, tex_cond, tex_markers, tex_unknown
+from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
 
-class Editor(ListEdits):
+def hidden_note(what: str, body: str) -> ConversionWarning:
+    """The ``HiddenDropped`` conversion note for text a student does not see (``body``, TeX),
+    hidden by ``what`` (``a comment environment``, ``text under \\ifsol (false here)``)."""
+    text = plain_lines(body)
+    return ConversionWarning(kind="HiddenDropped", text=text,
+                             message=f"{OWN} {what} is not shown to students, so it was left out: {text[:100]}")
+
+
+NAMING = {"newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "newenvironment", "renewenvironment",
+          "DeclareMathOperator"}
+"""Definers whose argument 1 is the name defined."""
+
+
+class Editor(ListEdits, CountingMacros):
     """Collects node edits over one sheet and applies them."""
 
     def __init__(self, source: str, ctx: TexContext, unknown: UnknownState | None = None):
@@ -67,12 +78,8 @@ class Editor(ListEdits):
         self.edits.append((start, end, text))
 
     def note(self, what: str, body: str) -> None:
-        text = plain_lines(body)
         self.hidden.append(body)
-        self.notes.append(ConversionWarning(
-            kind="HiddenDropped", text=text,
-            message=f"{OWN} {what} is not shown to students, so it was left out: {text[:100]}",
-        ))
+        self.notes.append(hidden_note(what, body))
 
     # -- walking --
 
@@ -81,8 +88,8 @@ class Editor(ListEdits):
         i = 0
         while i < len(nodes):
             n = nodes[i]
-            if isinstance(n, LatexMacroNode) and n.macroname.startswith("if") and n.macroname[2:] in self.ctx.newifs:
-                i = self.switch(nodes, i, depth, in_math)
+            if isinstance(n, LatexMacroNode) and n.pos in self.unknown.markers:
+                i = tex_markers.apply(self, nodes, i)
                 continue
             if isinstance(n, LatexMacroNode) and not in_math and tex_unknown.is_unknown_macro(self, n):
                 i = tex_unknown.unknown_macro(self, nodes, i, depth)
@@ -90,38 +97,11 @@ class Editor(ListEdits):
             if isinstance(n, LatexMacroNode) and (j := tex_unknown.answer_blank(self, n, nodes, i, in_math)) is not None:
                 i = j
                 continue
+            if not in_math and tex_blanks.layout_before_group(self, nodes, i):
+                i += 1
+                continue
             self.node(n, depth, in_math)
             i += 1
-
-    def switch(self, nodes, i: int, depth: int, in_math: bool) -> int:
-        """``\\ifX … [\\else …] \\fi``: keep the branch ``\\Xtrue``/``\\Xfalse`` chooses."""
-        name, level, j, els = nodes[i].macroname[2:], 0, i + 1, None
-        while j < len(nodes):
-            m = nodes[j].macroname if isinstance(nodes[j], LatexMacroNode) else ""
-            if m.startswith("if") and (m[2:] in self.ctx.newifs or m in ("ifnum", "ifdim", "ifx", "iftrue", "iffalse")):
-                level += 1
-            elif m == "fi":
-                if level == 0:
-                    break
-                level -= 1
-            elif m == "else" and level == 0:
-                els = j
-            j += 1
-        if j >= len(nodes):  # no \fi at this level: leave it to pandoc
-            self.node(nodes[i], depth, in_math)
-            return i + 1
-        on = self.ctx.newifs[name]
-        yes = nodes[i + 1: els if els is not None else j]
-        no = nodes[els + 1: j] if els is not None else []
-        keep, drop = (yes, no) if on else (no, yes)
-        dropped = "".join(x.latex_verbatim() for x in drop)
-        self.edit(nodes[i].pos, (keep[0].pos if keep else nodes[j].pos + nodes[j].len), "")
-        if keep:
-            self.edit(keep[-1].pos + keep[-1].len, nodes[j].pos + nodes[j].len, "")
-        if dropped.strip():
-            self.note(f"text under \\if{name} with \\{name}{'true' if on else 'false'}", dropped)
-        self.run(keep, depth, in_math)
-        return j + 1
 
     def node(self, n, depth: int, in_math: bool) -> None:
         if isinstance(n, LatexMacroNode):
@@ -136,7 +116,7 @@ class Editor(ListEdits):
     def macro(self, n: LatexMacroNode, depth: int, in_math: bool) -> None:
         m, ctx, end = n.macroname, self.ctx, n.pos + n.len
         if m in EXAM_ITEMS and m not in ctx.sheet_defines and m not in ctx.macros:
-            title = arg_text(n, 0) if m == "titledquestion" else None
+            title = arg_text(n, 0) if m.endswith("titledquestion") else None
             self.edit(n.pos, end_of_args(n), f"\\item \\textbf{{{title}}} " if title else "\\item ")
             self.converted.add(m)
             return
@@ -147,17 +127,18 @@ class Editor(ListEdits):
             self.edit(n.pos, end, f"\\item {BOX_TICKED if ticked else BOX_EMPTY} ")
             self.converted.add(m)
             return
+        if m not in ctx.sheet_defines and tex_blanks.blank(self, n, in_math):
+            return
         if m in SIUNITX and m not in ctx.sheet_defines:
             maths = siunitx_maths(n)
             self.edit(n.pos, end_of_args(n), f"{{{maths}}}" if in_math else f"\\ensuremath{{{maths}}}")
             return
-        if m == "ifthenelse":
-            self.ifthenelse(n, depth, in_math)
-            return
         if m in ("newenvironment", "renewenvironment"):
             name = (arg_text(n, 1) or "").strip()
-            if name in SOLUTION_ENVS or name.lower() in QUESTION_WORDS:
-                self.edit(n.pos, end, "")  # a solution stays a div; a question word becomes a theorem
+            if name in SOLUTION_ENVS or name in ctx.question_envs:
+                # a solution stays a div; a question word becomes a theorem (one taking
+                # arguments is pandoc's to expand: its arguments print the label)
+                self.edit(n.pos, end, "")
                 return
         if m in self.unknown.docs and m not in ctx.sheet_defines - set(self.unknown.docs):
             text = tex_unknown.expand_doc_command(self.unknown.docs[m], n)
@@ -173,24 +154,9 @@ class Editor(ListEdits):
             self.converted.add(m)
             return
         if n.nodeargd is not None:
-            for a in n.nodeargd.argnlist:
-                if isinstance(a, LatexGroupNode):
+            for k, a in enumerate(n.nodeargd.argnlist):
+                if isinstance(a, LatexGroupNode) and not (k == 1 and m in NAMING):  # a definition's name is no call
                     self.run(a.nodelist, depth, in_math)
-
-    def ifthenelse(self, n, depth: int, in_math: bool) -> None:
-        cond = plain_lines(arg_text(n, 0) or "")
-        m = re.fullmatch(r"(\\not\s*)?\\boolean\s*\{([^{}]+)\}", cond)
-        args = n.nodeargd.argnlist
-        if not m or m.group(2).strip() not in self.ctx.booleans or args[1] is None or args[2] is None:
-            return  # pandoc reads it as it can; nothing is dropped here
-        on = self.ctx.booleans[m.group(2).strip()] != bool(m.group(1))
-        keep, drop = (args[1], args[2]) if on else (args[2], args[1])
-        self.edit(n.pos, keep.pos + 1, "")
-        self.edit(keep.pos + keep.len - 1, n.pos + n.len, "")
-        dropped = "".join(x.latex_verbatim() for x in drop.nodelist)
-        if dropped.strip():
-            self.note(f"the {'else' if on else 'then'} branch of \\ifthenelse{{{cond}}}", dropped)
-        self.run(keep.nodelist, depth, in_math)
 
     def environment(self, n: LatexEnvironmentNode, depth: int, in_math: bool) -> None:
         name, ctx = n.environmentname, self.ctx
@@ -203,9 +169,11 @@ class Editor(ListEdits):
                 self.note(f"a {name} environment", body)
             return
         if (name in self.unknown.unknown.envs and name not in ctx.sheet_defines and name not in ctx.theorems
-                and name not in ctx.question_envs and tex_unknown.unknown_env(self, n, depth, in_math)):
-            self.converted.add(name)
-            return
+                and name not in ctx.question_envs):
+            if tex_unknown.unknown_env(self, n, depth, in_math):
+                self.converted.add(name)
+                return
+            tex_blanks.drop_specs(self, [x for x in n.nodelist if x is not None], begin_end)
         if name in EXAM_LISTS and name not in ctx.sheet_defines:
             opt = (arg_text(n, 0) or "").strip()
             tmpl = PARTS_OPTION.get(opt, EXAM_LISTS[name]) if name != "questions" else ""
@@ -235,8 +203,15 @@ class Editor(ListEdits):
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
             return
-        elif name == "itemize":
-            self.item_labels_as_text(n)
+        elif name in ("itemize", "description"):
+            labels = [arg_text(it, 0) for it in self.items(n)]
+            if labels and None not in labels and label_sequence(labels):  # (a), (b) …: numbered parts
+                self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
+                self.enumerate(n, depth + 1, begin_end)
+                self.run(n.nodelist, depth + 1, in_math)
+                return
+            if name == "itemize":
+                self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
 
@@ -289,90 +264,6 @@ class Editor(ListEdits):
             first = items[0]
             self.edit(end_of_args(first), end_of_args(first), f" \\label{{{START_LABEL}{start}}}")
 
-    # -- class macros that count --
-
-    def expand(self, n: LatexMacroNode) -> str:
-        d = self.ctx.macros[n.macroname]
-        args = [a for a in (n.nodeargd.argnlist if n.nodeargd else [])]
-        values = []
-        for k, a in enumerate(args):
-            if a is None:
-                values.append(d.default or "" if k == 0 and d.default is not None else "")
-            elif isinstance(a, LatexGroupNode):
-                values.append("".join(x.latex_verbatim() for x in a.nodelist))
-            else:
-                values.append(a.latex_verbatim())
-        body = d.body
-        for k, v in enumerate(values, 1):
-            body = body.replace(f"#{k}", v)
-        return self.render(parse_nodes(body)) + " "
-
-    def render(self, nodes) -> str:
-        out, ctx, skip_until_group, level = [], self.ctx, False, 0
-        for x in nodes:
-            if x is None:
-                continue
-            if skip_until_group:
-                if isinstance(x, LatexGroupNode):
-                    skip_until_group = False
-                continue
-            if isinstance(x, LatexMacroNode):
-                m = x.macroname
-                if m.startswith("if") and m != "ifthenelse":
-                    level += 1
-                    continue
-                if m == "fi":
-                    level = max(0, level - 1)
-                    continue
-                if level:
-                    continue
-                if m in ("def", "gdef", "edef", "xdef"):
-                    skip_until_group = True
-                    continue
-                c = (arg_text(x, 0) or "").strip()
-                if m in ("stepcounter", "refstepcounter"):
-                    ctx.counters[c] = ctx.counters.get(c, 0) + 1
-                    for child in ctx.resets.get(c, []):
-                        ctx.counters[child] = 0
-                elif m in ("setcounter", "addtocounter"):
-                    v = (arg_text(x, 1) or "").strip()
-                    if re.fullmatch(r"-?\d+", v):
-                        ctx.counters[c] = int(v) + (ctx.counters.get(c, 0) if m == "addtocounter" else 0)
-                elif m in ("alph", "Alph", "arabic", "roman", "Roman", "value"):
-                    out.append(fmt(m, ctx.counters.get(c, 0)))
-                elif m.startswith("the") and m[3:] in ctx.counters:
-                    own = ctx.macros.get(m)
-                    out.append(self.render(parse_nodes(own.body)) if own else str(ctx.counters[m[3:]]))
-                elif m == "par":
-                    out.append("\n\n")
-                elif m in LAYOUT_IN_BODY:
-                    continue
-                elif m in ctx.macros:
-                    out.append(self.expand(x))
-                else:
-                    out.append(self.render_macro(x))
-            elif level:
-                continue
-            elif isinstance(x, LatexGroupNode):
-                out.append("{" + self.render(x.nodelist) + "}")
-            elif isinstance(x, LatexCharsNode):
-                out.append(x.chars)
-            else:
-                out.append(x.latex_verbatim())
-        return "".join(out)
-
-    def render_macro(self, x: LatexMacroNode) -> str:
-        """A macro kept as it is, its arguments rendered (they may count, ``\\textbf{(\\alph{c})}``)."""
-        out = ["\\" + x.macroname]
-        for a in (x.nodeargd.argnlist if x.nodeargd else []):
-            if isinstance(a, LatexGroupNode):
-                left, right = a.delimiters if a.delimiters else ("{", "}")
-                out.append(left + self.render(a.nodelist) + right)
-            elif a is not None:
-                out.append(a.latex_verbatim())
-        out.append(x.macro_post_space or "")
-        return "".join(out)
-
     def result(self, prelude: str) -> Prepared:
         text = self.src
         for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1]), reverse=True):
@@ -395,14 +286,19 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
     Never raises for odd TeX: pylatexenc parses tolerantly, and a sheet it cannot parse at
     all is returned unchanged (pandoc then reads it as before).
     """
+    dropped: list[ConversionWarning] = []
     try:
         nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         ctx = TexContext()
-        if base_dir and Path(base_dir).is_dir():
-            for p in files_beside(nodes, Path(base_dir), set()):
-                learn_definitions(parse_nodes(p.read_text(encoding="utf-8", errors="replace")), ctx, from_sheet=False)
+        beside = files_beside(nodes, Path(base_dir), set()) if base_dir and Path(base_dir).is_dir() else []
+        texts = {p: p.read_text(encoding="utf-8", errors="replace") for p in beside}
+        resolved = tex_cond.resolve(source, {p.stem: t for p, t in texts.items()})
+        source, dropped = resolved.source, [hidden_note(what, body) for what, body in resolved.dropped]
+        nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
+        for text in texts.values():
+            learn_definitions(parse_nodes(text), ctx, from_sheet=False)
         learn_definitions(nodes, ctx, from_sheet=True)
-        for name in ctx.sheet_defines:
+        for name in ctx.sheet_defines - ctx.own_counting:
             ctx.macros.pop(name, None)
         docs = tex_unknown.doc_commands(nodes)
         extra = [MacroSpec(d.name, ("[" if d.default is not None else "") + "{" * (d.nargs - (d.default is not None)))
@@ -411,9 +307,13 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         parsed = parse_nodes(source, extra)
         state.blocks = tex_unknown.block_counts(parsed, state.unknown)
         editor = Editor(source, ctx, state)
+        editor.notes += dropped
+        editor.hidden += [n.text for n in dropped]
+        state.markers = tex_markers.plan(editor, parsed)
         editor.run(parsed)
+        tex_markers.close(editor)
     except Exception:  # noqa: BLE001 - pylatexenc's own errors: leave the sheet to pandoc
-        return Prepared(source=source)
+        return Prepared(source=source, notes=dropped, hidden="\n".join(n.text for n in dropped))
     asked = {e for e in (unknown.envs if unknown else ()) if e.lower().rstrip("*") in QUESTION_WORDS
              and e not in ctx.sheet_defines and e not in state.listed}  # a question environment of a class we do not have
     theorems = [f"\\newtheorem{{{e}}}{{{e[:1].upper() + e[1:].rstrip('*')}}}"

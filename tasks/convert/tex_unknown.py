@@ -173,7 +173,7 @@ def gather(nodes: list, i: int) -> tuple[list[LatexGroupNode], int, str | None]:
     return groups, j, opt
 
 
-def _length(g: LatexGroupNode) -> bool:
+def length_group(g: LatexGroupNode) -> bool:
     """A group holding only a number or a length (``{3}``, ``{-5em}``, ``{0.4\\textwidth}``)."""
     text = "".join(x.latex_verbatim() for x in g.nodelist).strip()
     return bool(text) and bool(re.fullmatch(r"-?[\d.]+\s*(?:[a-z]{2}|\\[a-z]+)?", text))
@@ -238,6 +238,10 @@ class UnknownState:
     noted: set[str] = field(default_factory=set)
     listed: set[str] = field(default_factory=set)  # undefined environments read as lists
     body_at: int = 0  # where \begin{document} is (0: a fragment)
+    markers: dict[int, tuple[int, str]] = field(default_factory=dict)  # tasks.convert.tex_markers
+    marker_names: dict[str, int] = field(default_factory=dict)
+    marker_end: int = 0
+    open_levels: int = 0
 
     def once(self, ed, key: str, what: str, name: str) -> None:
         if key not in self.noted:
@@ -274,7 +278,7 @@ def unknown_macro(ed, nodes: list, i: int, depth: int) -> int:
             st.once(ed, "item:" + name, f"\\{name} (defined in no file here) read as a list item", name)
         return i + 1
     last = groups[-1]
-    if n.pos < st.body_at or any(_length(g) for g in groups):  # preamble set-up, a length (\enlargethispage{-5em})
+    if n.pos < st.body_at or any(length_group(g) for g in groups):  # preamble set-up, a length (\enlargethispage{-5em})
         return j
     if st.blocks.get(name, 0) >= 2 and is_block(groups) and not st.in_list:
         st.units += 1

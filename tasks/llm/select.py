@@ -105,7 +105,7 @@ def select_backend(choice: str = "auto", model: str | None = None) -> Backend | 
 def describe(backend: Backend | None) -> str:
     """One line for the run header: the backend and model (never a key), or the offline run."""
     if backend is None:
-        return "none (no live call: saved replies only; without them route A is skipped and route B takes a library filter)"
+        return "none (no live call: saved replies only)"  # the OFFLINE line says what that leaves
     text = getattr(backend, "describe", None)
     if callable(text):
         return text()

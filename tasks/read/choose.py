@@ -19,6 +19,7 @@ from tasks.errors import FilterError
 from tasks.llm import BackendError, NoReply
 from tasks.llm.select import backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
+from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import choose_library_filter, library_filters, read_and_pair
 
 
@@ -64,7 +65,9 @@ def choose_filter_and_read(
 ) -> RouteResult:
     """Choose route B's filter and read two markdown texts with it (:func:`route_b_task` says
     which filter: ``filter_source`` when given, named ``label`` in the result; else one written
-    with ``backend``, up to ``tries`` calls; else the library's). Returns the route's
+    with ``backend``, up to ``tries`` calls; else the library's, whose general reader infers
+    the sheet's layout: :func:`tasks.read.layout.read_and_pair_inferred`, the layout named in
+    the label when it is not the reader's own choice). Returns the route's
     :class:`RouteResult`, ``failed`` with the reason when the filter fails; never raises for a
     failing filter or writer."""
     usage, note, calls, writer_error = Usage(), "", 0, ""
@@ -95,10 +98,15 @@ def choose_filter_and_read(
     else:
         name, source = "filter", filter_source
     try:
-        reading, pairing = read_and_pair(source, questions_md, solutions_md, name=name)
+        if filter_source is None and name == "general":
+            reading, pairing = read_and_pair_inferred(source, questions_md, solutions_md, name=name)
+        else:
+            reading, pairing = read_and_pair(source, questions_md, solutions_md, name=name)
     except FilterError as e:
         return RouteResult(route="B", status=StageStatus(state=State.failed, reason=e.reason, cause=Cause.invalid),
                            usage=usage, filter_label=label, filter_source=source, calls=calls)
+    if pairing.layout and pairing.layout != "auto":
+        label = f"{label} (read as {pairing.layout})"
     # A library filter read the sheet because the writer's server failed: a result, but
     # never a cache hit (tasks.cache.reusable), so a rerun asks the writer again.
     status = (StageStatus(state=State.ran, reason=f"the filter writer failed: {writer_error}", cause=Cause.backend_error)

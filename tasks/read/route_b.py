@@ -11,6 +11,7 @@ else by position, with a flag when the counts differ.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from schemas.flags import Flag
@@ -77,6 +78,8 @@ class Pairing:
 
     how: str = "none"
     flags: list[Flag] = field(default_factory=list)
+    layout: str = ""
+    """The layout the questions were read in when it was inferred (:mod:`tasks.read.layout`)."""
 
 
 def reads_numbers(filter_source: str) -> bool:
@@ -97,6 +100,17 @@ def _numbered(numbers: Numbers | None) -> bool:
         return False
     seen = [n for n, _ in numbers]
     return all(seen) and len(set(seen)) == len(seen)
+
+
+def _mostly_named(s_numbers: Numbers | None, q_numbers: Numbers) -> bool:
+    """Do most of the solutions (more than half) carry a number that names a question? Then
+    they pair by number even when some have none or share one (a preamble section ``Task 1``
+    before ``Question 1``): by position, every answer after such a section would sit one
+    question off."""
+    if not s_numbers:
+        return False
+    names = {n for n, _ in q_numbers}
+    return sum(1 for n, _ in s_numbers if n and n in names) * 2 > len(s_numbers)
 
 
 def _put(part: Part, solution: Part) -> None:
@@ -190,15 +204,16 @@ def merge_solutions(
 ) -> tuple[SheetSet, Pairing]:
     """The questions reading with the solutions merged in, and how they were paired.
 
-    By number (:func:`merge_by_number`) when both numberings are given and every
-    question in each has a number, no number twice; else by position
+    By number (:func:`merge_by_number`) when both numberings are given, every question
+    has a number, no number twice, and so has every solution or most solutions name a
+    question by number (:func:`_mostly_named`); else by position
     (:func:`merge_by_position`), flagging (``structural``) a count of solutions that
     differs from the count of questions. ``solutions=None`` gives a copy and
     ``Pairing("none")``.
     """
     if solutions is None:
         return questions.model_copy(deep=True), Pairing()
-    if _numbered(q_numbers) and _numbered(s_numbers):
+    if _numbered(q_numbers) and (_numbered(s_numbers) or _mostly_named(s_numbers, q_numbers)):
         merged, flags = merge_by_number(questions, q_numbers, solutions, s_numbers)
         return merged, Pairing("number", flags)
     flags = []
@@ -240,14 +255,18 @@ def read_and_pair(
     return merge_solutions(questions, solutions, q_numbers, s_numbers)
 
 
+_TASK_BOX_COPIED = re.compile(r"^\s*\[[ xX]?\]\s")
+
+
 def chrome_quoted(texts: list[str]) -> int:
-    """How many lines of ``texts`` are timing or star lines or ``Generated:`` stamps:
-    chrome a reading should have left out."""
+    """How many lines of ``texts`` are timing or star lines, ``Generated:`` stamps, or start
+    with a task box (``[x] option``: the sheet's mark of the correct option, which a student
+    would be shown): chrome a reading should have left out."""
     return sum(
         1
         for text in texts
         for line in text.splitlines()
-        if line.strip() and (is_timing(line) or line.strip().startswith("Generated:"))
+        if line.strip() and (is_timing(line) or line.strip().startswith("Generated:") or _TASK_BOX_COPIED.match(line))
     )
 
 

@@ -2,8 +2,9 @@
 
 :func:`review` turns the chosen entries of a :class:`ReviewForm` into decisions
 (:mod:`tasks.review.decisions`; a note is the only call) and :func:`apply_decisions`
-publishes them: ``review.json`` gains them (appended after every earlier decision, never
-rewritten), the set is written again with in2lambda (:func:`tasks.write.build.write_set`)
+publishes them: ``review.json`` is the one record of a person's decisions, one per flag
+(:func:`merged`: a second decision on a flag replaces the first, whether it came from the
+review page, the terminal, a ``--decisions`` file or the Prefect pause), the set is written again with in2lambda (:func:`tasks.write.build.write_set`)
 from ``settled.json`` with every resolving decision replayed in order, using the texts the
 decisions recorded (so no call is made), and ``report.json`` gains the review's counts:
 flags resolved and still open, and the fields corrected by a person's note. The whole
@@ -17,14 +18,15 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from schemas.llm import BackendSpec
-from schemas.review import Decision, ReviewForm, ReviewLog, ReviewResult, ReviewSummary
+from schemas.review import Decision, ReviewEntry, ReviewForm, ReviewLog, ReviewResult, ReviewSummary
 from tasks.errors import InputError
-from tasks.llm import Backend
+from tasks.llm import Backend, NoBackend
 from tasks.llm.select import backend_for
 from tasks.review.decisions import apply_decision, decide
 from tasks.review.form import REVIEW, ReviewRun, load_run
@@ -56,7 +58,7 @@ def summarise(run: ReviewRun, decisions: list[Decision]) -> ReviewSummary:
                          corrected_by_note=[f for f, v in noted.items() if v])
 
 
-def _media(run: ReviewRun) -> dict[str, str]:
+def media_files(run: ReviewRun) -> dict[str, str]:
     """Each image link of ``settled.json`` → a file in the output folder with the same
     sha256 (the set's own ``media/``, or the docx images in ``media/``)."""
     by_digest: dict[str, str] = {}
@@ -68,11 +70,26 @@ def _media(run: ReviewRun) -> dict[str, str]:
     return {link: by_digest[d] for link, d in run.record.images.items() if d in by_digest}
 
 
+def merged(earlier: list[Decision], new: list[Decision]) -> list[Decision]:
+    """The record after ``new`` decisions: one decision per flag. A decision on a flag
+    replaces the recorded one and moves to the end (the record's order is the order the
+    set is rebuilt in), except that a refused decision (``resolved`` false: a passage not
+    verbatim, a refused note) never replaces one that resolved the flag: it changed nothing."""
+    out = list(earlier)
+    for d in new:
+        before = next((x for x in out if x.flag == d.flag), None)
+        if before is not None and before.resolved and not d.resolved:
+            continue
+        out = [x for x in out if x.flag != d.flag] + [d]
+    return out
+
+
 def decide_form(run: ReviewRun, form: ReviewForm, backend: Backend) -> list[Decision]:
     """One :class:`Decision` per entry of ``form`` with a choice, made in order on the set as
-    the earlier decisions (recorded and new) left it. Raises :class:`InputError` for an
-    entry naming a flag the run does not have."""
-    questions = run.current()
+    the earlier decisions (recorded and new) left it, the recorded decisions on the flags
+    decided now left out (they are replaced: :func:`merged`). Raises :class:`InputError`
+    for an entry naming a flag the run does not have."""
+    questions = run.current(skip={e.flag for e in form.entries if e.choice is not None})
     flags = run.record.flags
     made: list[Decision] = []
     for entry in form.entries:
@@ -86,8 +103,43 @@ def decide_form(run: ReviewRun, form: ReviewForm, backend: Backend) -> list[Deci
     return made
 
 
+class Decider:
+    """Decisions taken one at a time (the terminal's review confirms each as it is taken):
+    :meth:`decide` makes one on the set as the recorded decisions and the ones made here
+    left it, and keeps it in ``made`` (pass them to :func:`apply_decisions`). ``backend``
+    is a callable giving the backend for notes, called at the first note only (so a
+    review with no note never needs one)."""
+
+    def __init__(self, run: ReviewRun, backend: Callable[[], Backend]):
+        self.run, self._backend, self._live = run, backend, None
+        self.questions = run.current()
+        self.made: list[Decision] = []
+
+    def decide(self, entry: ReviewEntry) -> Decision:
+        """The decision for ``entry`` (its ``choice`` set), recorded in ``made`` and applied
+        to the working set. Raises :class:`InputError` for a flag the run does not have,
+        and what the backend's selection raises (at a first note)."""
+        flags = self.run.record.flags
+        if not 1 <= entry.flag <= len(flags):
+            raise InputError(str(self.run.out / "flags.json"), f"there is no flag {entry.flag} (the run has {len(flags)})")
+        if entry.choice == "note" and self._live is None:
+            self._live = self._backend()
+        d = decide(entry, flags[entry.flag - 1], self.questions, self.run.sources, self._live or NoBackend())
+        self.made.append(d)
+        self.questions = apply_decision(self.questions, d)
+        return d
+
+
 def apply_decisions(run: ReviewRun, decisions: list[Decision]) -> ReviewResult:
-    """Record ``decisions`` after the earlier ones and rebuild the set from all of them.
+    """Record ``decisions`` (:func:`merged` into the recorded ones) and rebuild the set:
+    :func:`rebuild`."""
+    return rebuild(run, merged(run.log.decisions, decisions), decisions)
+
+
+def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> ReviewResult:
+    """Write ``kept`` as the whole of ``review.json`` and rebuild the set from it (the
+    review page's undo passes the record with a decision taken back); ``made`` are the
+    decisions made now (the result's ``decisions``).
 
     No model call: each decision carries its resulting text. Writes ``review.json``, the
     set's folder and zip, ``report.json`` (``review``: :func:`summarise`; ``katex_warnings``
@@ -97,13 +149,14 @@ def apply_decisions(run: ReviewRun, decisions: list[Decision]) -> ReviewResult:
     when publishing is refused (:func:`tasks.write.outputs.publish`).
     """
     out, record = run.out, run.record
-    log = ReviewLog(source=run.log.source, set_name=run.log.set_name, decisions=run.log.decisions + decisions)
+    decisions = made
+    log = ReviewLog(source=run.log.source, set_name=run.log.set_name, decisions=kept)
     questions = record.questions
     for d in log.decisions:
         questions = apply_decision(questions, d)
     summary = summarise(run, log.decisions)
     with staging_dir(out) as staging:
-        built = write_set(questions, record.set_name, staging, _media(run), record.boxes)
+        built = write_set(questions, record.set_name, staging, media_files(run), record.boxes)
         rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
         for name in run.entries:
             if name in rebuilt or not (out / name).exists():

@@ -4,8 +4,8 @@ A run's output folder (``--out``) holds everything a review needs: ``settled.jso
 settled set, the flags, the answer boxes), ``source.md``/``solutions.md`` (what a passage
 must quote), ``report.json`` and, once a review was applied, ``review.json`` (every
 decision so far). :func:`load_run` reads them; :func:`build_form` makes the
-:class:`ReviewForm` of the flags no decision resolved yet; :func:`form_input` turns it into
-the input type Prefect's ``pause_flow_run(wait_for_input=…)`` shows as a form in the UI.
+:class:`ReviewForm` of the flags no decision resolved yet (the Prefect pause's form is made
+from it by :mod:`tasks.review.pause_form`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from schemas.report import Report
-from schemas.review import DecisionsFile, ReviewEntry, ReviewForm, ReviewLog, SettledRecord
+from schemas.review import Decision, DecisionsFile, ReviewEntry, ReviewForm, ReviewLog, SettledRecord
 from schemas.sheet import SheetSet
 from tasks.errors import InputError
 from tasks.review.decisions import apply_decision, choices_for, get_field
@@ -43,12 +43,19 @@ class ReviewRun:
     sources: list[str]
     entries: list[str]
 
-    def current(self) -> SheetSet:
-        """The set as the run settled it with every resolving decision so far applied."""
+    def current(self, skip: frozenset[int] | set[int] = frozenset()) -> SheetSet:
+        """The set as the run settled it with every resolving decision so far applied, in
+        order; the decisions on the flags in ``skip`` left out (a flag decided again is
+        decided on the set as it stood without its earlier decision)."""
         questions = self.record.questions
         for d in self.log.decisions:
-            questions = apply_decision(questions, d)
+            if d.flag not in skip:
+                questions = apply_decision(questions, d)
         return questions
+
+    def decision(self, flag: int) -> Decision | None:
+        """The recorded decision on ``flag`` (1-based), or ``None``: one a flag at most."""
+        return next((d for d in self.log.decisions if d.flag == flag), None)
 
     def resolved(self) -> set[int]:
         """The flags (1-based numbers) some decision resolved."""
@@ -105,44 +112,41 @@ def load_run(out: str | Path) -> ReviewRun:
     return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries)
 
 
-def build_form(run: ReviewRun) -> ReviewForm:
-    """One :class:`ReviewEntry` per flag of the run that no decision resolved yet, in
-    ``flags.json`` order, showing both routes' texts, the reason, the text the set holds
-    now and the choices it allows; nothing chosen."""
-    questions = run.current()
-    done = run.resolved()
-    entries = []
-    for n, flag in enumerate(run.record.flags, 1):
-        if n in done:
-            continue
-        current = get_field(questions, flag.field)
-        entries.append(ReviewEntry(flag=n, field=flag.field, kind=flag.kind, reason=flag.reason, a=flag.a, b=flag.b,
-                                   current=current, choices=choices_for(flag, current),
-                                   equations=len(display_equations(current or ""))))
+def flag_entry(run: ReviewRun, n: int, now: SheetSet | None = None) -> ReviewEntry:
+    """The :class:`ReviewEntry` of flag ``n`` (1-based) with nothing chosen: both routes'
+    texts, the reason, the text the field holds on the set as every other flag's decision
+    left it (its own recorded decision, if any, left out: a second decision replaces the
+    first) and the choices :func:`tasks.review.decisions.choices_for` allows. ``now``:
+    ``run.current()`` when the caller has it (used for a flag with no decision). Raises
+    ``IndexError`` for a number the run has no flag of."""
+    if not 1 <= n <= len(run.record.flags):
+        raise IndexError(n)
+    flag = run.record.flags[n - 1]
+    base = now if now is not None and run.decision(n) is None else run.current(skip={n})
+    current = get_field(base, flag.field)
+    return ReviewEntry(flag=n, field=flag.field, kind=flag.kind, reason=flag.reason, a=flag.a, b=flag.b,
+                       current=current, choices=choices_for(flag, current),
+                       equations=len(display_equations(current or "")))
+
+
+def build_form(run: ReviewRun, every_flag: bool = False) -> ReviewForm:
+    """One :class:`ReviewEntry` (:func:`flag_entry`) per flag of the run that no decision
+    resolved yet (with ``every_flag``: per flag of the run, resolved or not), in
+    ``flags.json`` order; nothing chosen."""
+    done = set() if every_flag else run.resolved()
+    now = run.current()
+    entries = [flag_entry(run, n, now) for n in range(1, len(run.record.flags) + 1) if n not in done]
     return ReviewForm(set_name=run.record.set_name, entries=entries)
-
-
-def form_input(form: ReviewForm):
-    """The input type for Prefect's ``pause_flow_run(wait_for_input=…)``: a ``RunInput``
-    made from :class:`ReviewForm` with ``form`` as its initial data, so the UI shows each
-    open flag with its texts and the fields to choose in. ``.model_validate`` of what the
-    person sent gives back a :class:`ReviewForm`-shaped input (pass it to
-    :func:`tasks.review.apply.review` as ``ReviewForm.model_validate(received.model_dump())``)."""
-    from prefect.input import RunInput
-
-    return RunInput.subclass_from_base_model_type(ReviewForm).with_initial_data(
-        description=f"Review of {form.set_name}: {len(form.entries)} open flags. For each, choose A, B, keep, "
-                    "source (with the passage, copied from the sheet) or note (what is wrong with one display "
-                    "equation); leave the choice empty to keep the flag open.",
-        set_name=form.set_name, entries=list(form.entries))
 
 
 def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
     """``form`` with the choices of a ``--decisions`` file (:class:`DecisionsFile`) filled
     in, in the file's order (entries it does not name are left out: they stay open).
 
+    ``form`` holds the flags the file may name (:func:`build_form` with ``every_flag``: a
+    flag decided before may be decided again, the new decision replacing the recorded one).
     Raises :class:`InputError` naming the file when it cannot be read, does not validate,
-    or names a flag that is not open."""
+    or names a flag that is not in ``form``."""
     path = Path(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -156,10 +160,21 @@ def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
     for d in given:
         entry = by_flag.get(d.flag)
         if entry is None:
-            raise InputError(str(path), f"flag {d.flag} is not an open flag of this run "
-                                        f"(open: {', '.join(str(f) for f in by_flag) or 'none'})")
+            raise InputError(str(path), f"flag {d.flag} is not a flag of this run "
+                                        f"(flags: {_numbers(sorted(by_flag)) or 'none'})")
         try:
             chosen.append(ReviewEntry.model_validate({**entry.model_dump(), **d.model_dump()}))
         except ValidationError as e:
             raise InputError(str(path), str(e.errors()[0]["msg"]).removeprefix("Value error, ")) from None
     return form.model_copy(update={"entries": chosen})
+
+
+def _numbers(ns: list[int]) -> str:
+    """``[1, 2, 3, 5]`` → ``1-3, 5``."""
+    runs: list[list[int]] = []
+    for n in ns:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)

@@ -248,6 +248,22 @@ def coverage(markdown: str, texts: list[str]) -> float:
     return covered / len(counted)
 
 
+def body_coverage(markdown: str, texts: list[str]) -> float:
+    """The covered share (0..1) of the counted lines of ``markdown`` from the first covered
+    one on: the lines before it are the sheet's head (title, instructions), chrome to a reading
+    that starts its first question after them. 0.0 when no line is covered, 1.0 when none is
+    counted."""
+    joined, names = _prepare(texts)
+    counted = list(_counted(markdown))
+    if not counted:
+        return 1.0
+    flags = [_is_covered(line, c, joined, names) for _, line, c in counted]
+    if True not in flags:
+        return 0.0
+    body = flags[flags.index(True):]
+    return sum(body) / len(body)
+
+
 def restated(markdown: str, other: str) -> list[tuple[int, str]]:
     """The counted lines of ``markdown`` (see :func:`uncovered`) whose content is also
     the content of a counted line of ``other``: ``[(line number, line as written)]``,

@@ -245,7 +245,9 @@ def stray_minus_flags(questions: SheetSet) -> list[Flag]:
 def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled: SheetSet | None = None) -> list[Flag]:
     """One ``conversion_loss`` flag per pandoc warning that reports lost content; an
     ``UndefinedMaths`` warning (maths using a command nobody defines) is one flag on each
-    field of ``settled`` that holds the command, so the flag points at the question it
+    field of ``settled`` that holds the command, and an ``EquationNotRead`` one (a Word
+    equation kept only as a metafile picture, :func:`tasks.convert.docx.equation_warnings`)
+    one on each field holding its picture's link, so the flag points at the question it
     spoils (sheet-level when no field holds it)."""
     from schemas.sheet import iter_fields
 
@@ -255,6 +257,8 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
         if w.kind == "UndefinedMaths" and settled is not None and w.text:
             command = re.compile(re.escape(w.text) + r"(?![A-Za-z@])")
             keys = [key for key, text in iter_fields(settled) if text and command.search(text)]
+        elif w.kind == "EquationNotRead" and settled is not None and w.text:  # the picture's link
+            keys = [key for key, text in iter_fields(settled) if text and w.text in text]
         flags += [Flag(field=key, kind="conversion_loss", reason=w.message, a=w.text or None)
                   for key in keys or [f"{role}:conversion"]]
     return flags

@@ -5,16 +5,18 @@ the set's name (Prefect keys: lowercase letters, digits and dashes) so that the 
 Artifacts page keeps each set's history:
 
 - ``<set>-summary`` (markdown): the lines the command line printed;
-- ``<set>-flags`` (table): one row per flag, ``field, kind, reason, a, b`` (both routes'
-  texts, cut to :data:`CELL` characters; ``flags.json`` holds them whole);
-- ``<set>-report`` (table): ``report.json``'s counts as ``measure, value`` rows;
-- ``<set>-set`` (link): the set's zip, as a ``file://`` link (it is on the machine that
-  ran the flow);
+- ``<set>-flags`` (markdown): one entry per flag, its field, kind and whole reason, and both
+  routes' texts (cut to :data:`CELL` characters; ``flags.json`` holds them whole). Markdown,
+  not a table: the UI's table cuts a long cell to its column, and a reason is read whole;
+- ``<set>-report`` (table): ``report.json``'s counts as ``measure, value`` rows, the paths
+  (relative to the working folder) last;
+- ``<set>-set`` (markdown): where the set's zip is, on the machine that ran the flow, and
+  what to do with it (a ``file://`` link is one a browser will not open from the UI);
 - ``<set>-review`` (markdown), when the run paused for a person's review: what it did
   (:func:`publish_review`).
 
 Prefect's API: ``prefect.artifacts.create_markdown_artifact``, ``create_table_artifact``,
-``create_link_artifact`` (docs.prefect.io, "Artifacts").
+(docs.prefect.io, "Artifacts").
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from schemas.flags import Flag
+from schemas.flags import ROUTE_TEXT_KINDS, Flag
 from schemas.report import Report
 
 CELL = 400
@@ -46,19 +48,59 @@ def _cut(text: str | None) -> str:
     return text if len(text) <= CELL else text[: CELL - 1] + "…"
 
 
+FLAG_COLUMNS = {"field": "field", "kind": "kind", "reason": "reason", "a": "route A's text", "b": "route B's text"}
+"""The flags' columns as a person reads them (``flags.json``'s names → words)."""
+
+
 def flag_rows(flags: list[Flag]) -> list[dict[str, str]]:
-    """The flags table: ``field, kind, reason, a, b`` per flag (texts cut to :data:`CELL`)."""
-    return [{"field": f.field, "kind": f.kind, "reason": f.reason, "a": _cut(f.a), "b": _cut(f.b)} for f in flags]
+    """One row per flag: field, kind, reason (whole), route A's and route B's texts (cut to
+    :data:`CELL`), keyed by :data:`FLAG_COLUMNS`' words."""
+    return [{FLAG_COLUMNS["field"]: f.field, FLAG_COLUMNS["kind"]: f.kind, FLAG_COLUMNS["reason"]: f.reason,
+             FLAG_COLUMNS["a"]: _cut(f.a), FLAG_COLUMNS["b"]: _cut(f.b)} for f in flags]
+
+
+def flags_markdown(set_name: str, flags: list[Flag]) -> str:
+    """The ``<set>-flags`` artifact: a heading per flag (number, field, kind), its reason
+    whole, then each route's text where it has one, quoted."""
+    if not flags:
+        return f"# Flags of {set_name}\n\nNo flags: nothing to read.\n"
+    out = [f"# Flags of {set_name}\n", f"{len(flags)} to read (`sheet2lambda review OUT` decides them).\n"]
+    for i, (flag, row) in enumerate(zip(flags, flag_rows(flags)), start=1):
+        out.append(f"## {i}. {row['field']} — {row['kind']}\n\n{row['reason']}\n")
+        texts = ((FLAG_COLUMNS["a"], FLAG_COLUMNS["b"]) if flag.kind in ROUTE_TEXT_KINDS
+                 else (FLAG_COLUMNS["a"],))
+        for who in texts:
+            if row[who]:  # as written (a code block: the UI's markdown would eat a backslash)
+                what = who if flag.kind in ROUTE_TEXT_KINDS else "the passage"
+                text = row[who].replace("```", "`\u200b``")
+                out.append(f"**{what}**\n\n```text\n{text}\n```\n")
+    return "\n".join(out)
+
+
+def _flags(n: int) -> str:
+    return f"{n} flag" if n == 1 else f"{n} flags"
+
+
+def _relative(path: str | None) -> str | None:
+    if not path:
+        return path
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
 
 
 def report_rows(report: Report) -> list[dict[str, str]]:
-    """``report.json``'s scalar counts as ``measure, value`` rows."""
+    """``report.json``'s scalar counts as ``measure, value`` rows; the sheet's and the
+    solutions' paths last, relative to the working folder where they lie inside it."""
+    paths = {"source", "solutions"}
     data = report.model_dump(exclude={"route_a", "route_b", "areas", "warnings", "flags_by_kind", "comparison"})
-    rows = [{"measure": k, "value": str(v)} for k, v in data.items()]
+    rows = [{"measure": k, "value": str(v)} for k, v in data.items() if k not in paths]
     rows += [{"measure": f"flagged {k}", "value": str(v)} for k, v in report.flags_by_kind.items()]
     rows += [{"measure": "route A", "value": report.route_a.status}, {"measure": "route B", "value": report.route_b.status},
              {"measure": "answer boxes", "value": f"{report.areas.status}: {report.areas.proposed} proposed, "
                                                     f"{report.areas.refused} refused, {report.areas.written} written"}]
+    rows += [{"measure": k, "value": str(_relative(data[k]))} for k in ("source", "solutions") if k in data]
     return rows
 
 
@@ -66,7 +108,7 @@ def publish_document(set_name: str, out: Path, report: Report | None, flags: lis
     """Create the run's artifacts (see the module docstring); returns their keys. Call in
     a flow run. ``lines`` is the printed summary; ``report`` ``None`` (not built) publishes
     the summary alone."""
-    from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
     keys = [artifact_key(set_name, "summary")]
     create_markdown_artifact(key=keys[0], markdown=f"# {set_name}\n\n```\n" + "\n".join(lines) + "\n```\n",
@@ -74,16 +116,20 @@ def publish_document(set_name: str, out: Path, report: Report | None, flags: lis
     if report is None:
         return keys
     keys.append(artifact_key(set_name, "flags"))
-    rows = flag_rows(flags) or [{"field": "", "kind": "", "reason": "no flags: nothing to read", "a": "", "b": ""}]
-    create_table_artifact(key=keys[-1], table=rows, description=f"{len(flags)} flags of {set_name}: field, kind, "
-                                                                  "reason, route A's and route B's texts")
+    create_markdown_artifact(key=keys[-1], markdown=flags_markdown(set_name, flags),
+                             description=f"{_flags(len(flags))} of {set_name}: field, kind, reason, both routes' texts")
     keys.append(artifact_key(set_name, "report"))
     create_table_artifact(key=keys[-1], table=report_rows(report), description=f"report of {set_name}")
     zip_path = (out / f"{set_name}.zip").resolve()
     if zip_path.is_file():
+        import socket
+
         keys.append(artifact_key(set_name, "set"))
-        create_link_artifact(key=keys[-1], link=zip_path.as_uri(), link_text=f"{set_name}.zip",
-                             description=f"the set {set_name} to import on Lambda Feedback")
+        create_markdown_artifact(
+            key=keys[-1], description=f"the set {set_name} to import on Lambda Feedback",
+            markdown=(f"# The set {set_name}\n\n`{zip_path}`\n\non `{socket.gethostname()}`, the machine that ran "
+                      f"this flow. Import that zip on Lambda Feedback" + (f", once its {_flags(len(flags))} are read"
+                                                                          if flags else "") + ".\n"))
     return keys
 
 

@@ -301,6 +301,27 @@ def _render(tex: str, display: bool) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def katex_mathml(tex: str, display: bool = False) -> str | None:
+    """KaTeX's MathML for one TeX string (``output="mathml"``: ``<span class="katex"><math …>``,
+    which a browser shows with no KaTeX fonts or stylesheet), or ``None`` when KaTeX cannot
+    render it (:func:`katex_error` says why) or it is longer than :data:`MAX_TEX_CHARS`.
+    ``display``: KaTeX's ``displayMode``. Never raises; cached per ``(tex, display)``; runs
+    on the one KaTeX thread (see the module docstring)."""
+    if len(tex) > MAX_TEX_CHARS:
+        return None
+    return _KATEX_THREAD.submit(_mathml, tex, bool(display)).result()
+
+
+def _mathml(tex: str, display: bool) -> str | None:
+    import pykatex
+
+    try:
+        return pykatex.renderToString(tex, displayMode=display, output="mathml", throwOnError=True, strict="ignore")
+    except Exception:  # a parse error, or whatever alpha pykatex raises: the caller shows the TeX
+        return None
+
+
 def check_maths(text: str, field: str = "", budget: KatexBudget | None = None) -> list[KatexWarning]:
     """Render every maths span of ``text`` with KaTeX; one warning per span that fails.
 

@@ -1,0 +1,83 @@
+"""Jupyter notebooks (``.ipynb``) as the student sees them: pandoc reads the notebook
+(its ``ipynb`` reader), with two passes of ours around it.
+
+Before pandoc (:func:`prepare`): each markdown cell's text goes through what a markdown
+sheet goes through (:func:`tasks.convert.markdown_family.student_text`: MyST directives,
+prices), since pandoc's own reading of a cell would take a ``{solution}`` directive for
+inline code; a cell tagged ``remove-cell`` (Jupyter Book's tag; ``remove_cell`` too) is left
+out, and a code cell tagged ``remove-input`` keeps only its outputs.
+
+After pandoc (:func:`unwrap_cells`): the ``::: {.cell .markdown}`` / ``.code`` / ``.output``
+divs pandoc wraps each cell and output in are unwrapped (their content kept: a rendered
+notebook shows no boxes of ours), and raw cells (``{=ipynb}`` blocks) and HTML comments
+(an autograder's ``<!-- BEGIN QUESTION -->``), which a rendered notebook does not show, are
+left out.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tasks.errors import InputError
+
+REMOVE_CELL = ("remove-cell", "remove_cell")
+REMOVE_INPUT = ("remove-input", "remove_input")
+
+
+def prepare(name: str, data: bytes) -> bytes:
+    """The notebook's bytes with its markdown cells read as a markdown sheet is and hidden
+    cells left out (module docstring). Raises :class:`InputError` for a file that is not a
+    notebook (not JSON, or no ``cells`` list)."""
+    from tasks.convert.markdown_family import student_text
+
+    try:
+        nb = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise InputError(name, f"not a Jupyter notebook (not JSON: {str(e)[:80]})") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise InputError(name, "not a Jupyter notebook (no list of cells)")
+    cells = []
+    for cell in nb["cells"]:
+        if not isinstance(cell, dict):
+            continue
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        if any(t in REMOVE_CELL for t in tags):
+            continue
+        if cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            text = "".join(source) if isinstance(source, list) else str(source)
+            cell = {**cell, "source": student_text(".md", text)}
+        elif cell.get("cell_type") == "code" and any(t in REMOVE_INPUT for t in tags):
+            cell = {**cell, "source": ""}
+        cells.append(cell)
+    return json.dumps({**nb, "cells": cells}).encode()
+
+
+def unwrap_cells(ast: dict) -> dict:
+    """``ast`` (pandoc's JSON of a notebook) with the cell and output divs unwrapped and
+    ``ipynb`` raw blocks and HTML comment blocks left out; changed in place and returned."""
+    ast["blocks"] = _unwrapped(ast.get("blocks", []))
+    return ast
+
+
+def _comment(b: dict) -> bool:
+    text = b["c"][1].strip() if b["c"][0] == "html" else ""
+    return text.startswith("<!--") and text.endswith("-->")
+
+
+def _unwrapped(blocks: list) -> list:
+    out: list = []
+    for b in blocks:
+        if not isinstance(b, dict):
+            out.append(b)
+            continue
+        t = b.get("t")
+        if t == "Div" and {"cell", "output"} & set(b["c"][0][1]):
+            out += _unwrapped(b["c"][1])
+        elif t == "RawBlock" and (b["c"][0] == "ipynb" or _comment(b)):
+            continue
+        elif t == "CodeBlock" and not b["c"][1].strip():
+            continue  # a code cell left empty (remove-input)
+        else:
+            out.append(b)
+    return out

@@ -1,0 +1,134 @@
+r"""The TeX pre-pass's edits of what pandoc would lose from a line of text (what the
+pre-pass does: :mod:`tasks.convert.latex`).
+
+- A blank the student fills in — ``\underline{\hspace{3cm}}`` (an underline of spacing
+  only), a ``\rule{3cm}{0.4pt}``, ``\dotfill`` or ``\hrulefill`` inside a line of text —
+  becomes a visible blank (:data:`tasks.convert.tex_unknown.BLANK`): pandoc drops the
+  spacing, turns an inline rule into a horizontal rule that splits the paragraph, and skips
+  the fills, leaving "the unit of force is the .". A rule or fill on a line of its own is a
+  separator, and left to pandoc.
+- A layout command that takes no argument in LaTeX (``\noindent``, ``\medskip``, ``\quad``
+  …: :data:`LAYOUT_NO_ARG`) right before a brace group is cut: pandoc skips
+  it *with* the group (``\noindent{\bf Problem 3.}`` lost the heading).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexGroupNode, LatexMacroNode
+
+from tasks.convert.latex import end_of_args
+from tasks.convert.tex_unknown import BLANK, length_group, gather
+
+SPACING = {"hspace", "quad", "qquad", "enspace", "enskip", "hfill", "phantom", "hphantom", "vphantom", "hskip",
+           "kern", "space", "nobreakspace", " ", ",", ";", ":", "!", "thinspace", "medspace", "thickspace", "makebox"}
+"""Commands that print only space (an underline of these alone is a blank)."""
+FILLS = {"dotfill", "hrulefill"}
+UNDERLINES = {"underline", "uline", "ul"}
+LAYOUT_NO_ARG = {"noindent", "indent", "bigskip", "medskip", "smallskip", "smallbreak", "medbreak", "bigbreak",
+                 "nopagebreak", "pagebreak", "clearpage", "cleardoublepage", "newpage", "quad", "qquad", "enspace",
+                 "enskip", "hfill", "vfill", "centering", "raggedright", "raggedleft", "null", "linebreak", "relax",
+                 "strut", "leavevmode", "FloatBarrier"}
+"""Layout commands LaTeX defines with no argument (``\\par`` and ``\\newline`` are not cut:
+they break the text)."""
+LAYOUT_WITH_ARGS = {"vspace", "hspace", "addvspace", "enlargethispage"}
+"""Layout commands with a length argument: pandoc skips the group after it too."""
+
+
+def _only_spacing(nodes) -> bool:
+    for x in nodes or []:
+        if x is None or isinstance(x, LatexCommentNode):
+            continue
+        if isinstance(x, LatexCharsNode):
+            if x.chars.replace("~", "").strip():
+                return False
+        elif isinstance(x, LatexMacroNode):
+            if x.macroname not in SPACING:
+                return False
+        elif isinstance(x, LatexGroupNode):
+            if not _only_spacing(x.nodelist):
+                return False
+        else:
+            return False
+    return True
+
+
+def in_a_line(src: str, start: int, end: int) -> bool:
+    """Is there text beside ``src[start:end]`` on its line (commands and braces aside)?"""
+    left = src[src.rfind("\n", 0, start) + 1:start]
+    stop = src.find("\n", end)
+    right = src[end:stop if stop >= 0 else len(src)]
+    rest = re.sub(r"%.*", "", left + " " + right)
+    rest = re.sub(r"\\[A-Za-z@]+\*?", "", rest)
+    return bool(re.search(r"[\w.,:;?!()]", rest))
+
+
+def blank(ed, n: LatexMacroNode, in_math: bool) -> bool:
+    """Write a fill-in blank for ``n`` (see the module docstring); False when ``n`` is none."""
+    m, end = n.macroname, n.pos + n.len
+    if m in UNDERLINES:
+        args = n.nodeargd.argnlist if n.nodeargd else []
+        group = next((a for a in args if isinstance(a, LatexGroupNode)), None)
+        if group is None or not group.nodelist or not _only_spacing(group.nodelist):
+            return False
+        end = group.pos + group.len
+    elif m == "rule":
+        args = [a for a in (n.nodeargd.argnlist if n.nodeargd else []) if a is not None]
+        if not args or not in_a_line(ed.src, n.pos, max(a.pos + a.len for a in args)):
+            return False
+        end = max(a.pos + a.len for a in args)
+    elif m in FILLS:
+        if not in_a_line(ed.src, n.pos, end):
+            return False
+    else:
+        return False
+    ed.edit(n.pos, end, BLANK if in_math else f"${BLANK}$")
+    return True
+
+
+def layout_before_group(ed, nodes: list, i: int) -> bool:
+    """Cut a no-argument layout command right before a brace group (see the module docstring)."""
+    if not _layout(nodes[i]) or i + 1 >= len(nodes):
+        return False
+    j = i + 1
+    while j < len(nodes) and (_layout(nodes[j]) or _blank(nodes[j])):  # \bigskip\noindent{\bf …}
+        j += 1
+    if j >= len(nodes) or not isinstance(nodes[j], LatexGroupNode):
+        return False
+    n = nodes[i]
+    ed.edit(n.pos, end_of_args(n) if n.macroname in LAYOUT_WITH_ARGS else nodes[i + 1].pos, "")
+    return True
+
+
+def _layout(n) -> bool:
+    if not isinstance(n, LatexMacroNode):
+        return False
+    args = any(n.nodeargd.argnlist) if n.nodeargd is not None else False
+    return (n.macroname in LAYOUT_NO_ARG and not args) or (n.macroname in LAYOUT_WITH_ARGS and args)
+
+
+def _blank(n) -> bool:
+    return isinstance(n, LatexCommentNode) or (isinstance(n, LatexCharsNode) and not n.chars.strip()
+                                                and n.chars.count("\n") < 2)
+
+
+def _placement(g: LatexGroupNode) -> bool:
+    """A group holding a float placement or alignment code (``{r}``, ``{l}``, ``{!ht}``)."""
+    text = "".join(x.latex_verbatim() for x in g.nodelist).strip()
+    return bool(re.fullmatch(r"[A-Za-z!]{1,3}", text))
+
+
+def drop_specs(ed, body: list, begin_end: int) -> None:
+    """Cut the leading arguments of an undefined environment that are specifications, not
+    text: an optional ``[…]`` and brace groups holding a length, a number or a placement
+    code, when at least one is a length or number (``\\begin{wrapfigure}{r}{0.35\\textwidth}``
+    gave "r0.35"). A group holding words (a box's title) and all after it are kept."""
+    groups, _, _ = gather([None, *body], 0)
+    specs = []
+    for g in groups:
+        if not (length_group(g) or _placement(g)):
+            break
+        specs.append(g)
+    if specs and any(length_group(g) for g in specs):
+        ed.edit(begin_end, specs[-1].pos + specs[-1].len, "")

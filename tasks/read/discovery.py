@@ -1,0 +1,161 @@
+"""What repeats in a document, found in pandoc's AST: the candidate markers of the offline
+reader's layouts (:mod:`tasks.read.layout`).
+
+Heading levels, headings and bold paragraph openings of the form *word number* (any word that
+opens two or more of them with rising numbers is a marker word of the sheet, not only the words
+the reader knows), top-level numbered list items and the numbered lists inside them, lists
+restarting at 1 right after a paragraph, headings that ask (ending in ``?``), and lines opening
+with a part label.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from tasks.convert.pandoc import READ_FORMAT, run_pandoc
+from tasks.settle.markers import LABEL
+
+_WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)(?:[.\d]*[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
+_LETTERED = ("LowerAlpha", "UpperAlpha", "LowerRoman", "UpperRoman")
+_PLAIN_OPENING = re.compile(r"^([^\W\d_]+)\.?[ \t]*(\d+)[.:)](?=\s|$)", re.UNICODE)
+_BARE_NUMBER = re.compile(r"^(\d+)(?:\.\d+)*[.):]?(?=\s|$)")
+
+
+@dataclass
+class Found:
+    """What repeats in a document (:func:`discover`): per heading level its heading count;
+    the *word number* openings of headings and bold paragraphs (word → numbers, in order);
+    bare numbered headings; top-level numbered list items; lists restarting at 1 right after
+    a paragraph; headings that ask; lines opening with a part label. ``plain``: the *word
+    number.* openings of plain paragraphs (``Exercise 2. Find ...``); ``forms``: each word
+    (lower case) as printed."""
+
+    levels: dict[int, int] = field(default_factory=dict)
+    words: dict[str, list[int]] = field(default_factory=dict)
+    plain: dict[str, list[int]] = field(default_factory=dict)
+    forms: dict[str, set[str]] = field(default_factory=dict)
+    bare: int = 0
+    items: int = 0
+    restarts: int = 0
+    asking: int = 0
+    labels: int = 0
+
+    def markers(self) -> int:
+        """How many openings the document has that a reading could open a question or part at."""
+        return (sum(len(v) for v in self.words.values()) + sum(len(v) for v in self.plain.values())
+                + self.bare + self.items + self.labels)
+
+
+def _text(inlines: list) -> str:
+    """The plain text of pandoc JSON inlines (spaces and breaks as one space or a newline)."""
+    out: list[str] = []
+    for x in inlines:
+        t = x.get("t")
+        c = x.get("c")
+        if t == "Str":
+            out.append(c)
+        elif t == "Space":
+            out.append(" ")
+        elif t in ("SoftBreak", "LineBreak"):
+            out.append("\n")
+        elif t in ("Code", "Math"):
+            out.append(c[1] if t == "Code" else c[1])
+        elif t in ("Emph", "Strong", "Underline", "Strikeout", "SmallCaps", "Superscript", "Subscript"):
+            out.append(_text(c))
+        elif t in ("Span", "Link", "Image", "Quoted"):
+            out.append(_text(c[1] if t != "Link" and t != "Image" else c[1]))
+    return "".join(out)
+
+
+def ast(markdown: str) -> list[dict]:
+    """The top-level blocks of pandoc's JSON AST of ``markdown`` (read as route B reads it);
+    ``[]`` when pandoc cannot read it."""
+    run = run_pandoc(["-f", READ_FORMAT, "-t", "json"], stdin=markdown.encode("utf-8"), timeout=30)
+    if run.returncode != 0:
+        return []
+    return json.loads(run.stdout).get("blocks", [])
+
+
+def _opening(text: str, found: Found, plain: bool = False) -> None:
+    m = (_PLAIN_OPENING if plain else _WORD_NUMBER).match(text.strip())
+    if m:
+        w = m.group(1).lower()
+        (found.plain if plain else found.words).setdefault(w, []).append(int(m.group(2)))
+        found.forms.setdefault(w, set()).add(m.group(1))
+    elif plain:
+        return
+    elif _BARE_NUMBER.match(text.strip()):
+        found.bare += 1
+
+
+def _nested_items(blocks: list[dict]) -> int:
+    """The items of the numbered lists inside a list item (its parts), and the part labels
+    opening its paragraphs' lines."""
+    n = 0
+    for b in blocks:
+        if b.get("t") == "OrderedList":
+            n += len(b["c"][1])
+        elif b.get("t") in ("Para", "Plain"):
+            n += sum(1 for line in _text(b["c"]).splitlines() if LABEL.match(line))
+    return n
+
+
+def discover(blocks: list[dict]) -> Found:
+    """What repeats in a document's blocks (pandoc JSON; see :class:`Found`). Divs are entered
+    (a sheet's own ``::: exercise`` wrappers); lists and quotes are not (their insides are the
+    questions' own text)."""
+    found = Found()
+    previous = None
+    for b in blocks:
+        t, c = b.get("t"), b.get("c")
+        if t == "Header":
+            level, inlines = c[0], c[2]
+            text = _text(inlines)
+            found.levels[level] = found.levels.get(level, 0) + 1
+            _opening(text, found)
+            if text.strip().endswith("?"):
+                found.asking += 1
+        elif t in ("Para", "Plain"):
+            if c and c[0].get("t") == "Strong":
+                _opening(_text(c[0]["c"]), found)
+            elif c:
+                _opening(_text(c), found, plain=True)
+            found.labels += sum(1 for line in _text(c).splitlines() if LABEL.match(line))
+        elif t == "OrderedList" and c[0][1].get("t") in _LETTERED:
+            found.labels += len(c[1])  # `(a)`, `i.`: a list of parts
+        elif t == "OrderedList":
+            found.items += len(c[1])
+            found.labels += sum(_nested_items(item) for item in c[1])
+            if c[0][0] == 1 and previous in ("Para", "Plain"):
+                found.restarts += 1
+        elif t == "Div":
+            inner = discover(c[1])
+            for k, v in inner.levels.items():
+                found.levels[k] = found.levels.get(k, 0) + v
+            for mine, theirs in ((found.words, inner.words), (found.plain, inner.plain)):
+                for w, ns in theirs.items():
+                    mine.setdefault(w, []).extend(ns)
+            for w, fs in inner.forms.items():
+                found.forms.setdefault(w, set()).update(fs)
+            found.bare += inner.bare
+            found.items += inner.items
+            found.asking += inner.asking
+            found.labels += inner.labels
+        previous = t
+    return found
+
+
+def repeated_words(found: Found, limit: int = 2, plain: bool = False) -> list[str]:
+    """The words that open two or more headings or bold paragraphs (``plain``: plain
+    paragraphs) with numbers that mostly rise (``Ejercicio 1``, ``Ejercicio 2``): the sheet's
+    own marker words (lower case), most used first (at most ``limit``)."""
+    out = []
+    for w, ns in (found.plain if plain else found.words).items():
+        if len(ns) < 2 or len(set(ns)) < 2:
+            continue
+        rising = sum(1 for a, b in zip(ns, ns[1:]) if b > a)
+        if rising * 2 >= len(ns) - 1:
+            out.append((len(ns), w))
+    return [w for _, w in sorted(out, reverse=True)[:limit]]

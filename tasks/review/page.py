@@ -1,0 +1,202 @@
+"""The review page: a small web server on 127.0.0.1 where a person settles a run's flags.
+
+:func:`make_app` is a Starlette app over one :class:`tasks.review.session.ReviewSession`;
+:class:`PageServer` serves it with uvicorn on a port of 127.0.0.1 the system picks. Every
+URL starts with one random token (``http://127.0.0.1:PORT/TOKEN/``, 32 bytes from
+:mod:`secrets`): a request without it is refused (403) before anything else is read, so no
+other local user (nor a web page in the person's browser) can read the run or decide for
+it. Responses carry a Content-Security-Policy allowing only the page's own script, styles
+and images (a sheet's text is rendered with raw HTML off, and links elsewhere load nothing),
+``Referrer-Policy: no-referrer`` (the token never leaves in a ``Referer``) and ``no-store``.
+
+Routes under the token: ``/`` the page; ``static/…`` its script and stylesheet;
+``api/overview``; ``api/flag/N``; ``POST api/flag/N/decide`` (JSON ``choice`` and, as the
+choice needs, ``passage``, ``note``, ``equation``); ``POST api/undo``; ``POST api/done``
+(the person is finished: the server stops); ``set.zip`` the rebuilt set; ``image/N``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import threading
+from pathlib import Path
+from typing import Callable
+
+from tasks.errors import InputError
+from tasks.review.session import ReviewSession
+
+STATIC = Path(__file__).with_name("static")
+"""The page's own files: ``page.html``, ``page.js``, ``page.css``."""
+
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
+class TokenGate:
+    """ASGI middleware: a request whose path does not start with ``/TOKEN/`` is answered 403
+    (compared in constant time), whatever it asks for; every answer gets :data:`HEADERS`."""
+
+    def __init__(self, app, token: str):
+        self.app, self.prefix = app, f"/{token}/".encode()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        path = scope.get("raw_path") or scope["path"].encode()
+        if not secrets.compare_digest(path[: len(self.prefix)], self.prefix):
+            from starlette.responses import PlainTextResponse
+
+            return await PlainTextResponse("refused: this page needs its address with the token", 403,
+                                           headers=HEADERS)(scope, receive, send)
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + [(k.lower().encode(), v.encode())
+                                                                 for k, v in HEADERS.items()]
+            await send(message)
+
+        return await self.app(scope, receive, with_headers)
+
+
+def make_app(session: ReviewSession, token: str, on_done: Callable[[], None] | None = None):
+    """The page's Starlette app for ``session`` behind ``token`` (:class:`TokenGate`).
+    ``on_done`` is called when the person presses Finish (:class:`PageServer` stops)."""
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+    from starlette.routing import Mount, Route
+
+    def error(e: Exception) -> JSONResponse:
+        if isinstance(e, IndexError):
+            return JSONResponse({"ok": False, "said": "there is no such flag"}, 404)
+        return JSONResponse({"ok": False, "said": str(e)}, 409)
+
+    async def page(request):
+        return HTMLResponse((STATIC / "page.html").read_text(encoding="utf-8"))
+
+    async def overview(request):
+        try:
+            return JSONResponse(await run_in_threadpool(session.overview))
+        except InputError as e:
+            return error(e)
+
+    async def flag(request):
+        try:
+            return JSONResponse(await run_in_threadpool(session.view, int(request.path_params["n"])))
+        except (IndexError, InputError) as e:
+            return error(e)
+
+    async def decide(request):
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise ValueError
+            equation = body.get("equation")
+            args = (int(request.path_params["n"]), str(body.get("choice", "")), str(body.get("passage") or ""),
+                    str(body.get("note") or ""), int(equation) if equation not in (None, "") else None)
+        except (ValueError, TypeError):
+            return JSONResponse({"ok": False, "said": "not a decision: send JSON with a choice"}, 400)
+        try:
+            return JSONResponse(await run_in_threadpool(session.decide, *args))
+        except (IndexError, InputError) as e:
+            return error(e)
+
+    async def undo(request):
+        try:
+            return JSONResponse(await run_in_threadpool(session.undo))
+        except InputError as e:
+            return error(e)
+
+    async def done(request):
+        if on_done is not None:
+            on_done()
+        return JSONResponse({"ok": True, "said": "review finished: this page can be closed"})
+
+    async def zipped(request):
+        path = session.zip_path()
+        if not path.is_file():
+            return PlainTextResponse("the set's zip is not there", 404)
+        return FileResponse(path, media_type="application/zip", filename=path.name)
+
+    async def image(request):
+        path = session.image_file(int(request.path_params["i"]))
+        return FileResponse(path) if path is not None else PlainTextResponse("no such image", 404)
+
+    async def static(request):
+        name = request.path_params["name"]
+        kinds = {"page.js": "text/javascript", "page.css": "text/css"}
+        if name not in kinds:
+            return PlainTextResponse("not found", 404)
+        return FileResponse(STATIC / name, media_type=kinds[name])
+
+    async def bare(request):
+        return RedirectResponse(f"/{token}/")
+
+    routes = [Mount(f"/{token}", routes=[
+        Route("/", page), Route("/api/overview", overview), Route("/api/flag/{n:int}", flag),
+        Route("/api/flag/{n:int}/decide", decide, methods=["POST"]), Route("/api/undo", undo, methods=["POST"]),
+        Route("/api/done", done, methods=["POST"]), Route("/set.zip", zipped), Route("/image/{i:int}", image),
+        Route("/static/{name}", static)])]
+    app = Starlette(routes=routes)
+    app.add_middleware(TokenGate, token=token)
+    return app
+
+
+class PageServer:
+    """The review page served on ``127.0.0.1`` (port ``port``; 0: one the system picks) in
+    a thread: :meth:`start`, then :attr:`url` (with the token), :meth:`wait` until the
+    person presses Finish (or :meth:`stop`), :meth:`stop`."""
+
+    def __init__(self, session: ReviewSession, port: int = 0, on_done: Callable[[], None] | None = None):
+        import uvicorn
+
+        self.token = secrets.token_urlsafe(32)
+        self.finished = threading.Event()
+        self._on_done = on_done
+
+        def done() -> None:
+            self.finished.set()
+            if self._on_done is not None:
+                self._on_done()
+
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.bind(("127.0.0.1", port))
+        config = uvicorn.Config(make_app(session, self.token, done), log_level="warning", access_log=False,
+                                lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
+                                       name="review-page", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The page's address, token included: ``http://127.0.0.1:PORT/TOKEN/``."""
+        return f"http://127.0.0.1:{self.socket.getsockname()[1]}/{self.token}/"
+
+    def start(self) -> "PageServer":
+        """Serve in the background; returns once the server accepts connections (or 10 s)."""
+        self.thread.start()
+        for _ in range(200):
+            if self.server.started or not self.thread.is_alive():
+                break
+            self.finished.wait(0.05)
+        return self
+
+    def wait(self, poll: float = 0.5) -> None:
+        """Block until the person presses Finish (waking every ``poll`` seconds, so Ctrl-C
+        reaches the main thread)."""
+        while not self.finished.wait(poll):
+            pass
+
+    def stop(self) -> None:
+        """Stop serving and close the port."""
+        self.server.should_exit = True
+        if self.thread.is_alive():
+            self.thread.join(10)
+        self.socket.close()

@@ -1,0 +1,188 @@
+"""The offline reader's inferred layout (tasks/read/layout.py) and restated solutions
+(tasks/read/restated.py), on small sheets written for these tests."""
+
+from __future__ import annotations
+
+from schemas.sheet import Part, Question, SheetSet
+from tasks.read.discovery import ast, discover, repeated_words
+from tasks.read.layout import (Layout, Reading, candidates, choose, in_sequence, read_and_pair_inferred, read_with,
+                               runner_up_flags)
+from tasks.read.restated import cut_restated, fold
+from tasks.read.route_b import library_filters, read_and_pair
+
+GENERAL = library_filters()["general"]
+
+SPANISH = """# Hoja 3
+
+Entregar el lunes.
+
+## Ejercicio 1
+
+Calcula la derivada de $x^2$.
+
+## Ejercicio 2
+
+Resuelve la ecuación.
+
+(a) Para $x > 0$.
+
+(b) Para $x < 0$.
+
+## Ejercicio 3
+
+Dibuja la gráfica.
+"""
+
+
+def inferred(md: str, solutions: str | None = None):
+    return read_and_pair_inferred(GENERAL, md, solutions)
+
+
+def test_marker_words_are_found_where_they_repeat_with_rising_numbers():
+    found = discover(ast(SPANISH))
+    assert found.words["ejercicio"] == [1, 2, 3]
+    assert repeated_words(found) == ["ejercicio"]
+    assert found.levels == {1: 1, 2: 3}
+    assert found.labels == 2
+    names = [c.name for c in candidates(found)]
+    assert "markers ejercicio" in names and "one question" in names and names[0] == "auto"
+
+
+def test_a_word_seen_once_or_with_one_number_is_no_marker():
+    found = discover(ast("## Semana 4\n\nTexto.\n\n**Figura 2** una figura.\n\n**Figura 2** otra vez.\n"))
+    assert repeated_words(found) == []
+
+
+def test_the_reading_that_explains_the_sheet_best_is_chosen():
+    ranked = choose(GENERAL, SPANISH)
+    assert ranked[0].layout.name == "markers ejercicio"
+    assert ranked[0].score > ranked[1].score
+    out, pairing = inferred(SPANISH)
+    assert len(out) == 3
+    assert out.root[0].main_text == "Calcula la derivada de $x^2$."
+    assert [p.content for p in out.root[1].parts] == ["Para $x > 0$.", "Para $x < 0$."]
+    assert "Entregar" not in out.model_dump_json()  # chrome before the first marker
+    assert pairing.layout == "markers ejercicio"
+
+
+def test_solutions_pair_by_discovered_number():
+    sols = "## Ejercicio 3\n\nUna parábola.\n\n## Ejercicio 1\n\n$2x$.\n"
+    out, pairing = inferred(SPANISH, sols)
+    assert pairing.how == "number"
+    assert "2x" in out.root[0].parts[0].worked_solution + out.root[0].parts[0].answer
+    assert "parábola" in out.root[2].parts[0].worked_solution
+
+
+def test_numbers_and_labels_in_sequence():
+    assert in_sequence([("1", ["a", "b", "c"]), ("2", []), ("3", ["i", "ii"])]) == 1.0
+    assert in_sequence([("1", ["a", "c"]), ("3", [])]) == 0.0
+    assert in_sequence([("", []), ("", [])]) == 0.0
+
+
+def _reading(name: str, mode: str | None, score: float, questions: list[Question]) -> Reading:
+    r = Reading(Layout(name, mode), SheetSet(questions), [("", []) for _ in questions])
+    r.score = score
+    return r
+
+
+def test_a_close_runner_up_that_disagrees_flags_the_question_naming_both_readings():
+    one = Question(main_text="Find the speed.", parts=[Part(content="at the top"), Part(content="at the bottom")])
+    two = Question(main_text="Find the time.")
+    best = _reading("markers problem", "markers", 2.40, [one, two])
+    other = _reading("numbered list items", "list", 2.39, [Question(main_text="Find the speed."), two])
+    flags = runner_up_flags([best, other])
+    assert [(f.field, f.kind) for f in flags] == [("q1", "structure")]
+    assert "markers problem" in flags[0].reason and "numbered list items" in flags[0].reason
+    # a runner-up far behind is no doubt
+    other.score = 2.0
+    assert runner_up_flags([best, other]) == []
+
+
+def test_a_sheet_with_no_marker_is_one_question_with_its_text():
+    md = "Estimate the mass of the air in this room.\n\nState every assumption you make.\n"
+    (flag,) = inferred(md)[1].flags  # the reading is a guess, said on the question
+    assert (flag.field, flag.kind) == ("q1", "structure") and "no question marker" in flag.reason
+    for out in (read_and_pair(GENERAL, md, None)[0], inferred(md)[0]):
+        assert len(out) == 1
+        assert out.root[0].main_text.startswith("Estimate the mass of the air")
+        assert "State every assumption" in out.root[0].main_text
+
+
+def test_a_sheet_with_labels_only_is_one_question_with_parts():
+    md = "A spring is stretched by 4 cm.\n\n(a) Find its constant.\n\n(b) Find the energy stored.\n"
+    out = inferred(md)[0]
+    assert len(out) == 1 and [p.content for p in out.root[0].parts] == ["Find its constant.", "Find the energy stored."]
+
+
+def test_restated_paragraphs_are_cut_from_the_worked_solution():
+    question = fold("A cart rolls down a ramp of length 3 m. Find its speed at the bottom.")
+    text = "A cart rolls down a ramp of length 3 m. Find its speed at the bottom.\n\nEnergy is conserved: $v = \\sqrt{2gh}$."
+    assert cut_restated(text, question) == "Energy is conserved: $v = \\sqrt{2gh}$."
+    assert cut_restated("$v = 2$", fold("so $v = 2$ m/s")) == "$v = 2$"  # too short to be a restatement
+
+
+def test_solutions_that_restate_each_question_keep_only_the_solving():
+    md = """## Question 1
+
+A cart rolls down a ramp of length 3 m.
+
+(a) Find its speed at the bottom of the ramp.
+
+(b) Find the time it takes to reach the bottom.
+"""
+    sols = """## Question 1
+
+A cart rolls down a ramp of length 3 m.
+
+(a) Find its speed at the bottom of the ramp.
+
+Energy is conserved, so the speed follows from the height.
+
+(b) Find the time it takes to reach the bottom.
+"""
+    out, _ = inferred(md, sols)
+    a, b = out.root[0].parts
+    assert "Energy is conserved" in a.worked_solution
+    assert "cart rolls" not in a.worked_solution and "Find its speed" not in a.worked_solution
+    assert b.worked_solution == "" and b.answer == ""  # the prompt of an unanswered part is no solution
+
+
+def test_an_answer_in_capitals_is_an_answer():
+    md = "## Question 1\n\nIs every prime odd? Answer true or false.\n"
+    sols = "## Question 1\n\nFALSE\n"
+    out, _ = inferred(md, sols)
+    part = out.root[0].parts[0]
+    assert "FALSE" in part.worked_solution + part.answer
+
+
+def test_solutions_after_a_numbered_preamble_pair_by_number_not_one_question_off():
+    md = "**Question 1** Find the mean of 2 and 4.\n\n**Question 2** Find the median of 1, 5 and 9.\n"
+    sols = ("## Task 1: read the data first\n\nLoad the table before you begin.\n\n"
+            "**Question 1** The mean is 3.\n\n**Question 2** The median is 5.\n")
+    out, pairing = inferred(md, sols)
+    assert pairing.how == "number"
+    one, two = (q.parts[0] for q in out.root)
+    assert "mean is 3" in one.worked_solution + one.answer
+    assert "median is 5" in two.worked_solution + two.answer and "mean is 3" not in two.worked_solution
+
+
+def test_plain_paragraph_openings_that_repeat_open_questions():
+    md = ("Homework 4, due Friday.\n\nÜbung 1. Zeige, dass die Summe gerade ist.\n\n"
+          "Übung 2. Berechne das Integral.\n\n(a) von 0 bis 1;\n\n(b) von 1 bis 2.\n")
+    found = discover(ast(md))
+    assert repeated_words(found, plain=True) == ["übung"]
+    out, pairing = inferred(md)
+    assert pairing.layout == "paragraphs opening übung"
+    assert [q.main_text for q in out.root] == ["Zeige, dass die Summe gerade ist.", "Berechne das Integral."]
+    assert [p.content for p in out.root[1].parts] == ["von 0 bis 1;", "von 1 bis 2."]
+
+
+def test_the_sections_layout_makes_every_sub_heading_a_part_and_drops_sections_without_one():
+    md = ("# Setup\n\nInstall the tools.\n\n# Pendulum\n\nRun the demo.\n\n### Period\n\nMeasure it.\n\n"
+          "### Mass\n\nVary it.\n\n# Spring\n\nRun the other demo.\n\n### Period\n\nMeasure it again.\n")
+    found = discover(ast(md))
+    assert found.levels == {1: 3, 3: 3}
+    layout = next(c for c in candidates(found) if c.mode == "sections")
+    reading = read_with(GENERAL, layout, md, "questions")
+    assert [q.title for q in reading.questions.root] == ["Pendulum", "Spring"]
+    assert [p.content for p in reading.questions.root[0].parts] == ["Period\n\nMeasure it.", "Mass\n\nVary it."]

@@ -1,0 +1,201 @@
+"""The student's version of a LaTeX sheet (issue 20, section 1, the TeX kinds): each kind is
+a small sheet written for its test, and the assertion is on the markdown both routes read
+(``source.md``), through the whole markdown stage. Conditionals: tasks/convert/tex_cond.py;
+labels, blanks and environments: tex_rewrite.py, tex_blanks.py, tex_unknown.py; footnotes:
+filters/convert/tidy.lua."""
+
+from __future__ import annotations
+
+import pytest
+
+from tasks.convert.markdown import to_markdown
+from tasks.convert.tex_cond import resolve
+
+
+def md(body: str, preamble: str = "", cls: str = "article", options: str = "", base_dir: str | None = None):
+    opts = f"[{options}]" if options else ""
+    src = f"\\documentclass{opts}{{{cls}}}\n{preamble}\\begin{{document}}\n{body}\n\\end{{document}}\n"
+    return to_markdown("s.tex", src.encode(), "questions", base_dir=base_dir)
+
+
+def hidden(out) -> list[str]:
+    return [w.text for w in out.warnings if w.kind == "HiddenDropped"]
+
+
+# --- hidden text: conditionals evaluated as TeX evaluates them ---------------------------
+
+CONDITIONALS = [
+    # (preamble, body with SECRET hidden and Shown kept)
+    ("\\def\\SOLUTIONS{0}\n", "Name the gas. \\if\\SOLUTIONS1 SECRET oxygen.\\fi Shown after."),
+    ("\\newcommand{\\mode}{student}\\newcommand{\\tutor}{tutor}\n",
+     "Name the gas. \\ifx\\mode\\tutor SECRET oxygen.\\else Shown instead.\\fi"),
+    ("\\newcommand{\\level}{1}\n", "Name the gas. \\ifnum\\level>2 SECRET oxygen.\\else Shown instead.\\fi"),
+    ("\\newcount\\marks \\marks=3\n", "Name the gas. \\ifodd\\marks Shown odd.\\else SECRET even.\\fi"),
+    ("", "Name the gas. \\ifdefined\\withanswers SECRET oxygen.\\fi Shown after."),
+    ("\\usepackage{etoolbox}\n\\newtoggle{key}\n\\toggletrue{key}\n\\togglefalse{key}\n",
+     "Name the gas. \\iftoggle{key}{SECRET oxygen.}{Shown instead.}"),
+    ("\\usepackage{ifthen}\n\\newboolean{key}\n\\setboolean{key}{false}\n",
+     "Name the gas. \\ifthenelse{\\boolean{key} \\or 3<1}{SECRET oxygen.}{Shown instead.}"),
+    ("\\newif\\ifkey\n%\\keytrue   the switch line is commented out\n",
+     "Name the gas. \\ifkey SECRET oxygen.\\fi Shown after."),
+    ("\\newif\\ifkey\\keyfalse\n\\newcommand{\\answer}[1]{\\ifkey\\par\\textbf{Answer:} #1\\fi}\n",
+     "Name the gas. \\answer{SECRET oxygen.} Shown after."),
+]
+
+
+@pytest.mark.parametrize("preamble, body", CONDITIONALS)
+def test_hidden_text_under_a_false_conditional_is_left_out_with_a_note(preamble, body):
+    out = md(body, preamble)
+    assert "Name the gas." in out.text and "Shown" in out.text
+    assert "SECRET" not in out.text
+    assert any("SECRET" in h for h in hidden(out))
+    assert not [w for w in out.warnings if w.kind == "ContentLost"]
+
+
+def test_a_true_conditional_keeps_its_text_and_drops_the_else_branch():
+    out = md("Name the gas. \\if\\SOLUTIONS1 Kept oxygen.\\else SECRET blank.\\fi",
+             "\\def\\SOLUTIONS{1}\n")
+    assert "Kept oxygen." in out.text and "SECRET" not in out.text
+
+
+def test_exam_class_answers_follow_the_class_option_and_printanswers():
+    body = "\\begin{questions}\\question Name the gas. \\ifprintanswers SECRET oxygen.\\fi\\end{questions}"
+    student = md(body, cls="exam")
+    assert "Name the gas." in student.text and "SECRET" not in student.text and hidden(student)
+    off = md(body, "\\printanswers\n\\noprintanswers\n", cls="exam", options="answers")
+    assert "SECRET" not in off.text
+    # answers on: the text the class prints only for answers is an answer, never question text
+    on = md(body, cls="exam", options="answers")
+    assert "1.  Name the gas.\n\n    ::: {.solution}\n    SECRET oxygen.\n    :::" in on.text
+    assert "Name the gas. SECRET" not in on.text
+    commented = md(body, "%\\printanswers\n", cls="exam")
+    assert "SECRET" not in commented.text
+
+
+def test_a_class_beside_the_sheet_declares_the_option_that_hides_answers(tmp_path):
+    (tmp_path / "drill.cls").write_text("\\LoadClass{article}\n\\newif\\if@key\\@keyfalse\n"
+                                        "\\DeclareOption{key}{\\@keytrue}\n\\ProcessOptions\n"
+                                        "\\newcommand{\\key}[1]{\\if@key\\par Key: #1\\fi}\n")
+    out = md("Name the gas. \\key{SECRET oxygen.}", cls="drill", base_dir=str(tmp_path))
+    assert "Name the gas." in out.text and "SECRET" not in out.text
+    on = md("Name the gas. \\key{Told oxygen.}", cls="drill", options="key", base_dir=str(tmp_path))
+    assert "Told oxygen." in on.text
+
+
+def test_a_test_it_cannot_know_is_left_to_pandoc():
+    r = resolve("\\ifdim\\textwidth>3cm Wide.\\fi")
+    assert r.source == "\\ifdim\\textwidth>3cm Wide.\\fi" and not r.dropped
+
+
+def test_tokens_are_compared_as_tex_compares_them():
+    # \if expands macros and compares character codes; \ifx compares meanings unexpanded
+    assert resolve("\\def\\a{xy}\\if\\a A\\else B\\fi").source == "\\def\\a{xy}B"  # x against y
+    got = resolve("\\def\\a{x}\\def\\b{x}\\ifx\\a\\b same\\else differ\\fi").source
+    assert got.endswith("same") and "differ" not in got
+    got = resolve("\\def\\a{x}\\def\\b{y}\\if\\a x same\\else differ\\fi").source
+    assert got.endswith("same")  # \if compares the first token of \a's expansion with x
+    got = resolve("\\ifcase 2 zero\\or one\\or two\\else many\\fi").source
+    assert got == "two"
+
+
+# --- labels and headings ------------------------------------------------------------------
+
+
+def test_item_labels_that_count_on_number_an_itemize_or_description():
+    for env in ("itemize", "description"):
+        out = md(f"\\section*{{Question 1}}\nA gas is heated.\n\\begin{{{env}}}\\item[(a)] Find the volume."
+                 f"\\item[(b)] Find the work.\\end{{{env}}}")
+        lines = out.text.splitlines()
+        assert "(a) Find the volume." in lines and "(b) Find the work." in lines, out.text
+
+
+def test_a_layout_command_before_a_bold_heading_keeps_the_heading():
+    out = md("\\noindent{\\bf Problem 2: Springs}\nA spring is stretched.\n\n\\medskip{\\bf Problem 3.} A wave.\n\n"
+             "\\bigskip\n\\noindent {\\bf Problem 4.} A beam.\n\n\\vspace{1em}{\\bf Problem 5.} A shaft.")
+    assert "**Problem 2: Springs** A spring is stretched." in out.text
+    assert "**Problem 3.** A wave." in out.text
+    assert "**Problem 4.** A beam." in out.text and "**Problem 5.** A shaft." in out.text
+
+
+def test_a_class_macro_question_keeps_its_number_and_the_text_before_the_first_part():
+    out = md("\\question A beam is loaded.\n\\begin{enumerate}\\item Find the moment.\\end{enumerate}\n"
+             "\\question A shaft turns.",
+             "\\newcounter{question}\n\\newcommand{\\question}{\\stepcounter{question}\\paragraph{Question \\thequestion}}\n")
+    lines = out.text.splitlines()
+    assert "#### Question 1" in lines and "#### Question 2" in lines
+    assert "A beam is loaded." in lines and "A shaft turns." in lines
+
+
+def test_a_question_environment_with_arguments_prints_them_as_its_label():
+    out = md("\\begin{problem}{3}{10} Find the root.\\end{problem}\n\\begin{problem}{4}{5} Find the pole.\\end{problem}",
+             "\\newenvironment{problem}[2]{\\section*{Problem #1 (#2 points)}}{}\n")
+    lines = out.text.splitlines()
+    assert "# Problem 3 (10 points)" in lines and "# Problem 4 (5 points)" in lines
+    assert "Find the root." in lines and "310" not in out.text
+    assert not [w for w in out.warnings if w.kind == "SkippedContent"]
+
+
+# --- text lost or moved ---------------------------------------------------------------------
+
+
+def test_a_footnote_stays_inside_its_part():
+    out = md("\\begin{enumerate}\\item Weigh the sample\\footnote{Use the lab scale.} twice.\n"
+             "\\item Dry it.\\end{enumerate}\n\nHand in the sheet.")
+    assert "1.  Weigh the sample^1^ twice.\n\n    ^1^ Use the lab scale.\n\n2.  Dry it." in out.text
+    assert "[^1]" not in out.text and out.text.rstrip().endswith("Hand in the sheet.")
+
+
+def test_fill_in_blanks_stay_visible():
+    out = md("The unit of force is the \\underline{\\hspace{3cm}}.\n\n"
+             "Its symbol is \\rule{2cm}{0.4pt} and mass is in \\underline{\\qquad}.\n\nName: \\dotfill\n\n"
+             "\\rule{\\linewidth}{0.4pt}\n\nNext.")
+    assert "The unit of force is the $\\underline{\\qquad}$." in out.text
+    assert "Its symbol is $\\underline{\\qquad}$ and mass is in $\\underline{\\qquad}$." in out.text
+    assert "Name: $\\underline{\\qquad}$" in out.text
+    assert "------" in out.text  # a rule on a line of its own stays a separator
+
+
+def test_an_unknown_environment_s_specification_arguments_are_not_text():
+    out = md("\\begin{wrapfigure}[10]{r}{0.35\\textwidth}\\centering A circuit.\\end{wrapfigure}\n"
+             "\\begin{multicols}{2} Two columns.\\end{multicols}\n"
+             "\\begin{notebox}{3cm}{Careful now} Boxed words.\\end{notebox}")
+    assert "A circuit." in out.text and "r0.35" not in out.text and "[10]" not in out.text
+    assert "2 Two" not in out.text and "Two columns." in out.text
+    assert "Careful now" in out.text and "3cm" not in out.text
+
+
+# --- kinds seen at first contact (handoff/kinds-corpus1.md) ----------------------------------
+
+
+def test_exam_bonus_questions_and_randomized_choices_keep_their_items():
+    out = md("\\begin{questions}\\question Plain one.\n\\bonusquestion[2] Extra one.\n\\begin{parts}"
+             "\\bonuspart Extra part.\\part Usual part.\\end{parts}\n\\question Pick the noble gas.\n"
+             "\\begin{randomizechoices}\\choice Nitrogen\\CorrectChoice Argon\\end{randomizechoices}\\end{questions}",
+             "\\usepackage{exam-randomizechoices}\n", cls="exam")
+    lines = out.text.splitlines()
+    assert "1.  Plain one." in lines and "2.  Extra one." in lines and "3.  Pick the noble gas." in lines
+    assert "    (a) Extra part." in lines and "    (b) Usual part." in lines
+    assert "    - [ ] Nitrogen" in lines and "    - [x] Argon" in lines
+
+
+def test_commands_of_an_absent_class_that_open_paragraphs_again_and_again_mark_questions_and_parts():
+    out = md("Due Friday.\n\n\\problem{3} A ball is thrown up.\n\n\\problempart Find the height.\n\n"
+             "\\problempart Find the time.\n\n\\problem{4} A block slides.\n\n\\problempart Find the friction.",
+             cls="coursepset")
+    lines = out.text.splitlines()
+    assert "3.  A ball is thrown up." in lines and "4.  A block slides." in lines
+    assert "    (a) Find the height." in lines and "    (b) Find the time." in lines and "    (a) Find the friction." in lines
+    assert [w for w in out.warnings if w.kind == "UnknownMacro"] and not [w for w in out.warnings if w.kind == "StructureLost"]
+
+
+def test_an_absent_class_command_is_no_marker_where_the_sheet_has_headings():
+    out = md("\\section*{Question 1}\n\\hint{Draw it.} A ball is thrown up.\n\n\\hint{Use g.} Find the height.",
+             cls="coursepset")
+    assert "1." not in out.text.split()
+
+
+def test_a_conditional_inside_a_definition_s_body_waits_for_its_use():
+    src = ("\\documentclass{article}\n\\newif\\ifshow\n\\NewEnviron{answer}{\\ifshow\\BODY\\fi}\n"
+           "\\newenvironment{hint}{\\ifshow}{\\fi}\n\\AtBeginDocument{\\ifshow Shown.\\fi}\n\\showtrue\n"
+           "\\begin{document}\nText.\n\\end{document}\n")
+    assert resolve(src).source == src
