@@ -10,15 +10,27 @@ Role = Literal["questions", "solutions"]
 
 
 class ConversionWarning(BaseModel):
-    """Something pandoc skipped or could not convert (from its ``--verbose`` log).
+    """Something pandoc skipped or could not convert (from its ``--verbose`` log), or one of
+    the document's metadata (kind ``Metadata``).
 
-    ``kind`` is pandoc's message type (``SkippedContent``, ``CouldNotConvertTeXMath``, ...),
-    ``text`` the source it concerns, ``message`` the whole line pandoc wrote.
+    ``kind`` is pandoc's message type (``SkippedContent``, ``CouldNotConvertTeXMath``, ...) or
+    ours (``UndefinedMaths``, ``HiddenDropped``, ...), ``text`` the source it concerns,
+    ``message`` the whole line pandoc wrote. ``about`` says what it concerns: ``content``, text
+    or maths a field may lack (a flag on that field, :func:`tasks.settle.tiers.conversion_loss_flags`),
+    or ``sheet``, the preamble, packages, page layout or metadata, which no field holds
+    (``report.json`` lists it; never a flag). ``line`` is the line (1-based) of the converted
+    file pandoc reported it at, ``None`` when it gave none; ``near`` the sheet's words just
+    before it, by which the field it sits in is found; ``key`` a metadata's name (``title``,
+    ``author``, ``date``).
     """
 
     kind: str
     text: str = ""
     message: str
+    about: Literal["content", "sheet"] = "content"
+    line: int | None = None
+    near: str = ""
+    key: str = ""
 
 
 class ImageLink(BaseModel):
@@ -92,6 +104,11 @@ class SheetText(BaseModel):
     def missing_images(self) -> list[str]:
         """Image links, as written, that name no file."""
         return [i.link for m in (self.questions, self.solutions) if m for i in m.images if i.path is None]
+
+    def metadata(self) -> dict[str, str]:
+        """The questions document's metadata as pandoc read it (``title``, ``author``,
+        ``date``, …; plain text), from its ``Metadata`` warnings; ``{}`` when it has none."""
+        return {w.key: w.text for w in self.questions.warnings if w.kind == "Metadata" and w.key}
 
     def warnings(self) -> dict[str, list[ConversionWarning]]:
         """What conversion reported losing, by role (``source``, ``solutions``)."""

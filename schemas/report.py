@@ -94,6 +94,13 @@ class Report(Counts, ReportHead):
     comparison: dict[str, int] | None = None
     areas: AreasSummary = Field(default_factory=AreasSummary)
     warnings: list[str] = Field(default_factory=list)
+    conversion: list[str] = Field(default_factory=list)
+    """What the conversion said that concerns no field, one line each (``source: [INFO] Skipped
+    '\\RequirePackage{…}' …``): the preamble, packages, page layout, metadata, what it left out
+    on purpose (:func:`tasks.settle.tiers.conversion_notes`). Never a flag."""
+    metadata: dict[str, str] = Field(default_factory=dict)
+    """The questions document's metadata (``title``, ``author``, ``date``, …, plain text); the
+    title is also the set's description."""
     review: ReviewSummary | None = None
     """After a person's review (:mod:`tasks.review`): flags resolved and still open, and the
     fields corrected by a person's note; ``None`` until a review was applied."""

@@ -11,34 +11,22 @@ there, with no model call.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.areas import Box
-from schemas.flags import Flag
+from schemas.flags import Choice, Flag  # Choice: one definition, a flag says which it allows
 from schemas.routes import Usage
 from schemas.sheet import SheetSet
 from schemas.tiers import FieldOutcome
-
-Choice = Literal["A", "B", "keep", "source", "note"]
-"""What a person may decide for a flag:
-
-- ``A`` / ``B``: the field takes route A's / route B's text as the flag shows it;
-- ``keep``: the field keeps the text the set holds now (the flag is read and accepted);
-- ``source``: the field takes ``passage``, which must be a whole verbatim quote of the
-  sheet's markdown (:mod:`tasks.settle.verbatim`), else the choice is refused;
-- ``note``: ``note`` describes one change to one display equation of the field; one
-  model call turns it into corrected LaTeX (:mod:`tasks.review.notes`), refused unless it
-  renders and changes only what the note points at.
-"""
 
 
 class SettledRecord(BaseModel):
     """``settled.json``: what a finished run settled, enough to rebuild its set without a call.
 
     ``source`` is the sheet as the run named it; ``set_name`` the set's name (its folder
-    and zip in the output folder); ``questions`` the settled set (before in2lambda's
+    and zip in the output folder); ``description`` the set's description (the document's
+    title, ``""`` when it has none); ``questions`` the settled set (before in2lambda's
     layout: titles may be empty, links as written in the markdown); ``fields`` every
     field's tier; ``flags`` every flag of the run, in the order of ``flags.json`` (a
     review names a flag by its 1-based position here); ``boxes`` the answer boxes kept,
@@ -48,6 +36,7 @@ class SettledRecord(BaseModel):
 
     source: str
     set_name: str
+    description: str = ""
     questions: SheetSet
     fields: list[FieldOutcome] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)

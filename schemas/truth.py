@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from schemas.flags import POINTING  # noqa: F401  (re-exported: the strict rule's kinds)
+
 MissKind = Literal[
     "question_missing",
     "part_missing",
@@ -19,6 +21,7 @@ MissKind = Literal[
     "solution_missing",
     "false_attachment",
     "options",
+    "solution_restated",
     "spurious",
     "markup",
 ]
@@ -29,17 +32,21 @@ MissKind = Literal[
 - ``parts_count``: the matched question has another number of parts than the sheet
   (for a question with no separate parts: more than one built part);
 - ``solution_missing``: the sheet gives an answer or a worked solution, the part has none;
+- ``solution_restated``: the part's solution opens with the part's own prompt (its first
+  40 folded characters, 20 at least): the question restated, not its solution;
 - ``false_attachment``: the part has an answer or worked solution the sheet does not give;
 - ``options``: a multiple-choice part built with another number of options;
 - ``spurious``: a built question matching no question of the sheet;
-- ``markup``: one piece of pandoc or LaTeX markup left at a line start of a field.
+- ``markup``: one piece of pandoc or LaTeX markup left at a line start of a field (counted,
+  but not a misread a flag must point at: ``../shared/tools/truthscore.py`` lists it apart).
 """
 
-PointedBy = Literal["question", "neighbour", "sheet"]
-"""What points a person at a miss: a flag on the built question it concerns, a flag on a
-built question next to where a missing or spurious question sits, or a flag on no question
-(``source:LINE``, ``solutions:LINE``, ``source:conversion``)."""
-
+PointedBy = Literal["question", "neighbour", "lines"]
+"""What points a person at a miss (the strict rule of ``../shared/tools/truthscore.py``,
+``judge_flags``; only a flag of a :data:`schemas.flags.POINTING` kind points): a flag on the built question
+it concerns, a flag on a built question next to where a missing or spurious question sits,
+or, for a missing question, a flag naming lines of the sheet (``source:LINE``,
+``solutions:FIRST-LAST``). A sheet-wide flag (``source:conversion``, ``set``) points at nothing."""
 
 class TruthMiss(BaseModel):
     """One way a build differs from the truth.
@@ -62,8 +69,8 @@ class TruthMiss(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def silent(self) -> bool:
-        """True when no flag of the run points at this miss: a silent misread."""
-        return self.pointed_by is None
+        """True when no flag of the run points at this misread (markup is not a misread)."""
+        return self.pointed_by is None and self.kind != "markup"
 
 
 class TruthCounts(BaseModel):
@@ -73,9 +80,16 @@ class TruthCounts(BaseModel):
     sheet gives an answer or worked solution for; ``mc``: multiple-choice parts);
     ``*_right``: of those, right in the build (``questions_found``: matched at all);
     ``false_attachments``, ``spurious_questions``, ``markup_leaks``: counts of those
-    misses; ``silent_misreads``: misses no flag points at, ``silent_by_kind`` by
-    :data:`MissKind`; ``sets``/``exact``/``failed``: sets counted, sets scoring exact,
-    sets whose conversion failed.
+    misses; ``silent_misreads``: misreads no flag points at (the strict rule, :data:`PointedBy`),
+    ``silent_by_kind`` by :data:`MissKind`; ``sets``/``exact``/``failed``: sets counted, sets
+    scoring exact, sets whose conversion failed.
+
+    The flags of the run (``../shared/tools/truthscore.py``'s ``judge_flags``): ``flags`` all of
+    them; ``false_alarms`` those naming a built question the truth finds wholly right;
+    ``sheet_flags`` those naming no question and no lines of the sheet (``source:conversion``,
+    ``set``: sheet-wide, pointing at nothing); ``fields`` the set's fields as ``report.json``
+    counts them (the measure the noise target is set against: false alarms plus sheet-wide flags
+    at most one per 20 fields).
     """
 
     sets: int = 0
@@ -94,6 +108,10 @@ class TruthCounts(BaseModel):
     spurious_questions: int = 0
     markup_leaks: int = 0
     silent_misreads: int = 0
+    fields: int = 0
+    flags: int = 0
+    false_alarms: int = 0
+    sheet_flags: int = 0
     silent_by_kind: dict[str, int] = Field(default_factory=dict)
 
     def __add__(self, other: "TruthCounts") -> "TruthCounts":

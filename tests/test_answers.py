@@ -191,6 +191,11 @@ def test_a_marked_or_named_option_is_the_box_with_no_call():
     assert choice(Part(options=options, answer="Answer: 3"))[0] == [False, False, True]
     assert choice(Part(options=options, answer="blue."))[0] == [False, True, False]
     assert choice(Part(options=options, answer="It depends.")) is None
+    # no final answer: a worked solution that is one option, whole, names it; one that
+    # explains more, or no solution at all, does not
+    assert choice(Part(options=options, worked_solution="Blue.")) == ([False, True, False], "Blue.")
+    assert choice(Part(options=options, worked_solution="Blue, since the air scatters it.")) is None
+    assert choice(Part(options=options)) is None
     backend = ScriptedBackend([])
     got = propose(backend, Part(content="Sky?", options=options, answer="Blue."), 0, 0)
     assert backend.requests == [] and got.source == "sheet" and got.calls == 0

@@ -70,7 +70,8 @@ def test_two_questions_read_into_one_point_at_the_question_that_swallowed_the_ma
     q1.parts += q2.parts
     reading = SheetSet([q1, q3])
     flags = audit(reading, SHEET)
-    assert ("q1", "structure") in kinds(flags) and ("set", "structure") in kinds(flags)
+    # the flag on q1 says where the counts differ, so no sheet-wide flag repeats it
+    assert ("q1", "structure") in kinds(flags) and ("set", "structure") not in kinds(flags)
     assert any("'## Question 2'" in f.reason and "read into question 1" in f.reason for f in flags)
 
 
@@ -228,3 +229,45 @@ def test_a_solution_block_the_conversion_emptied_is_flagged_on_its_question():
                           "How long does that take at 2 kW?\n\n::: {.solution}\nTwenty minutes.\n:::\n")
     flags = audit(faithful(), sheet)
     assert [(f.field, f.kind) for f in flags if "solution block" in f.reason] == [("q2", "structure")]
+
+
+def test_a_numbered_list_of_formulas_is_no_question_marker_and_number_dot_title_headings_are():
+    formulas = "Consider these formulas:\n\n1) $\\neg p$\n2) $p \\land q$\n\n## a)\n\nIs each true?\n"
+    assert question_markers(formulas) == []
+    pool = "# Q2 Pool\n\n## 1.lambda\n\nFind the speed.\n\n## 2.mu\n\nFind the time.\n"
+    assert [m.number for m in question_markers(pool)] == ["2", "1", "2"]
+
+
+def test_the_count_of_markers_is_flagged_on_the_set_only_when_no_other_flag_says_where():
+    reading = SheetSet([Question(main_text="Text found nowhere in the sheet.")])
+    flags = audit(reading, SHEET)
+    assert [f.field for f in flags] == ["set"] and "3 question markers" in flags[0].reason
+
+
+def test_parts_options_and_questions_in_the_wrong_place_are_doubted_on_their_field():
+    from tasks.settle.doubts import doubt_flags
+
+    reading = SheetSet([
+        Question(main_text="Find each value: $$\\begin{array}{ll} (a)\\ \\sin 0 & (b)\\ \\cos 0 \\end{array}$$",
+                 parts=[Part(answer="$0$, $1$")]),
+        Question(main_text="Let $f(x) = x^2$.", parts=[
+            Part(content="(i) Find $f(1)$."),
+            Part(content="Find $f(2)$.\n\n(ii) Find $f(3)$.\n\n(iii) Find $f(4)$.")]),
+        Question(main_text="Pick one:\n\n☐ red\n\n☒ blue\n"),
+        Question(title="c", main_text="A part of the question before."),
+        Question(main_text="Subparts are fine.", parts=[Part(content="Do both:\n\n(i) this\n\n(ii) that")]),
+    ])
+    flags = doubt_flags(reading)
+    assert [f.field for f in flags] == ["q1.main_text", "q2.p2.content", "q3.main_text", "q4.title"]
+    assert all(f.kind == "structure" for f in flags)
+    assert "(a)–(b) inside a display equation" in flags[0].reason and "(ii)–(iii)" in flags[1].reason
+
+
+def test_a_question_word_heading_with_no_number_is_a_marker():
+    sheet = ("#### Question\n\nThe stress state is given.\n\n1. Find the principal stresses.\n\n"
+             "2. Find the shear stress.\n\n#### Question\n\nA blade is heated.\n")
+    assert [m.number for m in question_markers(sheet)] == ["", ""]
+    # the parts read as questions, the second question's text lost
+    reading = SheetSet([Question(main_text="Find the principal stresses."), Question(main_text="Find the shear stress.")])
+    assert [f.field for f in audit(reading, sheet)] == ["q2"]
+    assert "both start under the marker '#### Question'" in audit(reading, sheet)[0].reason

@@ -158,3 +158,22 @@ def test_katex_checks_from_many_threads_agree_with_the_first():
         results = list(pool.map(check_maths, texts))
     assert results == [[] for _ in texts]
     assert check_maths("$\\notamacro x$")[0].message.startswith("Undefined control sequence")
+
+
+def test_katex_flags_are_one_per_field_and_fold_into_the_undefined_commands_flag():
+    from schemas.build import KatexWarning
+    from schemas.flags import Flag
+    from tasks.write.katex import katex_flags
+
+    warnings = [KatexWarning(field="q1.main_text", tex="\\bp{x}", message="Undefined control sequence: \\bp at position 1"),
+                KatexWarning(field="q1.main_text", tex="\\frac{", message="Expected group after '\\frac'"),
+                KatexWarning(field="q2.p1.content", tex="\\bp{y}", message="Undefined control sequence: \\bp at position 1"),
+                KatexWarning(field="q3.p1.content", tex="\\zz", message="Undefined control sequence: \\zz at position 1")]
+    known = [Flag(field="q1.main_text", kind="conversion_loss", reason="the maths uses \\bp", a="\\bp"),
+             Flag(field="q2.p1.content", kind="conversion_loss", reason="the maths uses \\bp", a="\\bp")]
+    flags = katex_flags(warnings, known)
+    # q1 keeps its other fault, q2's only fault is the named command, q3's command no flag names
+    assert [(f.field, f.a) for f in flags] == [("q1.main_text", "\\frac{"), ("q3.p1.content", "\\zz")]
+    alone = katex_flags(warnings)
+    assert [f.field for f in alone] == ["q1.main_text", "q2.p1.content", "q3.p1.content"]
+    assert alone[0].a == "\\bp{x}\n\\frac{" and "2 maths spans" in alone[0].reason

@@ -217,15 +217,21 @@ def test_words_lost_without_a_pandoc_message_are_detected():
     assert "line 7:" in lost[0].message  # line numbers count from the top of the file
 
 
-def test_title_moved_to_metadata_is_reported():
-    data = tex("\\maketitle\nBody of the sheet.", "\\title{Kinematics Drill}\n\\date{}\n")
+def test_title_moved_to_metadata_is_kept_for_the_report_and_concerns_no_field():
+    data = tex("\\maketitle\nBody of the sheet.", "\\title{Kinematics Drill}\n\\author{A. Tutor}\n\\date{}\n")
     md = to_markdown("t.tex", data, "questions", base_dir=None)
-    assert [(w.kind, w.text) for w in md.warnings] == [("MetadataNotKept", "Kinematics Drill")]
+    assert [(w.kind, w.key, w.text, w.about) for w in md.warnings] == [
+        ("Metadata", "author", "A. Tutor", "sheet"), ("Metadata", "title", "Kinematics Drill", "sheet")]
 
 
-def test_title_also_in_the_body_is_not_reported():
-    data = tex("\\section*{Kinematics Drill}\nBody.", "\\title{Kinematics Drill}\n")
-    assert to_markdown("t.tex", data, "questions", base_dir=None).warnings == []
+def test_a_preamble_command_pandoc_skips_concerns_no_field_and_a_body_one_knows_its_neighbours():
+    drawing = "\\begin{tikzpicture}\n\\draw (0,0) -- (1,1);\n\\end{tikzpicture}"
+    data = tex(f"The beam rests on two supports.\n{drawing}\nMore.", "\\RequirePackage{fancyopts}\n\\oddsetup{x}\n")
+    skipped = [w for w in to_markdown("t.tex", data, "questions", base_dir=None).warnings if w.kind == "SkippedContent"]
+    by_text = {w.text.strip().split("\n")[0]: w for w in skipped}
+    assert by_text["\\oddsetup{x}"].about == "sheet", skipped
+    body = by_text["\\begin{tikzpicture}"]
+    assert body.about == "content" and body.line is not None and body.near.endswith("beam rests supports")
 
 
 def test_multiline_display_maths_stays_inside_its_paragraph():
@@ -301,11 +307,11 @@ def test_docx_without_media_dir_still_converts_and_images_are_missing(tmp_path):
     assert len(md.images) == 1 and md.images[0].path is None
 
 
-def test_docx_title_paragraph_is_reported(tmp_path):
+def test_docx_title_paragraph_is_kept_as_metadata(tmp_path):
     data = make_docx(tmp_path, "---\ntitle: Week Five Problems\n---\n\nFirst question.\n")
     md = to_markdown("made.docx", data, "questions", base_dir=None, media_dir=None)
     assert "First question." in md.text
-    assert [(w.kind, w.text) for w in md.warnings] == [("MetadataNotKept", "Week Five Problems")]
+    assert [(w.kind, w.key, w.text, w.about) for w in md.warnings] == [("Metadata", "title", "Week Five Problems", "sheet")]
 
 
 # --- images ------------------------------------------------------------------------

@@ -41,6 +41,20 @@ def test_artifact_keys_of_sets_named_in_other_scripts_stay_apart():
     assert len(keys) == 4 and all(__import__("re").fullmatch(r"[a-z0-9-]+", k) for k in keys)
 
 
+def test_what_concerns_no_field_is_a_count_on_the_terminal_and_lines_in_the_report():
+    r = report("ran", "ran").model_copy(update={
+        "conversion": ["source: [INFO] Skipped '\\RequirePackage{exam}' at line 2 column 1",
+                       "source: [sheet2lambda] the document's title “Statics” is metadata: kept in report.json"],
+        "metadata": {"title": "Statics"}})
+    lines = summary_lines(r)
+    assert [ln for ln in lines if ln.startswith("conversion")] == [
+        "conversion 2 notes on no field (preamble, packages, page layout, metadata): in report.json, not flags"]
+    assert not [ln for ln in summary_lines(report("ran", "ran")) if ln.startswith("conversion")]
+    from tasks.write.artifacts import report_rows
+    rows = {row["measure"]: row["value"] for row in report_rows(r)}
+    assert rows["title"] == "Statics" and rows["conversion notes (no field: preamble, packages, layout, metadata)"] == "2"
+
+
 def test_the_flags_artifact_says_each_flag_in_words_with_its_whole_reason():
     from schemas.flags import Flag
     from tasks.write.artifacts import flags_markdown

@@ -168,7 +168,7 @@ def test_the_page_on_me2_replayed(browser, tmp_path):
         assert page.locator("#route-a math").count() >= 1 and page.locator("#route-b mark").count() >= 1
         assert page.locator("#docs button.current").inner_text() == "solutions.md"
         hit = page.locator("#lines .line.hit")
-        first = int(hit.first.get_attribute("data-n"))
+        first, last = int(hit.first.get_attribute("data-n")), int(hit.last.get_attribute("data-n"))
         assert "n_{0} \\approx 2.65" in "".join(hit.all_inner_texts())
         # route B's reading runs on over lines the field does not hold: marked apart
         assert "To enter in the checker" in "".join(page.locator("#lines .line.also").all_inner_texts())
@@ -183,7 +183,8 @@ def test_the_page_on_me2_replayed(browser, tmp_path):
         page.click("#choices button[data-choice='keep']")
         p.said("kept as it is")
         p.go(d)  # the disputed flag again: a passage of the sheet replaces route B's text
-        last = int(hit.last.get_attribute("data-n"))
+        # the highlight now follows route B's text, which runs on over the lines marked apart before
+        assert int(hit.last.get_attribute("data-n")) > last
         passage = select_lines(page, first, last)
         assert passage.startswith("$$") and passage.endswith("$$")
         page.keyboard.press("s")

@@ -152,3 +152,69 @@ def test_a_route_that_read_other_options_does_not_mark_the_settled_ones():
     a, b = mc(correct_a=[1], correct_b=[3], n_b=4)
     result = settle(a, b, ["Which gas is lightest?\n\nhelium\n\nneon\n\nargon\n\nxenon\n"])
     assert result.questions[0].parts[0].correct == [3]
+
+
+# --- what conversion lost: a flag on the field it sits in, or the report ------------------------
+
+from schemas.flags import Flag  # noqa: E402
+from tasks.settle.tiers import conversion_loss_flags, conversion_notes, uncovered_flags  # noqa: E402
+
+LOSS_SET = SheetSet([
+    Question(main_text="A crane lifts a crate of steel beams.", parts=[
+        Part(content="Draw the forces acting on the crate below:", answer="Weight and tension."),
+        Part(content="Find the tension in the cable.")]),
+    Question(main_text="A pendulum swings through a small arc."),
+])
+
+
+def test_a_loss_in_the_body_is_flagged_on_the_field_whose_words_come_just_before_it():
+    drawing = ConversionWarning(kind="SkippedContent", text="\\begin{tikzpicture}\\draw (0,0);", line=12,
+                                near="Draw forces acting crate below", message="[INFO] Skipped '\\begin{tikzpicture}'")
+    flags = conversion_loss_flags("source", [drawing], LOSS_SET)
+    assert [(f.field, f.kind) for f in flags] == [("q1.p1.content", "conversion_loss")]
+    assert "line 12 of the sheet" in flags[0].reason and flags[0].a.startswith("\\begin{tikzpicture}")
+    assert flags[0].choices == ["keep", "source", "note"]
+    # words no field holds: one sheet-wide flag, not a guess
+    lost = drawing.model_copy(update={"near": "nothing like this anywhere"})
+    assert [f.field for f in conversion_loss_flags("source", [lost], LOSS_SET)] == ["source:conversion"]
+    # a solutions document's loss sits in an answer or worked solution only
+    answer = drawing.model_copy(update={"near": "Weight tension"})
+    assert [f.field for f in conversion_loss_flags("solutions", [answer], LOSS_SET)] == ["q1.p1.answer"]
+
+
+def test_the_preamble_packages_metadata_and_what_was_left_out_on_purpose_are_no_flag():
+    warnings = [
+        ConversionWarning(kind="SkippedContent", text="\\RequirePackage{exam}", about="sheet", line=2, message="[INFO] pre"),
+        ConversionWarning(kind="Metadata", key="title", text="Statics, sheet 4", about="sheet", message="title"),
+        ConversionWarning(kind="HiddenDropped", text="\\textbf{Answer:} 4 N", message="hidden answer"),
+        ConversionWarning(kind="CouldNotLoadIncludeFile", text="../macros.tex", message="[WARNING] macros"),
+        ConversionWarning(kind="UnknownMacro", text="\\qt", message="\\qt: text kept"),
+    ]
+    assert conversion_loss_flags("source", warnings, LOSS_SET) == []
+    assert conversion_notes({"source": warnings}) == [
+        "source: [INFO] pre", "source: title", "source: hidden answer", "source: [WARNING] macros", "source: \\qt: text kept"]
+
+
+def test_undefined_commands_on_one_field_are_one_flag_naming_them_all():
+    set_ = SheetSet([Question(main_text="Solve $\\bp{x} = \\d y$ and $\\bp{y}$.")])
+    warnings = [ConversionWarning(kind="UndefinedMaths", text=c, message="m") for c in ("\\bp", "\\d")]
+    flags = conversion_loss_flags("source", warnings, set_)
+    assert [(f.field, f.a) for f in flags] == [("q1.main_text", "\\bp\n\\d")]
+    assert "\\bp, \\d" in flags[0].reason and "red source" in flags[0].reason
+
+
+def test_uncovered_lines_say_the_question_they_sit_in():
+    md = "# Sheet\n\nA crane lifts a crate of steel beams.\n\nPlease staple your pages.\n\nA pendulum swings through a small arc.\n"
+    flags = uncovered_flags(md, LOSS_SET)
+    assert [f.field for f in flags] == ["source:5"]
+    assert "inside question 1" in flags[0].reason and flags[0].choices == ["keep"]
+
+
+def test_a_flag_offers_only_the_choices_that_can_settle_it():
+    assert Flag(field="q1.p1.content", kind="disputed", reason="r", a="x", b="y").choices == ["A", "B", "keep", "source", "note"]
+    assert Flag(field="q1.p1.content", kind="disputed", reason="r", a="x").choices == ["A", "keep", "source", "note"]
+    assert Flag(field="q1.p1", kind="structural", reason="r").choices == ["keep"]
+    assert Flag(field="q2", kind="structure", reason="r", a="the text").choices == ["keep"]
+    assert Flag(field="q1.p1.correct", kind="disputed", reason="r", a="x", b="y").choices == ["A", "B", "keep"]
+    assert Flag(field="q1.main_text", kind="katex", reason="r", a="\\frac{").choices == ["keep", "source", "note"]
+    assert Flag(field="q1.p2", kind="area", reason="r").choices == ["keep"]

@@ -76,9 +76,10 @@ def exact_build() -> list[dict]:
     ]
 
 
-def flag(field: str) -> Flag:
-    """A flag on ``field`` (its kind and reason do not matter to the score)."""
-    return Flag(field=field, kind="disputed", reason="the routes differ")
+def flag(field: str, kind: str = "disputed") -> Flag:
+    """A flag on ``field`` (its reason does not matter to the score; its kind does: only a kind
+    that doubts text or structure points at a misread)."""
+    return Flag(field=field, kind=kind, reason="the routes differ")
 
 
 def kinds(score) -> list[str]:
@@ -124,8 +125,8 @@ def test_each_kind_of_miss_is_named_with_its_question_part_and_built_question():
     c = s.counts
     assert (c.questions_found, c.questions_right, c.parts_right, c.solutions_right, c.mc_right) == (3, 0, 5, 1, 0)
     assert (c.false_attachments, c.spurious_questions, c.markup_leaks, c.exact) == (1, 1, 2, 0)
-    assert c.silent_misreads == len(s.misses) == 8  # no flags: all silent
-    assert c.silent_by_kind["markup"] == 2
+    assert c.silent_misreads == len(s.misses) - 2 == 6  # no flags: every misread silent (markup is no misread)
+    assert "markup" not in c.silent_by_kind and c.silent_by_kind["spurious"] == 1
 
 
 def test_a_missing_question_and_parts_built_for_a_question_that_has_none():
@@ -150,22 +151,37 @@ def test_flags_on_the_question_point_at_its_misses_and_leave_others_silent():
     b = exact_build()
     b[0]["parts"][1]["answerContent"] = "five minutes"  # on built 1
     b[2]["parts"][0]["content"] = "Label the diagram."  # on built 3
-    s = score_truth(b, TRUTH, [{"field": "q1.p2", "kind": "area", "reason": "x"}])
+    s = score_truth(b, TRUTH, [{"field": "q1.p2", "kind": "structure", "reason": "x"}])
     pointed = {m.kind: m.pointed_by for m in s.misses}
     assert pointed == {"false_attachment": "question", "part_missing": None}
     assert s.counts.silent_misreads == 1 and s.counts.silent_by_kind == {"part_missing": 1}
 
 
-def test_a_sheet_level_flag_points_only_at_missing_and_spurious_questions():
+def test_a_katex_or_area_flag_points_at_nothing_but_still_counts_as_a_false_alarm():
+    b = exact_build()
+    b[0]["parts"][1]["answerContent"] = "five minutes"  # built 1 misread
+    flags = [flag("q1.p2", "area"), flag("q1.p1.content", "katex"), flag("q2.main_text", "katex")]
+    s = score_truth(b, TRUTH, flags)
+    assert [m.pointed_by for m in s.misses] == [None]
+    assert (s.counts.flags, s.counts.false_alarms, s.counts.sheet_flags) == (3, 1, 0)  # q2 is read right
+
+
+def test_a_sheet_wide_flag_points_at_nothing_and_lines_point_only_at_a_missing_question():
     b = exact_build()
     b.insert(1, question(1, "Note: the data sheet is at the back.", [part()]))  # spurious, built 2
     b[3]["parts"][0]["content"] = "Label the diagram."  # question 3, built 4: part missing
-    flags = [{"field": "source:14", "kind": "uncovered", "reason": "a line in no field"}]
-    s = score_truth(b, TRUTH, flags)
-    assert {m.kind: m.pointed_by for m in s.misses} == {"spurious": "sheet", "part_missing": None}
+    lines = [{"field": "source:14", "kind": "uncovered", "reason": "a line in no field"}]
+    sheet = [{"field": "source:conversion", "kind": "conversion_loss", "reason": "pandoc skipped"},
+             {"field": "set", "kind": "structure", "reason": "counts differ"}]
+    s = score_truth(b, TRUTH, lines + sheet)
+    assert {m.kind: m.pointed_by for m in s.misses} == {"spurious": None, "part_missing": None}
+    assert (s.counts.flags, s.counts.sheet_flags, s.counts.false_alarms) == (3, 2, 0)
+    gone = score_truth(exact_build()[1:], TRUTH, lines)
+    assert [(m.kind, m.pointed_by) for m in gone.misses] == [("question_missing", "lines")]
+    assert [m.pointed_by for m in score_truth(exact_build()[1:], TRUTH, sheet).misses] == [None]
 
 
-def test_a_missing_question_is_pointed_at_by_a_flag_in_its_stretch_only():
+def test_a_missing_question_is_pointed_at_by_a_flag_on_a_neighbour_only():
     b = exact_build()
     merged = question(0, b[0]["masterContent"] + "\n\n" + b[1]["masterContent"], b[0]["parts"])
     build = [merged, b[2]]  # question 2 swallowed by question 1
@@ -176,6 +192,8 @@ def test_a_missing_question_is_pointed_at_by_a_flag_in_its_stretch_only():
     assert [(m.question, m.pointed_by) for m in missing] == [("2", "neighbour")]
     on_next = score_truth(build, TRUTH, [flag("q2.p3.content")])
     assert [m.pointed_by for m in on_next.misses if m.kind == "question_missing"] == ["neighbour"]
+    too_far = score_truth([merged, question(1, "An extra page.", [part()]), b[2]], TRUTH, [flag("q3.p1.content")])
+    assert [m.pointed_by for m in too_far.misses if m.kind == "question_missing"] == [None]
     # Question 1 (matched at built 1) has nothing before it: a flag on built 2, past the
     # question matched after it, does not point at it.
     build2 = [b[1], b[2]]
@@ -310,3 +328,36 @@ def test_options_are_counted_where_in2lambda_writes_a_multiple_choice_box(tmp_pa
          "multiple_choice_options": 3}]}]}
     counts = score_truth(built, truth, []).counts
     assert (counts.mc_right, counts.mc) == (1, 1)
+
+
+FLAG_SETS = {
+    "none": [],
+    "on questions": [flag("q1.p2"), flag("q2.main_text", "structure"), flag("q3", "katex"), flag("q4.p1", "area")],
+    "neighbours": [flag("q2.p1.content", "uncovered"), flag("q5", "conversion_loss")],
+    "lines and sheet": [flag("source:3-7", "uncovered"), flag("solutions:12", "structure"),
+                        flag("source:conversion", "conversion_loss"), flag("set", "structure"),
+                        flag("source:9", "katex")],
+}
+
+
+@pytest.mark.parametrize("flags", FLAG_SETS.values(), ids=FLAG_SETS.keys())
+@pytest.mark.parametrize("build", [exact_build, damaged_build, lambda: exact_build()[1:], lambda: exact_build()[:1],
+                                   lambda: []], ids=["exact", "damaged", "first-missing", "last-missing", "empty"])
+def test_the_flag_numbers_agree_with_the_corpus_scorers_strict_rule(build, flags):
+    ts = truthscore()
+    built = build()
+    raw = [f.model_dump() for f in flags]
+    theirs = ts.score(copy.deepcopy(built), copy.deepcopy(TRUTH), copy.deepcopy(raw))
+    c = score_truth(built, TRUTH, flags).counts
+    assert (c.flags, c.silent_misreads, c.false_alarms, c.sheet_flags) == (
+        theirs["flags"], theirs["silent_strict"], theirs["false_alarms"], theirs["sheet_flags"])
+
+
+def test_a_restated_question_is_no_solution_as_in_the_corpus_scorer():
+    ts = truthscore()
+    b = exact_build()
+    b[0]["parts"][0]["answerContent"] = "How much heat is needed to bring it to the boil? We need Q = mcT."
+    theirs = ts.score(copy.deepcopy(b), copy.deepcopy(TRUTH))
+    s = score_truth(b, TRUTH, [])
+    assert [m.kind for m in s.misses] == ["solution_restated"]
+    assert (s.counts.solutions_right, s.counts.questions_right) == (theirs["solutions_right"], theirs["questions_right"]) == (1, 2)

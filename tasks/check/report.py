@@ -132,6 +132,9 @@ def summary_lines(report: Report) -> list[str]:
     ]
     for m in report.areas.misses:
         lines.append(f"miss       {m.part}: wanted {m.wanted}; made {m.made}")
+    if report.conversion:
+        lines.append(f"conversion {len(report.conversion)} notes on no field (preamble, packages, page layout, "
+                     "metadata): in report.json, not flags")
     for w in report.warnings:
         lines.append(f"warning    {w}")
     return lines
@@ -142,12 +145,13 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet) ->
     the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
     refused answer box (:func:`tasks.boxes.propose.flags_of`), one ``area`` flag per part whose
     multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`)
-    and one ``katex`` flag per maths span KaTeX cannot render (:func:`tasks.write.katex.katex_flags`)."""
+    and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
+    yet (:func:`tasks.write.katex.katex_flags`)."""
     from tasks.boxes.propose import flags_of, unboxed_options_flags
     from tasks.write.katex import katex_flags
 
     return (settled.flags + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
-            + katex_flags(built.result.katex_warnings))
+            + katex_flags(built.result.katex_warnings, settled.flags))
 
 
 def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
@@ -161,6 +165,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
     ``seconds`` is the wall time since ``info.started``.
     """
     from tasks.boxes.propose import summarise
+    from tasks.settle.tiers import conversion_notes
 
     boxes = summarise(part_boxes, boxes_status)
     if boxes_status is not None and boxes_status != "off":
@@ -195,6 +200,8 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
         comparison=(comparison.model_dump(include={"fields_compared", "equal", "notation", "content"})
                     if comparison is not None else None),
         warnings=warnings,
+        conversion=conversion_notes(sheet.warnings()),
+        metadata=sheet.metadata(),
         adjudication=str(adjudication.status),
         backend=info.backend,
         areas=boxes,

@@ -38,24 +38,31 @@ numbers), written here so the project owns the code it gates on:
   ``gathered``, ``split``) is one ``markup`` miss. A set is **exact** when every question
   is right, none is spurious and nothing is falsely attached (markup does not count).
 
-**Silent misreads** (this project's rule, not truthscore's). The run's flags
+- **Restated solutions.** A solution that opens with the part's own prompt (its first 40
+  folded characters, when the prompt folds to 20 or more) is not right:
+  ``solution_restated``.
+
+**Silent misreads**: the strict rule of ``../shared/tools/truthscore.py`` (``judge_flags``;
+``tests/test_truth.py`` checks both give the same numbers). The run's flags
 (``flags.json``, :class:`schemas.flags.Flag`) name fields as ``qN…`` (``q2.p1.answer``,
-``q2.p1``: built question N, 1-based) or name no question (``source:LINE``,
-``solutions:LINE``, ``source:conversion``: a sheet-level flag). A miss is *pointed at*
-when:
+``q2.p1``: built question N, 1-based), lines of the sheet (``source:LINE``,
+``solutions:FIRST-LAST``) or neither (``source:conversion``, ``set``: sheet-wide). Only a flag
+of a kind that doubts text or structure (:data:`schemas.flags.POINTING`; not ``katex``, not
+``area``) points, and a miss is *pointed at* when:
 
-- it concerns a built question (a part, solution, option, parts-count or markup miss, on
-  the matched or the offending built question) and some flag names that question
-  (``pointed_by`` ``"question"``; any flag on the question counts, not only one on the
-  part);
-- it is a ``spurious`` question and a flag names it (``"question"``), or the built
-  question just before or after it (``"neighbour"``), or the sheet (``"sheet"``);
-- it is a ``question_missing`` and a flag names a built question of the stretch where the
-  question should be, from the built question matched to the truth question before it to
-  the one matched to the truth question after it, both included (the whole set when
-  neither exists) (``"neighbour"``), or the sheet (``"sheet"``).
+- it concerns a built question (a part, solution, option or parts-count miss) and such a flag
+  names that question (``pointed_by`` ``"question"``);
+- it is a ``spurious`` question and such a flag names it (``"question"``) or the built
+  question just before or after it (``"neighbour"``);
+- it is a ``question_missing`` and such a flag names the built question matched to the truth
+  question before it or the built question just after that one (``"neighbour"``), or names
+  lines of the sheet (``"lines"``).
 
-Every other miss is **silent**: a misread no flag points to, the worst outcome.
+A sheet-wide flag points at nothing. ``markup`` is counted but is not a misread. Every other
+miss is **silent**: a misread no flag points to, the worst outcome. The flags are counted as
+truthscore counts them: ``flags``; ``false_alarms``, the flags (any kind) naming a built
+question the truth finds wholly right; ``sheet_flags``, the flags naming no question and no
+lines.
 """
 
 from __future__ import annotations
@@ -69,7 +76,7 @@ from typing import Any, Iterable
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from schemas.flags import Flag
+from schemas.flags import POINTING, Flag
 from schemas.truth import MissKind, PointedBy, TruthCounts, TruthMiss, TruthScore
 
 KEY_CHARS = 40
@@ -93,7 +100,8 @@ _MARKUP_AT_LINE_START = re.compile(
     + r")",
     re.MULTILINE,
 )
-_FLAG_QUESTION = re.compile(r"q(\d+)(?:\.|$)")
+_FLAG_QUESTION = re.compile(r"q(\d+)\b")
+_FLAG_LINES = re.compile(r"(?:source|solutions):\d+(?:-\d+)?$")
 
 
 def fold(text: str | None) -> str:
@@ -167,29 +175,45 @@ def load_flags(out_dir: Path | str) -> list[Flag]:
 
 
 class _Pointers:
-    """Which built questions (1-based) the flags name, and whether a flag names the sheet."""
+    """What the run's flags name, as ``judge_flags`` reads them: per built question (1-based)
+    the kinds of the flags naming it, how many :data:`POINTING` flags name lines of the sheet,
+    how many flags are sheet-wide."""
 
-    def __init__(self, flags: Iterable[Flag | dict], n_built: int):
-        self.questions: set[int] = set()
-        self.sheet = False
-        self.n_built = n_built
+    def __init__(self, flags: Iterable[Flag | dict]):
+        self.kinds: dict[int, list[str]] = {}
+        self.line_flags = 0
+        self.sheet_flags = 0
+        self.count = 0
         for f in flags:
-            field = f.field if isinstance(f, Flag) else str(f.get("field", ""))
+            field = f.field if isinstance(f, Flag) else str(f.get("field") or "")
+            kind = f.kind if isinstance(f, Flag) else f.get("kind")
+            self.count += 1
             m = _FLAG_QUESTION.match(field)
             if m:
-                self.questions.add(int(m.group(1)))
+                self.kinds.setdefault(int(m.group(1)), []).append(str(kind))
+            elif _FLAG_LINES.match(field):
+                self.line_flags += kind in POINTING
             else:
-                self.sheet = True
+                self.sheet_flags += 1
+
+    def points(self, built: int | None) -> bool:
+        return built is not None and any(k in POINTING for k in self.kinds.get(built, []))
 
     def at(self, built: int | None) -> PointedBy | None:
-        return "question" if built is not None and built in self.questions else None
+        return "question" if self.points(built) else None
 
-    def around(self, own: int | None, stretch: Iterable[int]) -> PointedBy | None:
-        if self.at(own):
+    def spurious(self, built: int) -> PointedBy | None:
+        if self.points(built):
             return "question"
-        if any(b in self.questions for b in stretch):
+        return "neighbour" if self.points(built - 1) or self.points(built + 1) else None
+
+    def gap(self, before: int, after: int) -> PointedBy | None:
+        if self.points(before) or self.points(after):
             return "neighbour"
-        return "sheet" if self.sheet else None
+        return "lines" if self.line_flags else None
+
+    def false_alarms(self, right: set[int]) -> int:
+        return sum(len(v) for b, v in self.kinds.items() if b in right)
 
 
 def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (), set_name: str = "") -> TruthScore:
@@ -201,8 +225,9 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
     when ``truth`` has no ``questions``.
     """
     truth_qs = truth["questions"]
-    ptr = _Pointers(flags, len(built))
+    ptr = _Pointers(flags)
     c = TruthCounts(sets=1, questions=len(truth_qs))
+    right_built: set[int] = set()
     misses: list[TruthMiss] = []
 
     def miss(kind: MissKind, question: str | None, part: str | None, built_no: int | None, detail: str,
@@ -239,13 +264,11 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
     for t, (q, found) in enumerate(zip(truth_qs, matched)):
         number = str(q.get("number", t + 1))
         if found is None:
-            before = [m for m in matched[:t] if m is not None]
-            after = [m for m in matched[t + 1:] if m is not None]
-            lo = before[-1] if before else 0
-            hi = after[0] if after else len(built) - 1
-            stretch = range(lo + 1, hi + 2)  # 1-based built numbers
+            # truthscore's neighbours: the built question matched to the truth question before
+            # this one, and the built question just after it (1-based: prev + 1, prev + 2)
+            prev = next((m for m in reversed(matched[:t]) if m is not None), -1)
             miss("question_missing", number, None, None,
-                 f"not found: {q.get('main_text_starts', '')[:50]!r}", ptr.around(None, stretch))
+                 f"not found: {q.get('main_text_starts', '')[:50]!r}", ptr.gap(prev + 1, prev + 2))
             continue
         c.questions_found += 1
         b_no = found + 1
@@ -278,7 +301,14 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
             c.parts_right += 1
             wanted = bool(p.get("has_answer") or p.get("has_worked_solution"))
             has = bool(_text(bp.get("answerContent")).strip() or _text(bp.get("workedSolution")).strip())
-            if wanted and has:
+            solution = _text(bp.get("answerContent")).strip() + _text(bp.get("workedSolution")).strip()
+            prompt = fold(bp.get("content", ""))[:KEY_CHARS]
+            restated = has and len(prompt) >= 20 and fold(solution).startswith(prompt)
+            if wanted and restated:
+                right = False
+                miss("solution_restated", number, label, b_no,
+                     "the solution opens with the part's own prompt (the question restated)", on_q)
+            elif wanted and has:
                 c.solutions_right += 1
             elif wanted:
                 right = False
@@ -299,6 +329,8 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
             right = False
             miss("parts_count", number, None, b_no, f"{len(b_parts)} parts built, {len(q['parts'])} in the sheet", on_q)
         c.questions_right += right
+        if right:
+            right_built.add(b_no)
 
     used = {m for m in matched if m is not None}
     truth_of = {m: str(q.get("number", t + 1)) for t, (q, m) in enumerate(zip(truth_qs, matched)) if m is not None}
@@ -306,7 +338,7 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
         if i not in used:
             c.spurious_questions += 1
             miss("spurious", None, None, i + 1, f"matches no question of the sheet ({b.get('title', '')!r})",
-                 ptr.around(i + 1, (i, i + 2)))
+                 ptr.spurious(i + 1))
     for i, b in enumerate(built):
         fields = [("main text", b.get("masterContent", ""))]
         for n, p in enumerate(b.get("parts") or [], 1):
@@ -317,6 +349,7 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
                 c.markup_leaks += 1
                 miss("markup", truth_of.get(i), None, i + 1, f"{where}: {m.group(0).strip()!r}", ptr.at(i + 1))
 
+    c.flags, c.sheet_flags, c.false_alarms = ptr.count, ptr.sheet_flags, ptr.false_alarms(right_built)
     c.exact = int(c.questions_right == len(truth_qs) and not c.spurious_questions and not c.false_attachments)
     silent = [m for m in misses if m.silent]
     c.silent_misreads = len(silent)
@@ -329,8 +362,13 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
 
 def score_output(out_dir: Path | str, truth: dict, set_name: str = "") -> TruthScore:
     """Score a document flow's output folder: its set (:func:`load_built`) and its flags
-    (``flags.json``) against ``truth``. Raises as :func:`load_built` and :func:`load_flags`."""
-    return score_truth(load_built(out_dir), truth, load_flags(out_dir), set_name)
+    (``flags.json``) against ``truth``; ``counts.fields`` is ``report.json``'s ``fields`` (0
+    when there is none). Raises as :func:`load_built` and :func:`load_flags`."""
+    scored = score_truth(load_built(out_dir), truth, load_flags(out_dir), set_name)
+    report = Path(out_dir) / "report.json"
+    if report.is_file():
+        scored.counts.fields = int(json.loads(report.read_text(encoding="utf-8")).get("fields", 0))
+    return scored
 
 
 def score_failed(truth: dict, reason: str, set_name: str = "") -> TruthScore:

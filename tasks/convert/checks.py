@@ -3,10 +3,13 @@
 Each turns what pandoc logged, or what a comparison of the source with the markdown
 finds, into :class:`~schemas.markdown.ConversionWarning` s: pandoc's own messages that
 mean content was skipped (:func:`keep`), exam-style markers lost (:func:`structure_lost`),
-words of the LaTeX body missing from the markdown (:func:`content_lost`), metadata the
-markdown leaves out (:func:`metadata_not_kept`), maths that reads back differently
+words of the LaTeX body missing from the markdown (:func:`content_lost`), the document's
+metadata (:func:`metadata_not_kept`: for the report and the set's description, never a
+flag), maths that reads back differently
 (:func:`math_not_kept`), raw LaTeX left in markdown (:func:`raw_tex_warnings`) and
-site-generator shortcodes left in markdown (:func:`shortcode_warnings`).
+site-generator shortcodes left in markdown (:func:`shortcode_warnings`). A pandoc entry
+at a line of the preamble concerns no field (``about="sheet"``); one in the body carries
+the sheet's words just before it (``near``), by which its flag names the field it sits in.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 
 from schemas.markdown import ConversionWarning
 from tasks.convert.pandoc_ast import blocks, divs, maths, plain, walk
+from tasks.convert.where import strip_comment, document_line, words_before
 
 OWN = "[sheet2lambda]"
 
@@ -44,7 +48,11 @@ _LAYOUT = {
     "newenvironment", "renewenvironment", "let", "def", "columnbreak", "FloatBarrier", "fi",
     "linespread", "oddsidemargin", "evensidemargin", "topmargin", "textheight", "headheight",
     "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep", "bgroup", "egroup",
+    "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion", "begingroup", "endgroup",
+    "enlargethispage", "fontsize", "hline",
 }
+_OVERLAY = re.compile(r"\s*\\begin\{tikzpicture\}\s*\[[^\]]*\boverlay\b")
+"""A TikZ picture drawn over the page (``[remember picture, overlay]``): page decoration."""
 
 # Exam-style markers that carry content (macros, then environments).
 _MARKER_MACROS = (
@@ -141,35 +149,48 @@ def _layout_only(contents: str) -> bool:
     return not "".join(rest).strip()
 
 
-def keep(entry: dict, div_counts: dict[str, int]) -> ConversionWarning | None:
-    """The warning for one pandoc log entry, or None when it loses no content."""
+def keep(entry: dict, div_counts: dict[str, int], source: str | None = None,
+         kept_chars: frozenset[tuple[int, int]] = frozenset()) -> ConversionWarning | None:
+    """The warning for one pandoc log entry, or None when it loses no content.
+
+    ``source`` is the LaTeX pandoc read (``None`` for other formats): an entry at a line before
+    its ``\\begin{document}`` concerns the preamble (``about="sheet"``: a package, a macro, the
+    page layout, never a field's text), and an entry in the body gets ``near``, the sheet's
+    words just before it (:func:`tasks.convert.where.words_before`). ``kept_chars`` are the ``(line, column)`` of
+    the characters pandoc kept as they are (:func:`tasks.convert.where.unescaped_at`): a ``\\char`` skipped just
+    before one (``\\char`_``) lost nothing."""
     kind = entry.get("type", "Unknown")
-    if kind in _BENIGN_TYPES:
+    if kind in _BENIGN_TYPES or kind == "ParsingUnescaped":  # an unescaped character kept as it is
         return None
     path = str(entry.get("path", ""))
     if kind == "CouldNotLoadIncludeFile" and path.lower().endswith(_PACKAGE_SUFFIXES):
         return None
     contents = entry.get("contents")
+    line, column = entry.get("line"), entry.get("column")
     if kind == "SkippedContent" and isinstance(contents, str):
-        if _layout_only(contents):
+        if _layout_only(contents) or _OVERLAY.match(contents):
             return None
-        wrapper = re.fullmatch(r"\s*\\(?:begin|end)\{([^}]*)\}\s*", contents)
+        if contents.strip() == "\\char" and isinstance(line, int) and isinstance(column, int) \
+                and (line, column + 1) in kept_chars:
+            return None
+        wrapper = re.fullmatch(r"\s*\\(?:begin|end)\{([^}]*)\}(?:\[[^\]]*\])?\s*", contents)
         if wrapper and div_counts.get(wrapper.group(1), 0) > 0:
             return None  # the environment's content survived in a div of its name
     text = contents if isinstance(contents, str) else path
     message = f"[{entry.get('verbosity', 'INFO')}] {entry.get('pretty', kind)}"
-    return ConversionWarning(kind=kind, text=text or "", message=message)
-
-
-def _strip_comment(line: str) -> str:
-    for m in re.finditer(r"%", line):
-        k, j = 0, m.start() - 1
-        while j >= 0 and line[j] == "\\":
-            k += 1
-            j -= 1
-        if k % 2 == 0:
-            return line[: m.start()]
-    return line
+    at = line if isinstance(line, int) else None
+    about = "content"
+    near = ""
+    if source is not None and at is not None:
+        start = document_line(source)
+        if kind == "CouldNotLoadIncludeFile" or (start is not None and at < start):
+            about = "sheet"
+        else:
+            near = words_before(source, at, column if isinstance(column, int) else 1,
+                                contents if isinstance(contents, str) else "", (start or 0) + 1)
+    elif kind == "CouldNotLoadIncludeFile":
+        about = "sheet"  # a macro or setup file: what it lacks shows as undefined maths, on its fields
+    return ConversionWarning(kind=kind, text=text or "", message=message, about=about, line=at, near=near)
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -179,7 +200,7 @@ def _blank(text: str, start: int, end: int) -> str:
 def tex_body(tex: str) -> str:
     """The LaTeX source with comments, preamble, ``comment`` environments and ``\\iffalse``
     blocks blanked out (line numbers kept)."""
-    text = "\n".join(_strip_comment(ln) for ln in tex.split("\n"))
+    text = "\n".join(strip_comment(ln) for ln in tex.split("\n"))
     begin = re.search(r"\\begin\{document\}", text)
     if begin:
         text = _blank(text, 0, begin.end())
@@ -288,17 +309,18 @@ def content_lost(body: str, markdown: str, entries: list[dict], meta: str) -> li
 
 
 def metadata_not_kept(ast: dict, markdown: str) -> list[ConversionWarning]:
+    """One ``Metadata`` warning per metadata of the document (``title``, ``author``, ``date``,
+    ``abstract``, …, as plain text), ``about="sheet"``: they are no field's text, so
+    ``report.json`` keeps them and the title becomes the set's description
+    (:meth:`schemas.markdown.SheetText.metadata`). ``markdown`` is unused (kept for callers)."""
     out = []
     for key, value in ast.get("meta", {}).items():
         text = plain(value)
-        if not text:
-            continue
-        words = re.findall(r"\w{2,}", text)
-        if words and all(w in markdown for w in words):
+        if not text or key.startswith("sheet2lambda"):
             continue
         out.append(ConversionWarning(
-            kind="MetadataNotKept", text=text,
-            message=f"{OWN} the document's {key} “{text}” is metadata, which the markdown leaves out",
+            kind="Metadata", text=text, key=key, about="sheet",
+            message=f"{OWN} the document's {key} “{text}” is metadata: kept in report.json",
         ))
     return out
 

@@ -20,8 +20,7 @@ r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both r
   cached by the PDF's bytes) and is then read as Mathpix markdown, like a ``.md``.
 - ``.tex`` and ``.docx`` go through pandoc (:func:`tasks.convert.pandoc.run_pandoc`) to
   ``commonmark_x-smart`` with ``--wrap=none``: curly quotes stay characters, maths stays
-  ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``); a footnote is written after
-  the block citing it (``--reference-location=block``), not at the end. The filter
+  ``$…$`` / ``$$…$$`` (commonmark_x's ``tex_math_dollars``). The filter
   ``filters/convert/tidy.lua`` drops what the platform cannot render (underline, image
   sizes, heading and link attributes, HTML figures) and keeps multi-line maths inside its
   paragraph; it never adds a word.
@@ -86,12 +85,13 @@ from tasks.errors import InputError
 from tasks.convert import checks
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
-from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, footnotes_after_reference, knitr_text, student_text
+from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text, student_text
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
 from tasks.convert.tex_unknown import Unknown, skipped, undefined_maths
+from tasks.convert.where import unescaped_at
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
@@ -360,7 +360,7 @@ def _write_markdown(name: str, ast: dict) -> tuple[str, list[dict]]:
     with tempfile.TemporaryDirectory(prefix="s2l-md-") as cwd:
         log = os.path.join(cwd, "log.json")
         run = run_pandoc(
-            ["-f", "json", "-t", WRITE_FORMAT, "--wrap=none", "--reference-location=block", "--quiet", f"--log={log}"],
+            ["-f", "json", "-t", WRITE_FORMAT, "--wrap=none", "--quiet", f"--log={log}"],
             stdin=json.dumps(ast).encode(), cwd=cwd, timeout=PANDOC_TIMEOUT,
         )
         if run.returncode != 0 or run.timed_out:
@@ -431,8 +431,7 @@ def _convert_quarto(name: str, text: str) -> tuple[str, list[ConversionWarning],
     args = ["-f", quarto.READER, "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", "sheet2lambda-reader=markdown"]
     with tempfile.TemporaryDirectory(prefix="s2l-qmd-") as cwd:
         ast, log = _pandoc(name, args, text.encode(), cwd)
-    text, warnings, links = _finish(name, quarto.student_blocks(ast, name, PANDOC_TIMEOUT), log, None)
-    return footnotes_after_reference(text), warnings, links
+    return _finish(name, quarto.student_blocks(ast, name, PANDOC_TIMEOUT), log, None)
 
 
 def _convert_docx(name: str, data: bytes, media_dir: str | None,
@@ -453,10 +452,8 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None,
         with tempfile.TemporaryDirectory(prefix="s2l-docx-") as cwd:
             ast, log = _pandoc(name, args, data, cwd)
     if reader == "ipynb":
-        text, warnings, links = _finish(name, notebooks.unwrap_cells(ast), log, None)
-        return footnotes_after_reference(text), warnings, links
+        return _finish(name, notebooks.unwrap_cells(ast), log, None)
     text, warnings, links = _finish(name, ast, log, None)
-    text = footnotes_after_reference(text)  # pandoc writes a list's notes after the whole list
     return text, docx.linked_images(original) + docx.equation_warnings(original, links) + warnings, links
 
 
@@ -471,7 +468,9 @@ def _finish(
     found = divs(ast)
     for cls in unwrapped:  # divs structure.lua unwrapped: their content survived too
         found[cls] = found.get(cls, 0) + 1
-    warnings = [w for e in entries if (w := checks.keep(e, found)) is not None]
+    read = prepared.source if prepared is not None else tex  # what pandoc read: its log's line numbers
+    kept = unescaped_at(entries)
+    warnings = [w for e in entries if (w := checks.keep(e, found, read, kept)) is not None]
     if tex is not None:
         body = checks.tex_body(tex)
         converted = prepared.converted if prepared else set()

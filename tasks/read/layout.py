@@ -261,9 +261,10 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         readings.append(reading)
     auto = readings[0]
     auto.no_marker = fell_back
+    open_choice = fell_back or len(auto.questions) == 1
     ranked = []
     for r in readings:
-        if r is auto or fell_back or eligible(r, auto):
+        if r is auto or open_choice or eligible(r, auto):
             if len(r.questions):
                 r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
             score(r, markdown, found, solution_numbers)
@@ -275,8 +276,8 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
 def eligible(reading: Reading, auto: Reading) -> bool:
     """May ``reading`` replace the reader's own choice ``auto``? Only when it quotes clearly more
     of the sheet (:data:`LINES_MARGIN`): where the reader's own layout accounts for the sheet, it
-    stands. (When the reader found no marker at all and read the sheet as one question, every
-    reading may: :func:`choose`.)"""
+    stands. (When the reader read the sheet as one question — no marker at all, or one lone
+    marker such as a dated title — every reading may, by score: :func:`choose`.)"""
     return reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
 
 

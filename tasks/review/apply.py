@@ -156,7 +156,7 @@ def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> Revie
         questions = apply_decision(questions, d)
     summary = summarise(run, log.decisions)
     with staging_dir(out) as staging:
-        built = write_set(questions, record.set_name, staging, media_files(run), record.boxes)
+        built = write_set(questions, record.set_name, staging, media_files(run), record.boxes, record.description)
         rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
         for name in run.entries:
             if name in rebuilt or not (out / name).exists():

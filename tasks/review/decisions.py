@@ -81,18 +81,18 @@ def set_field(questions: SheetSet, key: str, text: str) -> SheetSet:
 
 
 def choices_for(flag: Flag, current: str | None) -> list[Choice]:
-    """What may be chosen for ``flag`` given the field's ``current`` text (``None``: the flag
-    names no text field, so only ``keep``): ``A``/``B`` where the flag has that route's
-    text (a ``disputed`` or ``not_verbatim`` flag: :data:`schemas.flags.ROUTE_TEXT_KINDS`), ``source`` always on a text field, ``note`` where the text holds a display equation."""
+    """What may be chosen for ``flag`` given the field's ``current`` text: the choices the
+    flag allows (:attr:`schemas.flags.Flag.choices`: by its kind, ``A``/``B`` only where it
+    holds the routes' texts), ``source`` only on a text field (``current`` not ``None``),
+    ``note`` only where the text holds a display equation; ``keep`` always."""
+    allowed = flag.choices
+    out: list[Choice] = [c for c in ("A", "B") if c in allowed]
+    out.append("keep")
     if current is None:
-        return ["keep"]
-    out: list[Choice] = []
-    if flag.routes and flag.a is not None:  # other kinds' ``a`` is the passage flagged, never a field's text
-        out.append("A")
-    if flag.routes and flag.b is not None:
-        out.append("B")
-    out += ["keep", "source"]
-    if display_equations(current):
+        return out
+    if "source" in allowed:
+        out.append("source")
+    if "note" in allowed and display_equations(current):
         out.append("note")
     return out
 

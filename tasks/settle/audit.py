@@ -10,7 +10,8 @@ their reasons joined:
 - **question markers** (the contract's: a heading ``## Question 3`` / ``### 2) Title``, a
   bold ``**Q1.**`` opening a paragraph, else a top-level numbered item ``1.``) that skip,
   repeat or run backwards (a restart at 1 is a new group: topic groups); a number of
-  markers different from the number of questions in the set; a marker no question of the
+  markers different from the number of questions in the set (on ``set``, only when no flag
+  below names where they differ); a marker no question of the
   set starts under (its text read into the question before it, or lost); two questions
   starting under one marker (one question read as two); a question starting before the
   first marker (chrome read as a question);
@@ -32,6 +33,9 @@ their reasons joined:
   environment other than the maths ones KaTeX renders;
 - **a solution block emptied by the conversion** (``::: {.solution}`` holding nothing: a
   drawing or an environment pandoc skips), on the question it follows;
+- **parts, options or questions in the wrong place** (:mod:`tasks.settle.doubts`): part labels
+  inside a display equation or after a part's first line, check boxes left in the text, a part
+  label as a question's title;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
   document does not (left out unless route B's pairing already said so).
@@ -51,6 +55,7 @@ from schemas.markdown import SheetText
 from schemas.sheet import SheetSet, field_key
 from schemas.tiers import Settled
 from tasks.settle.coverage import PIECES, line_content, markers_removed
+from tasks.settle.doubts import doubt_flags
 from tasks.settle.fold import fold_whitespace
 from tasks.settle.markers import (
     LABEL,
@@ -138,6 +143,16 @@ def _starts(questions: SheetSet, src: _Source) -> list[int | None]:
     return out
 
 
+def question_at(questions: SheetSet, questions_md: str, line: int) -> int | None:
+    """The question (0-based) whose text starts last at or before 1-based ``line`` of the
+    questions document, ``None`` when the line comes before every question's text."""
+    best = None
+    for qi, st in enumerate(_starts(questions, _Source(questions_md))):
+        if st is not None and st + 1 <= line:
+            best = qi
+    return best
+
+
 def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     """The question-marker checks of the module (numbers, count, questions per marker)."""
     flags: list[Flag] = []
@@ -184,7 +199,7 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         qi = owner(m.line)
         flags.append(Flag(field=f"q{qi + 1}" if qi is not None else f"source:{m.line}", kind=KIND, reason=(
             f"the sheet's question numbering {why} at {m.text!r} (line {m.line}): a question lost or misnumbered?")))
-    if len(markers) != len(questions):
+    if len(markers) != len(questions) and not flags:  # else the flags above name where they differ
         flags.append(Flag(field="set", kind=KIND, reason=(
             f"the sheet has {len(markers)} question markers and the set {len(questions)} questions")))
     return flags
@@ -421,7 +436,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
         return []  # the tiers flag an empty set already
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
-                  + field_flags(questions) + empty_solution_flags(questions, questions_md)
+                  + field_flags(questions) + doubt_flags(questions) + empty_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or []))
 
 

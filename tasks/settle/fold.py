@@ -73,6 +73,11 @@ def fold_quotes(text: str | None) -> str:
     return fold((text or "").translate(_CURLY))
 
 
+_HARD_BREAK = re.compile(r"(?<!\\)\\(?=[ \t]*\n)")
+
+
 def fold_whitespace(text: str | None) -> str:
-    """Runs of whitespace as one space, ends stripped: the verbatim check's only fold."""
-    return re.sub(r"\s+", " ", text or "").strip()
+    """Runs of whitespace as one space, ends stripped: the verbatim check's only fold. A
+    markdown hard line break (a lone backslash ending a line; not maths' ``\\\\``) is
+    whitespace too: a reader that joins the lines copies the same words."""
+    return re.sub(r"\s+", " ", _HARD_BREAK.sub(" ", text or "")).strip()

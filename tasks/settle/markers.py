@@ -19,6 +19,7 @@ _BOLD = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)")
 _TOP_ITEM = re.compile(r"^(\d+)[.)](?:\s+|$)")
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+)\.?\s*(\d+(?:\.\d+)*[a-z]?)(.*)$")
 _BARE_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.):]?(?:\s+(.*))?$")
+_NUMBER_TITLE = re.compile(r"^(\d+)\.(?=[A-Za-z]{2})")
 _SOLUTIONS_HEADING = re.compile(r"^(?:worked\s+)?(?:solutions?|answers?)\b", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -38,15 +39,19 @@ class Marker:
 
 def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | None:
     """The number a marker text names (``Question 3`` → ``3``, ``Q1.`` → ``1``, ``2) Energy``
-    → ``2``), or ``None`` when the text is no marker. ``words`` are the marker words."""
+    → ``2``, ``1.lambda`` → ``1``; ``""`` for a question word alone, ``Question``), or ``None``
+    when the text is no marker. ``words`` are the marker words."""
     text = text.strip()
+    if text.lower().rstrip(" :.") in _QUESTION_WORDS[:6]:
+        return ""  # ``#### Question``: a question marker with no number
     m = _WORD_NUMBER.match(text)
     if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0] in " \t.:),;"):
         return m.group(2).rstrip(".")
     m = _BARE_NUMBER.match(text)
     if m and not (m.group(2) or "").startswith(tuple("0123456789")):
         return m.group(1).rstrip(".")
-    return None
+    m = _NUMBER_TITLE.match(text)  # ``1.lambda``: a number, a dot and the title with no space
+    return m.group(1) if m else None
 
 
 def _outside_code(markdown: str) -> list[tuple[int, str]]:
@@ -146,7 +151,7 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
             number = marker_number(_BOLD.match(line).group(1), words)
             if number is not None:
                 found.append(Marker(n, number, line.strip()))
-        elif _TOP_ITEM.match(line):
+        elif _TOP_ITEM.match(line) and _worded(line[_TOP_ITEM.match(line).end():]):
             number = _TOP_ITEM.match(line).group(1)
             if items and number == "1" and not heading_since_item:
                 paragraphs = True
@@ -154,6 +159,16 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
             heading_since_item = False
         previous_blank = not line.strip()
     return found or ([] if paragraphs else items)
+
+
+_MATHS = re.compile(r"\$\$.*?\$\$|\$[^$]*\$")
+
+
+def _worded(rest: str) -> bool:
+    """Can a numbered item whose text after the number is ``rest`` open a question? Not when
+    that text is there but holds no word outside maths (``1) $\\neg p$``: a list of formulas
+    inside a question)."""
+    return not rest.strip() or bool(re.search(r"[A-Za-z]{3,}", _MATHS.sub(" ", rest)))
 
 
 def numbers_doubtful(markers: list[Marker]) -> list[tuple[Marker, str]]:

@@ -8,7 +8,9 @@
   takes the verdict's passage, which must itself pass the verbatim check (else a flag),
   ``person`` flags it. A dispute with no verdict is flagged "not adjudicated".
 - Tier 3: flags a person reads: ``not_verbatim``, ``structural``, ``disputed``,
-  ``stray_minus`` (Mathpix only), ``uncovered``, ``conversion_loss``.
+  ``stray_minus`` (Mathpix only), ``uncovered``, ``conversion_loss`` (the kinds and what a
+  person does about each: ``tasks/settle/README.md``). What concerns no field (the preamble,
+  packages, page layout, metadata) is no flag: :func:`conversion_notes` for the report.
 
 A flagged field still carries a text (A's where A has one) so the set is complete; the
 flag list says which fields a person must read before publishing.
@@ -242,25 +244,115 @@ def stray_minus_flags(questions: SheetSet) -> list[Flag]:
     return flags
 
 
+SHEET_KINDS = frozenset({"Metadata", "MetadataNotKept", "HiddenDropped", "UnknownMacro", "CouldNotLoadIncludeFile"})
+"""Conversion warnings that concern no field, whatever their ``about``: the document's
+metadata, what the conversion left out on purpose (text under ``\\answersfalse``, a
+``comment`` environment, a placeholder solution), how a command or environment no file here
+defines was read (its text kept), and a macro or setup file pandoc could not load (what it
+lacks shows as undefined maths, flagged on each field that uses it)."""
+
+
+def sheet_wide(w: ConversionWarning) -> bool:
+    """Whether a conversion warning concerns no field: ``about == "sheet"`` (the preamble,
+    packages, page layout, metadata) or a kind of :data:`SHEET_KINDS`. Such a warning goes to
+    ``report.json`` (:func:`conversion_notes`), never to ``flags.json``."""
+    return w.about == "sheet" or w.kind in SHEET_KINDS
+
+
+def conversion_notes(warnings: dict[str, list[ConversionWarning]]) -> list[str]:
+    """``report.json``'s ``conversion``: one line per warning that concerns no field
+    (:func:`sheet_wide`), ``"<role>: <message>"``, in order, duplicates dropped."""
+    return list(dict.fromkeys(f"{role}: {w.message}" for role, ws in warnings.items() for w in ws if sheet_wide(w)))
+
+
+_WORDS = re.compile(r"[A-Za-z]{4,}")
+
+
+def _locate(w: ConversionWarning, fields: list[tuple[str, str]]) -> str | None:
+    """The field a lost piece of the sheet sits in: the field holding the longest run of the
+    sheet's words just before it (``w.near``, else the words of ``w.text``), the closest words
+    first, at least three of them (all when fewer); the first such field. ``None`` when no
+    field holds enough of them."""
+    words = (w.near or " ".join(_WORDS.findall(w.text))).split()
+    if not words:
+        return None
+    need = min(3, len(words))
+    best, best_k = None, 0
+    for key, text in fields:
+        have = set(_WORDS.findall(text or ""))
+        k = 0
+        while k < len(words) and words[-1 - k] in have:
+            k += 1
+        if k > best_k:
+            best, best_k = key, k
+    return best if best_k >= need else None
+
+
+def _what_was_lost(w: ConversionWarning) -> str:
+    """A plain sentence for a person: what the conversion lost, and where in the sheet."""
+    where = f" (line {w.line} of the sheet)" if w.line else ""
+    snippet = " ".join((w.text or "").split())
+    snippet = snippet if len(snippet) <= 80 else snippet[:79] + "…"
+    if w.kind == "SkippedContent":
+        return (f"the conversion skipped {snippet!r}{where}, next to this field's text: compare the field with the "
+                "sheet and add what it lacks (text, maths or a drawing), or keep it if nothing is missing")
+    return (f"the conversion may have lost something{where} next to this field's text ({w.message}): compare the "
+            "field with the sheet and add what it lacks, or keep it if nothing is missing")
+
+
 def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled: SheetSet | None = None) -> list[Flag]:
-    """One ``conversion_loss`` flag per pandoc warning that reports lost content; an
-    ``UndefinedMaths`` warning (maths using a command nobody defines) is one flag on each
-    field of ``settled`` that holds the command, and an ``EquationNotRead`` one (a Word
-    equation kept only as a metafile picture, :func:`tasks.convert.docx.equation_warnings`)
-    one on each field holding its picture's link, so the flag points at the question it
-    spoils (sheet-level when no field holds it)."""
+    """``conversion_loss`` flags for what the conversion lost of the document ``role``, one per
+    field (the causes on one field joined), for the warnings that concern content
+    (:func:`sheet_wide` ones go to the report instead):
+
+    - ``UndefinedMaths`` (maths using a command nobody defines): on each field of ``settled``
+      holding the command (``a``: the commands, one per line; KaTeX's flag for the same
+      command is folded into it, :func:`tasks.write.katex.katex_flags`);
+    - ``EquationNotRead`` (a Word equation kept only as a metafile picture,
+      :func:`tasks.convert.docx.equation_warnings`): on each field holding its picture's link;
+    - any other: on the field the lost piece sits in (:func:`_locate`: the sheet's words just
+      before it; for ``solutions`` only answers and worked solutions), ``a`` what was lost;
+      when no field holds those words, one flag ``<role>:conversion`` (sheet-wide).
+    """
     from schemas.sheet import iter_fields
 
-    flags = []
+    fields = [(k, t) for k, t in iter_fields(settled)] if settled is not None else []
+    if role == "solutions":
+        fields = [(k, t) for k, t in fields if k.endswith((".answer", ".worked_solution"))]
+    by_field: dict[str, list[tuple[str, str | None]]] = {}
+    undefined: dict[str, list[str]] = {}
     for w in warnings:
-        keys = []
-        if w.kind == "UndefinedMaths" and settled is not None and w.text:
+        if sheet_wide(w):
+            continue
+        if w.kind == "UndefinedMaths" and w.text:
             command = re.compile(re.escape(w.text) + r"(?![A-Za-z@])")
-            keys = [key for key, text in iter_fields(settled) if text and command.search(text)]
-        elif w.kind == "EquationNotRead" and settled is not None and w.text:  # the picture's link
-            keys = [key for key, text in iter_fields(settled) if text and w.text in text]
-        flags += [Flag(field=key, kind="conversion_loss", reason=w.message, a=w.text or None)
-                  for key in keys or [f"{role}:conversion"]]
+            keys = [key for key, text in fields if text and command.search(text)]
+            for key in keys:
+                undefined.setdefault(key, []).append(w.text)
+            if keys:
+                continue
+            by_field.setdefault(f"{role}:conversion", []).append((w.message, w.text or None))
+            continue
+        if w.kind == "EquationNotRead" and w.text:  # the picture's link
+            keys = [key for key, text in fields if text and w.text in text]
+            for key in keys or [f"{role}:conversion"]:
+                by_field.setdefault(key, []).append((w.message, w.text))
+            continue
+        key = _locate(w, fields) or f"{role}:conversion"
+        by_field.setdefault(key, []).append((_what_was_lost(w) if ":conversion" not in key else w.message,
+                                             w.text or None))
+    flags = []
+    for key, commands in undefined.items():
+        names = list(dict.fromkeys(commands))
+        flags.append(Flag(field=key, kind="conversion_loss", a="\n".join(names), reason=(
+            f"the maths uses {', '.join(names)}, which no file here defines (a class or package we do not have), so "
+            "the platform shows it as red source: give the file that defines it (beside the sheet, or --tex-root) "
+            "and run again, or write the maths out with a note")))
+    for key, causes in by_field.items():
+        reasons = list(dict.fromkeys(r for r, _ in causes))
+        lost = [a for _, a in causes if a]
+        flags.append(Flag(field=key, kind="conversion_loss", reason="; ".join(reasons),
+                          a="\n".join(dict.fromkeys(lost)) or None))
     return flags
 
 
@@ -268,17 +360,22 @@ def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
     """``uncovered`` flags: passages of the questions document in no field of the set
     (both routes missed them), sheet chrome and the markers a reader drops excepted, one
     flag per run of such lines (:func:`tasks.settle.coverage.uncovered_runs`): field
-    ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines."""
+    ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines, the reason
+    naming the question they sit in (the one whose text starts last before them)."""
     from schemas.sheet import iter_fields
+    from tasks.settle.audit import question_at
     from tasks.settle.coverage import uncovered_runs
 
     texts = [text for _, text in iter_fields(settled) if text]
     flags = []
     for first, last, lines in uncovered_runs(questions_md, texts):
         where = f"source:{first}" if first == last else f"source:{first}-{last}"
-        reason = ("this line of the sheet is in no field" if first == last
-                  else f"these {len(lines)} lines of the sheet are in no field")
-        flags.append(Flag(field=where, kind="uncovered", reason=reason, a="\n".join(lines)))
+        qi = question_at(settled, questions_md, first)
+        sits = f"inside question {qi + 1}" if qi is not None else "before the first question"
+        what = "this line of the sheet" if first == last else f"these {len(lines)} lines of the sheet"
+        flags.append(Flag(field=where, kind="uncovered", a="\n".join(lines), reason=(
+            f"{what} ({sits}) {'is' if first == last else 'are'} in no field: if the set needs them, add them "
+            f"to the field where they belong; keep leaves them out")))
     return flags
 
 
@@ -292,12 +389,13 @@ def settle_document(
     mathpix: bool,
 ) -> Settled:
     """Tiers 1–3 for one document: :func:`settle`, then the document-level flags
-    (``conversion_loss`` per pandoc warning, ``stray_minus`` when ``mathpix``, ``uncovered``)."""
+    (``conversion_loss`` on the field each content loss of the conversion sits in, ``stray_minus``
+    when ``mathpix``, ``uncovered``)."""
     sources = [questions_md] + ([solutions_md] if solutions_md else [])
     settled = settle(a, b, sources, verdicts)
     extra: list[Flag] = []
     for role, ws in warnings.items():
-        extra += conversion_loss_flags(role, ws, settled.questions if role == "source" else None)
+        extra += conversion_loss_flags(role, ws, settled.questions)
     if mathpix:
         extra += stray_minus_flags(settled.questions)
     if len(settled.questions) == 0:

@@ -94,8 +94,12 @@ def report_rows(report: Report) -> list[dict[str, str]]:
     """``report.json``'s scalar counts as ``measure, value`` rows; the sheet's and the
     solutions' paths last, relative to the working folder where they lie inside it."""
     paths = {"source", "solutions"}
-    data = report.model_dump(exclude={"route_a", "route_b", "areas", "warnings", "flags_by_kind", "comparison"})
+    data = report.model_dump(exclude={"route_a", "route_b", "areas", "warnings", "flags_by_kind", "comparison",
+                                      "conversion", "metadata"})
     rows = [{"measure": k, "value": str(v)} for k, v in data.items() if k not in paths]
+    rows += [{"measure": k, "value": v} for k, v in report.metadata.items()]
+    rows += [{"measure": "conversion notes (no field: preamble, packages, layout, metadata)",
+              "value": str(len(report.conversion))}]
     rows += [{"measure": f"flagged {k}", "value": str(v)} for k, v in report.flags_by_kind.items()]
     rows += [{"measure": "route A", "value": report.route_a.status}, {"measure": "route B", "value": report.route_b.status},
              {"measure": "answer boxes", "value": f"{report.areas.status}: {report.areas.proposed} proposed, "

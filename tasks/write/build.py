@@ -122,6 +122,7 @@ def write_set(
     out_dir: Path,
     images: dict[str, str | None],
     boxes: dict[str, list[Box]] | None = None,
+    description: str = "",
 ) -> BuildResult:
     """Write ``questions`` as a Lambda Feedback set with in2lambda.
 
@@ -129,6 +130,7 @@ def write_set(
     ``media/``) and ``<out_dir>/<name>.zip``, the layout of the platform's exports
     (in2lambda 1.1.0 ``Set.to_json``). ``out_dir`` is created if missing.
 
+    - The set's ``description`` (the document's title, quoted; none when empty).
     - Titles: an empty title is written as ``Question N`` (in2lambda's rule).
     - Parts: ``content``, ``answer`` (in2lambda's ``answer`` → ``answerContent``) and
       ``worked_solution`` (→ ``workedSolution.content``); a question with no parts (or
@@ -253,7 +255,7 @@ def write_set(
                         own.append(str(staged / media_name))
             attaches.append(own)
         built = tmp / "out"
-        write_with_in2lambda(written, name, attaches, boxes, built)
+        write_with_in2lambda(written, name, attaches, boxes, built, description)
         for dest in (dest_dir, dest_zip):
             if dest.exists() or dest.is_symlink():
                 raise InputError(str(dest), "already exists; not overwriting it (choose another output folder)")
@@ -298,7 +300,7 @@ def build_task(settled: Settled, name: str, sheet: SheetText, part_boxes: list[P
 
     boxes = {p.field: p.boxes for p in gathered(part_boxes) if p.boxes}
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-build-") as tmp:
-        result = write_set(settled.questions, name, Path(tmp), images, boxes)
+        result = write_set(settled.questions, name, Path(tmp), images, boxes, sheet.metadata().get("title", ""))
         files = {
             str(p.relative_to(tmp)): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()
         }

@@ -91,7 +91,8 @@ def to_in2lambda(box: Box, options: list[str]):
 
 
 def write_with_in2lambda(
-    written: SheetSet, name: str, images: list[list[str]], boxes: dict[str, list[Box]], folder: Path
+    written: SheetSet, name: str, images: list[list[str]], boxes: dict[str, list[Box]], folder: Path,
+    description: str = "",
 ) -> None:
     """Have in2lambda write ``written`` (titles already given, parts normalised) as the set
     ``name`` into ``folder``, which it deletes first: ``folder/<name>/`` and
@@ -100,6 +101,7 @@ def write_with_in2lambda(
     ``images[i]`` are the files question ``i`` attaches (copied into ``media/`` under their own
     names); ``boxes`` maps a part's key (``q2.p1``) to its boxes (:func:`to_in2lambda`; a
     multiple choice carries the part's options). Options are written into no field.
+    ``description`` is the set's description (the document's title; none when empty).
 
     Raises ``OSError`` when in2lambda fails to write either file, and what in2lambda raises
     (beartype's violations for a value of the wrong type).
@@ -107,6 +109,8 @@ def write_with_in2lambda(
     lib = load_in2lambda()
     i2l_set = lib.Set()
     i2l_set.set_name(name)
+    if description:
+        i2l_set.set_description(description)  # the document's title, as the sheet writes it
     for qi, q in enumerate(written.root):
         parts = [
             lib.Part(

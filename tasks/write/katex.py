@@ -349,11 +349,37 @@ def check_maths(text: str, field: str = "", budget: KatexBudget | None = None) -
     return warnings
 
 
-def katex_flags(warnings: list[KatexWarning]) -> list[Flag]:
-    """One ``katex`` flag per field holding a maths span KaTeX could not render (a span that
+_UNDEFINED_CONTROL = re.compile(r"^Undefined control sequence: (\\[A-Za-z@]+)")
+
+
+def katex_flags(warnings: list[KatexWarning], known: list[Flag] | None = None) -> list[Flag]:
+    """One ``katex`` flag per field holding maths spans KaTeX could not render (a span that
     shows as red source on the platform usually means a macro the conversion did not expand,
     or maths split by a misread). ``warnings`` as :func:`check_maths` returns them; those with
-    no field (a check outside a set) give no flag. The flag's ``a`` is the span's TeX and its
-    reason KaTeX's message; several spans of one field give one flag each."""
-    return [Flag(field=w.field, kind="katex", reason=f"KaTeX cannot render this maths: {w.message}", a=w.tex)
-            for w in warnings if w.field]
+    no field (a check outside a set) give no flag. The flag's ``a`` is the spans' TeX (one per
+    line) and its reason KaTeX's messages.
+
+    One cause, one flag: a span whose only fault is a command that a ``conversion_loss`` flag
+    of ``known`` on the same field already names (in its ``a``, one command per line: a macro
+    no file here defines, :func:`tasks.settle.tiers.conversion_loss_flags`) gives no flag of
+    its own; a field left with no such span gives none."""
+    named: dict[str, set[str]] = {}
+    for f in known or []:
+        if f.kind == "conversion_loss" and f.a:
+            named.setdefault(f.field, set()).update(f.a.split("\n"))
+    by_field: dict[str, list[KatexWarning]] = {}
+    for w in warnings:
+        if not w.field:
+            continue
+        m = _UNDEFINED_CONTROL.match(w.message)
+        if m and m.group(1) in named.get(w.field, set()):
+            continue
+        by_field.setdefault(w.field, []).append(w)
+    flags = []
+    for field, ws in by_field.items():
+        messages = list(dict.fromkeys(w.message for w in ws))
+        spans = "maths span" if len(ws) == 1 else f"{len(ws)} maths spans"
+        flags.append(Flag(field=field, kind="katex", a="\n".join(w.tex for w in ws), reason=(
+            f"KaTeX cannot render {spans} of this field (the platform shows red source): {'; '.join(messages)}: "
+            "correct the maths as the sheet has it, or keep it")))
+    return flags

@@ -112,5 +112,5 @@ def settled_record(source: str, set_name: str, sheet: SheetText, settled: Settle
     link's file digest."""
     images = {i.link: i.digest for m in (sheet.questions, sheet.solutions) if m for i in m.images
               if i.path is not None and i.digest}
-    return SettledRecord(source=source, set_name=set_name, questions=settled.questions, fields=settled.fields,
-                         flags=flags, boxes={p.field: list(p.boxes) for p in part_boxes if p.boxes}, images=images)
+    return SettledRecord(source=source, set_name=set_name, description=sheet.metadata().get("title", ""),
+                         questions=settled.questions, fields=settled.fields, flags=flags, boxes={p.field: list(p.boxes) for p in part_boxes if p.boxes}, images=images)

@@ -22,13 +22,17 @@ its module docstring). A sheet whose conversion fails counts as all its truth mi
 silently, and its row says why; it never stops the others.
 
 It prints one row per set (questions, parts, solutions and multiple-choice parts right,
-false attachments, spurious questions, markup left in fields, silent misreads), a total per
-corpus and a grand total, the silent misreads by kind, and the wall time. ``--misses``
+false attachments, spurious questions, markup left in fields; the set's fields, its flags,
+the flags on questions read right (false alarms) and the sheet-wide ones; silent misreads by
+the strict rule of ``../shared/tools/truthscore.py``), a total per corpus and a grand total,
+the silent misreads by kind, the noise against its target (false alarms plus sheet-wide
+flags at most one per 20 fields) and the wall time. ``--misses``
 lists every silent misread. ``--json FILE`` writes the numbers (totals, per corpus, per
 set with its misses); ``--record FILE`` writes the baseline (the numbers without misses
 and times); ``--baseline FILE`` is the gate: exit 1 when a total over the sets both runs
 hold gets worse (fewer questions, parts or solutions right; more false attachments,
-spurious questions, markup or silent misreads), printing what dropped and where. Sets
+spurious questions, markup, silent misreads, false alarms or sheet-wide flags), printing
+what dropped and where. Sets
 added or gone since the baseline are named, not gated.
 
 Everything is written into one temporary folder (``PREFECT_HOME`` and the outputs),
@@ -59,7 +63,8 @@ CORPORA = (("layouts", SHARED / "layouts"), ("external", SHARED / "external"), (
 MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL",
                    "OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_MODEL")
 MORE_IS_BETTER = ("questions_right", "parts_right", "solutions_right")
-LESS_IS_BETTER = ("false_attachments", "spurious_questions", "markup_leaks", "silent_misreads")
+LESS_IS_BETTER = ("false_attachments", "spurious_questions", "markup_leaks", "silent_misreads", "false_alarms",
+                  "sheet_flags")
 """The totals the gate watches."""
 
 SHEET_SUFFIXES = (".tex", ".docx", ".md")
@@ -254,6 +259,7 @@ def table(jobs: list[SetJob], scores, seconds: dict[str, float]) -> str:
             "set": name, "questions": f"{c.questions_right}/{c.questions}", "parts": f"{c.parts_right}/{c.parts}",
             "solutions": f"{c.solutions_right}/{c.solutions}", "mc": f"{c.mc_right}/{c.mc}",
             "false att.": c.false_attachments, "spurious": c.spurious_questions, "markup": c.markup_leaks,
+            "fields": c.fields, "flags": c.flags, "false al.": c.false_alarms, "sheet-wide": c.sheet_flags,
             "silent": c.silent_misreads, "s": "" if secs is None else f"{secs:.1f}", "note": note,
         }
 
@@ -342,7 +348,12 @@ def main(argv: list[str] | None = None) -> int:
         now = summary(jobs, scores)
         tot = now["totals"]
         kinds = ", ".join(f"{k} {v}" for k, v in tot["silent_by_kind"].items()) or "none"
-        print(f"silent     {tot['silent_misreads']} misreads no flag points at: {kinds}")
+        print(f"silent     {tot['silent_misreads']} misreads no flag points at (the strict rule): {kinds}")
+        noise = tot["false_alarms"] + tot["sheet_flags"]
+        print(f"flags      {tot['flags']} flags: {tot['false_alarms']} on questions read right (false alarms), "
+              f"{tot['sheet_flags']} sheet-wide; {noise} of them noise on {tot['fields']} fields "
+              f"({'within' if noise * 20 <= tot['fields'] else 'OVER'} the target of 1 per 20 fields, "
+              f"{tot['fields'] // 20})")
         if args.misses:
             for s in scores:
                 for m in s.misses:

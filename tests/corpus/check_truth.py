@@ -11,7 +11,8 @@ has_worked_solution, multiple_choice_options), that the files it names exist, an
 every non-empty main_text_starts / content_starts, folded the way the shared truthscore
 tool folds text (the names of \\textbf, \\emph, \\textit, \\textrm, \\text dropped, then
 lower-case letters and digits only), occurs in the folded questions file, each one after
-the previous one (sheet order).
+the previous one (sheet order). A .docx questions file is read as the text of its
+paragraphs (word/document.xml), so Word sheets are checked the same way.
 
 Prints one line per problem and a last line "N truth files, M problems"; exits 1 when
 any problem was found, 0 otherwise. Standard library only, so CI can run it as is.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,6 +35,20 @@ def fold(s: str) -> str:
     """Fold as ../shared/tools/truthscore.py does: macro names dropped, [a-z0-9] kept."""
     s = re.sub(r"\\(textbf|emph|textit|textrm|text)\b", "", s or "")
     return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def sheet_text(path: Path) -> str:
+    """The text a truth quotes: a .docx's paragraphs (the ``w:t`` and ``m:t`` runs of word/document.xml,
+    one line per ``w:p``), any other file as UTF-8 text. Raises OSError when it cannot be read."""
+    if path.suffix.lower() != ".docx":
+        return path.read_text(encoding="utf-8", errors="replace")
+    try:
+        with zipfile.ZipFile(path) as z:
+            xml = z.read("word/document.xml").decode("utf-8", errors="replace")
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise OSError(f"{path.name} is not a Word document: {exc}") from exc
+    paras = re.split(r"</w:p>", xml)
+    return "\n".join("".join(re.findall(r"<[wm]:t(?:\s[^>]*)?>([^<]*)</[wm]:t>", para)) for para in paras)
 
 
 def check(folder: Path) -> list[str]:
@@ -57,7 +73,10 @@ def check(folder: Path) -> list[str]:
         problems.append(f"{where}: solutions_file {sol} is missing")
     if (sol is None) != (truth.get("solutions") != "separate"):
         problems.append(f"{where}: solutions_file and solutions disagree")
-    text = fold(sheet.read_text(encoding="utf-8", errors="replace"))
+    try:
+        text = fold(sheet_text(sheet))
+    except OSError as exc:
+        return problems + [f"{where}: {exc}"]
     cursor = 0
     for q in truth.get("questions", []):
         if set(q) != QUESTION:

@@ -1,0 +1,83 @@
+"""More structure doubts of the audit (:mod:`tasks.settle.audit`): readings that put parts,
+options or questions in the wrong place, seen in the settled set alone. Each is a
+``structure`` flag on the field it concerns:
+
+- **parts inside a display equation**: a question of one part or none whose main text holds,
+  inside display maths, part labels ``(a)``, ``(b)`` … in order from the first (the sheet set
+  its parts out in an array);
+- **later parts inside a part**: a part whose content has lines (after its first) opening with
+  part labels in order that do not start from the first (``(ii)``, ``(iii)``: the parts after
+  it read into it; subparts starting at ``(i)`` are left alone);
+- **options left in the text**: a question none of whose parts has options, whose main text or
+  a part's content has two lines or more opening with a check box (``☐``, ``☒``, ``☑``, ``□``,
+  ``■``);
+- **a part label as a title**: a question whose title is only a part label (``c``, ``(c)``,
+  ``iv``): a part read as a question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemas.flags import Flag
+from schemas.sheet import SheetSet, field_key
+from tasks.settle.markers import label_form, label_index
+
+KIND = "structure"
+
+_DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
+_LABEL_IN_MATHS = re.compile(r"(?<![A-Za-z\\])\(([a-z]|[ivx]{1,4})\)")
+_LINE_LABEL = re.compile(r"^\s*(?:\*\*|__)?\s*(?:\\?\((?P<p>[a-z]{1,4}|\d{1,2})\\?\)|(?P<c>[a-z]{1,2})[.)])(?=[\s\u00a0]|$)")
+_TITLE_LABEL = re.compile(r"\(?(?:[a-z]|ii|iii|iv|vi|vii|viii|ix)[.)]?")
+"""A part label alone: one letter, or a roman numeral up to ix (``xi`` is a Greek letter's name too)."""
+_BOX = re.compile(r"^\s*[☐☒☑□■]")
+
+
+def _in_order(labels: list[str]) -> list[int] | None:
+    """The labels' indices when they run on one by one in one form, else ``None``."""
+    form = label_form(labels) if len(labels) >= 2 else None
+    if form is None:
+        return None
+    idx = [label_index(lb, form) for lb in labels]
+    if None in idx or any(b != a + 1 for a, b in zip(idx, idx[1:])):  # type: ignore[operator]
+        return None
+    return idx  # type: ignore[return-value]
+
+
+def doubt_flags(questions: SheetSet) -> list[Flag]:
+    """Every doubt of the module, in question order; raises nothing."""
+    flags: list[Flag] = []
+    for qi, q in enumerate(questions.root):
+        parts = q.normalised_parts()
+        if _TITLE_LABEL.fullmatch(q.title.strip()):
+            flags.append(Flag(field=field_key(qi, "title"), kind=KIND, a=q.title, reason=(
+                f"question {qi + 1}'s title {q.title.strip()!r} is a part label: a part read as a question? "
+                "(compare with the sheet; keep if the sheet titles it so)")))
+        if len([p for p in parts if p.content.strip()]) <= 1:
+            for m in _DISPLAY.finditer(q.main_text):
+                labels = _LABEL_IN_MATHS.findall(m.group(1))
+                idx = _in_order(labels)
+                if idx and idx[0] == 1:
+                    flags.append(Flag(field=field_key(qi, "main_text"), kind=KIND, a=q.main_text, reason=(
+                        f"the main text of question {qi + 1} holds part labels ({labels[0]})–({labels[-1]}) inside a "
+                        "display equation: the sheet's parts set out in an array, not read as parts?")))
+                    break
+        for pi, p in enumerate(parts):
+            lines = [ln for ln in p.content.splitlines() if ln.strip()][1:]
+            labels = [m.group("p") or m.group("c") for ln in lines if (m := _LINE_LABEL.match(ln))]
+            idx = _in_order(labels)
+            if idx and idx[0] != 1:
+                flags.append(Flag(field=field_key(qi, "content", pi), kind=KIND, a=p.content, reason=(
+                    f"part {pi + 1} of question {qi + 1} holds lines opening ({labels[0]})–({labels[-1]}): the parts "
+                    "after it read into it?")))
+        if not any(p.options for p in parts):
+            texts = [(field_key(qi, "main_text"), q.main_text)] + [(field_key(qi, "content", pi), p.content)
+                                                                  for pi, p in enumerate(parts)]
+            for key, text in texts:
+                boxes = [ln for ln in text.splitlines() if _BOX.match(ln)]
+                if len(boxes) >= 2:
+                    flags.append(Flag(field=key, kind=KIND, a=text, reason=(
+                        f"{len(boxes)} lines of this field open with a check box (☐ ☒): options left in the text, "
+                        "not read as a multiple choice?")))
+                    break
+    return flags
