@@ -2,10 +2,12 @@
 
 A run from the UI or the API takes its paths from a form anyone who can reach the server may
 fill in (``source``, ``out``, ``replies``, ``base``...). Each deployment therefore carries a root
-of its own, set when it is deployed and not a parameter: ``SHEET2LAMBDA_ROOT`` in the
-deployment's job variables (``env``), read back from the deployment itself through the API,
-so that neither the run's parameters nor its job-variable overrides can move it; a deployment
-without one is confined to its default ``base``. Every path a run names, after it is joined
+of its own, set when it is deployed and not a parameter: for a work pool's deployment,
+``SHEET2LAMBDA_ROOT`` in its job variables (``env``), read back from the deployment itself
+through the API, so that neither the run's parameters nor its job-variable overrides can move
+it; for a served one (``python -m deployments.serve``, whose runs are its subprocesses and take
+no job variables), ``SHEET2LAMBDA_ROOT`` of the serving process, set by ``--root``; a deployment
+with neither is confined to its default ``base``. Every path a run names, after it is joined
 to ``base``, must resolve (every symbolic link followed) inside that root, or the run fails
 with one line. ``SHEET2LAMBDA_ROOT`` in the process environment confines any run, a command
 line's included. Prefect API: ``prefect.runtime.deployment``, ``read_deployment``.
@@ -45,7 +47,10 @@ def deployment_roots() -> list[Path]:
         with get_client(sync_client=True) as client:
             dep = client.read_deployment(UUID(str(dep_id)))
         env = (dep.job_variables or {}).get("env") or {}
-        fixed = env.get(ROOT_VARIABLE) or (dep.parameters or {}).get("base")
+        served = not getattr(dep, "work_pool_name", None)  # a served run takes no job variables
+        fixed = env.get(ROOT_VARIABLE) or (None if served and roots else (dep.parameters or {}).get("base"))
+        if not fixed and roots:  # a served deployment: its root is the serving process's environment
+            return roots
         if not fixed:
             raise InputError(f"deployment {dep.name}", f"has no root: deploy it with {ROOT_VARIABLE} in its job "
                                                         "variables' env (or a default base)")

@@ -66,23 +66,21 @@ def deployments(args: argparse.Namespace) -> list:
     module = EntrypointType.MODULE_PATH  # found from any working folder: the project is installed
     root = str(Path(args.root).resolve()) if args.root else os.path.commonpath(
         [base, str((Path(base) / args.corpus).resolve())])
-    fixed = {"env": {ROOT_VARIABLE: root}}  # read back from the deployment by every run (commandline.confine)
+    os.environ[ROOT_VARIABLE] = root  # every run is a subprocess of this one: its root (commandline.confine)
     return [
         document_flow.to_deployment(
             name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
-            job_variables=fixed,
             description=f"Convert one sheet into a set. Relative paths resolve against {base}; every path stays "
                         f"inside {root}."),
         folder_flow.to_deployment(
             name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
-            job_variables=fixed,
             description=f"Convert every sheet of a folder with one filter. Relative paths resolve against {base}; "
                         f"every path stays inside {root}."),
         sweep_flow.to_deployment(
             name="served", cron=args.cron, paused=args.paused or None, concurrency_limit=1, entrypoint_type=module,
             parameters={"root": args.corpus, "out": args.sweep_out, "offline": True,
                         "baseline": args.baseline or None, "base": base},
-            tags=["sheet2lambda"], job_variables=fixed,
+            tags=["sheet2lambda"],
             description=f"Offline sweep of {args.corpus} on '{args.cron}', the gate against {args.baseline or 'nothing'}; "
                         f"relative paths against {base}."),
     ]

@@ -57,8 +57,9 @@ def test_the_environments_root_confines_a_command_line_run(root, tmp_path, monke
 
 
 class _Deployment:
-    def __init__(self, job_variables, parameters, name="document/ad-hoc"):
+    def __init__(self, job_variables, parameters, name="document/pool", work_pool_name="sheet2lambda"):
         self.job_variables, self.parameters, self.name = job_variables, parameters, name
+        self.work_pool_name = work_pool_name
 
 
 @pytest.mark.parametrize("job_variables, parameters, expected", [
@@ -106,3 +107,27 @@ def test_a_deployment_with_no_root_at_all_refuses_to_run(monkeypatch):
     with pytest.raises(InputError) as e:
         confinement.deployment_roots()
     assert "has no root" in str(e.value)
+
+
+def test_a_pool_runs_own_job_variable_override_never_widens_the_root(monkeypatch):
+    """A run of a work pool's deployment may override job variables (env) from the UI: its
+    SHEET2LAMBDA_ROOT of "/" still meets the deployment's own root."""
+    import prefect.client.orchestration as orchestration
+
+    class Client:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read_deployment(self, dep_id):
+            return _Deployment({}, {"base": "/srv/courses"})
+
+    monkeypatch.setenv("SHEET2LAMBDA_ROOT", "/")
+    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
+    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    roots = confinement.deployment_roots()
+    assert [str(r) for r in roots] == ["/", "/srv/courses"]
+    with pytest.raises(InputError):
+        confine({"source": "/etc/passwd"}, None, roots=roots)
