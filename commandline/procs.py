@@ -19,6 +19,37 @@ def alive(pid: int) -> bool:
     return True
 
 
+def started(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (field 22 of
+    ``/proc/<pid>/stat``, proc(5)), or ``None`` when it is gone or there is no ``/proc``. A pid
+    the system reused for another process has another start: :func:`ours` tells them apart."""
+    try:
+        raw = open(f"/proc/{pid}/stat", "rb").read().decode("ascii", "replace")
+    except OSError:
+        return None
+    try:
+        return int(raw[raw.rindex(")") + 2:].split()[19])  # fields after the command's name: 3..
+    except (ValueError, IndexError):
+        return None
+
+
+def ours(pid: int, start: object) -> bool:
+    """Whether ``pid`` is still the process recorded with start time ``start`` (from
+    :func:`started`) and owned by this user: never signal a pid the system gave to another
+    process since. A record with no start (an older version's) is ours only where there is no
+    ``/proc`` to tell (then alive is all that can be known)."""
+    if pid <= 0 or not alive(pid):
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    try:
+        if os.stat(f"/proc/{pid}").st_uid != os.getuid():
+            return False
+    except OSError:
+        return False
+    return isinstance(start, int) and started(pid) == start
+
+
 def end(pid: int, timeout: float, group: bool = False, poll: float = 0.05) -> bool:
     """SIGTERM ``pid`` (its whole process group with ``group``), wait up to ``timeout`` s for
     it to exit (reaping it when it is our child), then SIGKILL. Returns False when it was

@@ -34,8 +34,14 @@ import urllib.request
 from pathlib import Path
 
 from commandline import procs
+from tasks.secret_names import without_secrets
 
 STATE_NAME = "sheet2lambda-server.json"
+AUTH_NAME = "sheet2lambda-auth"
+"""The kept server's credentials (``user:password`` for Prefect's basic auth), generated once,
+0600 in ``PREFECT_HOME``: the server is started with ``PREFECT_SERVER_API_AUTH_STRING`` and every
+command, the warm runner and the workers the user starts send it as ``PREFECT_API_AUTH_STRING``
+(Prefect's settings, ``prefect.settings.models.server.api`` and ``.api``)."""
 KEPT: str | None = None
 """The kept server :func:`connect` chose for this command (its API address), if it did."""
 START_TIMEOUT = 180.0
@@ -45,6 +51,71 @@ START_TIMEOUT = 180.0
 def prefect_home() -> Path:
     """``PREFECT_HOME``, as Prefect reads it (default ``~/.prefect``)."""
     return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
+
+
+def private_home() -> Path:
+    """``PREFECT_HOME``, created 0700 and, when this user owns it, everything under it made
+    readable by this user only (folders 0700, files 0600): its database holds every run's
+    parameters and logs, its storage the sheets' text. Returns the folder."""
+    home = prefect_home()
+    old = os.umask(0o077)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    finally:
+        os.umask(old)
+    try:
+        if home.stat().st_uid != os.getuid():
+            return home
+        os.chmod(home, 0o700)
+        for folder, dirs, files in os.walk(home):
+            for name in dirs:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path):
+                    os.chmod(path, 0o700)
+            for name in files:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path) and os.stat(path).st_mode & 0o077:
+                    os.chmod(path, os.stat(path).st_mode & 0o700)
+    except OSError:
+        pass
+    return home
+
+
+def auth_file() -> Path:
+    """Where the kept server's credentials are (:data:`AUTH_NAME`)."""
+    return prefect_home() / AUTH_NAME
+
+
+def auth_string() -> str:
+    """The kept server's ``user:password``, generated on first use (32 random bytes, URL-safe)
+    into :func:`auth_file`, created 0600 and never rewritten; raises ``OSError`` when it cannot
+    be read or made."""
+    import secrets
+
+    path = auth_file()
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+        if text:
+            return text
+    except FileNotFoundError:
+        pass
+    private_home()
+    value = f"sheet2lambda:{secrets.token_urlsafe(32)}"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another command made it first
+        return path.read_text(encoding="utf-8").strip()
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(value + "\n")
+    return value
+
+
+def use_auth(url: str) -> None:
+    """Send the kept server's credentials with every request of this process to ``url`` (the
+    kept server's API): ``PREFECT_API_AUTH_STRING``, unless the user set one."""
+    state = recorded() or {}
+    if state.get("url") == url and not os.environ.get("PREFECT_API_AUTH_STRING"):
+        os.environ["PREFECT_API_AUTH_STRING"] = auth_string()
 
 
 def state_file() -> Path:
@@ -72,7 +143,7 @@ def recorded() -> dict | None:
 def running() -> str | None:
     """The API address of the server this project started, when it is alive and answers."""
     state = recorded()
-    if not state or not procs.alive(int(state.get("pid", 0))):
+    if not state or not procs.ours(int(state.get("pid", 0)), state.get("start")):
         return None
     return state["url"] if healthy(state["url"]) else None
 
@@ -128,7 +199,9 @@ def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
     its API address; raises ``RuntimeError`` (naming the log) when it exits first or does
     not answer in ``timeout`` seconds (the process is then stopped)."""
     with starting():
-        return _start(port, timeout)
+        url = _start(port, timeout)
+    use_auth(url)  # this process (and the warm runner it starts) talks to the server it started
+    return url
 
 
 def _start(port: int, timeout: float) -> str:
@@ -137,17 +210,22 @@ def _start(port: int, timeout: float) -> str:
         return url
     if not _free(port):
         port = free_port()
-    home = prefect_home()
-    home.mkdir(parents=True, exist_ok=True)
+    home = private_home()
     log = home / "sheet2lambda-server.log"
-    env = {**os.environ, "PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api"}
+    env = without_secrets(dict(os.environ))  # the server needs no model key
+    env.update({"PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api", "PREFECT_SERVER_API_AUTH_STRING": auth_string()})
     env.pop("PREFECT_API_URL", None)
-    with open(log, "ab") as fh:
-        proc = subprocess.Popen(prefect_command() + ["server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                                stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                start_new_session=True)
-    url = f"http://127.0.0.1:{port}/api"
-    state_file().write_text(json.dumps({"pid": proc.pid, "url": url, "port": port, "log": str(log)}), encoding="utf-8")
+    old = os.umask(0o077)  # its database and log: this user's only
+    try:
+        with open(log, "ab") as fh:
+            proc = subprocess.Popen(prefect_command() + ["server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                                    stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                    start_new_session=True)
+        url = f"http://127.0.0.1:{port}/api"
+        state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "url": url,
+                                            "port": port, "log": str(log)}), encoding="utf-8")
+    finally:
+        os.umask(old)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -177,7 +255,7 @@ def stop(timeout: float = 15.0) -> bool:
     if not state:
         return False
     pid = int(state.get("pid", 0))
-    if not pid or not procs.alive(pid):
+    if not procs.ours(pid, state.get("start")):  # gone, or the pid is another process's now
         return False
     return procs.end(pid, timeout, group=True, poll=0.1)
 
@@ -191,6 +269,7 @@ def connect() -> tuple[str, float]:
     KEPT = None
     t0 = time.monotonic()
     if os.environ.get("PREFECT_API_URL"):
+        use_auth(os.environ["PREFECT_API_URL"])  # the kept server's address, exported as the README says
         return f"server at PREFECT_API_URL ({os.environ['PREFECT_API_URL']})", time.monotonic() - t0
     mode = (os.environ.get("SHEET2LAMBDA_SERVER") or "keep").strip().lower()
     if mode == "temporary":
@@ -199,6 +278,7 @@ def connect() -> tuple[str, float]:
     url = running()
     if url:
         os.environ["PREFECT_API_URL"] = KEPT = url
+        use_auth(url)
         return f"reused the server at {url}", time.monotonic() - t0
     try:
         url = start()
@@ -207,6 +287,7 @@ def connect() -> tuple[str, float]:
         return ("Prefect's temporary server: it starts with the flow run, so its start is inside the flow run's "
                 "time"), time.monotonic() - t0
     os.environ["PREFECT_API_URL"] = KEPT = url
+    use_auth(url)
     spent = time.monotonic() - t0
     print(f"prefect    started a server at {url} in {spent:.1f} s and left it running for the next commands "
           "(`sheet2lambda server stop` stops it; SHEET2LAMBDA_SERVER=temporary uses a temporary one per command)",

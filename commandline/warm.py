@@ -45,8 +45,9 @@ import time
 from pathlib import Path
 
 from commandline import procs
+from commandline.warm_code import ROOT, changed_since, fingerprint, installed_stamp, loaded_files  # noqa: F401 - re-exported
+from tasks.secret_names import without_secrets
 
-ROOT = Path(__file__).resolve().parents[1]
 """The project folder whose code the runner imported."""
 STATE_NAME = "sheet2lambda-warm.json"
 COMMANDS = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep"}
@@ -90,40 +91,6 @@ def private_dir(folder: Path) -> None:
     st = os.lstat(folder)
     if not os.path.isdir(folder) or os.path.islink(folder) or st.st_uid != os.getuid() or st.st_mode & 0o077:
         raise PermissionError(f"{folder}: not a private folder of this user")
-
-
-def fingerprint() -> str:
-    """A hash of the project's code as it is on disk now: every file (but ``__pycache__``)
-    under ``flows``, ``commandline``, ``tasks``, ``schemas`` and ``deployments`` by path and content,
-    ``pyproject.toml`` and ``uv.lock``, and the installed packages (the names of the
-    site-packages folders' entries, and when each package's metadata was written:
-    :func:`installed_stamp`). About 5 ms for this project."""
-    h = hashlib.sha256()
-    files = [ROOT / "pyproject.toml", ROOT / "uv.lock"]
-    for top in ("flows", "commandline", "tasks", "schemas", "deployments"):
-        for folder, dirs, names in os.walk(ROOT / top):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            files += [Path(folder) / n for n in sorted(names) if not n.endswith((".pyc", ".pyo"))]
-    for f in files:
-        h.update(os.fsencode(f.relative_to(ROOT)) + b"\0")
-        try:
-            h.update(f.read_bytes())
-        except OSError:
-            h.update(b"\1missing")
-    for site in sorted({p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}):
-        with os.scandir(site) as it:
-            for e in sorted((e for e in it if e.name != "__pycache__"), key=lambda e: e.name):
-                h.update(f"{e.name}:{installed_stamp(e)}\0".encode())
-    return h.hexdigest()
-
-
-def installed_stamp(entry: os.DirEntry) -> int:
-    """When an installer last wrote a site-packages entry's ``*.dist-info``/``*.egg-info`` or
-    ``.pth`` (ns), else 0: a package folder's own time changes when a first import writes its
-    ``__pycache__`` (after ``uv run pytest`` the runner took the code for changed)."""
-    if entry.name.endswith((".dist-info", ".egg-info", ".pth")):
-        return entry.stat(follow_symlinks=False).st_mtime_ns
-    return 0
 
 
 def identity(code: str | None = None) -> dict:
@@ -369,7 +336,7 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
         return False
     if state.get("pid") and "code" not in state and procs.alive(int(state["pid"])):
         return True  # one is still importing: a second would only compete with it
-    env = dict(os.environ)
+    env = without_secrets(dict(os.environ))  # each command brings its own keys: none stays in /proc/<pid>/environ
     if api:
         env["PREFECT_API_URL"] = api
     home = _home()
@@ -378,7 +345,8 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     with open(log, "ab") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "commandline.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    state_file().write_text(json.dumps({"pid": proc.pid, "socket": str(socket_path()), "log": str(log)}),
+    state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "socket": str(socket_path()),
+                                        "log": str(log)}),
                             encoding="utf-8")
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline and proc.poll() is None:
@@ -397,7 +365,7 @@ def stop(timeout: float = 5.0) -> bool:
     except OSError:
         pass
     pid = int(state.get("pid") or 0)
-    if not pid:
+    if not procs.ours(pid, state.get("start")):  # gone, or the pid is another process's now
         return False
     return procs.end(pid, timeout)
 

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from commandline import warm, warm_child
+from commandline import procs, warm, warm_child
 
 PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
            "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
@@ -68,9 +68,14 @@ def _fork_safe() -> str | None:
 
 
 def _record(**state) -> None:
-    warm.state_file().write_text(json.dumps({"pid": os.getpid(), "socket": str(warm.socket_path()),
+    warm.state_file().write_text(json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()),
+                                             "socket": str(warm.socket_path()),
                                              "log": str(warm.state_file().with_suffix(".log")), **state}),
                                  encoding="utf-8")
+
+
+LOADED: dict[str, tuple[int, int]] = {}
+"""The files the runner's modules came from, as they were when it imported them (:func:`commandline.warm.loaded_files`)."""
 
 
 def main() -> int:
@@ -89,6 +94,7 @@ def main() -> int:
                 importlib.import_module(module)
             except ImportError as e:  # a later Prefect may move one: the command imports what it needs
                 _log(f"could not import {module} ahead ({e})")
+        LOADED.update(warm.loaded_files())  # what it holds in memory, checked against the disk before each command
     except Exception as e:  # the code does not import: each command says so in its own process
         _log(f"the flows do not import ({type(e).__name__}: {e}); not serving")
         _record(code=code, failed=True)
@@ -256,7 +262,7 @@ def _accept(listener, sel, children, me, served):
             warm.send_message(conn, {"ok": True, "pid": os.getpid(), "served": served, "identity": me})
             conn.close()
             return 0
-        why = warm.differs(me, msg.get("identity") or {})
+        why = warm.differs(me, msg.get("identity") or {}) or warm.changed_since(LOADED)
         if not why and msg.get("run") not in warm.COMMANDS:
             why = "not a command it runs"
         if not why and len(fds) != 3:

@@ -27,6 +27,7 @@ local processes").
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    "sweep, relative to --base; '' for no gate (default baselines/corpus.json)")
     p.add_argument("--sweep-out", default="out/sweep", help="the scheduled sweep's output folder, relative to --base")
     p.add_argument("--paused", action="store_true", help="create the sweep's schedule paused")
+    p.add_argument("--root", default=None, help="the folder every path of a deployed run must stay inside, fixed "
+                   "in the deployments (default: the folder holding both --base and --corpus)")
     return p.parse_args(argv)
 
 
@@ -54,19 +57,25 @@ def deployments(args: argparse.Namespace) -> list:
     """The three ``RunnerDeployment`` objects :func:`main` serves."""
     from prefect.deployments.runner import EntrypointType
 
+    from commandline.confine import ROOT_VARIABLE
     from flows.document import document_flow
     from flows.folder import folder_flow
     from flows.sweep import sweep_flow
 
     base = str(Path(args.base).resolve())
     module = EntrypointType.MODULE_PATH  # found from any working folder: the project is installed
+    root = str(Path(args.root).resolve()) if args.root else os.path.commonpath(
+        [base, str((Path(base) / args.corpus).resolve())])
+    os.environ[ROOT_VARIABLE] = root  # every run is a subprocess of this one: its root (commandline.confine)
     return [
         document_flow.to_deployment(
             name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
-            description=f"Convert one sheet into a set. Relative paths resolve against {base}."),
+            description=f"Convert one sheet into a set. Relative paths resolve against {base}; every path stays "
+                        f"inside {root}."),
         folder_flow.to_deployment(
             name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
-            description=f"Convert every sheet of a folder with one filter. Relative paths resolve against {base}."),
+            description=f"Convert every sheet of a folder with one filter. Relative paths resolve against {base}; "
+                        f"every path stays inside {root}."),
         sweep_flow.to_deployment(
             name="served", cron=args.cron, paused=args.paused or None, concurrency_limit=1, entrypoint_type=module,
             parameters={"root": args.corpus, "out": args.sweep_out, "offline": True,

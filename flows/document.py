@@ -48,7 +48,8 @@ from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
-from tasks.write.outputs import OUTPUT_NAMES, check_out, check_set_name, default_out  # noqa: E402
+from commandline.confine import confine  # noqa: E402
+from tasks.write.outputs import OUTPUT_NAMES, check_apart, check_out, check_set_name, default_out  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.logs import fit_lines, say, width  # noqa: E402
 from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa: E402
@@ -126,6 +127,8 @@ def document_flow(
         return failed_state(line)
 
     try:
+        confine({"source": source, "solutions": solutions, "filter": filter, "replies": replies, "export": export,
+                 "out": str(out_dir), "tex_root": tex_root}, base)
         inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)
         live = None if offline else select_backend(backend, model)
     except (InputError, BackendMissing, ValueError) as e:
@@ -135,6 +138,7 @@ def document_flow(
     set_name = name or (inputs.export.name if inputs.export else inputs.source.stem)
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
+        check_apart(out_dir, inputs.source, inputs.solutions)
         check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"}, str(inputs.source))
     except InputError as e:
         return failed(str(e))

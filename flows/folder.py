@@ -38,6 +38,7 @@ from commandline.logs import fit_lines, say, width  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.terminal import Bar, counted, shown_path, short_table  # noqa: E402
+from commandline.confine import confine  # noqa: E402
 from flows.folder_run import run_folder  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome  # noqa: E402
@@ -142,9 +143,11 @@ def folder_flow(
     folder, out, filter, replies, accepted, root = (resolve(p, base) for p in (folder, out, filter, replies, accepted,
                                                                               root))
     src = Path(folder)
+    out_dir = Path(out) if out else Path(base or ".") / "out" / src.resolve().name
+    confine({"folder": folder, "out": str(out_dir), "filter": filter, "replies": replies, "accepted": accepted,
+             "root": root}, base)
     if not src.is_dir():
         raise InputError(folder, "no such folder")
-    out_dir = Path(out) if out else Path(base or ".") / "out" / src.resolve().name
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
     say(f"backend    {backend_line(live, offline)}")

@@ -33,7 +33,7 @@ from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import built_row, failed_row  # noqa: E402
-from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for  # noqa: E402
+from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
@@ -109,7 +109,11 @@ def run_folder(
     if saved is not None and filter_path is None and leaves(saved, root_dir):
         skipped.append(skipped_line(saved, root_dir))
         chosen, saved = None, None
-    accepted = read_accepted(accepted_file or ((saved.parent / "accepted.txt") if saved else (folder / "accepted.txt")))
+    found_accepted = (saved.parent / "accepted.txt") if saved else (folder / "accepted.txt")
+    if accepted_file is None and found_accepted.exists() and leaves(found_accepted, root_dir):
+        skipped.append(skipped_line(found_accepted, root_dir))  # found, not named: only the tree's own files
+        found_accepted = None
+    accepted = read_accepted(accepted_file or found_accepted)
     done = done if done is not None else [0]
     total = total if total is not None else len(pairs)
     rows: dict[str, SheetRow] = {}
@@ -153,6 +157,10 @@ def run_folder(
         """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
         try:
             where = replies_for(pair, root, single=len(pairs) == 1)
+            away = reply_link_leaving(where, replies or root_dir) if where is not None else None
+            if away is not None:  # a saved reply linked from elsewhere is never read, copied or printed
+                skipped.append(skipped_line(away, replies or root_dir))
+                where = None
             inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
                                  str(where) if where else None, str(export) if export else None,
                                  tex_root=str(root_dir), fresh_ocr=fresh_ocr)

@@ -37,6 +37,7 @@ from pathlib import Path  # noqa: E402
 
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
+from commandline.confine import confine  # noqa: E402
 from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
 from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E402
 
@@ -200,6 +201,8 @@ def sweep_flow(
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
+    confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
+             "record_baseline": record_baseline}, base)
     paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
     if accepted_root is None and (baseline or record_baseline):
         accepted_root = str(Path(baseline or record_baseline).parent)

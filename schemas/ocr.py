@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 
 class MathpixConversion(BaseModel):
@@ -38,6 +38,17 @@ class OcrEntry(BaseModel):
     pages: int | None = None
     images: dict[str, str] = Field(default_factory=dict)
     created: str
+
+    @field_validator("images")
+    @classmethod
+    def _plain_names(cls, v: dict[str, str]) -> dict[str, str]:
+        """Each image's file name is a plain name under ``media/`` (no separator, not hidden, no
+        control character): an entry naming ``../../x`` would read or write outside the cache."""
+        for name in v.values():
+            if (not name or name in (".", "..") or name.startswith(".") or "/" in name or "\\" in name
+                    or any(ord(c) < 32 for c in name) or len(name.encode("utf-8", "replace")) > 255):
+                raise ValueError(f"image file name {name[:40]!r} is not a plain file name")
+        return v
 
 
 class OcrResult(BaseModel):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from commandline import options, server
+from commandline import options, procs, server
 from tests.conftest import ROOT
 
 PY = sys.executable
@@ -115,14 +115,15 @@ def test_a_recorded_running_server_is_reused_and_a_dead_one_is_not(tmp_path, mon
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.setenv("SHEET2LAMBDA_SERVER", "keep")
-    server.state_file().write_text(json.dumps({"pid": os.getpid(), "url": health_server, "port": 0, "log": ""}))
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "")  # connect() sets it for the kept server: restored after
+    server.state_file().write_text(json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()), "url": health_server, "port": 0, "log": ""}))
     what, _ = server.connect()
     assert os.environ["PREFECT_API_URL"] == health_server and "reused" in what
     # A recorded server whose process is gone is not used (and temporary mode never starts one).
     monkeypatch.delenv("PREFECT_API_URL")
     dead = subprocess.Popen([PY, "-c", "pass"])
     dead.wait()
-    server.state_file().write_text(json.dumps({"pid": dead.pid, "url": health_server, "port": 0, "log": ""}))
+    server.state_file().write_text(json.dumps({"pid": dead.pid, "start": procs.started(dead.pid), "url": health_server, "port": 0, "log": ""}))
     assert server.running() is None
     monkeypatch.setenv("SHEET2LAMBDA_SERVER", "temporary")
     what, _ = server.connect()
@@ -133,7 +134,7 @@ def test_stop_ends_the_recorded_process_group_and_forgets_it(tmp_path, monkeypat
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
     proc = subprocess.Popen([PY, "-c", "import time; time.sleep(120)"], start_new_session=True)
     try:
-        server.state_file().write_text(json.dumps({"pid": proc.pid, "url": "http://127.0.0.1:9/api"}))
+        server.state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "url": "http://127.0.0.1:9/api"}))
         assert server.stop(timeout=10) is True
         assert proc.wait(timeout=10) is not None
         assert not server.state_file().exists()

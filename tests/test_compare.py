@@ -242,3 +242,15 @@ def test_round_trip_of_the_me2_reply_keeps_every_written_field(tmp_path):
     # The written set differs from the reply in layout only.
     layout = compare(reply, ExportedSet(name="x", questions=result.written))
     assert layout.content == 0 and layout.notation > 0
+
+
+def test_an_export_folder_holding_its_one_set_folder_is_read_as_that_set(tmp_path):
+    """``--export DIR`` where DIR holds ``set_<name>/`` (the platform's export, unpacked one level up)."""
+    from tasks.check.compare import read_export
+
+    inner = tmp_path / "export" / "set_Cart"
+    inner.mkdir(parents=True)
+    (inner / "set_Cart.json").write_text('{"name": "Cart"}')
+    (inner / "question_000_q.json").write_text('{"title": "Question 1", "masterContent": "A cart.", "parts": []}')
+    got = read_export(tmp_path / "export")
+    assert got.name == "Cart" and [q.title for q in got.questions.root] == ["Question 1"]

@@ -161,6 +161,31 @@ def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(serv
     assert "Traceback" not in text and "Unexpected result" not in text and "unexpected exception" not in text, text
 
 
+@pytest.mark.parametrize("parameters", [
+    {"source": "../outside/sheet.md"},                       # a relative path out of the root
+    {"source": "sheet.md", "base": "/"},                     # the form's base moved out
+    {"source": "sheet.md", "out": "/tmp/elsewhere"},         # writing outside
+    {"source": "linked.md"},                                 # a link inside the root to a file outside
+    {"source": "sheet.md", "replies": "../outside"},
+], ids=["relative", "base", "out", "link", "replies"])
+def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(served, parameters):
+    """The deployment's root is fixed in its job variables when served (here: the base), read
+    back from the deployment by the run: no parameter of the form moves it (issue 23, kind 2)."""
+    from prefect.deployments import run_deployment
+
+    url, base, tmp = served
+    outside = base.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "sheet.md").write_text(SHEET)
+    if not (base / "linked.md").is_symlink():
+        (base / "linked.md").symlink_to(outside / "sheet.md")
+    _deployment("document/served")
+    run = run_deployment("document/served", parameters={**parameters, "backend": "none"}, timeout=600)
+    assert run.state.is_failed() and "outside this deployment's root" in run.state.message, run.state
+    assert "\n" not in run.state.message
+    assert not Path("/tmp/elsewhere").exists() and not (outside / "out").exists()
+
+
 def test_a_folder_run_with_a_failed_sheet_ends_built_with_failures(served):
     """As the command line exits 2, the UI shows the run's state named "Built with failures",
     its message naming the failed sheet; the run's outcome stays readable."""

@@ -57,7 +57,7 @@ def test_empty_variable_counts_as_unset(clean_env, monkeypatch):  # noqa: F811
         select_backend("anthropic")
 
 
-def test_selection_from_a_dotenv_file_found_upwards(clean_env, monkeypatch):  # noqa: F811
+def test_selection_from_the_working_folders_dotenv_file_never_one_above(clean_env, monkeypatch):  # noqa: F811
     (clean_env / ".env").write_text(
         f"# sheet2lambda\nOPENROUTER_API_KEY={CANARY['OPENROUTER_API_KEY']}\nLLM_MODEL=anthropic/claude-opus-5.5\n"
         "ANTHROPIC_API_KEY=\n",
@@ -66,6 +66,8 @@ def test_selection_from_a_dotenv_file_found_upwards(clean_env, monkeypatch):  # 
     sub = clean_env / "sheets" / "week1"
     sub.mkdir(parents=True)
     monkeypatch.chdir(sub)
+    assert secret("OPENROUTER_API_KEY") is None  # a .env of a folder above is never read
+    monkeypatch.chdir(clean_env)
     b = select_backend("auto")
     assert isinstance(b, OpenRouterBackend) and b.model == "anthropic/claude-opus-5.5"
     assert "OPENROUTER_API_KEY" not in os.environ  # read, never loaded into the environment

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from commandline import server
+from commandline import procs, server
 
 
 class Health(http.server.BaseHTTPRequestHandler):
@@ -41,7 +41,7 @@ def test_a_second_command_waits_for_the_first_ones_server_and_reuses_it(home, mo
         with server.starting():
             first_has_lock.set()
             time.sleep(1.0)
-            server.state_file().write_text(json.dumps({"pid": os.getpid(), "url": url, "port": 0, "log": ""}))
+            server.state_file().write_text(json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()), "url": url, "port": 0, "log": ""}))
 
     def no_second_server(*args, **kwargs):
         raise AssertionError("a second server was started")

@@ -16,7 +16,7 @@ from schemas.routes import Usage
 from schemas.sheet import Part, SheetSet
 from schemas.status import Cause, StageStatus, State
 from tasks import prompts
-from tasks.convert.bounds import json_loads
+from tasks.convert.bounds import MAX_PARTS, check_count, json_loads
 from tasks.boxes.check import check
 from tasks.boxes.sheet import from_sheet
 from tasks.cache import stage
@@ -223,6 +223,7 @@ def read_saved(text: str, where: str) -> dict[str, str]:
         raise InputError(where, f"not JSON that can be read ({str(e).split(';')[0]})") from None
     if not isinstance(data, dict):
         raise InputError(where, 'not a JSON object of replies by part ({"q1.p1": {"boxes": [...]}})')
+    check_count(len(data), MAX_PARTS, "parts' replies", where)
     try:
         json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

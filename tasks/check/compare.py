@@ -99,13 +99,22 @@ def _question(raw: dict) -> Question:
 
 def read_export_files(path: Path) -> dict[str, bytes]:
     """The JSON files of a set: ``{file name: bytes}``, from a folder or a zip (as
-    :func:`read_export` describes). Raises ``InputError`` for a missing path or a zip
+    :func:`read_export` describes); a folder holding no ``set_*.json`` but exactly one
+    ``set_*`` folder is read as that folder (the platform's export unpacked). Raises ``InputError`` for a missing path or a zip
     that is corrupt or holds no (or more than one) set."""
     path = Path(path)
     if not path.exists():
         raise InputError(str(path), "no such file or folder")
     if path.is_dir():
+        inner = [d for d in sorted(path.iterdir()) if d.is_dir() and d.name.startswith("set_")]
+        if not any(_SET_FILE.match(p.name) for p in path.iterdir()) and len(inner) == 1:
+            path = inner[0]  # a folder holding the one set the platform exported (export/set_Name/)
         files = [p for p in sorted(path.iterdir()) if p.is_file() and p.suffix == ".json"]
+        from tasks.convert.tree import leaves
+
+        out = next((p for p in files if leaves(p, path)), None)
+        if out is not None:  # a set's own files only: a link to a file elsewhere is never read
+            raise InputError(str(out), "a link leaving the exported set's folder: not read")
         big = next((p for p in files if p.stat().st_size > MAX_MEMBER_BYTES), None)
         if big is not None:
             raise InputError(str(big), f"too large for an exported set's file ({big.stat().st_size >> 20} MiB)")

@@ -8,6 +8,11 @@
   inflates more than :data:`MAX_RATIO` times, and it has at most :data:`MAX_MEMBERS`
   members: sizes from the zip's directory, and reading stops at the stated size should a
   member lie about it (:func:`read_member`).
+- A file of a run's own kind read back (a saved reply, ``areas.json``, a filter, a review's
+  ``review.json``) is at most :data:`MAX_SAVED_BYTES`; what it holds is counted too: a set of
+  at most :data:`MAX_QUESTIONS` questions, :data:`MAX_PARTS` parts in all (a reply, the answer
+  boxes' keys), a review of at most :data:`MAX_DECISIONS` decisions (:func:`check_count`).
+- A sheet of text (markdown, LaTeX) holds no NUL byte (:func:`check_text_sheet`).
 - JSON from outside (a reply, an export, a filter's output) nests at most
   :data:`MAX_JSON_DEPTH` deep (:func:`json_loads`), so a deeply nested one is a one-line
   error, never a ``RecursionError``.
@@ -36,6 +41,15 @@ MAX_MEMBERS = 10_000
 """Most members a zip may have."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting of JSON read from outside (a set is about 8 deep)."""
+MAX_SAVED_BYTES = 16 << 20
+"""Largest saved reply, ``areas.json``, filter or ``review.json`` read (16 MiB: a whole set's
+reply is the size of its sheet and solutions, each at most :data:`MAX_TEXT_BYTES`)."""
+MAX_QUESTIONS = 1000
+"""Most questions a set (a reply, a filter's reading) may hold: a sheet has tens."""
+MAX_PARTS = 5000
+"""Most parts a set may hold in all, and so most keys of an ``areas.json``."""
+MAX_DECISIONS = 20_000
+"""Most decisions a ``review.json`` may record (a few per flag)."""
 MAX_AST_DEPTH = 256
 """Deepest nesting of a document's pandoc AST (a list ten levels deep is about 45; Python's
 own recursion stops near 1000, so past this a sheet is refused with one line)."""
@@ -51,6 +65,41 @@ def check_document_size(path: Path, size: int) -> None:
     limit = MAX_DOCX_BYTES if path.suffix.lower() == ".docx" else MAX_TEXT_BYTES
     if size > limit:
         raise InputError(str(path), f"too large: {_size(size)} (a sheet is at most {_size(limit)})")
+
+
+def check_saved_size(path: Path, size: int, what: str) -> None:
+    """Refuse a saved file over :data:`MAX_SAVED_BYTES` before it is read: :class:`InputError`."""
+    if size > MAX_SAVED_BYTES:
+        raise InputError(str(path), f"{what} too large: {_size(size)} (at most {_size(MAX_SAVED_BYTES)})")
+
+
+def check_count(n: int, limit: int, what: str, where: str) -> None:
+    """Refuse ``n`` of ``what`` past ``limit`` with one line naming ``where``
+    (:class:`InputError`): a reply with a million questions is refused at once, not read for minutes."""
+    if n > limit:
+        raise InputError(where, f"holds {n:,} {what}, more than the {limit:,} a set can have")
+
+
+def oversized_set(data: Any) -> str | None:
+    """Why a set's JSON (a list of questions, each with ``parts``) is past the bounds
+    (:data:`MAX_QUESTIONS`, :data:`MAX_PARTS`), in one line, or ``None``: counted before the
+    set is validated, which for a million questions would take minutes."""
+    if not isinstance(data, list):
+        return None
+    if len(data) > MAX_QUESTIONS:
+        return f"it holds {len(data):,} questions, more than the {MAX_QUESTIONS:,} a set can have"
+    parts = sum(len(q["parts"]) for q in data if isinstance(q, dict) and isinstance(q.get("parts"), list))
+    if parts > MAX_PARTS:
+        return f"it holds {parts:,} parts, more than the {MAX_PARTS:,} a set can have"
+    return None
+
+
+def check_text_sheet(path: Path, data: bytes) -> None:
+    """Refuse a markdown or LaTeX sheet holding a NUL byte (a binary file, or text in UTF-16):
+    its text would reach the set with the byte in it. :class:`InputError` naming the file."""
+    if path.suffix.lower() not in (".docx", ".pdf") and b"\x00" in data:
+        at = data.index(b"\x00")
+        raise InputError(str(path), f"holds a NUL byte (at byte {at:,}): not a text file in UTF-8")
 
 
 def check_zip(zf: zipfile.ZipFile, name: str) -> None:

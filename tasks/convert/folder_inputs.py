@@ -34,6 +34,20 @@ def replies_for(pair: SheetPair, root: Path, single: bool) -> Path | None:
     return None
 
 
+REPLY_FILES = ("route-a.json", "adjudication.json", "areas.json", "route-b.json", "filter.lua")
+"""The files a folder of saved replies may hold (what a document run writes into ``replies/``)."""
+
+
+def reply_link_leaving(folder: Path, root: Path) -> Path | None:
+    """The first saved-reply file of ``folder`` (or ``folder`` itself) whose real path leaves
+    ``root``'s, or ``None``: a folder or sweep run reads only the files of its own tree."""
+    from tasks.convert.tree import leaves
+
+    if leaves(folder, root):
+        return folder
+    return next((folder / n for n in REPLY_FILES if (folder / n).exists() and leaves(folder / n, root)), None)
+
+
 def read_accepted(path: Path | None) -> dict[str, str]:
     """``accepted.txt``: one accepted difference per line (``[stem:]field``), a reason after
     ``#``; blank lines and lines starting with ``#`` are skipped."""

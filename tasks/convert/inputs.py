@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from schemas.areas import Box
 from schemas.export import ExportedSet
-from tasks.convert.bounds import check_docx, check_document_size
+from tasks.convert.bounds import check_docx, check_document_size, check_saved_size, check_text_sheet
 from tasks.errors import InputError
 
 
@@ -65,11 +65,15 @@ def _read_bytes(path: Path, what: str) -> bytes:
     try:
         if what in ("document", "solutions document"):
             check_document_size(path, path.stat().st_size)
+        else:
+            check_saved_size(path, path.stat().st_size, what)
         data = path.read_bytes()
     except OSError as e:
         raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
     if what in ("document", "solutions document") and path.suffix.lower() == ".docx":
         check_docx(data, str(path))
+    elif what in ("document", "solutions document"):
+        check_text_sheet(path, data)
     return data
 
 

@@ -52,7 +52,8 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util import Retry
 
 from schemas.ocr import MathpixConversion
-from tasks.llm.secrets import redact as _redact_models, secret, setting, settings
+from tasks.convert.mathpix_maths import dollar_maths  # noqa: F401 - re-exported
+from tasks.llm.secrets import base_for_key, redact as _redact_models, secret, settings
 
 DEFAULT_BASE = "https://api.mathpix.com"
 ID_VARIABLE, KEY_VARIABLE = "MATHPIX_APP_ID", "MATHPIX_APP_KEY"
@@ -73,6 +74,12 @@ CONNECT_TIMEOUT = 10.0
 RETRY_AFTER_MAX = 60
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 MAX_IMAGES = 500
+IMAGE_HOSTS = ("cdn.mathpix.com",)
+"""Where Mathpix serves the crops its markdown links (over https): the only hosts, besides the
+API's own origin, an image is fetched from. A link to any other host (loopback, link-local, a
+host the sheet names) is never requested: it stays a link, and the sheet's check of images
+says it has no file."""
+CREDENTIALS = ("app_id", "app_key")
 PENDING = ("received", "loaded", "split", "processing")
 
 
@@ -95,8 +102,40 @@ def redact(text: str) -> str:
 
 
 def base_url() -> str:
-    """``MATHPIX_BASE_URL`` (environment or ``.env``) or ``https://api.mathpix.com``, no trailing slash."""
-    return (setting("MATHPIX_BASE_URL") or DEFAULT_BASE).rstrip("/")
+    """``MATHPIX_BASE_URL`` (environment or ``.env``) or ``https://api.mathpix.com``, no trailing
+    slash. Raises :class:`MathpixError` when a ``.env`` would send credentials from the
+    environment to another host (:func:`tasks.llm.secrets.base_for_key`)."""
+    try:
+        return (base_for_key("MATHPIX_BASE_URL", (ID_VARIABLE, KEY_VARIABLE), DEFAULT_BASE) or DEFAULT_BASE).rstrip("/")
+    except ValueError as e:
+        raise MathpixError(str(e)) from None
+
+
+class _CredentialSession(requests.Session):
+    """A session that never carries Mathpix's credentials across a redirect to another origin:
+    requests strips only ``Authorization`` there, and Mathpix's ``app_id``/``app_key`` are
+    headers of their own."""
+
+    def rebuild_auth(self, prepared_request, response):
+        super().rebuild_auth(prepared_request, response)
+        if self.should_strip_auth(response.request.url, prepared_request.url) or \
+                _origin(response.request.url) != _origin(prepared_request.url):
+            for name in CREDENTIALS:
+                prepared_request.headers.pop(name, None)
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), (parts.netloc.rsplit("@", 1)[-1]).lower()
+
+
+def image_allowed(url: str, base: str) -> bool:
+    """Whether an image link of Mathpix's markdown may be fetched: over https from
+    :data:`IMAGE_HOSTS`, or from the API's own origin ``base`` (``MATHPIX_BASE_URL``)."""
+    parts = urlsplit(url)
+    if _origin(url) == _origin(base):
+        return True
+    return parts.scheme.lower() == "https" and (parts.hostname or "").lower() in IMAGE_HOSTS
 
 
 def _one_line(text: Any, limit: int = 300) -> str:
@@ -146,7 +185,7 @@ class _Client:
             retry_after_max=RETRY_AFTER_MAX, backoff_factor=0.5, backoff_max=20, backoff_jitter=0.25,
             raise_on_status=False,
         )
-        self.session = requests.Session()
+        self.session = _CredentialSession()
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -326,14 +365,17 @@ def local_name(url: str, taken: set[str]) -> str:
 
 
 def _download_images(client: _Client, markdown: str) -> dict[str, tuple[str, bytes]]:
-    urls = image_urls(markdown)
+    urls = [u for u in image_urls(markdown) if image_allowed(u, client.base)]
     if len(urls) > MAX_IMAGES:
         raise MathpixError(f"the markdown links {len(urls)} images, more than {MAX_IMAGES}")
     taken: set[str] = set()
     out: dict[str, tuple[str, bytes]] = {}
     for url in urls:
-        resp = client.request("GET", url, auth=False, stream=True)  # the image host gets no credential
+        resp = client.request("GET", url, auth=False, stream=True, allow_redirects=False)  # no credential, no hop
         with resp:
+            if 300 <= resp.status_code < 400:
+                raise MathpixError(f"image {_short(url)} answered with a redirect (HTTP {resp.status_code}), "
+                                   "which is not followed")
             if resp.status_code >= 400:
                 raise MathpixError(f"image {_short(url)} could not be downloaded: HTTP {resp.status_code}")
             blob = bytearray()
@@ -348,42 +390,3 @@ def _download_images(client: _Client, markdown: str) -> dict[str, tuple[str, byt
 def _short(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.netloc}{parts.path}"
-
-
-# --- maths delimiters ---------------------------------------------------------------
-
-_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
-_INLINE = re.compile(r"(?<!\\)((?:\\\\)*)\\\((.+?)(?<!\\)((?:\\\\)*)\\\)", re.S)
-_DISPLAY = re.compile(r"^([ \t]*(?:[-*+][ \t]+)?)\\\[(.+?)\\\]([ \t]*)$", re.S | re.M)
-
-
-def dollar_maths(markdown: str) -> str:
-    r"""``markdown`` with ``\(…\)`` written ``$…$`` and ``\[…\]`` written ``$$…$$``.
-
-    Display maths is taken only where Mathpix writes it: ``\[`` opening a line (after an
-    indent or a list marker) and ``\]`` closing one, so an escaped bracket in the text
-    (``see \[1\]``) stays text. The maths itself is kept character for character; only
-    the inline span's spaces just inside the delimiters go (``\( x \)`` → ``$x$``: commonmark reads ``$ x $`` as text, not
-    maths). A delimiter escaped by a backslash (``\\(`` is a line break and a parenthesis)
-    is not one; fenced code blocks are left as they are; an opening delimiter with no
-    closing one is left as it is.
-    """
-    out, last = [], 0
-    for m in _FENCE.finditer(markdown):
-        out.append(_dollar_text(markdown[last:m.start()]))
-        out.append(m.group(0))
-        last = m.end()
-    out.append(_dollar_text(markdown[last:]))
-    return "".join(out)
-
-
-def _dollar_text(text: str) -> str:
-    text = _DISPLAY.sub(lambda m: f"{m.group(1)}$${m.group(2)}$${m.group(3)}", text)
-
-    def inline(m: re.Match) -> str:
-        body = (m.group(2) + m.group(3)).strip()
-        if not body or "\n\n" in body:
-            return m.group(0)
-        return f"{m.group(1)}${body}$"
-
-    return _INLINE.sub(inline, text)

@@ -41,7 +41,7 @@ from schemas.routes import Usage
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
-from tasks.llm.secrets import redact, secret, setting
+from tasks.llm.secrets import base_for_key, redact, secret, setting
 
 if TYPE_CHECKING:
     import anthropic
@@ -65,6 +65,18 @@ def _api_key() -> str:
     if not key:
         raise BackendError("anthropic", "ANTHROPIC_API_KEY is not set (environment or .env)")
     return key
+
+
+def _malformed(message) -> str | None:
+    """The one-line reason a 200 reply cannot be taken (no ``usage`` with its token counts, or
+    no ``content`` list: the Messages API always sends both), or ``None`` when it can."""
+    u = getattr(message, "usage", None)
+    if u is None or not isinstance(getattr(u, "input_tokens", None), int) or \
+            not isinstance(getattr(u, "output_tokens", None), int):
+        return "the reply has no usage (token counts): not taken, since its cost cannot be counted"
+    if not isinstance(getattr(message, "content", None), list):
+        return "the reply has no content list"
+    return None
 
 
 def _status_reason(e: anthropic.APIStatusError) -> str:
@@ -144,9 +156,13 @@ class AnthropicBackend(LiveBackend):
         import anthropic  # imported when first used: the SDK takes seconds to import
 
         counter = _AttemptCounter()
+        try:
+            base = base_for_key("ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), "https://api.anthropic.com")
+        except ValueError as e:
+            return str(e)
         with anthropic.Anthropic(
             api_key=_api_key(),
-            base_url=setting("ANTHROPIC_BASE_URL"),
+            base_url=base,
             max_retries=max(0, self.attempts - 1),
             timeout=self.timeout,
             middleware=[counter],
@@ -154,6 +170,8 @@ class AnthropicBackend(LiveBackend):
             message = self._call(client, self.params(request), counter, stream=False)
             if isinstance(message, str):
                 return message
+            if (malformed := _malformed(message)) is not None:
+                return malformed
             spent = self._usage(message)
             if message.stop_reason == "max_tokens":
                 raised = max_output(message.model or self.model) or 2 * request.max_tokens
@@ -162,6 +180,8 @@ class AnthropicBackend(LiveBackend):
                 message = self._call(client, self.params(request, raised), counter, stream=True)
                 if isinstance(message, str):
                     return message
+                if (malformed := _malformed(message)) is not None:
+                    return malformed
                 spent = spent + self._usage(message)
                 if message.stop_reason == "max_tokens":
                     return f"reply cut off at the output limit of {raised} tokens"

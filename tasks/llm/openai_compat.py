@@ -35,7 +35,7 @@ from schemas.routes import Usage
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
-from tasks.llm.secrets import redact, secret, setting
+from tasks.llm.secrets import base_for_key, redact, secret, setting
 
 RETRY_STATUSES = (429, 500, 502, 503, 504, 529)
 CONNECT_TIMEOUT = 10.0
@@ -82,7 +82,10 @@ class OpenAICompatBackend(LiveBackend):
 
     def base_url(self) -> str:
         """The API base (``…/v1``), without a trailing slash; :class:`BackendError` when unset."""
-        base = setting(self.base_variable) or self.default_base
+        try:
+            base = base_for_key(self.base_variable, (self.key_variable,), self.default_base)
+        except ValueError as e:
+            raise BackendError(self.name, str(e)) from None
         if not base:
             raise BackendError(self.name, f"{self.base_variable} is not set (environment or .env)")
         return base.rstrip("/")

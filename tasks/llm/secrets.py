@@ -1,9 +1,11 @@
 """Keys and settings from the environment, then from a ``.env`` file.
 
-A name is looked up in the process environment first, then in the first ``.env`` found
-from the working directory upwards (python-dotenv's ``find_dotenv(usecwd=True)``, read
-with ``dotenv_values``: the file is never loaded into ``os.environ``). An empty value
-counts as unset, in either place.
+A name is looked up in the process environment first, then in a ``.env`` file: the one in the
+working folder, else the one at the project's root (:func:`dotenv_file`; never one in any other
+folder above, which another user may have written), read with python-dotenv's
+``dotenv_values`` (the file is never loaded into ``os.environ``). An empty value counts as
+unset, in either place. A base URL a ``.env`` sets never sends a key the environment holds
+to another host without saying so (:func:`base_for_key`).
 
 Keys are read where they are used, every time (:func:`secret` inside a backend's
 ``complete``), and passed straight into the SDK client or the request headers: never
@@ -18,43 +20,91 @@ import os
 import re
 from functools import lru_cache
 
-from dotenv import dotenv_values, find_dotenv
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from dotenv import dotenv_values
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-#: Every variable that holds a key; :func:`redact` blanks their values (and those of any
-#: variable whose name :data:`SECRET_PATTERN` matches).
-SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENROUTER_API_KEY", "OPENAI_API_KEY",
-                "MATHPIX_APP_KEY", "MATHPIX_APP_ID")
-
-#: Names of variables taken for secrets wherever they are set (environment or ``.env``).
-SECRET_PATTERN = re.compile(r"(?:^|_)(?:API_?KEY|APP_KEY|APP_ID|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_|$)", re.I)
+from tasks.secret_names import SECRET_NAMES, SECRET_PATTERN  # noqa: F401 - one rule for redaction and processes
 
 MIN_SECRET = 8
 """Values shorter than this are not redacted (too short to be a key, too likely a word)."""
+
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+"""The project's root: its ``.env`` is read when the working folder has none."""
+
+
+def dotenv_file() -> Path | None:
+    """The ``.env`` read for keys and settings: ``./.env`` when it is a file, else the
+    project's own (:data:`PROJECT_ROOT`), else ``None``. Never a ``.env`` of a folder above
+    the working one (python-dotenv's upward search would take one another user planted)."""
+    for folder in (Path.cwd(), PROJECT_ROOT):
+        candidate = folder / ".env"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _dotenv() -> dict[str, str]:
+    path = dotenv_file()
+    if path is None:
+        return {}
+    try:
+        return {k: v for k, v in dotenv_values(path).items() if v}
+    except (OSError, UnicodeDecodeError):
+        return {}
 
 
 def _lookup(name: str) -> str | None:
     value = os.environ.get(name)
     if value:
         return value
-    path = find_dotenv(usecwd=True)
-    if not path:
-        return None
-    return dotenv_values(path).get(name) or None
+    return _dotenv().get(name) or None
+
+
+def where_set(name: str) -> str | None:
+    """``"environment"``, the ``.env`` file's path, or ``None``: where ``name`` is set."""
+    if os.environ.get(name):
+        return "environment"
+    return str(dotenv_file()) if _dotenv().get(name) else None
+
+
+def base_for_key(base_name: str, key_names: tuple[str, ...], default: str | None) -> str | None:
+    """The base URL setting ``base_name`` (or ``default``), checked against where the keys
+    sent to it come from: when a key of ``key_names`` is in the process environment and the
+    base URL comes from a ``.env`` file and names another host than ``default``'s, raises
+    ``ValueError`` (one line naming both variables and the file). A ``.env`` then cannot
+    redirect a key the user exported to a host of its choosing; a key and a base URL from the
+    same place, or set in the environment together, go where they say."""
+    value = setting(base_name) if base_name in Settings.model_fields else _lookup(base_name)
+    if not value:
+        return default
+    if where_set(base_name) == "environment":
+        return value
+    host = (urlsplit(value).hostname or "").lower()
+    if default and host == (urlsplit(default).hostname or "").lower():
+        return value
+    from_env = [k for k in key_names if where_set(k) == "environment"]
+    if from_env:
+        raise ValueError(f"{base_name} in {dotenv_file()} would send {from_env[0]} from the environment to "
+                         f"{host or value}: set {base_name} in the environment too, or put the key in that .env")
+    return value
 
 
 def secret(name: str) -> str | None:
     """The value of key variable ``name``, or ``None`` when unset or empty.
 
-    Environment first, then the nearest ``.env`` from the working directory upwards.
+    Environment first, then the ``.env`` of :func:`dotenv_file`.
     Call it where the key is used and pass the result straight on; do not keep it.
     """
     return _lookup(name)
 
 
 class Settings(BaseSettings):
-    """Every non-secret setting, from the environment, then the nearest ``.env``.
+    """Every non-secret setting, from the environment, then the ``.env`` of :func:`dotenv_file`.
 
     Read anew by :func:`settings` each time one is needed (a test or a user may change
     the environment between runs). An empty value counts as unset; a whole-number
@@ -104,7 +154,7 @@ def settings() -> Settings:
     """The settings as they are now; raises ``ValueError`` (one line, naming the variable)
     when one does not validate."""
     try:
-        return Settings(_env_file=find_dotenv(usecwd=True) or None)
+        return Settings(_env_file=dotenv_file())
     except ValidationError as e:
         first = e.errors()[0]
         raise ValueError(str(first.get("ctx", {}).get("error") or first["msg"]).removeprefix("Value error, ")) from None
@@ -126,11 +176,7 @@ def secret_values() -> list[str]:
     the environment and the nearest ``.env``; values shorter than :data:`MIN_SECRET` left out."""
     values: set[str] = set()
     env = dict(os.environ)
-    try:
-        path = find_dotenv(usecwd=True)
-        dotenv = {k: v for k, v in dotenv_values(path).items() if v} if path else {}
-    except Exception:  # an unreadable .env holds no value we could redact
-        dotenv = {}
+    dotenv = _dotenv()  # an unreadable .env holds no value we could redact
     for source in (env, dotenv):
         for name, value in source.items():
             if value and (name in SECRET_NAMES or SECRET_PATTERN.search(name)):

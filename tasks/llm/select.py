@@ -1,7 +1,7 @@
 """Which backend serves the live calls: ``--backend auto|anthropic|openrouter|openai|claude-code|none``.
 
-Variables are read from the environment, then from a ``.env`` found from the working
-directory upwards; an empty value counts as unset (:mod:`tasks.llm.secrets`).
+Variables are read from the environment, then from the working folder's ``.env`` (else the
+project's; never one of a folder above); an empty value counts as unset (:mod:`tasks.llm.secrets`).
 
 ``auto`` takes the first that is configured:
 
@@ -39,7 +39,6 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 #: The same model as OpenRouter names it.
 DEFAULT_OPENROUTER_MODEL = "anthropic/claude-sonnet-5.5"
 
-
 class BackendMissing(Exception):
     """An explicitly chosen backend is not configured; the message names what to set.
 
@@ -53,7 +52,6 @@ class BackendMissing(Exception):
             f"--backend {backend} needs {' and '.join(needs)} "
             "(set in the environment or in a .env file in this folder or above)"
         )
-
 
 def select_backend(choice: str = "auto", model: str | None = None) -> Backend | None:
     """The backend for ``choice`` with ``model`` (else ``LLM_MODEL``, else the default).
@@ -104,7 +102,6 @@ def select_backend(choice: str = "auto", model: str | None = None) -> Backend | 
 
     return ClaudeCodeBackend(chosen or DEFAULT_MODEL)
 
-
 def describe(backend: Backend | None) -> str:
     """One line for the run header: the backend and model (never a key), or the offline run."""
     if backend is None:
@@ -114,7 +111,6 @@ def describe(backend: Backend | None) -> str:
         return text()
     model = getattr(backend, "model", "")
     return f"{backend.name}" + (f", model {model}" if model else "")
-
 
 def spec_of(live: Backend | None) -> BackendSpec | None:
     """What the cached tasks are given of the live backend: its name and model (never a
@@ -133,11 +129,9 @@ def spec_of(live: Backend | None) -> BackendSpec | None:
     # The server, never a password or key written into its URL (a task parameter and a cache key).
     return BackendSpec(name=live.name, model=getattr(live, "model", "") or "", base_url=public_url(url))
 
-
 def backend_line(live: Backend | None, offline: bool) -> str:
     """The ``backend`` line a command prints: offline, or :func:`describe` of ``live``."""
     return "offline (saved replies only)" if offline else describe(live)
-
 
 def no_model_line(live: Backend | None, offline: bool, where: str) -> str | None:
     """The ``OFFLINE`` line a folder or sweep prints first when no model reads its sheets
@@ -150,7 +144,6 @@ def no_model_line(live: Backend | None, offline: bool, where: str) -> str | None
     return (f"OFFLINE    {why}: route A reads only the sheets whose reply is saved ({where}); route B (a library "
             "filter) alone reads every other sheet, which is not cross-checked: read its every field")
 
-
 def backend_for(spec: "BackendSpec | None", saved: dict[str, str] | None = None, *, offline: bool = False) -> Backend:
     """The backend a stage calls: saved replies first, then the live backend of ``spec``.
 
@@ -160,7 +153,6 @@ def backend_for(spec: "BackendSpec | None", saved: dict[str, str] | None = None,
     """
     live = select_backend(spec.name, spec.model or None) if spec is not None else None
     return SavedThenLive(saved or {}, live, offline)
-
 
 class SavedThenLive:
     """Saved replies by stage (replayed, never asked again), falling back to ``live``; with no

@@ -20,7 +20,7 @@ from tasks import prompts
 from tasks.cache import stage
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
 from tasks.llm.select import backend_for
-from tasks.convert.bounds import json_loads
+from tasks.convert.bounds import json_loads, oversized_set
 
 STAGE = "route-a"
 
@@ -66,6 +66,8 @@ def parse_reply(text: str) -> SheetSet:
         raise ValueError(f"reply is not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     if isinstance(data, dict) and set(data) == {"questions"}:
         data = data["questions"]
+    if (too_big := oversized_set(data)) is not None:
+        raise ValueError(f"reply refused: {too_big}")
     try:
         return SheetSet.model_validate(data)
     except ValidationError as e:

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
-from tasks.convert.bounds import json_loads
+from tasks.convert.bounds import json_loads, oversized_set
 
 FILTERS_DIR = Path(__file__).resolve().parents[2] / "filters"
 RUNNER = FILTERS_DIR / "sandbox.lua"
@@ -83,6 +83,8 @@ def parse_output(ast_json: str) -> SheetSet:
         raise FilterError(f"filter output is not a JSON list: {err.msg} at {err.pos} in {head!r}")
     if not isinstance(data, list):
         raise FilterError(f"filter output is not a JSON list: got a JSON {type(data).__name__}")
+    if (too_big := oversized_set(data)) is not None:
+        raise FilterError(f"filter output refused: {too_big}")
     try:
         return SheetSet.model_validate(data)
     except ValidationError as err:

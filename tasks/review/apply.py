@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -32,7 +31,7 @@ from tasks.llm.select import backend_for
 from tasks.review.decisions import apply_decision, decide
 from tasks.review.form import REVIEW, ReviewRun, load_run
 from tasks.write.build import write_set
-from tasks.write.outputs import publish
+from tasks.write.outputs import publish, staging_dir
 
 
 def summarise(run: ReviewRun, decisions: list[Decision]) -> ReviewSummary:
@@ -156,9 +155,7 @@ def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> Revie
     for d in log.decisions:
         questions = apply_decision(questions, d)
     summary = summarise(run, log.decisions)
-    with tempfile.TemporaryDirectory(prefix="sheet2lambda-review-") as tmp:
-        staging = Path(tmp) / "staging"
-        staging.mkdir()
+    with staging_dir(out) as staging:
         built = write_set(questions, record.set_name, staging, media_files(run), record.boxes, record.description)
         rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
         for name in run.entries:

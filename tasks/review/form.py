@@ -63,8 +63,14 @@ class ReviewRun:
 
 
 def _read_model(path: Path, model, what: str):
+    from tasks.convert.bounds import MAX_DECISIONS, check_count, check_saved_size
+
     try:
-        return model.model_validate_json(path.read_text(encoding="utf-8"))
+        check_saved_size(path, path.stat().st_size, what)
+        got = model.model_validate_json(path.read_text(encoding="utf-8"))
+        if isinstance(got, ReviewLog):
+            check_count(len(got.decisions), MAX_DECISIONS, "decisions", str(path))
+        return got
     except OSError as e:
         raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
     except (ValidationError, ValueError) as e:

@@ -1,19 +1,11 @@
-"""Publishing a run's outputs into ``--out``: written whole in a scratch folder, then moved in.
-
-Only entries an earlier run of sheet2lambda wrote (listed in the folder's manifest) are
-ever replaced; anything else in ``--out`` is the user's and a clash is refused first.
-"""
+"""A document run's outputs: written into a staging folder of ``--out`` and published there
+(:mod:`tasks.write.publish`), under the rules of :mod:`tasks.write.manifest` (both re-exported
+here, where the flows and the review import them from)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import shutil
-import tempfile
-import threading
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from prefect import task
@@ -28,147 +20,14 @@ from schemas.report import Report
 from schemas.review import SettledRecord
 from schemas.routes import AdjudicationResult, RouteResult
 from schemas.tiers import Settled
-from tasks.errors import InputError
-
-MANIFEST = ".sheet2lambda-outputs.json"
-"""Lists the entries a run wrote into its output folder, so the next run may replace them."""
-
-OUTPUT_NAMES = {"source.md", "solutions.md", "replies", "media", "flags.json", "report.json", "comparison.json",
-                "katex.json", "settled.json"}
-"""The fixed entries a document run writes (besides the set's folder and zip)."""
-
-REVIEW = "review.json"
-"""A person's decisions on a run's flags (:mod:`tasks.review`): written by a review, which
-rebuilds the set from ``settled.json`` and them; never by a document run, so a document run
-into a reviewed folder is refused (:func:`check_out`) rather than leaving the decisions
-beside a set they were not made on."""
-
-
-FOLDER_OUTPUT_NAMES = {"report.csv", "report.parquet", "report.json", "flags.md", "filter.lua", "baseline.json",
-                       "outcome.json"}
-"""The files a folder or sweep run writes into its ``--out`` itself (besides a folder per sheet):
-``baseline.json`` is the sweep's, ``outcome.json`` the folder run's outcome (read back by a sweep
-on a work pool); one set for both, so neither overwrites a user's file of those names."""
-
-
-def default_out(source: str) -> Path:
-    """``out/<stem>/`` under the working folder."""
-    return Path("out") / Path(source).stem
-
-
-PUBLISHING = threading.Lock()
-"""Held while this process moves outputs into an ``--out``: an interrupted run waits for it
-(:func:`commandline.signals.interruptible`), so ``--out`` is left as it was or complete."""
-
-LOCK = ".sheet2lambda.lock"
-"""Held (``flock``) while a run publishes into its output folder: two runs into one
-``--out`` never mix; the second waits up to :data:`LOCK_WAIT` seconds, then is refused."""
-
-LOCK_WAIT = 120.0
-"""Seconds a run waits for another run publishing into the same ``--out``."""
-
-
-def plain_name(name: object) -> bool:
-    """A name a run's output can have: a non-empty string with no path separator, NUL or
-    other control character, not ``.``/``..`` and not hidden, at most 255 bytes."""
-    return (isinstance(name, str) and bool(name) and name not in (".", "..") and not name.startswith(".")
-            and "/" not in name and "\\" not in name and not any(ord(c) < 32 for c in name)
-            and len(name.encode("utf-8", "replace")) <= 255)
-
-
-def _manifest(out: Path) -> dict:
-    """The manifest as ``{"source": str | None, "entries": [plain names]}``; a missing,
-    unreadable or malformed one is empty. Entries that are not plain names (``../x``,
-    ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is named."""
-    try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError, RecursionError):
-        return {"source": None, "entries": []}
-    if isinstance(data, list):  # the first format: the entries alone
-        data = {"source": None, "entries": data}
-    if not isinstance(data, dict):
-        return {"source": None, "entries": []}
-    entries = data.get("entries")
-    source = data.get("source")
-    return {"source": source if isinstance(source, str) else None,
-            "entries": [e for e in entries if plain_name(e)] if isinstance(entries, list) else []}
-
-
-def written_by(out: Path) -> str | None:
-    """The document whose outputs ``out`` holds, as its manifest names it (an absolute path),
-    or ``None`` when no run of sheet2lambda wrote there (or its manifest is unreadable)."""
-    return _manifest(out)["source"]
-
-
-def written_entries(out: Path) -> list[str]:
-    """The entries of ``out`` the last run of sheet2lambda wrote (plain names only)."""
-    return list(_manifest(out)["entries"])
-
-
-def _ours(out: Path) -> set[str]:
-    return set(_manifest(out)["entries"])
-
-
-def source_id(source: str | os.PathLike) -> str:
-    """How a manifest names the document a folder's outputs came from: its absolute path."""
-    return str(Path(source).resolve())
-
-
-def check_out(out: Path, names: set[str] | None = None, source: str | None = None) -> None:
-    """Refuse an output folder this run could damage: a file, a folder holding an entry
-    of the same name as an output that an earlier run did not write (a user's own file),
-    or, given ``source``, a folder holding the outputs of a different document
-    (``vectors.docx`` after ``vectors.md``, both defaulting to ``out/vectors/``), or a
-    folder a person reviewed (its :data:`REVIEW` listed in the manifest) when ``names``
-    does not carry the review over (only a review itself writes :data:`REVIEW`).
-
-    ``names`` are the entries the run will write (default: the fixed ones). Raises
-    :class:`InputError` naming ``--out``.
-    """
-    if out.is_symlink() and not out.exists():
-        raise InputError(str(out), "--out is a link to nothing: give an existing folder, or a new name")
-    if out.exists() and not out.is_dir():
-        raise InputError(str(out), "--out is a file, not a folder")
-    if not out.is_dir():
-        return
-    manifest = _manifest(out)
-    ours = set(manifest["entries"])
-    if source is not None and manifest["source"] and manifest["source"] != source_id(source):
-        raise InputError(str(out), f"--out holds the outputs of another document ({manifest['source']}): "
-                                   "choose another --out, or remove that folder first")
-    if REVIEW in ours and (out / REVIEW).exists() and REVIEW not in (names or OUTPUT_NAMES):
-        raise InputError(str(out), f"--out holds a person's review of its set ({_decisions(out / REVIEW)} in "
-                                   f"{REVIEW}), which a new build would not carry over: choose another --out, or "
-                                   f"move {REVIEW} (or the folder) away first")
-    for name in sorted(names or OUTPUT_NAMES):
-        if (out / name).exists() and name not in ours:
-            raise InputError(str(out), f"--out already holds {name}, which sheet2lambda did not write: choose another --out")
-
-
-def _decisions(path: Path) -> str:
-    """``N decisions`` recorded in a ``review.json`` (``decisions`` when unreadable)."""
-    try:
-        n = len(json.loads(path.read_text(encoding="utf-8")).get("decisions", []))
-    except (OSError, ValueError, AttributeError, TypeError, RecursionError):
-        return "decisions"
-    return f"{n} decision" + ("" if n == 1 else "s")
-
-
-def check_set_name(name: str, where: str) -> None:
-    """A set's name becomes a folder and a zip (``set_<name>.json`` inside) beside the run's
-    other outputs: refuse one that is empty, hidden, holds a path separator, a NUL or other
-    control character, starts or ends with a space, is too long for a file name (120 bytes),
-    or whose folder or zip would be one of the run's other outputs (:data:`OUTPUT_NAMES`,
-    compared without case: ``replies.md`` would make a set ``replies/``)."""
-    if (not name.strip() or name != name.strip() or name.startswith(".") or "/" in name or "\\" in name
-            or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name.encode("utf-8", "replace")) > 120):
-        shown = name if len(name) <= 60 else name[:57] + "..."
-        raise InputError(where, f"{shown!r} cannot be a set's name (a plain file name of at most 120 bytes, "
-                                "no control character, no space at either end)")
-    taken = {n.lower() for n in OUTPUT_NAMES}
-    if name.lower() in taken or f"{name}.zip".lower() in taken:
-        raise InputError(where, f"{name!r} cannot be a set's name: the run writes its own {name} beside the set "
-                                "(give the set another name with --name)")
+from tasks.write.manifest import (  # noqa: F401 - re-exported
+    FOLDER_OUTPUT_NAMES, MANIFEST, OUTPUT_NAMES, REVIEW, check_apart, check_out, check_set_name, default_out,
+    our_entries, plain_name, read_manifest, source_id, usable, written_by, written_entries,
+)
+from tasks.write.publish import (  # noqa: F401 - re-exported
+    LOCK, LOCK_WAIT, OLD_PREFIX, PUBLISHING, STAGING_PREFIX, full_disk, no_space, out_lock, publish, staging_dir,
+    write_atomic,
+)
 
 
 def claim(out: Path, names: set[str], source: str) -> None:
@@ -179,60 +38,8 @@ def claim(out: Path, names: set[str], source: str) -> None:
     next run of the same source may write them again. Raises :class:`InputError` naming ``out``."""
     with out_lock(out):
         check_out(out, names, source)
-        entries = sorted(set(_manifest(out)["entries"]) | set(names))
+        entries = sorted(set(read_manifest(out)["entries"]) | set(names))
         (out / MANIFEST).write_text(json.dumps({"source": source_id(source), "entries": entries}), encoding="utf-8")
-
-
-@contextmanager
-def out_lock(out: Path, wait: float | None = None):
-    """Hold ``out``'s publishing lock (:data:`LOCK`), waiting up to ``wait`` seconds
-    (default :data:`LOCK_WAIT`) for another run; raises :class:`InputError` past it."""
-    out.mkdir(parents=True, exist_ok=True)
-    wait = LOCK_WAIT if wait is None else wait
-    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise InputError(str(out), f"another run is writing into this --out (waited {wait:g} s): "
-                                               "try again when it ends, or choose another --out") from None
-                time.sleep(0.1)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def publish(staging: Path, out: Path, source: str | None = None) -> list[str]:
-    """Move every entry of ``staging`` into ``out``, under ``out``'s lock; returns the names
-    moved, sorted.
-
-    Only entries an earlier run wrote (listed in ``out``'s manifest) and that this run's
-    outputs can have (a fixed output name or a name in ``staging``; always a plain name)
-    are replaced or, when this run did not write them again, removed; anything else in
-    ``out`` is the user's and is never touched (:func:`check_out` refuses a clash first,
-    and a manifest written by another document's run is refused when ``source`` is given).
-    """
-    names = {e.name for e in staging.iterdir()}
-    with out_lock(out), PUBLISHING:
-        check_out(out, names, source)
-        allowed = OUTPUT_NAMES | names
-        for old in sorted(_ours(out) & allowed):
-            target = out / old
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            elif target.exists() or target.is_symlink():
-                target.unlink()
-        written = []
-        for entry in sorted(staging.iterdir()):
-            shutil.move(str(entry), str(out / entry.name))
-            written.append(entry.name)
-        manifest = {"source": source_id(source) if source else None, "entries": written}
-        (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    return written
 
 
 def _json(items) -> str:
@@ -253,8 +60,7 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
     entries written. Raises :class:`InputError` when ``out`` holds a user's entry of the
     same name.
     """
-    with tempfile.TemporaryDirectory(prefix="sheet2lambda-out-") as tmp:
-        staging = Path(tmp)
+    with staging_dir(Path(out)) as staging:
         for rel, data in built.files.items():
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -59,3 +59,25 @@ def tree_text(folder: Path) -> str:
             except OSError:
                 continue
     return "\n".join(out)
+
+
+def write_outputs_args(tmp: Path, version: str = "new") -> tuple:
+    """The arguments after ``out`` of :func:`tasks.write.outputs.write_outputs` for a small
+    built set ``cart`` (its zip and one question file) of :data:`SHEET_MD`; the report is
+    built with ``model_construct`` (only its JSON is written)."""
+    from schemas.build import BuildResult, BuiltSet
+    from schemas.markdown import Markdown, SheetText
+    from schemas.report import Report
+    from schemas.routes import AdjudicationResult, RouteResult
+    from schemas.status import StageStatus
+
+    status = StageStatus.model_construct()
+    sheet = SheetText(questions=Markdown(name="cart.md", role="questions", suffix=".md", digest="d", text=SHEET_MD))
+    route = RouteResult.model_construct(route="A", status=status, raw="", filter_source="")
+    adjudication = AdjudicationResult.model_construct(status=status, raw="")
+    result = BuildResult.model_construct(zip_path="cart.zip", set_dir="cart", katex_warnings=[])
+    built = BuiltSet.model_construct(result=result, files={"cart.zip": f"zip {version} ".encode() * 500,
+                                                           "cart/set_cart.json": version.encode()})
+    report = Report.model_construct(source="/courses/cart.md", set_name="cart")
+    media = tmp / "no-media"
+    return (str(media), sheet, route, route, adjudication, None, built, None, report, [])

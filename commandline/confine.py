@@ -1,0 +1,77 @@
+"""Paths of a deployment run stay inside the root fixed when the deployment was made.
+
+A run from the UI or the API takes its paths from a form anyone who can reach the server may
+fill in (``source``, ``out``, ``replies``, ``base``...). Each deployment therefore carries a root
+of its own, set when it is deployed and not a parameter: for a work pool's deployment,
+``SHEET2LAMBDA_ROOT`` in its job variables (``env``), read back from the deployment itself
+through the API, so that neither the run's parameters nor its job-variable overrides can move
+it; for a served one (``python -m deployments.serve``, whose runs are its subprocesses and take
+no job variables), ``SHEET2LAMBDA_ROOT`` of the serving process, set by ``--root``; a deployment
+with neither is confined to its default ``base``. Every path a run names, after it is joined
+to ``base``, must resolve (every symbolic link followed) inside that root, or the run fails
+with one line. ``SHEET2LAMBDA_ROOT`` in the process environment confines any run, a command
+line's included. Prefect API: ``prefect.runtime.deployment``, ``read_deployment``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tasks.errors import InputError
+
+ROOT_VARIABLE = "SHEET2LAMBDA_ROOT"
+
+
+def _deployment_id() -> str | None:
+    """The id of the deployment this flow run belongs to, or ``None`` (a command line's run)."""
+    from prefect.runtime import deployment
+
+    return deployment.id
+
+
+def deployment_roots() -> list[Path]:
+    """The roots this run is confined to: the deployment's own (its job variables'
+    ``SHEET2LAMBDA_ROOT``, else its default ``base``) when this is a deployment's run, and
+    ``SHEET2LAMBDA_ROOT`` of the environment when set. ``[]``: not confined. Raises
+    :class:`InputError` for a deployment run whose deployment names no root at all."""
+    roots: list[Path] = []
+    if os.environ.get(ROOT_VARIABLE):
+        roots.append(Path(os.environ[ROOT_VARIABLE]))
+    dep_id = _deployment_id()
+    if dep_id:
+        from uuid import UUID
+
+        from prefect.client.orchestration import get_client
+
+        with get_client(sync_client=True) as client:
+            dep = client.read_deployment(UUID(str(dep_id)))
+        env = (dep.job_variables or {}).get("env") or {}
+        served = not getattr(dep, "work_pool_name", None)  # a served run takes no job variables
+        fixed = env.get(ROOT_VARIABLE) or (None if served and roots else (dep.parameters or {}).get("base"))
+        if not fixed and roots:  # a served deployment: its root is the serving process's environment
+            return roots
+        if not fixed:
+            raise InputError(f"deployment {dep.name}", f"has no root: deploy it with {ROOT_VARIABLE} in its job "
+                                                        "variables' env (or a default base)")
+        roots.append(Path(fixed))
+    return roots
+
+
+def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | None = None) -> None:
+    """Refuse a run whose ``base`` or any of ``paths`` (parameter name -> path, already joined
+    to ``base``; ``None`` skipped) resolves outside a root of :func:`deployment_roots` (or
+    ``roots``): :class:`InputError` naming the parameter and the root. Links are followed."""
+    roots = deployment_roots() if roots is None else roots
+    if not roots:
+        return
+    named = {"base": base, **paths}
+    for root in roots:
+        real_root = root.resolve()
+        for name, path in named.items():
+            if path is None:
+                continue
+            real = Path(path).resolve()
+            if real != real_root and real_root not in real.parents:
+                raise InputError(str(path), f"{name} is outside this deployment's root {root} "
+                                            "(every path of a deployed run stays inside it)")

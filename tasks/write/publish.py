@@ -1,0 +1,233 @@
+"""Publishing a run's outputs into ``--out``, crash-safe: written whole in a staging folder on
+``--out``'s own file system, synced, then swapped in by renames under ``--out``'s lock, so that
+``--out`` holds the last good outputs or the new ones after any crash, never a mix or a
+truncated zip (:func:`publish`)."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from tasks.errors import InputError
+from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, our_entries, source_id, usable
+
+PUBLISHING = threading.Lock()
+"""Held while this process moves outputs into an ``--out``: an interrupted run waits for it
+(:func:`commandline.signals.interruptible`), so ``--out`` is left as it was or complete."""
+
+LOCK = ".sheet2lambda.lock"
+"""Held (``flock``) while a run publishes into its output folder: two runs into one
+``--out`` never mix; the second waits up to :data:`LOCK_WAIT` seconds, then is refused."""
+
+LOCK_WAIT = 120.0
+"""Seconds a run waits for another run publishing into the same ``--out``."""
+
+
+@contextmanager
+def out_lock(out: Path, wait: float | None = None):
+    """Hold ``out``'s publishing lock (:data:`LOCK`), waiting up to ``wait`` seconds
+    (default :data:`LOCK_WAIT`) for another run; raises :class:`InputError` past it."""
+    out.mkdir(parents=True, exist_ok=True)
+    wait = LOCK_WAIT if wait is None else wait
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise InputError(str(out), f"another run is writing into this --out (waited {wait:g} s): "
+                                               "try again when it ends, or choose another --out") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+STAGING_PREFIX = ".sheet2lambda-new-"
+"""A run writes its new outputs into ``out/.sheet2lambda-new-<pid>-…`` (:func:`staging_dir`): on
+``out``'s own file system, so that publishing is renames only; hidden, so it is never an output."""
+
+OLD_PREFIX = ".sheet2lambda-old-"
+"""Where :func:`publish` moves the entries it replaces until the new ones are all in place."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sweep_leftovers(out: Path, keep: Path) -> None:
+    """Remove the staging and replaced-entry folders a run killed before it finished left in
+    ``out`` (their names carry the pid that made them; a live pid's are left alone, and so is
+    ``keep``, the staging folder being published)."""
+    for entry in out.iterdir() if out.is_dir() else ():
+        if entry == keep:
+            continue
+        for prefix in (STAGING_PREFIX, OLD_PREFIX):
+            if entry.name.startswith(prefix) and entry.is_dir() and not entry.is_symlink():
+                pid = entry.name[len(prefix):].split("-", 1)[0]
+                if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+                    shutil.rmtree(entry, ignore_errors=True)
+
+
+def no_space(err: OSError) -> bool:
+    """Whether ``err`` says the file system is full (ENOSPC) or a quota is spent (EDQUOT)."""
+    return err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+def full_disk(out: Path | str) -> InputError:
+    """The one line for a full file system while writing into ``out``: nothing was replaced."""
+    return InputError(str(out), "no space left on the file system of --out while writing the new outputs: "
+                                "nothing in --out was replaced; free some space and run again")
+
+
+@contextmanager
+def staging_dir(out: Path):
+    """A fresh hidden folder inside ``out`` (created with its parents) to write a run's new
+    outputs in, removed on leaving whatever happened; an ``OSError`` of a full disk inside the
+    block becomes :func:`full_disk`'s one line. Yields the folder's path."""
+    usable(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise (full_disk(out) if no_space(e) else InputError(str(out), f"cannot make --out: {e.strerror}")) from None
+    path = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out))
+    try:
+        yield path
+    except OSError as e:
+        if no_space(e):
+            raise full_disk(out) from None
+        raise
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _sync_tree(root: Path) -> None:
+    """``fsync`` every file and folder under ``root`` (and ``root``): the new outputs are on
+    disk before any old one is replaced."""
+    for p in sorted(root.rglob("*"), reverse=True) + [root]:
+        if p.is_symlink():
+            continue
+        fd = os.open(p, os.O_RDONLY | (os.O_DIRECTORY if p.is_dir() else 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` by a synced temporary file beside it and a rename, so
+    ``path`` is the old file or the new one after any crash, never a truncated one. A full disk
+    is :func:`full_disk`'s one line (the old file kept)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        if no_space(e):
+            raise full_disk(path.parent) from None
+        raise
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _remove(target: Path) -> None:
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    elif target.exists() or target.is_symlink():
+        target.unlink()
+
+
+def publish(staging: Path, out: Path, source: str | None = None) -> list[str]:
+    """Move every entry of ``staging`` into ``out``, under ``out``'s lock; returns the names
+    moved, sorted.
+
+    Only entries an earlier run wrote (listed in ``out``'s manifest) and that this run's
+    outputs can have (a fixed output name or a name in ``staging``; always a plain name)
+    are replaced or, when this run did not write them again, removed; anything else in
+    ``out`` is the user's and is never touched (:func:`check_out` refuses a clash first,
+    and a manifest written by another document's run is refused when ``source`` is given).
+
+    Crash-safe: the new entries are synced to disk first; when ``staging`` is on another file
+    system than ``out`` they are first copied (and synced) into a :func:`staging_dir` of
+    ``out``; only then are the old entries renamed aside, the new ones renamed in and the
+    manifest replaced by a rename. A process killed before that point leaves ``out`` exactly
+    as it was (its leftovers are removed by the next run); a full disk is one line
+    (:func:`full_disk`), with ``out`` as it was.
+    """
+    names = {e.name for e in staging.iterdir()}
+    with out_lock(out), PUBLISHING:
+        check_out(out, names, source)
+        _sweep_leftovers(out, staging)
+        if staging.parent.resolve() != out.resolve() and os.stat(staging).st_dev != os.stat(out).st_dev:
+            with staging_dir(out) as near:
+                for entry in staging.iterdir():
+                    if entry.is_dir() and not entry.is_symlink():
+                        shutil.copytree(entry, near / entry.name, symlinks=True)
+                    else:
+                        shutil.copy2(entry, near / entry.name, follow_symlinks=False)
+                return _swap(near, out, source)
+        try:
+            return _swap(staging, out, source)
+        except OSError as e:
+            if no_space(e):
+                raise full_disk(out) from None
+            raise
+
+
+def _swap(staging: Path, out: Path, source: str | None) -> list[str]:
+    """:func:`publish`'s renames, ``staging`` being on ``out``'s file system (lock held)."""
+    _sync_tree(staging)
+    manifest = {"source": source_id(source) if source else None, "entries": sorted(e.name for e in staging.iterdir())}
+    (staging / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _sync_tree(staging / MANIFEST)
+    allowed = OUTPUT_NAMES | set(manifest["entries"])
+    old = Path(tempfile.mkdtemp(prefix=f"{OLD_PREFIX}{os.getpid()}-", dir=out))
+    moved: list[str] = []
+    written: list[str] = []
+    try:
+        for name in sorted(our_entries(out) & allowed):
+            if (out / name).exists() or (out / name).is_symlink():
+                os.rename(out / name, old / name)
+                moved.append(name)
+        for name in manifest["entries"]:
+            os.rename(staging / name, out / name)
+            written.append(name)
+        os.replace(staging / MANIFEST, out / MANIFEST)
+    except BaseException:
+        for name in written:
+            _remove(out / name)
+        for name in moved:  # put back what was there: out as it was
+            os.rename(old / name, out / name)
+        shutil.rmtree(old, ignore_errors=True)
+        raise
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    shutil.rmtree(old, ignore_errors=True)
+    return written
+
+

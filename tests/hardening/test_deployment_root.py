@@ -1,0 +1,133 @@
+"""15. Every path of a deployed run stays inside the deployment's root: ``confine`` refuses a
+path, a ``base``, or a link whose target lies outside the root, each with one line naming the
+parameter; the root comes from the deployment itself (job variables, else its default base),
+never from the run's parameters. (The runs through a served deployment are in
+``tests/test_deployments.py``.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from commandline import confine as confinement
+from commandline.confine import confine
+from tasks.errors import InputError
+
+CATEGORY = "15 deployment roots"
+
+
+@pytest.fixture
+def root(tmp_path):
+    r = tmp_path / "courses"
+    (r / "week1").mkdir(parents=True)
+    (r / "week1" / "sheet.md").write_text("## Question 1\n\nWords.\n")
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "notes.md").write_text("not the course's")
+    (r / "week1" / "linked.md").symlink_to(tmp_path / "private" / "notes.md")
+    (r / "week1" / "linked-folder").symlink_to(tmp_path / "private")
+    return r
+
+
+@pytest.mark.parametrize("name, rel", [
+    ("source", "../private/notes.md"), ("source", "week1/linked.md"), ("replies", "week1/linked-folder"),
+    ("out", "../elsewhere"), ("out", "week1/linked-folder/out"), ("export", "/etc"),
+])
+def test_a_path_outside_the_root_is_one_line(root, name, rel):
+    path = str(root / rel) if not rel.startswith("/") else rel
+    with pytest.raises(InputError) as e:
+        confine({name: path}, str(root), roots=[root])
+    assert f"{name} is outside this deployment's root" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_base_moved_out_of_the_root_is_refused(root, tmp_path):
+    with pytest.raises(InputError) as e:
+        confine({"source": str(tmp_path / "private" / "notes.md")}, str(tmp_path), roots=[root])
+    assert "base is outside" in str(e.value)
+
+
+def test_paths_inside_the_root_pass_and_no_root_confines_nothing(root, tmp_path):
+    confine({"source": str(root / "week1" / "sheet.md"), "out": str(root / "out" / "sheet"), "filter": None},
+            str(root), roots=[root])
+    confine({"source": str(tmp_path / "private" / "notes.md")}, None, roots=[])
+
+
+def test_the_environments_root_confines_a_command_line_run(root, tmp_path, monkeypatch):
+    monkeypatch.setenv("SHEET2LAMBDA_ROOT", str(root))
+    with pytest.raises(InputError):
+        confine({"source": str(tmp_path / "private" / "notes.md")}, None)
+
+
+class _Deployment:
+    def __init__(self, job_variables, parameters, name="document/pool", work_pool_name="sheet2lambda"):
+        self.job_variables, self.parameters, self.name = job_variables, parameters, name
+        self.work_pool_name = work_pool_name
+
+
+@pytest.mark.parametrize("job_variables, parameters, expected", [
+    ({"env": {"SHEET2LAMBDA_ROOT": "/srv/courses"}}, {"base": "/srv/courses/2026"}, "/srv/courses"),
+    ({}, {"base": "/srv/courses/2026"}, "/srv/courses/2026"),
+])
+def test_the_root_is_read_from_the_deployment_not_the_runs_parameters(monkeypatch, job_variables, parameters, expected):
+    import prefect.client.orchestration as orchestration
+
+    class Client:
+        def __init__(self, *a, **k):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read_deployment(self, dep_id):
+            return _Deployment(job_variables, parameters)
+
+    monkeypatch.delenv("SHEET2LAMBDA_ROOT", raising=False)
+    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
+    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    assert [str(r) for r in confinement.deployment_roots()] == [expected]
+
+
+def test_a_deployment_with_no_root_at_all_refuses_to_run(monkeypatch):
+    import prefect.client.orchestration as orchestration
+
+    class Client:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read_deployment(self, dep_id):
+            return _Deployment({}, {})
+
+    monkeypatch.delenv("SHEET2LAMBDA_ROOT", raising=False)
+    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
+    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    with pytest.raises(InputError) as e:
+        confinement.deployment_roots()
+    assert "has no root" in str(e.value)
+
+
+def test_a_pool_runs_own_job_variable_override_never_widens_the_root(monkeypatch):
+    """A run of a work pool's deployment may override job variables (env) from the UI: its
+    SHEET2LAMBDA_ROOT of "/" still meets the deployment's own root."""
+    import prefect.client.orchestration as orchestration
+
+    class Client:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read_deployment(self, dep_id):
+            return _Deployment({}, {"base": "/srv/courses"})
+
+    monkeypatch.setenv("SHEET2LAMBDA_ROOT", "/")
+    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
+    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    roots = confinement.deployment_roots()
+    assert [str(r) for r in roots] == ["/", "/srv/courses"]
+    with pytest.raises(InputError):
+        confine({"source": "/etc/passwd"}, None, roots=roots)

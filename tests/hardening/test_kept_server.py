@@ -1,0 +1,175 @@
+"""14. The kept server only its owner can drive, and processes that are ours: the kept Prefect
+server asks for credentials (Prefect's basic auth, generated once into a 0600 file), its
+``PREFECT_HOME`` is readable by its owner only, neither it nor the warm runner starts with a
+model key in its environment, and ``server stop`` never signals a pid that is no longer ours."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from commandline import procs, server, warm
+
+CATEGORY = "14 kept server and processes"
+
+PY = sys.executable
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    ph = tmp_path / "ph"
+    monkeypatch.setenv("PREFECT_HOME", str(ph))
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "")  # whatever a test sets, restored after
+    return ph
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_the_auth_string_is_made_once_and_only_its_owner_reads_it(home):
+    first = server.auth_string()
+    assert first.startswith("sheet2lambda:") and len(first) > 40
+    assert server.auth_string() == first
+    assert _mode(server.auth_file()) == 0o600 and _mode(home) == 0o700
+
+
+def test_prefect_home_and_everything_in_it_become_private(home):
+    (home / "storage").mkdir(parents=True)
+    (home / "storage" / "result").write_text("a sheet's text")
+    os.chmod(home, 0o755)
+    os.chmod(home / "storage", 0o755)
+    os.chmod(home / "storage" / "result", 0o644)
+    server.private_home()
+    assert _mode(home) == 0o700 and _mode(home / "storage") == 0o700
+    assert _mode(home / "storage" / "result") == 0o600
+
+
+def test_the_kept_server_starts_with_its_auth_and_no_model_key(home, monkeypatch):
+    seen = {}
+
+    class Proc:
+        pid = os.getpid()
+
+        def poll(self):
+            return 1
+
+    def popen(cmd, **kw):
+        seen.update(kw["env"])
+        return Proc()
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-never-in-the-servers-environ-0123")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "token-never-in-the-servers-environ-0123")
+    monkeypatch.setattr(server.subprocess, "Popen", popen)
+    monkeypatch.setattr(server, "stop", lambda timeout=15.0: False)
+    with pytest.raises(RuntimeError):
+        server._start(server.free_port(), timeout=1)
+    assert seen["PREFECT_SERVER_API_AUTH_STRING"] == server.auth_string()
+    assert "ANTHROPIC_API_KEY" not in seen and "MY_SERVICE_TOKEN" not in seen
+
+
+def test_the_warm_runner_starts_with_no_model_key(home, monkeypatch):
+    seen = {}
+
+    class Proc:
+        pid = os.getpid()
+
+        def poll(self):
+            return 1
+
+    monkeypatch.setattr(warm.subprocess, "Popen", lambda cmd, **kw: seen.update(kw["env"]) or Proc())
+    monkeypatch.setattr(warm, "enabled", lambda: True)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-never-in-the-runners-environ-0123")
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "sheet2lambda:kept-for-the-server-0123")
+    warm.start("http://127.0.0.1:9/api", wait=0)
+    assert "ANTHROPIC_API_KEY" not in seen
+    assert seen["PREFECT_API_AUTH_STRING"] == "sheet2lambda:kept-for-the-server-0123"
+
+
+def test_server_stop_never_signals_a_pid_that_is_another_process_now(home):
+    other = subprocess.Popen([PY, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        # The record names this pid, but with the start time of the process it once was.
+        start = procs.started(other.pid)
+        server.private_home()
+        server.state_file().write_text(json.dumps({"pid": other.pid, "start": start - 1, "url": "http://127.0.0.1:9/api"}))
+        assert server.stop(timeout=2) is False
+        time.sleep(0.2)
+        assert other.poll() is None, "a process that is not ours was signalled"
+        warm.state_file().write_text(json.dumps({"pid": other.pid, "start": start - 1}))
+        assert warm.stop(timeout=2) is False
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_the_recorded_server_is_not_reused_when_its_pid_is_another_process(home):
+    other = subprocess.Popen([PY, "-c", "import time; time.sleep(60)"])
+    try:
+        server.private_home()
+        server.state_file().write_text(json.dumps({"pid": other.pid, "start": 1, "url": "http://127.0.0.1:9/api"}))
+        assert server.running() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+def _status(url: str, auth: str | None) -> int:
+    req = urllib.request.Request(url, data=b"{}", method="POST", headers={"Content-Type": "application/json"})
+    if auth:
+        req.add_header("Authorization", "Basic " + base64.b64encode(auth.encode()).decode())
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_the_kept_server_refuses_a_request_without_its_credentials(home, monkeypatch):
+    """A real ``prefect server start`` as the command line starts it: another local user, who
+    cannot read the auth file, gets 401 for every API call (here: listing flows)."""
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    url = server.start(port=server.free_port(), timeout=300)
+    try:
+        flows = url + "/flows/filter"
+        assert _status(flows, None) == 401
+        assert _status(flows, "sheet2lambda:a-guess") == 401
+        assert _status(flows, server.auth_string()) == 200
+        assert _mode(home) == 0o700
+        leaked = [p for p in home.rglob("*") if not p.is_symlink() and _mode(p) & 0o077]
+        assert leaked == [], f"readable by others: {leaked[:3]}"
+    finally:
+        server.stop()
+
+
+def test_an_in_place_edit_of_any_loaded_module_makes_the_runner_stale(tmp_path, monkeypatch):
+    """The runner compares the files its modules came from with the disk before each command:
+    an edit inside an installed package, or of an editable dependency outside site-packages
+    (neither changes what the fingerprint sees), refuses the hand-over, so the command runs
+    on the code as it is and the runner is replaced."""
+    import importlib
+    import os as _os
+
+    dep = tmp_path / "editable_dep"
+    dep.mkdir()
+    (dep / "s2l_probe_dep.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(dep))
+    importlib.import_module("s2l_probe_dep")
+    loaded = warm.loaded_files()
+    assert str(dep / "s2l_probe_dep.py") in loaded and warm.changed_since(loaded) is None
+    (dep / "s2l_probe_dep.py").write_text("VALUE = 2\n")
+    st = _os.stat(dep / "s2l_probe_dep.py")
+    _os.utime(dep / "s2l_probe_dep.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    why = warm.changed_since(loaded)
+    assert why is not None and "s2l_probe_dep.py" in why and "code changed" in why
+    monkeypatch.delitem(sys.modules, "s2l_probe_dep")

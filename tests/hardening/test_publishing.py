@@ -1,0 +1,172 @@
+"""12. Publishing never loses the last good set: the new outputs are written and synced on
+--out's own file system before any old one is replaced, a process killed at any point before
+the renames leaves --out exactly as it was, a failure during the renames puts the old entries
+back, and a full disk is one line."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tasks.errors import InputError
+from tasks.write import outputs, publish as publishing
+from tasks.write.outputs import MANIFEST, OLD_PREFIX, STAGING_PREFIX, publish, write_atomic
+
+CATEGORY = "12 publishing"
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = "/courses/cart.md"
+
+
+def _stage(folder: Path, version: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cart.zip").write_bytes(f"zip {version} ".encode() * 2000)
+    (folder / "cart").mkdir(exist_ok=True)
+    (folder / "cart" / "set_cart.json").write_text(f'{{"v": "{version}"}}')
+    (folder / "report.json").write_text(f'{{"v": "{version}"}}')
+    return folder
+
+
+def _snapshot(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and not p.relative_to(out).parts[0].startswith((STAGING_PREFIX, OLD_PREFIX, ".sheet2lambda.lock"))}
+
+
+@pytest.fixture
+def published(tmp_path) -> Path:
+    out = tmp_path / "out"
+    publish(_stage(tmp_path / "first", "old"), out, SOURCE)
+    return out
+
+
+def _killed_while(out: Path, staging: Path, where: str, nth: int) -> subprocess.CompletedProcess:
+    """Publish ``staging`` into ``out`` in a child process that SIGKILLs itself on the
+    ``nth`` call of ``where`` (``os.fsync``, ``shutil.copy2``, ``os.rename``)."""
+    script = textwrap.dedent(f"""
+        import os, shutil, signal, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from pathlib import Path
+        from tasks.write import outputs
+        mod, name = {where!r}.split(".")
+        target = {{"os": os, "shutil": shutil}}[mod]
+        real = getattr(target, name)
+        calls = [0]
+        def dying(*a, **k):
+            calls[0] += 1
+            if calls[0] == {nth}:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return real(*a, **k)
+        setattr(target, name, dying)
+        outputs.publish(Path({str(staging)!r}), Path({str(out)!r}), {SOURCE!r})
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("nth", [1, 3, 6])
+def test_killed_while_syncing_the_new_outputs_leaves_out_as_it_was(published, tmp_path, nth):
+    before = _snapshot(published)
+    staging = Path(os.path.join(published, f"{STAGING_PREFIX}999999-x"))  # as a run stages: inside --out
+    _stage(staging, "new")
+    done = _killed_while(published, staging, "os.fsync", nth)
+    assert done.returncode == -9, done.stderr
+    assert _snapshot(published) == before
+
+
+def test_a_staging_folder_on_another_file_system_is_copied_beside_out_first(published, tmp_path):
+    """Staging on another file system (a review's scratch folder, a tmpfs): killed in the middle
+    of copying it over, --out is as it was; the next run removes the leftovers."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs /dev/shm on a file system other than the test's temporary folder")
+    staging = Path(os.path.join(shm, f"s2l-test-{os.getpid()}"))
+    try:
+        _stage(staging, "new")
+        before = _snapshot(published)
+        done = _killed_while(published, staging, "shutil.copy2", 2)
+        assert done.returncode == -9, done.stderr
+        assert _snapshot(published) == before
+        assert any(p.name.startswith(STAGING_PREFIX) for p in published.iterdir())  # the dead run's copy
+        publish(staging, published, SOURCE)
+        assert json.loads((published / "report.json").read_text()) == {"v": "new"}
+        assert not any(p.name.startswith((STAGING_PREFIX, OLD_PREFIX)) for p in published.iterdir())
+    finally:
+        import shutil
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def test_a_failure_during_the_renames_puts_the_old_outputs_back(published, tmp_path, monkeypatch):
+    before = _snapshot(published)
+    real = os.rename
+    calls = []
+
+    def failing(src, dst):
+        calls.append(dst)
+        if len(calls) == 5:  # after the 3 old entries went aside and one new one came in
+            raise OSError(errno.EIO, "Input/output error")
+        return real(src, dst)
+
+    monkeypatch.setattr(publishing.os, "rename", failing)
+    with pytest.raises(OSError):
+        publish(_stage(tmp_path / "second", "new"), published, SOURCE)
+    monkeypatch.setattr(publishing.os, "rename", real)
+    assert _snapshot(published) == before
+    assert not any(p.name.startswith(OLD_PREFIX) for p in published.iterdir())
+
+
+def test_a_full_disk_while_writing_is_one_line_and_out_as_it_was(published, tmp_path, monkeypatch):
+    from tests.hardening.support import write_outputs_args
+
+    before = _snapshot(published)
+    real = Path.write_bytes
+
+    def full(self, data):
+        if self.name.endswith(".zip"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    with pytest.raises(InputError) as e:
+        outputs.write_outputs(str(published), *write_outputs_args(tmp_path))
+    assert "no space left" in str(e.value) and "\n" not in str(e.value)
+    assert "nothing in --out was replaced" in str(e.value)
+    assert _snapshot(published) == before
+    assert not any(p.name.startswith(STAGING_PREFIX) for p in published.iterdir())
+
+
+def test_write_atomic_on_a_full_disk_keeps_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "report.csv"
+    target.write_text("old rows")
+    real = os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(publishing.os, "fsync", full)
+    with pytest.raises(InputError):
+        write_atomic(target, "new rows " * 1000)
+    monkeypatch.setattr(publishing.os, "fsync", real)
+    assert target.read_text() == "old rows"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.csv"]
+
+
+def test_the_new_outputs_are_staged_on_outs_file_system(published, tmp_path, monkeypatch):
+    seen = []
+    real = publishing._swap
+
+    def spy(staging, out, source):
+        seen.append((os.stat(staging).st_dev, staging.parent))
+        return real(staging, out, source)
+
+    monkeypatch.setattr(publishing, "_swap", spy)
+    from tests.hardening.support import write_outputs_args
+
+    outputs.write_outputs(str(published), *write_outputs_args(tmp_path))
+    assert seen == [(os.stat(published).st_dev, published)]
+    assert json.loads((published / MANIFEST).read_text())["source"] == str(Path(SOURCE).resolve())
