@@ -199,3 +199,11 @@ def test_a_conditional_inside_a_definition_s_body_waits_for_its_use():
            "\\newenvironment{hint}{\\ifshow}{\\fi}\n\\AtBeginDocument{\\ifshow Shown.\\fi}\n\\showtrue\n"
            "\\begin{document}\nText.\n\\end{document}\n")
     assert resolve(src).source == src
+
+
+def test_exam_numbers_questions_on_across_questions_environments():
+    out = md("\\begin{questions}\\question[2] Plain one.\n\\question Plain two.\\end{questions}\n"
+             "\\section*{Bonus}\n\\begin{tcolorbox}\\begin{questions}\\bonusquestion[5] Extra one.\n"
+             "\\begin{parts}\\part Part A.\\end{parts}\\end{questions}\\end{tcolorbox}", cls="exam")
+    lines = out.text.splitlines()
+    assert "2.  Plain two." in lines and "3.  Extra one." in lines and "    (a) Part A." in lines
