@@ -44,6 +44,7 @@ _LAYOUT = {
     "newenvironment", "renewenvironment", "let", "def", "columnbreak", "FloatBarrier", "fi",
     "linespread", "oddsidemargin", "evensidemargin", "topmargin", "textheight", "headheight",
     "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep", "bgroup", "egroup",
+    "vskip", "hskip", "kern", "hrule", "vrule", "penalty", "break", "vss", "hss", "strut", "leavevmode",
 }
 
 # Exam-style markers that carry content (macros, then environments).
