@@ -199,3 +199,18 @@ def test_a_conditional_inside_a_definition_s_body_waits_for_its_use():
            "\\newenvironment{hint}{\\ifshow}{\\fi}\n\\AtBeginDocument{\\ifshow Shown.\\fi}\n\\showtrue\n"
            "\\begin{document}\nText.\n\\end{document}\n")
     assert resolve(src).source == src
+
+
+def test_exam_numbers_questions_on_across_questions_environments():
+    out = md("\\begin{questions}\\question[2] Plain one.\n\\question Plain two.\\end{questions}\n"
+             "\\section*{Bonus}\n\\begin{tcolorbox}\\begin{questions}\\bonusquestion[5] Extra one.\n"
+             "\\begin{parts}\\part Part A.\\end{parts}\\end{questions}\\end{tcolorbox}", cls="exam")
+    lines = out.text.splitlines()
+    assert "2.  Plain two." in lines and "3.  Extra one." in lines and "    (a) Part A." in lines
+
+
+def test_spacing_primitives_are_no_question_markers():
+    out = md("Due Friday.\n\n\\vskip 5pt\nBring a pen.\n\n\\vskip 1cm\n{\\bf Problem 1.} A ball.\n\n\\vskip 1cm\n"
+             "{\\bf Problem 2.} A block.", cls="coursepset")
+    assert "5pt" not in out.text and "1cm" not in out.text and "1.  " not in out.text
+    assert "**Problem 1.** A ball." in out.text

@@ -50,6 +50,7 @@ _LAYOUT = {
     "headsep", "footskip", "marginparwidth", "voffset", "hoffset", "columnsep", "bgroup", "egroup",
     "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion", "begingroup", "endgroup",
     "enlargethispage", "fontsize", "hline",
+    "hskip", "kern", "hrule", "vrule", "penalty", "break", "vss", "hss", "strut", "leavevmode",
 }
 _OVERLAY = re.compile(r"\s*\\begin\{tikzpicture\}\s*\[[^\]]*\boverlay\b")
 """A TikZ picture drawn over the page (``[remember picture, overlay]``): page decoration."""

@@ -86,6 +86,7 @@ class Resolver(Definitions, ConditionalTests, Expander):
     # -- definitions --
 
     def run_quietly(self, toks: list[Tok]) -> None:
+        """Execute ``toks`` for their definitions only (a class file, an option's code)."""
         saved = (self.dropped, self.evaluated)
         self.dropped = []
         try:
@@ -170,6 +171,7 @@ class Resolver(Definitions, ConditionalTests, Expander):
         return out
 
     def opens_document(self, s: Stream) -> bool:
+        """Is the ``\\begin`` just read ``\\begin{document}`` (nothing is consumed)?"""
         snap = s.snapshot()
         try:
             return self.name_of(self.read_group(s)) == "document"
@@ -222,6 +224,7 @@ class Resolver(Definitions, ConditionalTests, Expander):
         out.append(t)
 
     def conditional(self, t: Tok, s: Stream, out: list[Tok], conds: list) -> None:
+        """A conditional primitive (or ``\\unless``) just read: evaluated and its false branch cut, or left as it is."""
         snap = s.snapshot()
         try:
             value, name = self.test(t, s)

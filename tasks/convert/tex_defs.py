@@ -27,6 +27,7 @@ class Definitions:
     """Executes the definitions above with an ``Expander``'s meanings and counts."""
 
     def define(self, name: str, s: Stream) -> None:
+        """Execute the definer ``\\name`` just read, its arguments read from ``s``."""
         if name in ("def", "gdef", "edef", "xdef"):
             cs = s.next()
             if cs is None or cs.cat != CS:

@@ -71,6 +71,7 @@ class Stream:
         self.toks, self.i, self.back, self.log = toks, 0, [], []
 
     def next(self) -> Tok | None:
+        """The next token (one put back first), or None at the end."""
         if self.back:
             t = self.back.pop()
         elif self.i < len(self.toks):
@@ -82,6 +83,7 @@ class Stream:
         return t
 
     def more(self) -> bool:
+        """Are there tokens left?"""
         return bool(self.back) or self.i < len(self.toks)
 
     def push(self, toks: list[Tok]) -> None:
@@ -92,13 +94,16 @@ class Stream:
         self.back.extend(reversed(toks))
 
     def snapshot(self) -> tuple[int, list[Tok], int]:
+        """Where reading is, for :meth:`restore`."""
         return (self.i, list(self.back), len(self.log))
 
     def restore(self, snap) -> None:
+        """Go back to a :meth:`snapshot` (what was read since is unread)."""
         self.i, self.back = snap[0], list(snap[1])
         del self.log[snap[2]:]
 
     def consumed_since(self, snap) -> list[Tok]:
+        """The tokens read since a :meth:`snapshot`, in order."""
         return self.log[snap[2]:]
 
 
@@ -120,24 +125,29 @@ class Expander:
         self.files: dict[str, str] = {}
 
     def step(self) -> None:
+        """Count one expansion step; raises :class:`Budget` past :data:`MAX_STEPS`."""
         self.steps += 1
         if self.steps > MAX_STEPS:
             raise Budget
 
     def meaning(self, name: str):
+        """The meaning of ``\\name``: ``("macro", Macro)``, ``("if", primitive)``, ``("count", register)``, ``("char", token)``, ``("prim", name)`` or None (undefined)."""
         return self.meanings.get(name)
 
     def macro(self, name: str) -> Macro | None:
+        """The macro ``\\name`` is, or None."""
         m = self.meanings.get(name)
         return m[1] if m and m[0] == "macro" else None
 
     def is_conditional(self, name: str) -> bool:
+        """Is ``\\name`` a conditional (by meaning; an undefined ``\\if…`` counts, as a class we lack may define it)?"""
         m = self.meanings.get(name)
         if m is not None:
             return m[0] == "if"
         return name.startswith("if") and name not in NOT_CONDITIONALS
 
     def set_if(self, name: str, value: bool) -> None:
+        """``\\let\\name\\iftrue`` (or ``\\iffalse``)."""
         self.meanings[name] = ("if", "iftrue" if value else "iffalse")
 
     # -- reading arguments --
@@ -163,6 +173,7 @@ class Expander:
         raise Unknown
 
     def read_group(self, s: Stream) -> list[Tok]:
+        """A brace group's inner tokens (spaces before it skipped); raises :class:`Unknown` if none follows."""
         t = s.next()
         while t is not None and t.cat == SPACE:
             t = s.next()
@@ -190,6 +201,7 @@ class Expander:
         raise Unknown
 
     def name_of(self, toks: list[Tok]) -> str:
+        """The characters of ``toks`` as a name (``{sol}`` → ``sol``)."""
         return "".join(t.text for t in toks if t.cat != SPACE).strip()
 
     # -- expansion --
@@ -274,6 +286,7 @@ class Expander:
         raise Budget
 
     def csname(self, s: Stream) -> str:
+        """The name ``\\csname … \\endcsname`` builds (its tokens expanded)."""
         parts = []
         while True:
             t = self.get_x(s)
@@ -284,6 +297,7 @@ class Expander:
             parts.append(t.text)
 
     def defined(self, t: Tok) -> bool:
+        """Is ``t`` defined (e-TeX's ``\\ifdefined``): a meaning here, or a command LaTeX or a common package defines."""
         if t.cat != CS:
             return True
         if t.text in self.meanings or known_elsewhere(t.text):
@@ -291,6 +305,7 @@ class Expander:
         return False
 
     def meaning_key(self, t: Tok):
+        """What ``\\ifx`` compares for ``t``; raises :class:`Unknown` for a command defined elsewhere."""
         if t.cat != CS:
             return ("char", t.key())
         m = self.meanings.get(t.text)
@@ -307,6 +322,7 @@ class Expander:
     # -- numbers --
 
     def scan_int(self, s: Stream) -> int:
+        """A TeX number (signs, decimal, ``'`` octal, ``"`` hex, `` ` `` character code, a count register, ``\\value{c}``); one space after digits is eaten."""
         sign = 1
         t = self.get_x(s)
         while t.cat == SPACE or (t.cat == OTHER and t.text in "+-"):
@@ -343,6 +359,7 @@ class Expander:
         return sign * int(value, base)
 
     def relation(self, s: Stream) -> str:
+        """``<``, ``=`` or ``>`` (``\\ifnum``'s relation)."""
         t = self.get_x(s)
         while t.cat == SPACE:
             t = self.get_x(s)
@@ -352,6 +369,7 @@ class Expander:
 
     @staticmethod
     def compare(a: int, rel: str, b: int) -> bool:
+        """``a rel b``."""
         return a < b if rel == "<" else a > b if rel == ">" else a == b
 
     # -- loading files --

@@ -34,13 +34,14 @@ class ListEdits:
         return isinstance(c, LatexMacroNode) and (
             c.macroname == "item" or (c.macroname in EXAM_ITEMS and c.macroname not in self.ctx.sheet_defines))
 
-    def flatten_list(self, n: LatexEnvironmentNode, begin: str, start: int) -> None:
+    def flatten_list(self, n: LatexEnvironmentNode, begin: str, start: int) -> int:
         """A list's items as pandoc must see them: an environment wrapped around items
         (a class's ``blocksection`` keeping a question on one page) loses its
         ``\\begin``/``\\end``, so that its items are the list's; a heading between the
         items (``\\section{Trees}`` inside ``questions``) closes the list before it and
         reopens it (``begin``) at the next item, numbered on from the items before
-        (pandoc would otherwise drop the heading's items or the heading)."""
+        (pandoc would otherwise drop the heading's items or the heading). Returns the
+        number of the list's last item."""
         count, nodes = start - 1, [c for c in n.nodelist if c is not None]
         for k, c in enumerate(nodes):
             if self.is_item(c):
@@ -60,6 +61,7 @@ class ListEdits:
                 self.edit(at, at, begin + "\n")
                 self.edit(end_of_args(item), end_of_args(item), f" \\label{{{START_LABEL}{count + 1}}}")
                 self.converted.add(c.macroname)
+        return count
 
     def next_item(self, nodes) -> tuple[int, LatexMacroNode] | None:
         """Where the list reopens (the next item, or the wrapper holding it) and that item."""

@@ -23,6 +23,7 @@ from tasks.convert.latex import QUESTION_WORDS, START_LABEL
 from tasks.convert.tex_unknown import gather, is_unknown_macro
 
 HEADINGS = {"chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph"}
+_DIMEN = re.compile(r"\s*[-+]?[\d.]+\s*(?:pt|cm|mm|in|em|ex|bp|pc|sp|dd|cc|mu|\\[A-Za-z]+)")
 MAX_TITLE = 60
 """Longest argument kept as an item's title (longer ones hold text: not a marker's)."""
 
@@ -50,8 +51,8 @@ def plan(ed, parsed) -> dict[int, tuple[int, str]]:
         if not is_unknown_macro(ed, n) or not _opens_paragraph(ed.src, body_start, n.pos):
             continue
         groups, _, opt = gather(nodes, i)
-        if len(groups) > 1 or opt is not None:
-            continue
+        if len(groups) > 1 or opt is not None or _DIMEN.match(ed.src, n.pos + n.len):
+            continue  # a length after it (\vskip 1cm): spacing, never a marker
         text = "".join(x.latex_verbatim() for x in groups[0].nodelist).strip() if groups else ""
         if len(text) > MAX_TITLE or "\n\n" in text:
             continue

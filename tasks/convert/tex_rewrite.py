@@ -73,6 +73,7 @@ class Editor(ListEdits, CountingMacros):
         self.hidden: list[str] = []
         self.last_end: dict[int, int] = {}
         self.unwrapped: set[int] = set()
+        self.questions_seen = 0  # exam's questions so far (its numbering runs on across questions environments)
 
     def edit(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, text))
@@ -181,7 +182,13 @@ class Editor(ListEdits, CountingMacros):
             self.edit(n.pos, begin_end, begin)
             self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             self.converted.add(name)
-            self.flatten_list(n, begin, 1)
+            start = self.questions_seen + 1 if name == "questions" else 1  # exam numbers on across them
+            last = self.flatten_list(n, begin, start)
+            first = self.next_item([c for c in n.nodelist if c is not None])
+            if name == "questions" and first is not None:
+                if start > 1:
+                    self.edit(end_of_args(first[1]), end_of_args(first[1]), f" \\label{{{START_LABEL}{start}}}")
+                self.questions_seen = last
             self.run(n.nodelist, depth + 1, in_math)
             return
         if name in EXAM_CHOICES and name not in ctx.sheet_defines:

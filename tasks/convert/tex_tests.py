@@ -84,6 +84,7 @@ class ConditionalTests:
         raise Unknown
 
     def skip(self, s: Stream, to_fi: bool = True) -> list[Tok]:
+        """Tokens up to the matching ``\\fi`` (past any ``\\else``/``\\or``): the rest of a conditional once a branch ran."""
         out = []
         while True:
             part, stop = self.skip_branch(s)
@@ -93,6 +94,7 @@ class ConditionalTests:
             out.append(Tok(CS, stop))
 
     def brace_test(self, name: str, s: Stream) -> bool:
+        """The test of ``\\iftoggle``/``\\nottoggle``/``\\ifbool``/``\\notbool``/``\\ifdef``/``\\ifundef``/``\\ifthenelse``, its first group read from ``s``."""
         if name in ("iftoggle", "nottoggle", "ifbool", "notbool"):
             key = self.name_of(self.read_group(s))
             m = self.meanings.get(("etb@tgl@" if "toggle" in name else "if") + key)
@@ -119,6 +121,7 @@ class ConditionalTests:
         return t
 
     def ifthen(self, s: Stream) -> bool:
+        """An ``\\ifthenelse`` test (the tokens of its first group)."""
         v = self._or(s)
         if self._peek_cs(s) is not None:
             raise Unknown
