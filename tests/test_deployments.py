@@ -244,7 +244,12 @@ def pooled(served):
     env = {**os.environ, "PREFECT_API_URL": url, "PWD": str(ROOT)}
     subprocess.run([PREFECT, "work-pool", "create", "sheet2lambda", "--type", "process"], cwd=ROOT, env=env,
                    check=True, capture_output=True, timeout=120)
-    proc = subprocess.run([PREFECT, "--no-prompt", "deploy", "--all", "--prefect-file", "deployments/prefect.yaml"],
+    # The root every run must stay inside is fixed when deploying (prefect.yaml's job variables):
+    # this module's runs name folders under tmp, so it is deployed with tmp's parent as its root.
+    yaml = (ROOT / "deployments" / "prefect.yaml").read_text(encoding="utf-8")
+    assert '"{{ $PWD }}/.."' in yaml
+    (tmp / "prefect.yaml").write_text(yaml.replace('"{{ $PWD }}/.."', f'"{tmp.parent}"'), encoding="utf-8")
+    proc = subprocess.run([PREFECT, "--no-prompt", "deploy", "--all", "--prefect-file", str(tmp / "prefect.yaml")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     worker_log = open(tmp / "worker.log", "wb")

@@ -254,7 +254,7 @@ def test_pandoc_markdown_of_quarto_reads_as_quarto_renders_it():
     assert "1.  Draw twice. Find the chance of a 0.\n2.  Draw with replacement." in text
     six, die, even = (text.index(w) for w in ("Find the chance of a six.", "A fair die.", "an even number"))
     assert six < die < even and text.startswith("4.  Find", text.rindex("\n", 0, even) + 1)
-    assert [w.kind for w in md.warnings] == ["MetadataNotKept"]
+    assert [w.kind for w in md.warnings] == ["Metadata"]
     assert "::: {.solution}\nOne half.\n:::" in text and "::: {.solution}\nStill one half.\n:::" in text
     assert "## Careful" in text and "callout-tip" not in text
 
