@@ -59,13 +59,13 @@ def deployment_roots() -> list[Path]:
 
 
 def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | None = None) -> None:
-    """Refuse a run whose ``base`` or any of ``paths`` (parameter name -> path, already joined
-    to ``base``; ``None`` skipped) resolves outside a root of :func:`deployment_roots` (or
+    """Refuse a run any of whose ``paths`` (parameter name -> path, already joined to
+    ``base``, so a ``base`` moved out shows in them; ``None`` skipped) resolves outside a root of :func:`deployment_roots` (or
     ``roots``): :class:`InputError` naming the parameter and the root. Links are followed."""
     roots = deployment_roots() if roots is None else roots
     if not roots:
         return
-    named = {"base": base, **paths}
+    named = dict(paths)  # each already joined to base: a base moved out shows in the paths it resolves
     for root in roots:
         real_root = root.resolve()
         for name, path in named.items():

@@ -41,7 +41,7 @@ def test_a_path_outside_the_root_is_one_line(root, name, rel):
 def test_a_base_moved_out_of_the_root_is_refused(root, tmp_path):
     with pytest.raises(InputError) as e:
         confine({"source": str(tmp_path / "private" / "notes.md")}, str(tmp_path), roots=[root])
-    assert "base is outside" in str(e.value)
+    assert "source is outside" in str(e.value)
 
 
 def test_paths_inside_the_root_pass_and_no_root_confines_nothing(root, tmp_path):
