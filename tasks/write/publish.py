@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tasks.errors import InputError
+from tasks.pids import alive
 from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, our_entries, source_id, usable
 
 PUBLISHING = threading.Lock()
@@ -62,16 +63,6 @@ OLD_PREFIX = ".sheet2lambda-old-"
 """Where :func:`publish` moves the entries it replaces until the new ones are all in place."""
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _sweep_leftovers(out: Path, keep: Path) -> None:
     """Remove the staging and replaced-entry folders a run killed before it finished left in
     ``out`` (their names carry the pid that made them; a live pid's are left alone, and so is
@@ -82,7 +73,7 @@ def _sweep_leftovers(out: Path, keep: Path) -> None:
         for prefix in (STAGING_PREFIX, OLD_PREFIX):
             if entry.name.startswith(prefix) and entry.is_dir() and not entry.is_symlink():
                 pid = entry.name[len(prefix):].split("-", 1)[0]
-                if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+                if pid.isdigit() and int(pid) != os.getpid() and not alive(int(pid)):
                     shutil.rmtree(entry, ignore_errors=True)
 
 

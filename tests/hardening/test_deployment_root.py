@@ -62,48 +62,37 @@ class _Deployment:
         self.work_pool_name = work_pool_name
 
 
+def _deployed(monkeypatch, deployment: _Deployment) -> None:
+    """This flow run belongs to a deployment that the API answers as ``deployment``."""
+    import prefect.client.orchestration as orchestration
+
+    class Client:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read_deployment(self, dep_id):
+            return deployment
+
+    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
+    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+
+
 @pytest.mark.parametrize("job_variables, parameters, expected", [
     ({"env": {"SHEET2LAMBDA_ROOT": "/srv/courses"}}, {"base": "/srv/courses/2026"}, "/srv/courses"),
     ({}, {"base": "/srv/courses/2026"}, "/srv/courses/2026"),
 ])
 def test_the_root_is_read_from_the_deployment_not_the_runs_parameters(monkeypatch, job_variables, parameters, expected):
-    import prefect.client.orchestration as orchestration
-
-    class Client:
-        def __init__(self, *a, **k):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def read_deployment(self, dep_id):
-            return _Deployment(job_variables, parameters)
-
     monkeypatch.delenv("SHEET2LAMBDA_ROOT", raising=False)
-    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
-    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    _deployed(monkeypatch, _Deployment(job_variables, parameters))
     assert [str(r) for r in confinement.deployment_roots()] == [expected]
 
 
 def test_a_deployment_with_no_root_at_all_refuses_to_run(monkeypatch):
-    import prefect.client.orchestration as orchestration
-
-    class Client:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def read_deployment(self, dep_id):
-            return _Deployment({}, {})
-
     monkeypatch.delenv("SHEET2LAMBDA_ROOT", raising=False)
-    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
-    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    _deployed(monkeypatch, _Deployment({}, {}))
     with pytest.raises(InputError) as e:
         confinement.deployment_roots()
     assert "has no root" in str(e.value)
@@ -112,21 +101,8 @@ def test_a_deployment_with_no_root_at_all_refuses_to_run(monkeypatch):
 def test_a_pool_runs_own_job_variable_override_never_widens_the_root(monkeypatch):
     """A run of a work pool's deployment may override job variables (env) from the UI: its
     SHEET2LAMBDA_ROOT of "/" still meets the deployment's own root."""
-    import prefect.client.orchestration as orchestration
-
-    class Client:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def read_deployment(self, dep_id):
-            return _Deployment({}, {"base": "/srv/courses"})
-
     monkeypatch.setenv("SHEET2LAMBDA_ROOT", "/")
-    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
-    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    _deployed(monkeypatch, _Deployment({}, {"base": "/srv/courses"}))
     roots = confinement.deployment_roots()
     assert [str(r) for r in roots] == ["/", "/srv/courses"]
     with pytest.raises(InputError):
