@@ -48,17 +48,15 @@ def _prose(text: str) -> str:
     return "".join(out)
 
 
-def dollar_maths(markdown: str) -> str:
-    """``markdown`` with ``\\(…\\)``/``\\[…\\]`` maths written ``$…$``/``$$…$$``; the rest
-    unchanged (a text without them is returned as it is)."""
-    if "\\(" not in markdown and "\\[" not in markdown:
-        return markdown
+def outside_fences(markdown: str, rewrite) -> str:
+    """``markdown`` with ``rewrite(text) -> text`` applied to each run of lines outside fenced
+    code (a fence closes on a fence of its character at least as long); fences as they are."""
     chunks, prose, fence = [], [], None
     for line in markdown.split("\n"):
         m = _FENCE.match(line)
         if fence is None and m:
             if prose:
-                chunks.append(_prose("\n".join(prose)))
+                chunks.append(rewrite("\n".join(prose)))
             prose, fence = [], m.group(1)
             chunks.append(line)
         elif fence is not None:
@@ -68,8 +66,16 @@ def dollar_maths(markdown: str) -> str:
         else:
             prose.append(line)
     if prose:
-        chunks.append(_prose("\n".join(prose)))
+        chunks.append(rewrite("\n".join(prose)))
     return "\n".join(chunks)
+
+
+def dollar_maths(markdown: str) -> str:
+    """``markdown`` with ``\\(…\\)``/``\\[…\\]`` maths written ``$…$``/``$$…$$``; the rest
+    unchanged (a text without them is returned as it is)."""
+    if "\\(" not in markdown and "\\[" not in markdown:
+        return markdown
+    return outside_fences(markdown, _prose)
 
 
 _PRICE = re.compile(r"(?<!\\)\$(?=[0-9])")
@@ -94,23 +100,7 @@ def text_dollars(markdown: str) -> str:
     ``\\$``; maths spans, code spans and fenced code are left as they are."""
     if "$" not in markdown:
         return markdown
-    chunks, prose, fence = [], [], None
-    for line in markdown.split("\n"):
-        m = _FENCE.match(line)
-        if fence is None and m:
-            if prose:
-                chunks.append(_outside_code(("\n".join(prose))))
-            prose, fence = [], m.group(1)
-            chunks.append(line)
-        elif fence is not None:
-            chunks.append(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-        else:
-            prose.append(line)
-    if prose:
-        chunks.append(_outside_code("\n".join(prose)))
-    return "\n".join(chunks)
+    return outside_fences(markdown, _outside_code)
 
 
 def _outside_code(text: str) -> str:
