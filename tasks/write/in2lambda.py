@@ -16,10 +16,16 @@ where its quirks are handled.
   names and rewrites the links first.
 - in2lambda's ``katex_convert`` rewriter changes meaning and is never used; maths is checked
   (never changed) by :mod:`tasks.write.katex`.
+- in2lambda names each question's file after its title (``question_NNN_<title>.json``, every
+  character but a word character, ``.`` or ``-`` made ``_``), so a long title (a heading
+  holding a whole prompt) is a name past the file system's 255 bytes and ``OSError`` 36. A title past :data:`FILE_TITLE`
+  characters is given to in2lambda cut short, and the whole title is put back into the written
+  JSON and its zip (:func:`_restore_titles`): the platform reads the title from the JSON.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from functools import lru_cache
@@ -51,7 +57,32 @@ def load_in2lambda() -> SimpleNamespace:
             from in2lambda.api.set import Set as I2LSet
     finally:
         sys.excepthook = hook
-    return SimpleNamespace(Set=I2LSet, Question=I2LQuestion, Part=I2LPart, areas=response_area)
+    return SimpleNamespace(Set=I2LSet, Question=I2LQuestion, Part=I2LPart, areas=response_area,
+                           zip_folder=in2lambda.json_convert.json_convert._zip_sorted_folder)
+
+
+FILE_TITLE = 80
+"""Characters of a title in2lambda may put into a file name (``question_NNN_`` and ``.json``
+around it, each character up to 4 bytes in UTF-8: far inside 255 bytes)."""
+
+
+def _restore_titles(set_dir: Path, zip_path: Path, titles: dict[int, str]) -> None:
+    """Put each whole title of ``titles`` (by question index) back into the question files
+    in2lambda wrote into ``set_dir`` (found by their ``question_NNN_`` prefix) and write
+    ``zip_path`` again from ``set_dir`` with in2lambda's own zipper (same order and layout).
+    Raises ``OSError`` when a question file is not there."""
+    lib = load_in2lambda()
+    for index, title in titles.items():
+        found = sorted(set_dir.glob(f"question_{index:03d}_*.json"))
+        if len(found) != 1:
+            raise OSError(f"in2lambda wrote no single question file for question {index + 1}")
+        data = json.loads(found[0].read_text(encoding="utf-8"))
+        data["title"] = title
+        with open(found[0], "w") as fh:  # as in2lambda writes it (json.dump, default settings)
+            json.dump(data, fh)
+    if titles:
+        zip_path.unlink()
+        lib.zip_folder(str(set_dir), str(zip_path))
 
 
 def default_title(title: str, index: int) -> str:
@@ -111,7 +142,12 @@ def write_with_in2lambda(
     i2l_set.set_name(name)
     if description:
         i2l_set.set_description(description)  # the document's title, as the sheet writes it
+    long_titles: dict[int, str] = {}
     for qi, q in enumerate(written.root):
+        title = q.title
+        if len(title) > FILE_TITLE:
+            long_titles[qi] = title
+            title = title[:FILE_TITLE]
         parts = [
             lib.Part(
                 content=p.content,
@@ -122,8 +158,9 @@ def write_with_in2lambda(
             for pi, p in enumerate(q.parts)
         ] or [lib.Part()]
         i2l_set.questions.append(
-            lib.Question(title=q.title, parts=parts, images=images[qi], master_content=q.main_text)
+            lib.Question(title=title, parts=parts, images=images[qi], master_content=q.main_text)
         )
     i2l_set.to_json(str(folder))
+    _restore_titles(folder / name, folder / f"{name}.zip", long_titles)
     if not (folder / name / f"set_{name}.json").is_file() or not (folder / f"{name}.zip").is_file():
         raise OSError(f"in2lambda did not write {name}/set_{name}.json and {name}.zip")
