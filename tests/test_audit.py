@@ -84,13 +84,54 @@ def test_one_question_read_as_two_is_flagged_on_the_second():
     assert any(f.field == "q3" and "both start under the marker '## Question 2'" in f.reason for f in flags)
 
 
-def test_question_numbers_that_skip_or_repeat_but_not_a_restart_at_one():
-    md = SHEET.replace("## Question 3", "## Question 4")
-    assert any("skips from 2 to 4" in f.reason for f in audit(faithful(), md))
-    md = SHEET.replace("## Question 3", "## Question 2")
+def test_question_numbers_that_skip_or_repeat_when_a_question_may_be_lost_but_not_a_restart_at_one():
+    # the reading lost question 3's text (in no field): the skip from 2 to 4 says where
+    md = SHEET.replace("## Question 3", "Why is the sky blue?\n\n## Question 4")
+    assert any("skips from 2 to 4" in f.reason and f.field == "q2" for f in audit(faithful(), md))
+    md = SHEET.replace("## Question 3", "## Question 2\n\nWhy is the sky blue?\n\n## Question 3")
     assert any("repeats number 2" in f.reason for f in audit(faithful(), md))
     md = SHEET.replace("## Question 3", "## Kinematics\n\n## Question 1")
     assert audit(faithful(), md) == []
+
+
+def test_a_numbering_the_sheet_itself_skips_is_no_doubt_when_every_marker_opens_a_question_and_nothing_is_lost():
+    for number in ("4", "2", "1"):
+        md = SHEET.replace("## Question 3", f"## Question {number}")
+        assert audit(faithful(), md) == [], number
+
+
+def test_a_lead_in_paragraph_read_with_the_question_after_it_is_not_two_questions_under_one_marker():
+    md = ("1.  Name a prime number.\n2.  Name an even number.\n\nTwo dice are rolled.\n\n"
+          "3.  Find the chance of a double six.\n4.  Find the chance of a sum of seven.\n")
+    reading = SheetSet([Question(main_text="Name a prime number."), Question(main_text="Name an even number."),
+                        Question(main_text="Two dice are rolled.\n\nFind the chance of a double six."),
+                        Question(main_text="Find the chance of a sum of seven.")])
+    assert audit(reading, md) == []
+    # the stem read as a question of its own is still one question too many under marker 2
+    split = SheetSet(reading.root[:2] + [Question(main_text="Two dice are rolled."),
+                                         Question(main_text="Find the chance of a double six."), reading.root[3]])
+    assert any(f.field == "q3" and "both start under the marker '2." in f.reason for f in audit(split, md))
+
+
+def test_a_date_heading_is_no_question_marker():
+    assert question_markers("# 12 Mar 24 - Lab: Pendulums\n\nTime ten swings.\n") == []
+    assert question_markers("# 3 Forces on a beam\n\nText.\n")[0].number == "3"
+
+
+def test_the_steps_a_question_numbers_in_its_own_text_are_not_questions():
+    md = ("# Warm-up\n\nDo the following:\n\n1.  Open the data.\n\n2.  Plot it.\n\n#### What is the trend?\n\n"
+          "# Main task\n\nDo the following:\n\n1.  Fit a line.\n\n2.  Report the slope.\n\n#### Is it significant?\n")
+    reading = SheetSet([
+        Question(title="Warm-up", main_text="Do the following:\n\n1.  Open the data.\n\n2.  Plot it.",
+                 parts=[Part(content="What is the trend?")]),
+        Question(title="Main task", main_text="Do the following:\n\n1.  Fit a line.\n\n2.  Report the slope.",
+                 parts=[Part(content="Is it significant?")]),
+    ])
+    assert [f for f in audit(reading, md) if f.field.startswith("q")] == []
+    # but a question's next number read into it is still a marker that opens no question
+    md = "1.  Open the data.\n\n2.  Plot it.\n\n3.  Fit a line.\n"
+    swallowed = SheetSet([Question(main_text="Open the data."), Question(main_text="Plot it.\n\n3.  Fit a line.")])
+    assert any(f.field == "q2" and "'3.  Fit a line.'" in f.reason for f in audit(swallowed, md))
 
 
 def test_part_labels_that_skip_repeat_or_restart_inside_a_question():

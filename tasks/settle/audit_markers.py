@@ -9,6 +9,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
+from tasks.settle.coverage import field_texts, uncovered
 from tasks.settle.markers import label_form, label_index, numbers_doubtful, question_markers, restarting_lists
 from tasks.settle.source_lines import SourceLines, question_starts
 
@@ -16,13 +17,22 @@ KIND = "structure"
 
 
 def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
-    """The question-marker checks of the module (numbers, count, questions per marker)."""
+    """The question-marker checks of the module (numbers, count, questions per marker).
+
+    Each question belongs to the last marker at or before the line its text starts on; or,
+    when that marker belongs to the question before it, to the first marker inside its own
+    text (a question whose text opens with a lead-in paragraph before its marker: a stem
+    read with the question it leads into). A numbered-list marker that opens a part of the
+    question it sits in was read, as a part. A numbering that skips, repeats or runs back is
+    the sheet's own when the markers on both sides open questions and no line between them is
+    in no field: nothing was lost, so it is no doubt."""
     flags: list[Flag] = []
     markers = question_markers(questions_md)
     if not markers:
         return flags
     src = SourceLines(questions_md)
     starts = question_starts(questions, src)
+    ends = _span_ends(starts, len(src.lines))
 
     def owner(line: int) -> int | None:
         """The question (0-based) whose text starts last at or before 1-based ``line``."""
@@ -33,38 +43,103 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         return best
 
     under: dict[int, list[int]] = {}
+    taken: set[int] = set()
+    lead_ins: set[int] = set()
     for qi, s in enumerate(starts):
         if s is None:
             continue
         before = [k for k, m in enumerate(markers) if m.line <= s + 1]
-        if not before:
+        inside = [k for k, m in enumerate(markers) if s + 1 < m.line <= ends[qi]
+                  and _continues_past(questions.root[qi], src, m.line, ends[qi])]
+        if inside and (not before or before[-1] in taken):
+            k = inside[0]  # a lead-in before its own marker
+            lead_ins.add(k)
+        elif before:
+            k = before[-1]
+        else:
             flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                 f"question {qi + 1} starts (line {s + 1}) before the sheet's first question marker "
                 f"({markers[0].text!r}, line {markers[0].line}): chrome read as a question?")))
             continue
-        under.setdefault(before[-1], []).append(qi)
+        under.setdefault(k, []).append(qi)
+        taken.add(k)
     for k, qis in under.items():
         for qi in qis[1:]:
             flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                 f"questions {qis[0] + 1} and {qi + 1} both start under the marker {markers[k].text!r} "
                 f"(line {markers[k].line}): one question read as two?")))
+    as_parts = _own_lists(markers, under, lead_ins, owner, questions, src)
     if any(s is not None for s in starts):
         for k, m in enumerate(markers):
-            if k in under:
+            if k in under or k in as_parts:
                 continue
             qi = owner(m.line)
             where = f"q{qi + 1}" if qi is not None else f"source:{m.line}"
             into = f"it was read into question {qi + 1}, or lost" if qi is not None else "its text is in no question"
             flags.append(Flag(field=where, kind=KIND, reason=(
                 f"the sheet's question marker {m.text!r} (line {m.line}) opens no question of the set: {into}")))
-    for m, why in numbers_doubtful(markers):
+    questioned = [m for k, m in enumerate(markers) if k not in as_parts]
+    lost = {n for n, _ in uncovered(questions_md, field_texts(questions))}
+    opened = {markers[k].line for k in under}
+    for m, why in numbers_doubtful(questioned):
+        previous = questioned[questioned.index(m) - 1]
+        if m.line in opened and previous.line in opened and not any(previous.line < n < m.line for n in lost):
+            continue  # the sheet numbers so, and the reading lost nothing between
         qi = owner(m.line)
         flags.append(Flag(field=f"q{qi + 1}" if qi is not None else f"source:{m.line}", kind=KIND, reason=(
             f"the sheet's question numbering {why} at {m.text!r} (line {m.line}): a question lost or misnumbered?")))
-    if len(markers) != len(questions) and not flags:  # else the flags above name where they differ
+    if questioned and len(questioned) != len(questions) and not flags:  # else the flags above name where they differ
         flags.append(Flag(field="set", kind=KIND, reason=(
-            f"the sheet has {len(markers)} question markers and the set {len(questions)} questions")))
+            f"the sheet has {len(questioned)} question markers and the set {len(questions)} questions")))
     return flags
+
+
+def _span_ends(starts: list[int | None], n_lines: int) -> list[int]:
+    """Per question, the 1-based last line before the next question's text starts (the
+    document's last line for the last question; a question not found ends where it starts)."""
+    ends = []
+    for qi in range(len(starts)):
+        later = [s for s in starts[qi + 1:] if s is not None]
+        ends.append(later[0] if later else n_lines)
+    return ends
+
+
+def _joined(question) -> str:
+    """A question's texts as :class:`SourceLines` reads lines (markers cut, whitespace folded)."""
+    texts = [question.main_text] + [t for p in question.parts for t in (p.content, *p.options)]
+    return "\n".join(SourceLines("\n".join(texts)).lines)
+
+
+def _continues_past(question, src: SourceLines, line: int, end: int) -> bool:
+    """Does ``question`` hold the sheet's text from marker ``line`` on (its first words after
+    the marker, before the 1-based ``end`` of the question's span)?"""
+    joined = _joined(question)
+    for i in range(line - 1, min(end, len(src.lines))):
+        if src.lines[i] and not src.written[i].lstrip().startswith("#"):
+            return src.lines[i][:80] in joined
+    return False
+
+
+def _own_lists(markers, under: dict[int, list[int]], lead_ins: set[int], owner, questions: SheetSet,
+               src: SourceLines) -> set[int]:
+    """The numbered-list markers that are a question's own list, not questions: items opening
+    no question (or the one a lead-in paragraph opened the question before), inside the text
+    of the question they sit in, in a run of two or more starting at ``1`` inside that question (its steps or
+    parts; a question's next number read into it starts no run)."""
+    own: set[int] = set()
+    run: list[int] = []
+    run_owner = None
+    for k, m in enumerate(markers + [None]):
+        qi = owner(m.line) if m is not None else None
+        inside = (m is not None and (k not in under or k in lead_ins) and m.text[:1].isdigit() and qi is not None
+                  and bool(src.lines[m.line - 1]) and src.lines[m.line - 1][:80] in _joined(questions.root[qi]))
+        if inside and run and run_owner == qi and k not in under:
+            run.append(k)
+            continue
+        if len(run) >= 2:
+            own.update(run)
+        run, run_owner = ([k], qi) if inside and m.number == "1" else ([], None)
+    return own
 
 
 def layout_flags(questions: SheetSet, questions_md: str) -> list[Flag]:

@@ -4,10 +4,15 @@
 
 from __future__ import annotations
 
+import re
+
 from schemas.sheet import SheetSet
 from tasks.settle.coverage import PIECES, line_content, markers_removed
 from tasks.settle.fold import fold_whitespace
 from tasks.settle.markers import LABEL
+
+_FENCE = re.compile(r"^(?:```|~~~)")
+_WORD = re.compile(r"[^\W_]")
 
 
 class SourceLines:
@@ -21,13 +26,15 @@ class SourceLines:
 
     def find(self, text: str, start: int = 0) -> int | None:
         """The 0-based index of the first line at or after ``start`` whose content holds
-        the first line of ``text`` (a reader cuts fields at line boundaries); ``None`` when
-        there is none."""
+        the first line of ``text`` (a reader cuts fields at line boundaries) that can say where
+        it is: not a code fence (a fence opens every chunk alike) and with two letters or digits
+        at least; ``None`` when there is none."""
         first = ""
         for line in markers_removed(text).splitlines():
             first = fold_whitespace(line_content(line).replace(PIECES, " "))
-            if first and first != "$$":
+            if first and first != "$$" and not _FENCE.match(first) and len(_WORD.findall(first)) >= 2:
                 break
+            first = ""
         if not first:
             return None
         key = first[:80]
