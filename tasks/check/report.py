@@ -200,7 +200,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
         comparison=(comparison.model_dump(include={"fields_compared", "equal", "notation", "content"})
                     if comparison is not None else None),
         warnings=warnings,
-        conversion=conversion_notes(sheet.warnings()),
+        conversion=conversion_notes(sheet.warnings(), settled.questions),
         metadata=sheet.metadata(),
         adjudication=str(adjudication.status),
         backend=info.backend,
