@@ -269,7 +269,7 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
 
     outcome = DocumentOutcome(
         source=str(run.inputs.source), out=str(run.out), report=report, files=written,
-        flags=run_flags(run.settled.result(), part_boxes, run.build.result()),
+        flags=run_flags(run.settled.result(), part_boxes, run.build.result(), run.sheet.result() if run.sheet else None),
         comparison=run.compare.result() if run.compare is not None else None,
         task_states={k: f.state.name for k, f in run.futures().items()},
     )

@@ -140,17 +140,23 @@ def summary_lines(report: Report) -> list[str]:
     return lines
 
 
-def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet) -> list[Flag]:
+def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, sheet: SheetText | None = None) -> list[Flag]:
     """Every flag of one document run, as ``flags.json`` lists them and the report counts them:
     the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
     refused answer box (:func:`tasks.boxes.propose.flags_of`), one ``area`` flag per part whose
     multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`)
     and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
-    yet (:func:`tasks.write.katex.katex_flags`)."""
+    yet (:func:`tasks.write.katex.katex_flags`); with ``sheet``, a ``structure`` flag on each
+    question when the sheet's file name says it holds solutions and none was read
+    (:func:`tasks.settle.reading_doubts.solutions_name_flags`: the name is never part of a
+    cached stage's key, so this flag is raised here, outside the tiers' stage)."""
     from tasks.boxes.propose import flags_of, unboxed_options_flags
+    from tasks.settle.reading_doubts import solutions_name_flags
     from tasks.write.katex import katex_flags
 
-    return (settled.flags + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
+    named = (solutions_name_flags(settled.questions, sheet.questions.name, sheet.solutions is not None)
+             if sheet is not None else [])
+    return (settled.flags + named + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
             + katex_flags(built.result.katex_warnings, settled.flags))
 
 
@@ -183,7 +189,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
                      for key in sorted(set(info.saved_area_keys) - asked)]
     return count_report(
         fields=settled.fields,
-        flags=run_flags(settled, part_boxes, built),
+        flags=run_flags(settled, part_boxes, built, sheet),
         route_a=route_summary(a),
         route_b=route_summary(b),
         source=info.source,

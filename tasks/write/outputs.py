@@ -100,7 +100,7 @@ def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: 
 
     part_boxes = gathered(part_boxes)
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
-    flags = run_flags(settled, part_boxes, built)
+    flags = run_flags(settled, part_boxes, built, sheet)
     return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report, flags,
                          settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags))
 
