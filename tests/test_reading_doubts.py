@@ -36,10 +36,12 @@ def test_several_lines_ending_in_a_blank_are_parts_left_in_the_text():
     assert fields(blank_flags(blanks)) == ["q1.main_text"]
     one = SheetSet([Question(main_text="Name the capital of Peru: \\_\\_\\_\\_")])
     assert blank_flags(one) == []
-    # a question already read with its parts is left alone
-    parted = SheetSet([Question(main_text="Fill in:", parts=[Part(content="Red is \\_\\_\\_\\_\n\nBlue is \\_\\_\\_\\_"),
-                                                              Part(content="Green?")])])
-    assert blank_flags(parted) == []
+    # the main text of a question read with its parts is left alone; two answers in one part are not
+    parted = SheetSet([Question(main_text="Fill in:\n\nRed is \\_\\_\\_\\_\n\nBlue is \\_\\_\\_\\_",
+                                parts=[Part(content="Green is $\\underline{\\qquad}$"),
+                                       Part(content="$y = \\underline{\\qquad}$\n\nFind the slope.\n\n"
+                                                    "$m = \\underline{\\qquad}$")])])
+    assert fields(blank_flags(parted)) == ["q1.p2.content"]
 
 
 def test_a_title_that_is_the_prompt_is_doubted_and_a_name_is_not():

@@ -42,6 +42,12 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
                 best = qi
         return best
 
+    def _in_text_of_earlier(m, qi: int) -> bool:
+        """Is marker ``m`` inside the text of a question before ``qi`` (a list of its own)?"""
+        q = owner(m.line)
+        return q is not None and q < qi and bool(src.lines[m.line - 1]) and src.lines[m.line - 1][:80] in _joined(
+            questions.root[q])
+
     under: dict[int, list[int]] = {}
     taken: set[int] = set()
     lead_ins: set[int] = set()
@@ -51,7 +57,7 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         before = [k for k, m in enumerate(markers) if m.line <= s + 1]
         inside = [k for k, m in enumerate(markers) if s + 1 < m.line <= ends[qi]
                   and _continues_past(questions.root[qi], src, m.line, ends[qi])]
-        if inside and (not before or before[-1] in taken):
+        if inside and (not before or before[-1] in taken or _in_text_of_earlier(markers[before[-1]], qi)):
             k = inside[0]  # a lead-in before its own marker
             lead_ins.add(k)
         elif before:

@@ -161,14 +161,15 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
             by_field.setdefault(keys[0], []).append((_what_was_lost(w), w.text or None))
     for command, found in repeated.items():
         w, keys = found[0]
-        if len(found) == 1:
-            by_field.setdefault(keys[0], []).append((_what_was_lost(w), w.text or None))
+        others = list(dict.fromkeys(k for _, ks in found[1:] for k in ks if k != keys[0]))
+        if not others:  # one field: each skip a cause of its own on it
+            for x, ks in found:
+                by_field.setdefault(ks[0], []).append((_what_was_lost(x), x.text or None))
             continue
-        others = ", ".join(dict.fromkeys(k for _, ks in found[1:] for k in ks if k != keys[0]))
-        lines = ", ".join(str(x.line) for x, _ in found if x.line)
+        lines = ", ".join(dict.fromkeys(str(x.line) for x, _ in found if x.line))
         by_field.setdefault(keys[0], []).append((
             f"the conversion skipped {command} (a command no file here defines) at {len(found)} places of the sheet"
-            f"{f' (lines {lines})' if lines else ''}, next to this field's text and to {others or 'this field'}'s: "
+            f"{f' (lines {lines})' if lines else ''}, next to this field's text and to {', '.join(others)}'s: "
             "one cause: give the file that defines it (beside the sheet, or --tex-root) and run again, or compare "
             "these fields with the sheet and keep them if nothing is missing", "\n".join(x.text for x, _ in found)))
     flags = []

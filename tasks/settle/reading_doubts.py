@@ -4,8 +4,9 @@ Each is a ``structure`` flag on the question or field it concerns:
 
 - **a heading inside a field** students see (main text, part content), outside code: the sheet
   opens a section there, so what follows may be a question or a part read into this field;
-- **answer blanks on several lines** of a field of a question with one part or none (each
-  line a prompt ending in ``____`` or ``$\\underline{\\qquad}$``): its parts left in the text;
+- **answer blanks on several lines** of a part's content, or of the main text of a question
+  with one part or none (each line ending in ``____`` or ``$\\underline{\\qquad}$``): parts
+  left in the text, or several parts read as one;
 - **a prompt read as a title**: a title that is a sentence (it ends with ``.``, ``?`` or
   ``!`` in the sheet, or holds a sentence break) of several words, or a title over a dozen
   words, or any title of a question holding no words outside code and maths;
@@ -34,7 +35,7 @@ KIND = "structure"
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+\S")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_BLANK_END = re.compile(r"(?:(?:\\_){3,}|_{4,}|\$\\underline\{\\q?quad\}\$)\s*\**\s*$")
+_BLANK_END = re.compile(r"(?:(?:\\_){3,}|_{4,}|\\underline\{\\q?quad\}\s*\$)\s*\**\s*$")
 _MATHS = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
 _CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`", re.S)
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -88,12 +89,13 @@ def heading_flags(questions: SheetSet) -> list[Flag]:
 
 
 def blank_flags(questions: SheetSet) -> list[Flag]:
-    """Several lines of one field ending in an answer blank, in a question of one part or none."""
+    """Several lines of one part's content, or of the main text of a question of one part or
+    none, ending in an answer blank: answers of their own read as one text."""
     flags = []
     for qi, key, text in _visible(questions):
-        if len(questions.root[qi].normalised_parts()) > 1:
+        if key.endswith(".main_text") and len(questions.root[qi].normalised_parts()) > 1:
             continue
-        blanks = [ln for ln in _outside_code(text) if _BLANK_END.search(ln) and _WORD.search(_BLANK_END.sub("", ln))]
+        blanks = [ln for ln in _outside_code(text) if _BLANK_END.search(ln)]
         if len(blanks) >= 2:
             flags.append(Flag(field=key, kind=KIND, a=text, reason=(
                 f"{len(blanks)} lines of this field end in a blank to fill in: each may be a part of question "
