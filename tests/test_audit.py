@@ -312,3 +312,19 @@ def test_a_question_word_heading_with_no_number_is_a_marker():
     reading = SheetSet([Question(main_text="Find the principal stresses."), Question(main_text="Find the shear stress.")])
     assert [f.field for f in audit(reading, sheet)] == ["q2"]
     assert "both start under the marker '#### Question'" in audit(reading, sheet)[0].reason
+
+
+def test_the_first_questions_lead_in_left_out_is_doubted_when_later_lead_ins_were_kept():
+    md = ("A bag holds three red and two blue marbles.\n\n1.  Find the chance of red.\n2.  Find the chance of blue.\n\n"
+          "Two marbles are drawn.\n\n3.  Find the chance both are red.\n")
+    reading = SheetSet([Question(main_text="Find the chance of red."), Question(main_text="Find the chance of blue."),
+                        Question(main_text="Two marbles are drawn.\n\nFind the chance both are red.")])
+    flags = audit(reading, md)
+    assert [f.field for f in flags] == ["q1"] and "(line 1)" in flags[0].reason and "question 3" in flags[0].reason
+    # with question 1's lead-in kept, nothing
+    kept = reading.model_copy(deep=True)
+    kept.root[0].main_text = "A bag holds three red and two blue marbles.\n\nFind the chance of red."
+    assert audit(kept, md) == []
+    # a sheet whose reading kept no lead-in: the text before question 1 is its head, no doubt
+    head = SheetSet([reading.root[0], reading.root[1], Question(main_text="Find the chance both are red.")])
+    assert not [f for f in audit(head, md) if "lead-in" in f.reason]

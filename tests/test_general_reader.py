@@ -641,9 +641,13 @@ def test_a_solution_answering_pieces_one_by_one_for_a_question_read_with_no_part
     (part,) = merged.root[0].parts  # joined, as before
     assert part.answer == "Rotor and casing.\n\nTwo kilowatts."
     assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "2 pieces" in pairing.flags[0].reason
-    # a solution restating sub-items of which only one answers is no doubt
+    # a solution restating sub-items of which only one answers is no doubt, nor steps of a
+    # question whose text lists nothing to answer one by one
     s = SheetSet.model_validate([{"parts": [{"answer": ""}, {"answer": "Two kilowatts."}]}])
     assert merge_solutions(q, s, [("1", [])], [("1", ["1", "2"])])[1].flags == []
+    steps = SheetSet.model_validate([{"parts": [{"answer": "First integrate."}, {"answer": "Then divide."}]}])
+    plain = SheetSet.model_validate([{"main_text": "Solve the two equations above."}])
+    assert merge_solutions(plain, steps, [("1", [])], [("1", ["1", "2"])])[1].flags == []
 
 
 def test_general_reader_flags_a_solution_part_the_sheet_does_not_have():

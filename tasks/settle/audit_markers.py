@@ -94,10 +94,36 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         qi = owner(m.line)
         flags.append(Flag(field=f"q{qi + 1}" if qi is not None else f"source:{m.line}", kind=KIND, reason=(
             f"the sheet's question numbering {why} at {m.text!r} (line {m.line}): a question lost or misnumbered?")))
+    flags += _first_lead_in(lead_ins, under, starts, lost, src)
     if questioned and len(questioned) != len(questions) and not flags:  # else the flags above name where they differ
         flags.append(Flag(field="set", kind=KIND, reason=(
             f"the sheet has {len(questioned)} question markers and the set {len(questions)} questions")))
     return flags
+
+
+def _first_lead_in(lead_ins: set[int], under: dict[int, list[int]], starts: list[int | None], lost: set[int],
+                   src: SourceLines) -> list[Flag]:
+    """When the reading kept a lead-in paragraph with a later question (it opens before its own
+    marker), text in no field just before the first question (no heading between) is most likely
+    the first question's lead-in, left out: one flag on question 1."""
+    later = sorted(qi for k in lead_ins for qi in under.get(k, [])[:1] if qi > 0)
+    first = next((s for s in starts if s is not None), None)
+    if not later or first is None or starts[0] is None:
+        return []
+    run: list[int] = []
+    for i in range(first - 1, -1, -1):  # 0-based lines above question 1's text
+        if i + 1 in lost:
+            run.append(i + 1)
+        elif src.written[i].lstrip().startswith("#") or (src.lines[i] and i + 1 not in lost and run):
+            break
+        elif src.lines[i] and not run:
+            break  # a line some field holds sits between: question 1 starts after it
+    if not run:
+        return []
+    where = f"line {run[0]}" if len(run) == 1 else f"lines {min(run)}-{max(run)}"
+    return [Flag(field="q1", kind=KIND, reason=(
+        f"the text just before question 1 ({where}) is in no field, while the reading kept the "
+        f"lead-in paragraph of question {later[0] + 1} with it: question 1's own lead-in left out?"))]
 
 
 def _span_ends(starts: list[int | None], n_lines: int) -> list[int]:
