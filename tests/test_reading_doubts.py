@@ -10,6 +10,7 @@ from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
     restated_flags,
+    shared_stem_flags,
     solution_text_flags,
     solutions_name_flags,
     title_flags,
@@ -99,3 +100,13 @@ def test_a_sheet_named_as_solutions_with_no_solution_read_is_doubted_on_each_que
     answered = reading.model_copy(deep=True)
     answered.root[0].parts = [Part(answer="Rivers carry salts.")]
     assert solutions_name_flags(answered, "week3-solutions.qmd", solutions_read=False) == []
+
+
+def test_the_stem_a_range_of_questions_shares_left_out_is_doubted_on_the_first_of_them():
+    md = ("## Questions 1-2\n\nA train leaves at noon at 80 km/h.\n\n### Question 1\n\nWhen is it 40 km out?\n\n"
+          "### Question 2\n\nHow far has it gone by two?\n")
+    reading = SheetSet([Question(main_text="When is it 40 km out?"), Question(main_text="How far has it gone by two?")])
+    flags = shared_stem_flags(reading, md)
+    assert fields(flags) == ["q1"] and "'Questions 1-2' (lines 3)" in flags[0].reason
+    kept = SheetSet([Question(main_text="A train leaves at noon at 80 km/h.\n\nWhen is it 40 km out?"), reading.root[1]])
+    assert shared_stem_flags(kept, md) == []

@@ -61,7 +61,14 @@ from tasks.settle.audit_markers import (
     solution_number_flags,
 )
 from tasks.settle.doubts import doubt_flags
-from tasks.settle.reading_doubts import blank_flags, heading_flags, restated_flags, solution_text_flags, title_flags
+from tasks.settle.reading_doubts import (
+    blank_flags,
+    heading_flags,
+    restated_flags,
+    shared_stem_flags,
+    solution_text_flags,
+    title_flags,
+)
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -79,7 +86,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + part_label_flags(questions, questions_md)
                   + field_flags(questions) + doubt_flags(questions) + empty_solution_flags(questions, questions_md)
                   + heading_flags(questions) + blank_flags(questions) + title_flags(questions, questions_md)
-                  + restated_flags(questions)
+                  + restated_flags(questions) + shared_stem_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md))
 

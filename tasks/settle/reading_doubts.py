@@ -16,6 +16,8 @@ Each is a ``structure`` flag on the question or field it concerns:
 - **a solution that restates its question**: an answer or worked solution whose first
   paragraph opens with the question's or the part's own words (a restatement the exact cut
   missed: :mod:`tasks.read.restated`);
+- **a shared stem left out**: text in no field under a heading naming a range of questions
+  (``## Questions 1-3``), on the first question of the range;
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -254,3 +256,36 @@ def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: 
     return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
         f"the sheet's file name ({name}) says it holds solutions, and none was read: question {qi + 1}'s answers may "
         "sit in its text, where students see them")) for qi in range(len(questions))]
+
+
+_RANGE_HEADING = re.compile(r"^ {0,3}#{1,6}\s+[^\W\d_]+\.?\s+(\d+)\s*[-\u2013\u2014]\s*(\d+)\b")
+"""A group heading naming a range of questions (``## Questions 1-3``, ``### Problems 4–6``)."""
+
+
+def shared_stem_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """Text in no field under a heading that names a range of questions, before the next
+    heading: the stem those questions share, left out. One flag on the first question of the
+    range (the question its number's marker opens, else the first question starting after it)."""
+    written = questions_md.splitlines()
+    lost = {a: (a, b) for a, b, _ in uncovered_runs(questions_md, field_texts(questions))}
+    starts = question_starts(questions, SourceLines(questions_md))
+    numbered = _question_numbered(questions, questions_md)
+    flags = []
+    for i, line in enumerate(written):
+        m = _RANGE_HEADING.match(line)
+        if not m:
+            continue
+        end = next((j for j in range(i + 1, len(written)) if _HEADING.match(written[j])), len(written))
+        runs = [(a, b) for a, (_, b) in lost.items() if i + 1 < a <= end]
+        if not runs:
+            continue
+        qi = numbered.get(m.group(1))
+        if qi is None:
+            qi = next((k for k, s in enumerate(starts) if s is not None and s + 1 > runs[0][1]), None)
+        if qi is None:
+            continue
+        where = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+        flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+            f"the text under {line.strip().lstrip('#').strip()!r} (lines {where}) is in no field: the stem these "
+            f"questions share, left out of question {qi + 1}?")))
+    return flags
