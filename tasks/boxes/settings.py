@@ -5,7 +5,7 @@ Every rule names the source it was checked against:
 
 - ``CE``: Lambda Feedback's evaluation function compareExpressions (the one in2lambda's
   ``NumericUnits`` and ``MathSingleLine`` name), ``app/docs/user.md`` and its code at the
-  commit of ``tests/platform/pins.tsv``: ``rtol``/``atol`` (a response is right when
+  commit of ``tests/evalfns/pins.tsv``: ``rtol``/``atol`` (a response is right when
   ``|answer - response| / |answer| < rtol``, or ``|answer - response| < atol`` in the answer's
   units); with neither, a physical quantity gets ``rtol = 5·10⁻ⁿ`` for an answer of ``n``
   significant figures, at least 2 (``compute_relative_tolerance_from_significant_decimals``,
@@ -20,7 +20,9 @@ Every rule names the source it was checked against:
   single dollars around the display symbol).
 - ``ME2``: the one author's export we hold, ``../shared/corpus/me2/export``: ``rtol`` 0.05
   on the three values its sheet states with ``=`` (``0.106 kg``, ``30 kg/s``, ``30 N``), 0.1
-  on the one it states with ``≈`` (``n₀ ≈ 2.65e25 m⁻³``); ``strict_syntax: false`` written on
+  on the one it states with ``≈`` (``n₀ ≈ 2.65e25 m⁻³``; its other two, 5·10⁻⁵ on ``ℓ₀ ≈
+  3.58e-7 m`` and 0.85 on a ``d`` its sheet gives as a range, follow no rule we can state, and
+  neither box is one the sheet states alone); ``strict_syntax: false`` written on
   every box; input symbols on the expression boxes with the aliases ``r`` for ``R``, ``u`` for
   ``U``, ``Rho``/``RHO``/``ρ`` for ``rho``, ``Pi``/``PI``/``π`` for ``pi``, shown to the
   student (``displayInputSymbols``); no parameters on a multiple choice.
