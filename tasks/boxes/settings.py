@@ -52,10 +52,10 @@ _PLUS_MINUS = r"(?:±|\\pm\b|\+/-|\+-)"
 _PERCENT = re.compile(r"(?:" + _PLUS_MINUS + r"|\bwithin\b|\btolerance\s+of\b)\s*\$?\s*(\d+(?:\.\d+)?)\s*\$?\s*"
                       r"(?:\\?%|per\s?cent\b)", re.I)
 _ABSOLUTE = re.compile(r"(?:" + _PLUS_MINUS + r"|\bwithin\b|\btolerance\s+of\b)\s*\$?\s*(\d*\.?\d+(?:[eE][-+]?\d+)?)"
-                       r"((?:\s*(?:\\mathrm\{[^{}]*\}|(?!(?:of|from|and|or|the|to|in|for|at|is|are)\b)[A-Za-zµ°]+(?:\^?-?\d)?"
-                       r"(?:/[A-Za-z]+)?))?)\s*\$?", re.I)
-_NOT_A_TOLERANCE = re.compile(r"\s*(?:\\?%|per\s?cent\b|\d|(?:of|from)\b(?!\s+(?:the\s+)?(?:exact\s+|correct\s+|true\s+)?"
-                              r"(?:value|answer|result)))", re.I)
+                       r"((?:\s*(?:\\mathrm\{[^{}]*\}|(?!(?:of|from|and|or|the|to|in|for|at|is|are)\b)"
+                       r"[A-Za-zµ°]+(?:\^?-?\d)?(?:/[A-Za-z]+)?))?)\s*\$?", re.I)
+_NOT_A_TOLERANCE = re.compile(r"\s*(?:\\?%|per\s?cent\b|\d|(?:of|from)\b"
+                              r"(?!\s+(?:the\s+)?(?:exact\s+|correct\s+|true\s+)?(?:value|answer|result)))", re.I)
 """What, after ``within 10 m``, makes it no tolerance: ``of the wall``, ``from the axis`` (but
 not ``of the exact value``), a percentage (read by ``_PERCENT``), another digit."""
 APPROXIMATE = re.compile(r"\\approx|≈|\\simeq|\\sim(?![a-zA-Z])|\b(?:approximately|approx\.?|roughly|estimated?)\b"

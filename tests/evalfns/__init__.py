@@ -118,7 +118,8 @@ def environment(name: str) -> Path:
     listed = venv.parent / f"{name}-{key}.txt"
     listed.write_text("\n".join(reqs) + "\n", encoding="utf-8")
     env = {**os.environ, "VIRTUAL_ENV": str(venv)}
-    for cmd in (["uv", "venv", "-q", "-p", sys.executable, str(venv)], ["uv", "pip", "install", "-q", "-r", str(listed)]):
+    for cmd in (["uv", "venv", "-q", "-p", sys.executable, str(venv)],
+                ["uv", "pip", "install", "-q", "-r", str(listed)]):
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
         if done.returncode:
             raise RuntimeError(f"{name}: {' '.join(cmd[:3])} failed: {done.stderr.strip()[-600:]}")
@@ -144,7 +145,8 @@ def area_params(area: dict) -> dict:
     the display symbol's delimiters removed)."""
     params = dict(area.get("gradeParams") or {})
     params["symbols"] = {
-        s["code"]: {"latex": re.sub(r"^(?:\$|\\\()|(?:\$|\\\))$", "", s.get("symbol", "")), "aliases": s.get("aliases", [])}
+        s["code"]: {"latex": re.sub(r"^(?:\$|\\\()|(?:\$|\\\))$", "", s.get("symbol", "")),
+                    "aliases": s.get("aliases", [])}
         for s in area.get("inputSymbols") or []
     }
     return params

@@ -90,7 +90,8 @@ def _area(function: str, kind: str, answer: str, params: dict, symbols: tuple = 
 
 
 OWN = [  # (question, the box an author would write for its one part), small cases of our own
-    (Question(title="g", parts=[Part(content="Give $g$ to 3 s.f.", answer="$$g=9.81 \\mathrm{~m} / \\mathrm{s}^{2}$$")]),
+    (Question(title="g", parts=[Part(content="Give $g$ to 3 s.f.",
+                                     answer="$$g=9.81 \\mathrm{~m} / \\mathrm{s}^{2}$$")]),
      _area("compareExpressions", "NUMERIC_UNITS", "9.81 m/s^2", {"physical_quantity": True, "rtol": 0.005})),
     (Question(title="P", parts=[Part(content="Find the power $P$ to within ±2 %.", answer="$P=1.5 \\mathrm{~kW}$")]),
      _area("comparePhysicalQuantities", "NUMERIC_UNITS", "1.5 kW", {"rtol": 0.02, "strict_syntax": False})),
@@ -105,7 +106,8 @@ OWN = [  # (question, the box an author would write for its one part), small cas
 OWN_PROBES = [
     Probe("own", "q1.p1", "9.80 m/s^2", True), Probe("own", "q1.p1", "981 cm/s^2", True),
     Probe("own", "q1.p1", "9.7 m/s^2", False), Probe("own", "q1.p1", "9.86 m/s^2", False),
-    Probe("own", "q2.p1", "1.52 kW", True), Probe("own", "q2.p1", "1500 W", True), Probe("own", "q2.p1", "1.54 kW", False),
+    Probe("own", "q2.p1", "1.52 kW", True), Probe("own", "q2.p1", "1500 W", True),
+    Probe("own", "q2.p1", "1.54 kW", False),
     Probe("own", "q3.p1", "0.355", True), Probe("own", "q3.p1", "0.342", True), Probe("own", "q3.p1", "0.37", False),
     Probe("own", "q4.p1", "F/A0", True), Probe("own", "q4.p1", "f/A_0", True), Probe("own", "q4.p1", "F/A", False),
 ]
@@ -248,8 +250,8 @@ def claims_not_held() -> list[str]:
         by_fn[fn].append(i)
     said: dict[int, dict] = {}
     for fn, indices in by_fn.items():
-        calls = [{"response": RULE_CLAIMS[i][1], "answer": RULE_CLAIMS[i][2], "params": {**RULE_CLAIMS[i][3], "symbols": {}}}
-                 for i in indices]
+        calls = [{"response": RULE_CLAIMS[i][1], "answer": RULE_CLAIMS[i][2],
+                  "params": {**RULE_CLAIMS[i][3], "symbols": {}}} for i in indices]
         said.update(zip(indices, evaluate(fn, calls)))
     return [f"{fn} {response!r} against {answer!r} {params}: {said[i]}, the claim {wanted}"
             for i, (fn, response, answer, params, wanted) in enumerate(RULE_CLAIMS)
