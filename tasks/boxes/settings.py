@@ -130,10 +130,10 @@ def guessed_tolerance(box: Box, part: Part) -> Tolerance:
     accepts it)."""
     approximate = APPROXIMATE.search(f"{box.label}\n{part.answer}")
     if approximate:
-        return Tolerance(rtol=APPROXIMATE_RTOL, rule=f"a guess: rtol {APPROXIMATE_RTOL:g} for a value stated as "
-                         f"approximate ({approximate.group(0)!r}), as the ME2 author's")
-    return Tolerance(rtol=DEFAULT_RTOL, rule=f"a guess: rtol {DEFAULT_RTOL:g}, the ME2 author's tolerance on a "
-                     "computed value; the sheet states none")
+        return Tolerance(rtol=APPROXIMATE_RTOL, rule=f"rtol {APPROXIMATE_RTOL:g} (10 %), the ME2 author's on a "
+                         f"value stated as approximate ({approximate.group(0)!r})")
+    return Tolerance(rtol=DEFAULT_RTOL, rule=f"rtol {DEFAULT_RTOL:g} (5 %), the ME2 author's on a value stated "
+                     "with =")
 
 
 def numeric(box: Box) -> bool:
@@ -206,6 +206,6 @@ def tolerance_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
             if tolerance is not None and tolerance.guessed:
                 which = f"answer box {n}" if len(p.boxes) > 1 else "the answer box"
                 flags.append(Flag(field=p.field, kind="area", reason=(
-                    f"{which} ({box.answer}) is marked within a tolerance the sheet does not state, {tolerance.rule}: "
-                    "change it on the platform if the lecturer means another")))
+                    f"{which} ({box.answer}) is marked within a tolerance the sheet does not state, a guess: "
+                    f"{tolerance.rule}; change it on the platform if the lecturer means another")))
     return flags
