@@ -50,10 +50,15 @@ def test_me2_and_our_cases_probes_are_marked_as_the_authors_boxes_mark_them(outc
     assert len(tolerance_and_aliases) >= 20
 
 
+def test_the_authors_own_test_responses_are_marked_by_our_boxes_as_by_the_authors(outcome):
+    """The export's ``tests`` (12 on ME2: u, r, Rho, Pi, 0.23369 pound, 30 kgs-1, ...)."""
+    assert outcome[1].author_tests == 12 and outcome[1].author_tests_differ == []
+
+
 def test_where_our_box_marks_otherwise_the_reason_is_named(outcome):
     """Two responses our ME2 boxes mark right and the author's wrong, each for a stated reason
     (``tests.evalfns.marking.ME2_DIFFERENCES``: the author's q3.p2 lacks the symbol R; the
-    author's comparePhysicalQuantities reads ``cm^(-3)`` as 100 m⁻³)."""
+    author's comparePhysicalQuantities reads ``cm^(-3)`` as 10⁻² m⁻³)."""
     assert outcome[1].differences == []
 
 

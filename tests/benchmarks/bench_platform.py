@@ -5,7 +5,8 @@
 Runs :func:`tests.evalfns.marking.mark` (the checks ``tests/test_platform_marking.py``
 asserts) twice: on the boxes as a run writes them, and on the same boxes written as before
 issue 26 (in2lambda's defaults: no tolerance, no input symbols), and prints one line each:
-boxes, probes marked as the author's box marks them, checks failed, seconds. Without the
+boxes, probes and the author's own test responses marked as the author's box marks them, checks
+failed, seconds. Without the
 functions' sources it prints the reason and exits 0 (tests/evalfns/README.md says how to lay
 them out). The first run makes the functions' environments (a few minutes, then kept).
 """
@@ -40,8 +41,10 @@ def without_settings(found: dict) -> dict:
 def line(title: str, result: Outcome, seconds: float) -> str:
     failed = len(result.own_answer_refused) + len(result.not_equal) + len(result.case_remarks)
     agree = result.probes - len(result.probe_differs)
-    return (f"platform  {title:28} {result.boxes} boxes, {agree}/{result.probes} probes marked as the author's box "
-            f"marks them, {failed} other checks failed, {seconds:.0f} s")
+    tests = result.author_tests - len(result.author_tests_differ)
+    return (f"platform  {title:29} {result.boxes} boxes, {agree}/{result.probes} probes and "
+            f"{tests}/{result.author_tests} of the author's tests marked as the author's box marks them, "
+            f"{failed} other checks failed, {seconds:.0f} s")
 
 
 def main() -> int:
@@ -56,7 +59,7 @@ def main() -> int:
         started = time.perf_counter()
         result = mark(which, probes)
         print(line(title, result, time.perf_counter() - started))
-        for miss in result.probe_differs + result.not_equal + result.own_answer_refused:
+        for miss in result.probe_differs + result.author_tests_differ + result.not_equal + result.own_answer_refused:
             print(f"          {miss}")
     return 0
 

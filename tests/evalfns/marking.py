@@ -11,7 +11,9 @@ For every pair (our box, the author's box of the same part), three checks:
    the author's aliases), is marked by our box as the author's box marks it, and as the probe
    says the author's marks it (so a probe that tests nothing is caught); a probe the author's
    function marks wrong is matched by none of the author's correct feedback cases (which the
-   platform consults only then).
+   platform consults only then);
+4. each of the author's own test responses (the export's ``tests``) is marked by our box as by
+   the author's (their function's mark, whatever the author expected of it).
 
 Our boxes are made as a run makes them offline (:func:`tasks.boxes.propose.propose`, the
 sheet's own answers) and written by in2lambda (:func:`tasks.write.in2lambda.write_with_in2lambda`),
@@ -76,7 +78,7 @@ ME2_DIFFERENCES = [
      "ours, by one rule for both parts, accepts it"),
     (Probe("ME2", "q4.p1", "2.65e19 cm^(-3)", False),
      "comparePhysicalQuantities, the author's, applies a prefix after the power (its user.md: 10*cm**2 is "
-     "10*10^-2 m^2), so cm^(-3) is 100 m^-3; compareExpressions, ours, reads (cm)^-3"),
+     "10*10^-2 m^2), so cm^(-3) is 10^-2 m^-3; compareExpressions, ours, reads (cm)^-3"),
 ]
 """Where our box marks otherwise than the author's, each with the reason: ``author_accepts`` is
 the author's mark; ours is the other."""
@@ -158,6 +160,8 @@ class Outcome:
     probe_differs: list[str] = field(default_factory=list)
     probe_unexpected: list[str] = field(default_factory=list)
     case_remarks: list[str] = field(default_factory=list)
+    author_tests: int = 0
+    author_tests_differ: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
 
 
@@ -193,13 +197,19 @@ def mark(all_pairs: dict[str, dict[str, tuple[dict, dict]]], probes: list[Probe]
         cases = [c for c in theirs.get("cases") or [] if c.get("isCorrect")]
         probe_handles.append((p, why, ask(ours, p.response), ask(theirs, p.response),
                               [(c["answer"], ask(theirs, p.response, c["answer"])) for c in cases]))
+    test_handles = [(f"{where} {key} the author's test {t['payload']!r}", ask(ours, t["payload"]),
+                     ask(theirs, t["payload"]))
+                    for where, by_key in all_pairs.items() for key, (ours, theirs) in by_key.items()
+                    for t in theirs.get("tests") or [] if isinstance(t, dict) and "payload" in t]
     results = {name: evaluate(name, calls) for name, calls in queue.items()}
 
     def said(handle: tuple[str, int]) -> bool | str:
         r = results[handle[0]][handle[1]]
         return r.get("is_correct", r.get("error", "?"))
 
-    out = Outcome(boxes=sum(len(v) for v in all_pairs.values()), probes=len(probes))
+    out = Outcome(boxes=sum(len(v) for v in all_pairs.values()), probes=len(probes), author_tests=len(test_handles))
+    out.author_tests_differ = [f"{text}: ours {said(mine)}, the author's {said(theirs)}"
+                               for text, mine, theirs in test_handles if said(mine) != said(theirs)]
     for kind, text, handle, wanted in checks:
         if said(handle) is not wanted:
             (out.own_answer_refused if kind == "own" else out.not_equal).append(f"{text}: {said(handle)}")
