@@ -144,14 +144,16 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet) ->
     """Every flag of one document run, as ``flags.json`` lists them and the report counts them:
     the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
     refused answer box (:func:`tasks.boxes.propose.flags_of`), one ``area`` flag per part whose
-    multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`)
+    multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`),
+    one ``area`` flag per box whose tolerance is a guess (:func:`tasks.boxes.settings.tolerance_flags`)
     and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
     yet (:func:`tasks.write.katex.katex_flags`)."""
     from tasks.boxes.propose import flags_of, unboxed_options_flags
+    from tasks.boxes.settings import tolerance_flags
     from tasks.write.katex import katex_flags
 
     return (settled.flags + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
-            + katex_flags(built.result.katex_warnings, settled.flags))
+            + tolerance_flags(settled.questions, part_boxes) + katex_flags(built.result.katex_warnings, settled.flags))
 
 
 def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
