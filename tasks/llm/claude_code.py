@@ -77,6 +77,8 @@ class ClaudeCodeBackend(LiveBackend):
     (default ``SHEET2LAMBDA_LLM_TIMEOUT``, 600 s) bounds one run. Holds no key."""
 
     name = "claude-code"
+    images = False
+    """It cannot send a request's images (:mod:`tasks.pages` skips its check with this backend)."""
 
     def __init__(self, model: str, timeout: float | None = None):
         self.model = model
@@ -117,6 +119,9 @@ class ClaudeCodeBackend(LiveBackend):
         named), prints something that is not its JSON result, or is cut off even at the
         raised output limit.
         """
+        if request.images:
+            return "claude-code sends no images to the model (its print mode reads text): a page check needs " \
+                   "the anthropic, openrouter or openai backend"
         executable = shutil.which("claude")
         if not executable:
             return "no claude executable on PATH"
