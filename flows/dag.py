@@ -36,7 +36,7 @@ from tasks.check.report import report_task
 from tasks.convert.inputs import Inputs, tex_context
 from tasks.convert.markdown import markdown_task
 from tasks.convert.sheet import conversion_error, sheet_task
-from tasks.pages.check import compare_task
+from tasks.pages.check import compare_pages_task
 from tasks.read.choose import FolderFilter, route_b_task, unread_line
 from tasks.read.route_a import route_a_task
 from tasks.settle.adjudicate import adjudicate_task
@@ -185,7 +185,7 @@ def submit_pages(run: SheetRun, size: int) -> SheetRun:
     if files:
         if run.sheet is None:
             submit_sheet(run)
-        run.pages = compare_task.submit(run.sheet, files, inputs.replies.get("compare"), run.spec, run.offline, size)
+        run.pages = compare_pages_task.submit(run.sheet, files, inputs.replies.get("compare"), run.spec, run.offline, size)
     return run
 
 

@@ -1,7 +1,7 @@
 """The compare check: a sheet's PDFs rendered page by page and read against their OCR markdown.
 
 :func:`compare_pdfs` is the whole check for the PDFs of one sheet (the questions document, the
-solutions document, or both), :func:`compare_task` the document flow's stage and
+solutions document, or both), :func:`compare_pages_task` the document flow's stage and
 ``sheet2lambda compare`` calls it directly. Per PDF, its pages go in batches of
 :func:`tasks.pages.ask.batch_size` (default 4) to one call each (:mod:`tasks.pages.ask`),
 answered in this order:
@@ -247,7 +247,7 @@ def compare_line(result: CompareResult, flags: int | None = None) -> str:
 
 
 @stage("compare pages", views={"sheet": SheetText.texts})
-def compare_task(sheet: SheetText, files: list[tuple[str, str, bytes | None]], saved_reply: str | None,
+def compare_pages_task(sheet: SheetText, files: list[tuple[str, str, bytes | None]], saved_reply: str | None,
                  backend: BackendSpec | None, offline: bool, size: int) -> CompareResult:
     """:func:`compare_pdfs` as a cached task over the sheet's PDFs (``files``: ``(document,
     name, bytes)`` of the questions and solutions documents), keyed by their bytes and
