@@ -234,6 +234,26 @@ def test_each_finding_is_an_ocr_flag_on_the_field_holding_it():
     assert "spot" not in flags[0].model_copy(update={"kind": "katex", "spot": None}).model_dump()
 
 
+def test_with_a_solutions_pdf_a_finding_goes_to_the_fields_of_its_own_document():
+    from tasks.pages.place import holders
+
+    q = SheetSet([Question(main_text="Take $g = 9.8$.", parts=[Part(content="Find $v$.", worked_solution="So $g = 9.8$.")])])
+    f = Found(document="solutions", page=1, ocr_text="g = 9.8", page_text="g = 9.81", kind="digit dropped")
+    assert holders(f, q, separate=True) == ["q1.p1.worked_solution"]
+    assert holders(f.model_copy(update={"document": "questions"}), q, separate=True) == ["q1.main_text"]
+    assert holders(f, q, separate=False) == ["q1.main_text", "q1.p1.worked_solution"]
+
+
+def test_sheet2lambda_compare_refuses_an_out_holding_another_documents_run(tmp_path):
+    from tasks.pages.rerun import document_of
+
+    (tmp_path / "source.md").write_text("another sheet\n")
+    (tmp_path / "solutions.md").write_text(MARKDOWN)
+    assert document_of(tmp_path, MARKDOWN, "s.pdf") == "solutions"
+    with pytest.raises(InputError, match=r"holds no run of other\.pdf: neither its source\.md nor its solutions\.md"):
+        document_of(tmp_path, "other markdown", "other.pdf")
+
+
 def test_the_page_reading_changes_the_span_only_and_only_when_it_may():
     text = "Find $P\\left(Z<\\frac{0-0.120}{.0583}\\right)$."
     new, said = page_reading(text, OCR, PAGE)

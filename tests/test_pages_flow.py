@@ -110,12 +110,15 @@ def ocr_flags(out: Path) -> list[dict]:
     return [f for f in json.loads((out / "flags.json").read_text()) if f["kind"] == "ocr"]
 
 
-def test_the_document_flow_flags_the_misread_and_a_rerun_replays_it_offline(sheet, tmp_path, monkeypatch):
+def test_the_document_flow_flags_the_misread_and_a_rerun_replays_it_offline(sheet, tmp_path, monkeypatch, capsys):
     vision = Vision(monkeypatch)
     try:
         outcome = run(sheet, tmp_path / "out", replies=str(tmp_path / "saved"), backend="anthropic")
     finally:
         vision.fake.stop()
+    printed = capsys.readouterr().out.splitlines()
+    assert "compare    2 PDF pages against their OCR (1 call, ran): 1 finding (questions p1 1)" in printed
+    assert any(line.startswith("set        stats: 2 questions") and "ocr 1" in line for line in printed)
     out = tmp_path / "out"
     [flag] = ocr_flags(out)
     assert (flag["field"], flag["a"], flag["b"]) == (FIELD, OCR, PAGE)
@@ -139,7 +142,10 @@ def test_the_document_flow_flags_the_misread_and_a_rerun_replays_it_offline(shee
 
     # Offline, no model anywhere: the saved replies replay the same flag with no call.
     monkeypatch.delenv("ANTHROPIC_API_KEY")
+    capsys.readouterr()
     again = run(sheet, tmp_path / "again", replies=str(out / "replies"), offline=True)
+    assert "compare    2 PDF pages against their OCR (0 calls, replayed): 1 finding (questions p1 1)" in \
+        capsys.readouterr().out.splitlines()
     assert [(f["field"], f["a"], f["b"]) for f in ocr_flags(tmp_path / "again")] == [(FIELD, OCR, PAGE)]
     assert (again.report.compare.status, again.report.compare.calls) == ("replayed", 0)
 
@@ -154,10 +160,12 @@ def test_the_document_flow_flags_the_misread_and_a_rerun_replays_it_offline(shee
     assert settled["resolved"] and settled["text"] == "Find $P\\left(Z<\\frac{0-0.120}{0.583}\\right)$."
 
 
-def test_no_compare_and_no_model_make_no_check(sheet, tmp_path):
+def test_no_compare_and_no_model_make_no_check(sheet, tmp_path, capsys):
     off = run(sheet, tmp_path / "off", replies=str(tmp_path / "saved"), backend="none", compare=False)
     assert off.report.compare is None and "compare pages" not in off.task_states
+    capsys.readouterr()
     none = run(sheet, tmp_path / "none", replies=str(tmp_path / "saved"), backend="none")
+    assert "compare    skipped: no model backend and no saved reply compare.json" in capsys.readouterr().out
     assert none.report.compare.status == "skipped" and ocr_flags(tmp_path / "none") == []
     assert none.report.compare.reason == "no model backend and no saved reply compare.json"
 

@@ -12,6 +12,9 @@ Claude Code has no structured output flag this backend relies on: when
 ``request.json_schema`` is set the schema goes into the prompt with the instruction to
 answer with only JSON; a reply that is exactly one fenced code block is unwrapped.
 
+A request with images (the compare check's pages) is refused: print mode takes the prompt as
+text on stdin, and with every tool off the model could not open an image file either.
+
 The JSON result (``type: "result"``, ``subtype``, ``is_error``, ``result``,
 ``stop_reason``, ``usage``, ``modelUsage`` per model, ``total_cost_usd``) gives the text,
 the model used (the one in ``modelUsage`` with most output tokens), tokens and cost (Claude
