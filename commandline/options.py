@@ -30,7 +30,7 @@ DEFAULT_THREADS = 16
 """Threads of the folder flow's task runner (:data:`flows.folder.DEFAULT_THREADS`)."""
 
 BACKEND_HELP = (
-    "who answers the live model calls (route A, the filter writer, adjudication, answer boxes): "
+    "who answers the live model calls (route A, the filter writer, adjudication, answer boxes, a PDF's page check): "
     "auto (default) takes the first configured of ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, "
     "a claude executable, and with none runs offline (route A skipped, route B with a library filter, "
     "nothing cross-checked: the summary's first line says so); none: that offline run on purpose"

@@ -37,6 +37,7 @@ from tasks.pages.ask import SAVED, read_saved
 from tasks.pages import store
 from tasks.pages.render import MAX_PAGES, Pdf, PdfError
 
+
 class PdfDoc(BaseModel):
     """One PDF of a sheet to compare: its ``document`` role, file ``name``, bytes and the
     markdown the routes read of it (its OCR)."""
@@ -65,6 +66,8 @@ class _Failed(Exception):
 
 
 class _Batch:
+    """One call's pages of one PDF, with its saved reply or kept reply when there is one."""
+
     def __init__(self, doc: PdfDoc, pages: range, total: int, saved: str | None, cached):
         self.doc, self.pages, self.total, self.saved, self.cached = doc, pages, total, saved, cached
         self.key = asking.batch_key(pages)
