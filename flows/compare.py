@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
     for f in result.findings:
         where = ", ".join(holders(f, run.record.questions, len(run.sources) > 1)) if run is not None else ""
         print(f"p{f.page:<10}" + (f"{where or 'in no field'}: " if run is not None else "")
-              + f"the OCR read {f.ocr_text!r}, the page shows {f.page_text!r} ({f.kind})")
+              + f'the OCR read "{f.ocr_text}", the page shows "{f.page_text}" ({f.kind})')
     if result.status.state == State.skipped:
         print(compare_line(result))
         return 0

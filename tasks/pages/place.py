@@ -25,8 +25,8 @@ QUESTION_FIELDS = (".title", ".main_text", ".content", "]")
 def _reason(f: Found, fields: int, times: int) -> str:
     where = f" ({fields} fields hold it: check which the page means)" if fields > 1 else ""
     twice = f"; the markdown has it {times} times" if times > 1 else ""
-    return (f"p{f.page} of the {f.document} PDF ({f.kind}): the OCR read {_short(f.ocr_text)!r}, the page shows "
-            f"{_short(f.page_text)!r}{where}{twice}")
+    return (f'p{f.page} of the {f.document} PDF ({f.kind}): the OCR read "{_short(f.ocr_text)}", the page shows '
+            f'"{_short(f.page_text)}"{where}{twice}')
 
 
 def _short(text: str, n: int = 80) -> str:
