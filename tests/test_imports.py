@@ -77,7 +77,7 @@ def test_the_modules_import_no_circle():
     assert cycles == []
 
 
-FLOW_MODULES = {"flows", "flows.document", "flows.folder", "flows.folder_run", "flows.sweep", "flows.review",
+FLOW_MODULES = {"flows", "flows.document", "flows.folder", "flows.folder_run", "flows.sweep", "flows.review", "flows.compare",
                 "flows.dag", "flows.stages", "flows.pool"}
 """flows/: the flows (document, folder, sweep, review) and their wiring (the sheet's DAG and
 its stage lines, a folder's sheets, the sweep's work pool). Anything else has a room of its own."""

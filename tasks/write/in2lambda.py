@@ -33,7 +33,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from schemas.areas import Box
-from schemas.sheet import PartKey, SheetSet
+from schemas.sheet import Part, PartKey, SheetSet
+from tasks.boxes.settings import box_settings
 
 
 @lru_cache(maxsize=1)
@@ -100,25 +101,31 @@ def default_titles(questions: SheetSet) -> SheetSet:
     )
 
 
-def to_in2lambda(box: Box, options: list[str]):
-    """``box`` as in2lambda 1.1.0's response area, with the class's default evaluation
-    function and grade parameters: ``NumericUnits``, ``MathSingleLine`` or
-    ``MultipleChoice`` (``options`` the part's options; ``single`` when exactly one is
-    true). ``label`` becomes ``pre_text``.
+def to_in2lambda(box: Box, part: Part, main_text: str = ""):
+    """``box`` of ``part`` (``main_text`` its question's) as in2lambda 1.1.0's response area,
+    with the class's default evaluation function (compareExpressions for ``NumericUnits`` and
+    ``MathSingleLine``, arrayEqual for ``MultipleChoice``) and the settings of
+    :func:`tasks.boxes.settings.box_settings`: its grade parameters (``strict_syntax`` false, a
+    tolerance), its input symbols (shown to the student, as the ME2 author shows them). A
+    multiple choice carries the part's options and is ``single`` when exactly one is true.
+    ``label`` becomes ``pre_text``.
 
     Raises ``ValueError`` for a kind not of the three, or a multiple choice whose answer
     is not one boolean per option (boxes kept by :func:`tasks.boxes.check.check` never do).
     """
     ra = load_in2lambda().areas
-    if box.kind == "NUMERIC_UNITS" and isinstance(box.answer, str):
-        return ra.NumericUnits(answer=box.answer, pre_text=box.label)
-    if box.kind == "MATH_SINGLE_LINE" and isinstance(box.answer, str):
-        return ra.MathSingleLine(answer=box.answer, pre_text=box.label)
+    options = part.options
     if box.kind == "MULTIPLE_CHOICE" and isinstance(box.answer, list) and len(box.answer) == len(options):
         return ra.MultipleChoice(
             answer=list(box.answer), options=list(options), single=sum(box.answer) == 1, pre_text=box.label
         )
-    raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
+    if box.kind not in ("NUMERIC_UNITS", "MATH_SINGLE_LINE") or not isinstance(box.answer, str):
+        raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
+    settings = box_settings(box, part, main_text)
+    symbols = [ra.InputSymbol(symbol=s.latex, code=s.code, aliases=list(s.aliases)) for s in settings.symbols]
+    kind = ra.NumericUnits if box.kind == "NUMERIC_UNITS" else ra.MathSingleLine
+    return kind(answer=box.answer, pre_text=box.label, grade_params=settings.params, input_symbols=symbols,
+                display_input_symbols=bool(symbols))
 
 
 def write_with_in2lambda(
@@ -130,8 +137,9 @@ def write_with_in2lambda(
     ``folder/<name>.zip``.
 
     ``images[i]`` are the files question ``i`` attaches (copied into ``media/`` under their own
-    names); ``boxes`` maps a part's key (``q2.p1``) to its boxes (:func:`to_in2lambda`; a
-    multiple choice carries the part's options). Options are written into no field.
+    names); ``boxes`` maps a part's key (``q2.p1``) to its boxes (:func:`to_in2lambda`: a
+    multiple choice carries the part's options, the others their tolerance and symbols).
+    Options are written into no field.
     ``description`` is the set's description (the document's title; none when empty).
 
     Raises ``OSError`` when in2lambda fails to write either file, and what in2lambda raises
@@ -153,7 +161,7 @@ def write_with_in2lambda(
                 content=p.content,
                 answer=p.answer,
                 worked_solution=p.worked_solution,
-                response_areas=[to_in2lambda(b, p.options) for b in boxes.get(str(PartKey(qi, pi)), [])],
+                response_areas=[to_in2lambda(b, p, q.main_text) for b in boxes.get(str(PartKey(qi, pi)), [])],
             )
             for pi, p in enumerate(q.parts)
         ] or [lib.Part()]
