@@ -14,7 +14,11 @@ their reasons joined:
   below names where they differ); a marker no question of the
   set starts under (its text read into the question before it, or lost); two questions
   starting under one marker (one question read as two); a question starting before the
-  first marker (chrome read as a question);
+  first marker (chrome read as a question). A question whose text opens with a lead-in
+  paragraph before its own marker belongs to that marker; a numbered list inside a
+  question's text is its own; a numbering the sheet itself skips is no doubt when the markers
+  on both sides open questions and nothing between is in no field; the first question's
+  lead-in left out is doubted when later lead-ins were kept (:mod:`tasks.settle.audit_markers`);
 - **an ambiguous layout**: numbered lists restarting at 1 after paragraphs, read as the
   parts of the paragraph before them (they may be questions: the sheet does not say);
 - **part labels** (``(a)``, ``b)``, ``c.``, ``(iv)``, ``(2)`` opening the line a part's
@@ -38,7 +42,11 @@ their reasons joined:
   label as a question's title;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
-  document does not (left out unless route B's pairing already said so).
+  document does not (left out unless route B's pairing already said so);
+- **what the reading can know of itself** (:mod:`tasks.settle.reading_doubts`): a heading of
+  the sheet inside a field, several answer blanks in one field, a title that is the prompt, a
+  solution opening with its question's words, solution text in no field (on the question it
+  answers), a stem a range of questions shares left out.
 
 Where a question starts is found by quoting: its first text is looked up in the markdown
 (markers cut as coverage cuts them, :func:`tasks.settle.coverage.markers_removed`), each
