@@ -214,3 +214,15 @@ def test_spacing_primitives_are_no_question_markers():
              "{\\bf Problem 2.} A block.", cls="coursepset")
     assert "5pt" not in out.text and "1cm" not in out.text and "1.  " not in out.text
     assert "**Problem 1.** A ball." in out.text
+
+
+def test_a_preamble_line_pandoc_cannot_parse_is_left_out_not_the_sheet():
+    out = md("\\section*{Question 1}\nFind $\\Mean x$ for the sample.",
+             "\\usepackage{amsmath}\n\\DeclareMathOperator{\\Mean}{M}\n\\DeclareMathOperator{\\Odd2}{Odd-\\chi^2}\n")
+    assert "Find" in out.text and "for the sample." in out.text
+    notes = [w for w in out.warnings if w.kind == "PreambleUnread"]
+    assert len(notes) == 1 and "\\Odd2" in notes[0].text and notes[0].about == "sheet"
+    # an error in the body still refuses the sheet (that text is the questions')
+    from tasks.errors import InputError
+    with pytest.raises(InputError, match="pandoc cannot read it"):
+        md("Find \\begin{tabular}{ll} one & two")
