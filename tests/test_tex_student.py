@@ -226,3 +226,13 @@ def test_a_preamble_line_pandoc_cannot_parse_is_left_out_not_the_sheet():
     from tasks.errors import InputError
     with pytest.raises(InputError, match="pandoc cannot read it"):
         md("Find \\begin{tabular}{ll} one & two")
+
+
+def test_class_markers_open_lines_after_a_display_or_under_a_lead_in():
+    out = md("\\problem{1}\nA pendulum swings.\n\\problempart Find the period.\n\\problempart Find the speed.\n"
+             "\\begin{center}\n[over]\n\\end{center}\n\\problem{2}\nA spring.\n\\begin{equation}\nF = kx\n\\end{equation}\n"
+             "\\problempart Find $k$.\n\nSome words between.\n\\problempart Find the energy.", cls="coursepset")
+    lines = out.text.splitlines()
+    assert "1.  A pendulum swings." in lines and any(x.startswith("2.  A spring.") for x in lines), out.text
+    assert "    (a) Find the period." in lines and "    (b) Find the speed." in lines
+    assert "    (a) Find $k$." in lines and "    (b) Find the energy." in lines
