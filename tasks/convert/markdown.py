@@ -386,8 +386,13 @@ def _convert_latex(name: str, source: str, base_dir: str | None,
     resolved = inline(source, base_dir if base_dir and Path(base_dir).is_dir() else None, roots)
     args = ["-f", "latex", "--sandbox", f"--lua-filter={STRUCTURE_FILTER}", f"--lua-filter={TIDY_FILTER}",
             "-M", "sheet2lambda-reader=latex"]
-    prepared, ast, log, unread = _read_latex(name, args, resolved.tex, base_dir)
-    resolved.tex = _without(resolved.tex, unread)
+
+    def read(text: str) -> tuple[dict, list[dict]]:
+        with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
+            return _pandoc(name, args, text.encode(), cwd)
+
+    prepared, (ast, log), unread = tex_preamble.read_past_preamble(resolved.tex, lambda t: prepare(t, base_dir), read)
+    resolved.tex = tex_preamble.without(resolved.tex, unread)
     # What a class we do not have defines, read generally (tasks.convert.tex_unknown): pandoc
     # says what it skipped, and the sheet is read again; a command inside one it skipped
     # shows only then, so up to UNKNOWN_PASSES times.
@@ -408,38 +413,6 @@ def _convert_latex(name: str, source: str, base_dir: str | None,
     prepared.notes += unread
     text, warnings, links = _finish(name, ast, log, resolved.tex, prepared)
     return text, resolved.warnings + warnings, links
-
-
-def _without(tex: str, unread: list[ConversionWarning]) -> str:
-    """``tex`` with each preamble command of ``unread`` (:mod:`tasks.convert.tex_preamble`)
-    made blank lines (the first time its text appears before ``\\begin{document}``)."""
-    for note in unread:
-        at, begin = tex.find(note.text), tex.find("\\begin{document}")
-        if 0 <= at < begin:
-            tex = tex[:at] + "\n" * note.text.count("\n") + tex[at + len(note.text):]
-    return tex
-
-
-def _read_latex(name: str, args: list[str], tex: str,
-                base_dir: str | None) -> tuple[Prepared, dict, list[dict], list[ConversionWarning]]:
-    """The pre-pass and pandoc's first reading of ``tex``; when pandoc's error names a
-    preamble command it cannot parse, that command is left out and the sheet read again
-    (:mod:`tasks.convert.tex_preamble`, at most ``MAX_CUTS`` times). Returns the prepared
-    source, pandoc's AST and log, and a ``PreambleUnread`` note per command left out.
-    Raises :class:`InputError` when pandoc still cannot read it."""
-    unread: list[ConversionWarning] = []
-    while True:
-        prepared = prepare(_without(tex, unread), base_dir)
-        try:
-            with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
-                ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
-            return prepared, ast, log, unread
-        except InputError as e:
-            out = tex_preamble.leave_out(prepared.source, e.problem) if len(unread) < tex_preamble.MAX_CUTS else None
-            now = _without(tex, unread)
-            if out is None or _without(now, [out[1]]) == now:
-                raise
-            unread.append(out[1])
 
 
 def _honour_graphicspath(ast: dict, folders: list[str], base_dir: str | None) -> None:

@@ -13,11 +13,15 @@ and refuses it as before.
 from __future__ import annotations
 
 import re
+from typing import Callable, TypeVar
 
 from pylatexenc.latexwalker import LatexCommentNode
 
 from schemas.markdown import ConversionWarning
-from tasks.convert.latex import parse_nodes
+from tasks.convert.latex import Prepared, parse_nodes
+from tasks.errors import InputError
+
+T = TypeVar("T")
 
 MAX_CUTS = 5
 """Most preamble commands left out of one sheet before pandoc's error stands."""
@@ -72,3 +76,33 @@ def leave_out(source: str, reason: str) -> tuple[str, ConversionWarning] | None:
                 f"so it was left out and the sheet read without it: {' '.join(text.split())[:200]}")
     # the lines stay (empty) so that later line numbers still point at the sheet's
     return source[:s] + "\n" * text.count("\n") + source[e:], note
+
+
+def without(tex: str, unread: list[ConversionWarning]) -> str:
+    r"""``tex`` with each preamble command of ``unread`` made blank lines (the first time its
+    text appears before ``\begin{document}``)."""
+    for note in unread:
+        at, begin = tex.find(note.text), tex.find("\\begin{document}")
+        if 0 <= at < begin:
+            tex = tex[:at] + "\n" * note.text.count("\n") + tex[at + len(note.text):]
+    return tex
+
+
+def read_past_preamble(tex: str, prepare: Callable[[str], Prepared],
+                       read: Callable[[str], T]) -> tuple[Prepared, T, list[ConversionWarning]]:
+    """``read`` (pandoc; raises :class:`InputError`) of ``prepare(tex)`` (the pre-pass); when
+    pandoc's error names a preamble command, that command is left out of ``tex`` and the
+    sheet prepared and read again, at most :data:`MAX_CUTS` times. Returns the prepared
+    source, what ``read`` returned and a ``PreambleUnread`` note per command left out.
+    Raises the last :class:`InputError` when pandoc still cannot read it."""
+    unread: list[ConversionWarning] = []
+    while True:
+        prepared = prepare(without(tex, unread))
+        try:
+            return prepared, read(prepared.source), unread
+        except InputError as e:
+            out = leave_out(prepared.source, e.problem) if len(unread) < MAX_CUTS else None
+            now = without(tex, unread)
+            if out is None or without(now, [out[1]]) == now:
+                raise
+            unread.append(out[1])
