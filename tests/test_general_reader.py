@@ -642,3 +642,68 @@ def test_general_reader_flags_a_solution_part_the_sheet_does_not_have():
     assert "speed is 3" in first.worked_solution
     assert "range" not in second.worked_solution + second.answer
     assert any(f.kind == "structure" and f.field == "q1" and "(c)" in f.reason for f in pairing.flags)
+
+
+def test_roman_parts_first_keep_their_lettered_sub_parts_and_a_mislabelled_part_is_still_a_part():
+    md = """## Question 1
+
+A pipe carries oil.
+
+(i) Find the flow rate for each diameter:
+
+(a) 2 cm;
+
+(b) 4 cm.
+
+(ii) Find the pressure drop.
+
+## Question 2
+
+A pump lifts water.
+
+(a) Find the head.
+
+(ii) Find the power.
+
+(iii) Find the cost.
+"""
+    q1, q2 = read(md).root
+    assert [p.content.split("\n")[0] for p in q1.parts] == ["Find the flow rate for each diameter:",
+                                                           "Find the pressure drop."]
+    assert "(b) 4 cm." in q1.parts[0].content
+    assert [p.content for p in q2.parts] == ["Find the head.", "Find the power.", "Find the cost."]
+
+
+def test_a_label_after_a_marker_or_a_display_opens_a_part():
+    md = """**Exercise 1.** (a) Sketch the curve.
+
+(b) Find its area.
+
+**Exercise 2.** Let $$f(x) = x^2$$ (i) Find $f(2)$.
+
+(ii) Find $f(3)$.
+"""
+    q1, q2 = read(md).root
+    assert q1.title == "" and [p.content for p in q1.parts] == ["Sketch the curve.", "Find its area."]
+    assert q2.main_text == "Let $$f(x) = x^2$$" and [p.content for p in q2.parts] == ["Find $f(2)$.", "Find $f(3)$."]
+
+
+def test_a_list_item_inside_a_part_keeps_its_answer_out_of_the_text():
+    md = """## Question 1
+
+(a) Name the gases:
+
+1.  the lightest one
+
+    ::: {.answer}
+    hydrogen
+    :::
+
+2.  the noble one
+
+(b) Name a metal.
+"""
+    q = read(md).root[0]
+    first = q.parts[0]
+    assert "hydrogen" not in first.content and ":::" not in first.content
+    assert "the noble one" in first.content and first.worked_solution == "hydrogen"

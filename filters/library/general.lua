@@ -188,7 +188,9 @@ local function bold_marker(b)
   rest = rest:gsub('^[ \t]*[%.:]?[ \t]*', '')
   if title == '' then
     local paren, after = rest:match('^%(([^%)]*)%)[ \t]*(.*)$')
-    if paren and not strip_points('(' .. paren .. ')'):match('^$') then
+    -- `(a)`, `(iii)` after the marker is the first part's label, not a title
+    if paren and not strip_points('(' .. paren .. ')'):match('^$') and not paren:match('^%l$')
+      and not paren:match('^[ivx]+$') and not paren:match('^%u$') then
       title, rest = trim(paren), after
     end
   end
@@ -418,11 +420,35 @@ local function options_unit(b)
   return { k = 'options', options = options, correct = correct }
 end
 
+-- The lines of a text, a line cut after a display that closes on it when a part label
+-- follows (`…$$ (i) Determine …`): after a display the text starts a line of its own.
+local function display_lines(text)
+  local out, in_math = {}, false
+  for _, line in ipairs(sheet.lines(text)) do
+    local from, at = 1, 1
+    while true do
+      local a, b = line:find('%$%$', at)
+      if not a then break end
+      in_math = not in_math
+      at = b + 1
+      if not in_math then
+        local rest = line:sub(b + 1)
+        if rest:match('^%s+%(%l+%)%s') or rest:match('^%s+\\%(%l+\\%)%s') then
+          out[#out + 1] = line:sub(from, b)
+          from = b + 1 + #rest:match('^%s+')
+        end
+      end
+    end
+    out[#out + 1] = line:sub(from)
+  end
+  return out
+end
+
 -- Units from a text with part labels at line starts (outside $$ maths).
 local function label_units(text, units)
   local cur, before, in_math = nil, {}, false
   local pieces = {}
-  for _, line in ipairs(sheet.lines(text)) do
+  for _, line in ipairs(display_lines(text)) do
     local label, rest, form = nil, nil, nil
     if not in_math then label, rest, form = line_label(line) end
     if label then
@@ -670,7 +696,7 @@ local function block_units(b, units)
     local whole_lines, at = sheet.lines(list.whole), 1
     local records = {}
     for i, item in ipairs(b.content) do
-      local rec = { start = nil }
+      local rec = { start = nil, cuts = {} }  -- cuts: its answer divs (an item taken whole leaves them out)
       records[i] = rec
       local label, form = list_label(b.listAttributes.style, start + i - 1)
       -- the marker as written: a list can run on with labels of another kind, as
@@ -718,9 +744,11 @@ local function block_units(b, units)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
+          rec.cuts[#rec.cuts + 1] = sheet.text_of(blk)
         elseif (blk.t == 'OrderedList' or blk.t == 'BulletList' or blk.t == 'Div') and nested_answer_divs(blk)[1] then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           for _, u in ipairs(nested_solution_units(blk)) do units[#units + 1] = u end
+          for _, d in ipairs(nested_answer_divs(blk)) do rec.cuts[#rec.cuts + 1] = sheet.text_of(d) end
         else tail[#tail + 1] = blk end
       end
       if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) } end
@@ -739,6 +767,7 @@ local function block_units(b, units)
       else
         rec.whole = list.whole
       end
+      if #rec.cuts > 0 then rec.whole = lines_cut(rec.whole, rec.cuts) end
     end
   elseif b.t == 'BulletList' then
     if is_task_list(b) then
@@ -819,15 +848,31 @@ end
 local FORM_RANK = { bullet = 1, alpha = 2, alpha_or_roman = 2, digit = 3, roman = 4, quote = 5 }
 
 local function part_form(units)
-  local best = nil
+  local best, first = nil, nil
   for _, u in ipairs(units) do
     if u.k == 'open' then
+      first = first or u
       local f = u.form == 'alpha_or_roman' and 'alpha' or u.form
       if not best or FORM_RANK[f] < FORM_RANK[best] then best = f end
     end
   end
+  -- the outer labels come first: a question opening at `(i)` (a roman list starts there)
+  -- whose `(a)`, `(b)` follow under it has roman parts and lettered sub-parts
+  if best == 'alpha' and first and (first.form == 'roman' or (first.form == 'alpha_or_roman' and first.label == 'i')) then
+    best = 'roman'
+  end
   return best
 end
+
+-- Does label `b` follow label `a` in one style (`a`→`b`, `ii`→`iii`, `3`→`4`)?
+local function follows(a, b)
+  if not a or not b then return false end
+  if a:match('^%d+$') and b:match('^%d+$') then return tonumber(b) == tonumber(a) + 1 end
+  if ROMAN_SET[a] and ROMAN_SET[b] and ROMAN_SET[b] == ROMAN_SET[a] + 1 then return true end
+  return #a == 1 and #b == 1 and a:match('%l') ~= nil and b:byte() == a:byte() + 1
+end
+
+local FIRST_LABELS = { a = true, i = true, ['1'] = true, A = true }
 
 local function new_part(label)
   return { label = label or '', texts = {}, options = {}, correct = {}, answer = {}, ws = {} }
@@ -959,6 +1004,7 @@ assemble = function(q)
   local main, parts, pending = {}, {}, {}
   local cur = nil
   local last_alpha = nil
+  local last_letter, last_sub = nil, {}  -- the last lettered label of any level; the last sub-part's, by form
   local items_of, last_list = {}, nil  -- plain lists: text → items; the last one added
   local answering = nil                -- the part an open `Answer:` is filling
   local function add(list, t)
@@ -999,19 +1045,31 @@ assemble = function(q)
     answering = nil
     local f = u.form
     if f == 'alpha_or_roman' then
-      -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters
+      -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters (under
+      -- roman parts: a roman part, unless the letters before it reach `(h)`)
       local before = ALPHA:sub(ALPHA:find(u.label, 1, true) - 1, ALPHA:find(u.label, 1, true) - 1)
-      if form == 'alpha' and cur and last_alpha ~= before then f = 'roman' else f = 'alpha' end
+      if form == 'roman' then f = last_letter == before and 'alpha' or 'roman'
+      elseif form == 'alpha' and cur and last_alpha ~= before then f = 'roman' else f = 'alpha' end
     end
-    if u.k == 'open' and f == form then
+    local opens_part = u.k == 'open' and f == form
+    if u.k == 'open' and not opens_part and cur and not FIRST_LABELS[u.label]
+      and not follows(last_sub[f], u.label) and (f == 'alpha' or f == 'roman') then
+      -- a label of the other kind that starts no sub-list (one opens at its first label)
+      -- and carries none on: the sheet mislabels a part (`(a)`, then `(ii)`, `(iii)`)
+      opens_part = true
+    end
+    if u.k == 'open' and f == 'alpha' then last_letter = u.label end
+    if u.k == 'open' and not opens_part and f then last_sub[f] = u.label end
+    if opens_part then
       cur = new_part(u.label)
       cur.heading = u.heading
       parts[#parts + 1] = cur
       if f == 'alpha' then last_alpha = u.label end
+      last_sub = {}
       flush_pending(cur.texts)
       add(cur.texts, u.text)
-    elseif u.item and u.item.done then
-      -- the rest of a list item already taken whole
+    elseif u.item and u.item.done and u.k ~= 'sol' then
+      -- the rest of a list item already taken whole (its answers still go to the part)
     elseif u.k == 'open' or u.k == 'inner' then
       -- a sub-part or the rest of a list item: inside the part before it (a list
       -- item that is no part is taken whole, with its marker)

@@ -42,7 +42,7 @@ from tasks.convert.latex import (
 )
 from tasks.convert.labels import label_sequence, split_keys
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert import tex_blanks, tex_cond, tex_markers, tex_unknown
+from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_unknown
 from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
@@ -95,7 +95,8 @@ class Editor(ListEdits, CountingMacros):
             if isinstance(n, LatexMacroNode) and not in_math and tex_unknown.is_unknown_macro(self, n):
                 i = tex_unknown.unknown_macro(self, nodes, i, depth)
                 continue
-            if isinstance(n, LatexMacroNode) and (j := tex_unknown.answer_blank(self, n, nodes, i, in_math)) is not None:
+            tex_answers.block_ends(self, n, in_math)
+            if isinstance(n, LatexMacroNode) and (j := tex_answers.answer_blank(self, n, nodes, i, in_math)) is not None:
                 i = j
                 continue
             if not in_math and tex_blanks.layout_before_group(self, nodes, i):
@@ -110,7 +111,8 @@ class Editor(ListEdits, CountingMacros):
         elif isinstance(n, LatexEnvironmentNode):
             self.environment(n, depth, in_math)
         elif isinstance(n, LatexMathNode):
-            self.run(n.nodelist, depth, True)
+            if not tex_answers.labelled_grid(self, n, depth):
+                self.run(n.nodelist, depth, True)
         elif isinstance(n, LatexGroupNode):
             self.run(n.nodelist, depth, in_math)
 
@@ -163,6 +165,9 @@ class Editor(ListEdits, CountingMacros):
         name, ctx = n.environmentname, self.ctx
         begin_end = end_of_args(n)
         end_start = n.pos + n.len - len(f"\\end{{{name}}}")
+        if in_math and tex_answers.math_wrapper(self, n):
+            self.run(n.nodelist, depth, in_math)
+            return
         if name in ctx.excluded:
             self.edit(n.pos, n.pos + n.len, "")
             body = self.src[begin_end:end_start]
@@ -207,20 +212,26 @@ class Editor(ListEdits, CountingMacros):
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
         elif name == "enumerate":
+            tex_answers.flush_answers(self, n.pos)
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
+            tex_answers.flush_answers(self, end_start)
             return
         elif name in ("itemize", "description"):
             labels = [arg_text(it, 0) for it in self.items(n)]
+            tex_answers.flush_answers(self, n.pos)
             if labels and None not in labels and label_sequence(labels):  # (a), (b) …: numbered parts
                 self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
                 self.enumerate(n, depth + 1, begin_end)
                 self.run(n.nodelist, depth + 1, in_math)
+                tex_answers.flush_answers(self, end_start)
                 return
             if name == "itemize":
                 self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
+        if name in ("itemize", "description"):
+            tex_answers.flush_answers(self, end_start)
 
     def items(self, n) -> list[LatexMacroNode]:
         return [c for c in n.nodelist if isinstance(c, LatexMacroNode) and c.macroname == "item"]
@@ -313,6 +324,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         state = UnknownState(unknown=unknown or Unknown(), docs=docs, body_at=max(0, source.find("\\begin{document}")))
         parsed = parse_nodes(source, extra)
         state.blocks = tex_unknown.block_counts(parsed, state.unknown)
+        state.continued = tex_continued.continued(tex_unknown._sequences([x for x in parsed if x is not None]), source)
         editor = Editor(source, ctx, state)
         editor.notes += dropped
         editor.hidden += [n.text for n in dropped]
