@@ -176,3 +176,11 @@ def test_a_command_holding_only_choices_is_a_list_of_options():
     questions = read_and_pair(GENERAL, out.text, None)[0].root
     part = questions[0].parts[0]
     assert part.options == ["red", "blue"] and part.answer == "blue"
+
+
+def test_an_environment_misread_as_maths_keeps_the_lists_inside_it():
+    # a definition opening a display in its own group (\\begin{equation} in one group, \\end in the
+    # next) is parsed as a display running on: what it seems to hold is no maths to unwrap
+    out = md("\\begin{problem}\nName them:\n\\begin{enumerate}\\item one\\item two\\end{enumerate}\n\\end{problem}",
+             "\\newenvironment{eqn}{\\begin{equation}}{\\end{equation}}\n")
+    assert "1.  one" in out.text.splitlines() and "inside maths" not in " ".join(kinds(out).get("UnknownMacro", []))

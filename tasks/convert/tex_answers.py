@@ -157,7 +157,8 @@ def math_wrapper(ed, n: LatexEnvironmentNode) -> bool:
     no file here defines (its body is kept); False when it is one KaTeX renders or the sheet
     defines."""
     name = n.environmentname
-    if name in KATEX_ENVS or name in ed.ctx.sheet_defines or name in ed.ctx.theorems:
+    if (not ed.real_math or name in KATEX_ENVS or name in ed.ctx.sheet_defines or name in ed.ctx.theorems
+            or re.search(r"\n[ \t]*\n", ed.src[n.pos:n.pos + n.len])):
         return False
     ed.edit(n.pos, end_of_args(n), "")
     ed.edit(n.pos + n.len - len(f"\\end{{{name}}}"), n.pos + n.len, "")

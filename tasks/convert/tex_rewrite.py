@@ -7,6 +7,7 @@ environment's ``\begin``/``\end``) in the source; nothing else of the text is to
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pylatexenc.latexwalker import (
@@ -73,6 +74,7 @@ class Editor(ListEdits, CountingMacros):
         self.hidden: list[str] = []
         self.last_end: dict[int, int] = {}
         self.unwrapped: set[int] = set()
+        self.real_math = 0  # maths nodes open that are real maths (no paragraph break inside)
         self.questions_seen = 0  # exam's questions so far (its numbering runs on across questions environments)
 
     def edit(self, start: int, end: int, text: str) -> None:
@@ -111,8 +113,13 @@ class Editor(ListEdits, CountingMacros):
         elif isinstance(n, LatexEnvironmentNode):
             self.environment(n, depth, in_math)
         elif isinstance(n, LatexMathNode):
-            if not tex_answers.labelled_grid(self, n, depth):
+            # TeX allows no paragraph break in maths: a "maths" node holding one is a
+            # misparse (a stray `$`), not maths to rewrite as such
+            real = not re.search(r"\n[ \t]*\n", self.src[n.pos:n.pos + n.len])
+            self.real_math += real
+            if not (real and tex_answers.labelled_grid(self, n, depth)):
                 self.run(n.nodelist, depth, True)
+            self.real_math -= real
         elif isinstance(n, LatexGroupNode):
             self.run(n.nodelist, depth, in_math)
 
