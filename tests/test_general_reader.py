@@ -707,3 +707,11 @@ def test_a_list_item_inside_a_part_keeps_its_answer_out_of_the_text():
     first = q.parts[0]
     assert "hydrogen" not in first.content and ":::" not in first.content
     assert "the noble one" in first.content and first.worked_solution == "hydrogen"
+
+
+def test_a_ticked_box_is_cut_whole_from_its_option():
+    q = read("## Question 1\n\nPick one.\n\n- \u2610 red\n\n- \u2612 blue\n\n## Question 2\n\nPick the graph.\n\n"
+             "- \u2610\n\n- \u2612\n").root
+    assert q[0].parts[0].options == ["red", "blue"] and q[0].parts[0].answer == "blue"
+    # a choice that was only a picture the conversion lost: no stray bytes of the box remain
+    assert q[1].parts[0].options == ["", ""] and q[1].parts[0].correct == [1]

@@ -413,7 +413,8 @@ local function options_unit(b)
   local options, correct = {}, {}
   for i, item in ipairs(b.content) do
     local text = trim(sheet.text(item))
-    text = text:gsub('^%[[ xX]?%]%s*', ''):gsub('^[\u{2610}\u{2612}]%s*', '')
+    -- the box is one character of three bytes: cut it whole (a byte class would leave two)
+    text = text:gsub('^%[[ xX]?%]%s*', ''):gsub('^\u{2610}%s*', ''):gsub('^\u{2612}%s*', '')
     options[#options + 1] = text
     if task_box(item) == 'x' then correct[#correct + 1] = i - 1 end
   end
