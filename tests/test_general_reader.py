@@ -715,3 +715,28 @@ def test_a_ticked_box_is_cut_whole_from_its_option():
     assert q[0].parts[0].options == ["red", "blue"] and q[0].parts[0].answer == "blue"
     # a choice that was only a picture the conversion lost: no stray bytes of the box remain
     assert q[1].parts[0].options == ["", ""] and q[1].parts[0].correct == [1]
+
+
+def test_bullets_opening_with_their_points_are_parts():
+    out = read("## Question 1\n\nA list is sorted.\n\n- (5 points) Give its cost.\n- (3 points) Give a faster way.\n\n"
+               "## Question 2\n\nList the tools.\n\n- a hammer\n- a saw\n").root
+    assert [p.content for p in out[0].parts] == ["(5 points) Give its cost.", "(3 points) Give a faster way."]
+    assert len(out[1].parts) <= 1  # bullets without points are the question's own text
+
+
+def test_a_solution_naming_its_parts_in_words_pairs_by_them():
+    questions = "## Question 1\n\nA gear turns.\n\n(a) Find its speed.\n\n(b) Find its torque.\n"
+    solutions = "## Question 1\n\nFor part (a), the speed is 3.\n\nPart (b): the torque is 7.\n"
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
+    a, b = out.root[0].parts
+    assert "speed is 3" in a.worked_solution and "torque is 7" in b.worked_solution and pairing.flags == []
+
+
+def test_a_whole_answer_for_a_question_of_several_parts_is_flagged_not_split():
+    q = SheetSet.model_validate([{"parts": [{"content": "Find p."}, {"content": "Find r."}]}])
+    s = SheetSet.model_validate([{"parts": [{"worked_solution": "p is 2 and r is 5."}]}])
+    merged, pairing = merge_solutions(q, s, [("1", ["a", "b"])], [("1", [""])])
+    assert [p.worked_solution for p in merged.root[0].parts] == ["p is 2 and r is 5.", ""]
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "2 parts" in pairing.flags[0].reason
+    merged, pairing = merge_solutions(q, s, None, None)  # by position: the same doubt
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")]

@@ -212,6 +212,15 @@ local ROMAN_SET = { i = 1, ii = 2, iii = 3, iv = 4, v = 5, vi = 6, vii = 7, viii
 
 local function line_label(line)
   local s = line:gsub('^%s+', '')
+  if ROLE == 'solutions' then
+    -- a solution naming the part it answers in words: `For part (a), …`, `Part (b): …`
+    -- (the words stay: they are the solution's sentence)
+    local named = s:match('^[Ff]or [Pp]art %((%l+)%)') or s:match('^[Pp]art %((%l+)%)')
+      or s:match('^[Pp]art (%l)[:%.%)]')
+    if named and (#named == 1 or ROMAN_SET[named]) then
+      return named, s, (#named == 1 and not ROMAN_SET[named]) and 'alpha' or (#named == 1 and 'alpha_or_roman' or 'roman')
+    end
+  end
   -- `**(a)**`, `__b)__`: a label set in bold (a class's `\part` macro, a house style),
   -- followed by a space or a no-break space
   local inner, after = s:match('^%*%*([^%*]+)%*%*(.*)$')
@@ -262,6 +271,17 @@ local function solution_heading(h)
     if c == 'solution' or c == 'answer' or c == 'solutions' or c == 'answers' then return true end
   end
   return is_solutions_heading(h)
+end
+
+-- A text opening with its points (`(5 points) Write`, `[2 marks] Name`): the rest, else nil.
+local function points_opening(text)
+  local mark, rest = text:match('^([%(%[]%s*%d+%s*%a+%.?%s*[%)%]])%s*(.*)$')
+  if not mark then return nil end
+  local unit = mark:lower():match('%d+%s*(%a+)')
+  if unit == 'pt' or unit == 'pts' or unit == 'point' or unit == 'points' or unit == 'mark' or unit == 'marks' then
+    return rest
+  end
+  return nil
 end
 
 -- `1a (2pt) text` at the start of a bullet item: number, letter, rest.
@@ -784,7 +804,20 @@ local function block_units(b, units)
     for _, item in ipairs(b.content) do
       if not (item[1] and bullet_label(trim(sheet.text_of(item[1])))) then labelled = false; break end
     end
-    if labelled then
+    -- bullets that each open with their points (`- (5 points) Write …`): graded parts
+    local pointed = #b.content >= 2
+    for _, item in ipairs(b.content) do
+      if pointed and not (item[1] and points_opening(trim(sheet.text_of(item[1])))) then pointed = false end
+    end
+    if pointed and not labelled then
+      for _, item in ipairs(b.content) do
+        local texts = { trim(sheet.text_of(item[1])) }  -- its points kept: they are the sheet's
+        for k = 2, #item do texts[#texts + 1] = sheet.text_of(item[k]) end
+        local joined = {}
+        for _, t in ipairs(texts) do if trim(t) ~= '' then joined[#joined + 1] = t end end
+        units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = table.concat(joined, '\n\n'), whole = sheet.text(item) }
+      end
+    elseif labelled then
       for _, item in ipairs(b.content) do
         local n, l, rest = bullet_label(trim(sheet.text_of(item[1])))
         local texts = { rest }
