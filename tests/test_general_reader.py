@@ -740,3 +740,35 @@ def test_a_whole_answer_for_a_question_of_several_parts_is_flagged_not_split():
     assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "2 parts" in pairing.flags[0].reason
     merged, pairing = merge_solutions(q, s, None, None)  # by position: the same doubt
     assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")]
+
+
+def test_labels_starting_over_name_the_parts_again_and_escaped_labels_are_labels():
+    md = """## Question 1
+
+Heat flows in a rod.
+
+a)  Write the heat equation.
+
+b)  Solve it.
+
+<!-- -->
+
+a)  Start from Fourier's law.
+
+b)  Separate the variables.
+
+::: {.solution}
+a\\) The equation is $u_t = D u_{xx}$.
+
+b\\) The solution is a series.
+:::
+"""
+    (q,) = read(md).root
+    a, b = q.parts
+    assert "Fourier's law" in a.content and "Separate the variables" in b.content
+    assert "u_t = D u_{xx}" in a.worked_solution and "series" in b.worked_solution
+
+
+def test_bullets_opening_with_labels_in_sequence_are_parts():
+    (q,) = read("## Question 1\n\nA point moves.\n\n- (a) Draw it.\n- (b) Find its speed.\n").root
+    assert [p.content for p in q.parts] == ["Draw it.", "Find its speed."]

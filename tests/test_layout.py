@@ -186,3 +186,73 @@ def test_the_sections_layout_makes_every_sub_heading_a_part_and_drops_sections_w
     reading = read_with(GENERAL, layout, md, "questions")
     assert [q.title for q in reading.questions.root] == ["Pendulum", "Spring"]
     assert [p.content for p in reading.questions.root[0].parts] == ["Period\n\nMeasure it.", "Mass\n\nVary it."]
+
+
+NOTES = """# Week 4 notes
+
+## Springs
+
+A spring stores energy. Its law is linear over a range, and beyond it the coil yields.
+
+**Try this**
+
+A spring of constant $k$ is stretched by $x$.
+
+1.  Find the force.
+2.  Find the energy stored.
+
+## Damping
+
+Real springs lose energy to friction, and the motion dies away.
+
+A lot more words about damping here, to read and not to answer.
+
+**Try this**
+
+Sketch the motion of a damped spring.
+"""
+
+
+def test_a_repeated_callout_opens_each_activity_and_the_lecture_between_is_chrome():
+    out, pairing = inferred(NOTES)
+    assert pairing.layout == "auto" and len(out) == 2
+    first, second = out.root
+    assert first.main_text == "A spring stores energy. Its law is linear over a range, and beyond it the coil yields.\n\n" \
+        "A spring of constant $k$ is stretched by $x$." or first.main_text.endswith("stretched by $x$.")
+    assert [p.content for p in first.parts] == ["Find the force.", "Find the energy stored."]
+    assert "Sketch the motion" in (second.main_text + "".join(p.content for p in second.parts))
+    assert "**Try this**" not in first.main_text + second.main_text
+
+
+LECTURE = """# Vectors
+
+**Definition 1.** A basis is a free generating family.
+
+**Exercise 2.** Show that $(1,0)$ and $(0,1)$ form a basis.
+
+**Example 3.** The canonical basis of the plane.
+
+Some words of the course after the example, to read only.
+
+**Definition 4.** The dimension is the size of a basis.
+
+**Exercise 5.** Find the dimension of the plane.
+
+# Matrices
+
+**Definition 6.** A matrix is a table of numbers.
+
+**Exercise 7.** Multiply two matrices.
+
+(a) Of size 2.
+
+(b) Of size 3.
+"""
+
+
+def test_exercises_among_numbered_blocks_of_lecture_notes_are_the_questions():
+    out, pairing = inferred(LECTURE)
+    assert [q.main_text.split(".")[0] for q in out.root] == ["Show that $(1,0)$ and $(0,1)$ form a basis",
+                                                            "Find the dimension of the plane", "Multiply two matrices"]
+    assert "canonical" not in " ".join(q.main_text + "".join(p.content for p in q.parts) for q in out.root)
+    assert [p.content for p in out.root[2].parts] == ["Of size 2.", "Of size 3."]

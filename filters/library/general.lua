@@ -232,6 +232,9 @@ local function line_label(line)
   -- `\(a\)`: the escaped parentheses pandoc writes for a typed `(a)` (Word)
   local el, erest = s:match('^\\%((%w+)\\%)%s*(.*)$')
   if el then s = '(' .. el .. ') ' .. erest end
+  -- `a\)`: `a)` as pandoc escapes it at a line start
+  local ol, orest = s:match('^(%l+)\\%)%s*(.*)$')
+  if ol then s = ol .. ') ' .. orest end
   local l, rest = s:match('^%((%l+)%)%s*(.*)$')
   if not l then l, rest = s:match('^(%l+)%)%s*(.*)$') end
   if not l then
@@ -271,6 +274,13 @@ local function solution_heading(h)
     if c == 'solution' or c == 'answer' or c == 'solutions' or c == 'answers' then return true end
   end
   return is_solutions_heading(h)
+end
+
+-- Does label `b` come right after `a` (`a`→`b`, `i`→`ii`, `1`→`2`)?
+local function sequence_step(a, b)
+  if a:match('^%d+$') and b:match('^%d+$') then return tonumber(b) == tonumber(a) + 1 end
+  if ROMAN_SET[a] and ROMAN_SET[b] and ROMAN_SET[b] == ROMAN_SET[a] + 1 then return true end
+  return #a == 1 and #b == 1 and b:byte() == a:byte() + 1
 end
 
 -- A text opening with its points (`(5 points) Write`, `[2 marks] Name`): the rest, else nil.
@@ -809,7 +819,24 @@ local function block_units(b, units)
     for _, item in ipairs(b.content) do
       if pointed and not (item[1] and points_opening(trim(sheet.text_of(item[1])))) then pointed = false end
     end
-    if pointed and not labelled then
+    -- bullets that each open with a part label, the labels in sequence (`- (a) Draw …`)
+    local lettered = #b.content >= 2
+    local prev = nil
+    for _, item in ipairs(b.content) do
+      local l = lettered and item[1] and line_label(trim(sheet.lines(sheet.text_of(item[1]))[1] or '')) or nil
+      if not l or (prev and not sequence_step(prev, l)) then lettered = false end
+      prev = l
+    end
+    if lettered and not labelled then
+      for _, item in ipairs(b.content) do
+        local l, rest, form = line_label(trim(sheet.text_of(item[1])))
+        local texts = { rest }
+        for k = 2, #item do texts[#texts + 1] = sheet.text_of(item[k]) end
+        local joined = {}
+        for _, t in ipairs(texts) do if trim(t) ~= '' then joined[#joined + 1] = t end end
+        units[#units + 1] = { k = 'open', label = l, form = form, text = table.concat(joined, '\n\n'), whole = sheet.text(item) }
+      end
+    elseif pointed and not labelled then
       for _, item in ipairs(b.content) do
         local texts = { trim(sheet.text_of(item[1])) }  -- its points kept: they are the sheet's
         for k = 2, #item do texts[#texts + 1] = sheet.text_of(item[k]) end
@@ -900,10 +927,7 @@ end
 
 -- Does label `b` follow label `a` in one style (`a`→`b`, `ii`→`iii`, `3`→`4`)?
 local function follows(a, b)
-  if not a or not b then return false end
-  if a:match('^%d+$') and b:match('^%d+$') then return tonumber(b) == tonumber(a) + 1 end
-  if ROMAN_SET[a] and ROMAN_SET[b] and ROMAN_SET[b] == ROMAN_SET[a] + 1 then return true end
-  return #a == 1 and #b == 1 and a:match('%l') ~= nil and b:byte() == a:byte() + 1
+  return a ~= nil and b ~= nil and sequence_step(a, b)
 end
 
 local FIRST_LABELS = { a = true, i = true, ['1'] = true, A = true }
@@ -1039,6 +1063,7 @@ assemble = function(q)
   local cur = nil
   local last_alpha = nil
   local last_letter, last_sub = nil, {}  -- the last lettered label of any level; the last sub-part's, by form
+  local repeating = false                -- the labels have started over (a part named again)
   local items_of, last_list = {}, nil  -- plain lists: text → items; the last one added
   local answering = nil                -- the part an open `Answer:` is filling
   local function add(list, t)
@@ -1094,7 +1119,18 @@ assemble = function(q)
     end
     if u.k == 'open' and f == 'alpha' then last_letter = u.label end
     if u.k == 'open' and not opens_part and f then last_sub[f] = u.label end
-    if opens_part then
+    local again = nil
+    if opens_part and ROLE == 'questions' and u.label ~= '' and (FIRST_LABELS[u.label] or repeating) then
+      -- the labels start over at a label the question has (`a)`, `b)` again under its
+      -- `a)` … `f)`: hints, notes): each names its part again, no new part
+      for _, p in ipairs(parts) do if p.label == u.label then again = p; break end end
+    end
+    repeating = again ~= nil
+    if again then
+      flush_pending(cur.texts)
+      cur = again
+      add(cur.texts, u.text)
+    elseif opens_part then
       cur = new_part(u.label)
       cur.heading = u.heading
       parts[#parts + 1] = cur
@@ -1205,6 +1241,63 @@ local function has_markers(blocks)
   return false
 end
 
+-- A callout: a paragraph that is only bold text with no number, repeated word for word in
+-- the document (`**✅ Do this**` before each activity of a course's notes), opening what a
+-- student does: its text, else nil. A label before text (`**Hint:**`) or a solution word
+-- is none.
+local function callout_text(b)
+  if (b.t ~= 'Para' and b.t ~= 'Plain') or #b.content ~= 1 or b.content[1].t ~= 'Strong' then return nil end
+  local t = trim(pandoc.utils.stringify(b.content[1]))
+  if t == '' or #t > 40 or t:match('%d') or t:match(':$') then return nil end
+  local first = (t:lower():match('^[%a\128-\255]+') or '')
+  if SOLUTION_WORDS[first] or first == 'solutions' or first == 'answers' then return nil end
+  return t
+end
+
+-- The callouts of a document's top level repeated two or more times: text → true.
+local function callouts(blocks)
+  local n, out = {}, {}
+  for _, b in ipairs(blocks) do
+    local t = callout_text(b)
+    if t then n[t] = (n[t] or 0) + 1 end
+  end
+  for t, k in pairs(n) do if k >= 2 then out[t] = true end end
+  return out
+end
+
+-- A numbered block of another kind: a paragraph opening with a bold or emphasised
+-- `Word N.` whose word is no question word (lecture notes' `**Définition 9.**`,
+-- `*Remarque 5*.` between their exercises): its word (lower case), else nil.
+local function other_block_word(b)
+  if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] then return nil end
+  local first = b.content[1]
+  if first.t ~= 'Strong' and first.t ~= 'Emph' then return nil end
+  local word = trim(pandoc.utils.stringify(first)):match('^([%a\128-\255]+)%.?%s*%d+%.?$')
+  if word and not is_question_word(word) then return word:lower() end
+  return nil
+end
+
+-- The words of such blocks when a document has two or more of them: lecture text between
+-- the questions (`Définition 9`, `Exemple 10` numbered on with the exercises), which
+-- ends the question before it.
+local function other_block_words(blocks)
+  local n, out = 0, {}
+  for _, b in ipairs(blocks) do
+    local w = other_block_word(b)
+    if w then n, out[w] = n + 1, true end
+  end
+  if n < 2 then return {} end
+  return out
+end
+
+local function marker_count(blocks)
+  local n = 0
+  for _, b in ipairs(blocks) do
+    if (b.t == 'Header' and heading_marker(b)) or bold_marker(b) then n = n + 1 end
+  end
+  return n
+end
+
 local function numbered_solutions(blocks)
   for _, b in ipairs(blocks) do
     if (b.t == 'Para' or b.t == 'Plain') and numbered_label(sheet.text_of(b)) then return true end
@@ -1282,6 +1375,31 @@ local function sectioned(blocks)
   return n >= 2
 end
 
+-- Notes whose activities each open at a callout (`**✅ Do this**`): a question per callout,
+-- with the text since the heading above it (its set-up) when no question came between; a
+-- heading ends a question, and the lecture text between the activities is chrome.
+local function callout_segment(blocks, calls)
+  local qs, cur, lead, title = {}, nil, {}, ''
+  html_capture = nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      cur, lead, title = nil, {}, heading_text(b)
+    elseif calls[callout_text(b) or ''] then
+      cur = new_question(qs, '', title, 99)
+      title = ''
+      for _, lb in ipairs(lead) do block_units(lb, cur.units) end
+      lead = {}
+    elseif cur then
+      block_units(b, cur.units)
+    else
+      lead[#lead + 1] = b
+    end
+  end
+  html_capture = nil
+  for _, q in ipairs(qs) do assemble(q) end
+  return qs
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
@@ -1292,6 +1410,11 @@ local function segment(blocks)
   local paragraphs = not markers and not numbered and not qlevel and paragraph_layout(blocks)
     and not numbered_as_questions(blocks)
   local mode = LAYOUT.mode
+  if mode == nil and ROLE == 'questions' and marker_count(blocks) <= 1 and not numbered then
+    -- (one lone marker, such as a dated title `# 31 Aug 23 - Activity`, is no layout)
+    local calls = callouts(blocks)
+    if next(calls) then return callout_segment(blocks, calls), nil end
+  end
   if mode == 'markers' then
     markers, numbered, qlevel, paragraphs = true, false, false, false
   elseif mode == 'headings' then
@@ -1302,6 +1425,7 @@ local function segment(blocks)
   elseif mode == 'list' then
     markers, numbered, qlevel, paragraphs = false, false, false, false
   end
+  local others = markers and other_block_words(blocks) or {}
   local listed = not markers and not numbered and not qlevel and not paragraphs
   local sections = listed and sectioned(blocks)
   local group = ''
@@ -1337,6 +1461,10 @@ local function segment(blocks)
         cur = nil
         group = heading_text(b)
       end
+    elseif markers and cur and others[other_block_word(b) or ''] then
+      -- a definition, example or remark of lecture notes ends the question; it and what
+      -- follows it up to the next question are the notes, no question's text
+      cur = nil
     elseif markers and bold_marker(b) then
       local num, title, rest = bold_marker(b)
       cur = new_question(qs, num, title, 99)

@@ -101,7 +101,7 @@ def field_texts(questions: SheetSet) -> list[str]:
 
 _TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
 _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
-_ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
+_ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\))\s*")  # `\(a\)`, `a\)`
 _FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[A-Za-z][\w-]*)?\s*$")
 _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
