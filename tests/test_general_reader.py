@@ -772,3 +772,17 @@ b\\) The solution is a series.
 def test_bullets_opening_with_labels_in_sequence_are_parts():
     (q,) = read("## Question 1\n\nA point moves.\n\n- (a) Draw it.\n- (b) Find its speed.\n").root
     assert [p.content for p in q.parts] == ["Draw it.", "Find its speed."]
+
+
+def test_solution_headings_that_name_their_questions_pair_by_those_numbers():
+    questions = ("**Q1:** Find the speed.\n\n**Q2:** Find the time.\n\n**Q3:** Find the force.\n\n**Q4:**\n\n"
+                 "a)  In air.\n\nb)  In water.\n\nc)  In oil.\n")
+    solutions = ("# Kinematics (Q1–Q3)\n\n#### Step 1: set up.\n\nDraw the axes.\n\n#### Answer to Q1.\n\nThe speed is 3.\n\n"
+                 "#### Answers Q2 and Q3.\n\nThe time is 2 and the force 6.\n\n#### Media (Q4a–b).\n\nSlower in water.\n\n"
+                 "#### Oil (Q4c).\n\nSlowest.\n")
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
+    q1, q2, q3, q4 = out.root
+    assert q1.parts[0].worked_solution == "The speed is 3."
+    assert "time is 2" in q2.parts[0].worked_solution and "time is 2" in q3.parts[0].worked_solution
+    assert [p.worked_solution for p in q4.parts] == ["Slower in water.", "Slower in water.", "Slowest."]
+    assert "Draw the axes" not in " ".join(p.worked_solution for q in out.root for p in q.parts)

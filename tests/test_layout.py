@@ -256,3 +256,11 @@ def test_exercises_among_numbered_blocks_of_lecture_notes_are_the_questions():
                                                             "Find the dimension of the plane", "Multiply two matrices"]
     assert "canonical" not in " ".join(q.main_text + "".join(p.content for p in q.parts) for q in out.root)
     assert [p.content for p in out.root[2].parts] == ["Of size 2.", "Of size 3."]
+
+
+def test_a_word_only_the_solutions_repeat_names_no_question():
+    questions = "## Exercise 1\n\nFind $x$.\n\n## Exercise 2\n\nFind $y$.\n"
+    solutions = ("## Exercise 1\n\n**Step 1.** Isolate $x$.\n\n**Step 2.** So $x = 2$.\n\n"
+                 "## Exercise 2\n\n**Step 1.** So $y = 5$.\n")
+    out, pairing = inferred(questions, solutions)
+    assert "x = 2" in out.root[0].parts[0].worked_solution and "y = 5" in out.root[1].parts[0].worked_solution

@@ -236,3 +236,13 @@ def test_class_markers_open_lines_after_a_display_or_under_a_lead_in():
     assert "1.  A pendulum swings." in lines and any(x.startswith("2.  A spring.") for x in lines), out.text
     assert "    (a) Find the period." in lines and "    (b) Find the speed." in lines
     assert "    (a) Find $k$." in lines and "    (b) Find the energy." in lines
+
+
+def test_items_labelled_with_a_word_and_counting_numbers_are_run_in_markers():
+    out = md("\\section*{Questions}\n\\begin{enumerate}\n\\item[Q4:] Find the speed.\n\\item[Q5:] Find the time.\n"
+             "\\begin{enumerate}\\item[a)] In air.\\item[b)] In water.\\end{enumerate}\n\\end{enumerate}\n"
+             "\\begin{itemize}\\item[Tip:] Use SI units.\\end{itemize}")
+    lines = out.text.splitlines()
+    assert "**Q4:** Find the speed." in lines and "**Q5:** Find the time." in lines, out.text
+    assert "a)  In air." in lines and "b)  In water." in lines
+    assert "1.  Q4:" not in out.text and "Tip:" in out.text

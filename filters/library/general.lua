@@ -1267,26 +1267,36 @@ end
 
 -- A numbered block of another kind: a paragraph opening with a bold or emphasised
 -- `Word N.` whose word is no question word (lecture notes' `**Définition 9.**`,
--- `*Remarque 5*.` between their exercises): its word (lower case), else nil.
+-- `*Remarque 5*.` between their exercises): its word (lower case) and number, else nil.
 local function other_block_word(b)
   if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] then return nil end
   local first = b.content[1]
   if first.t ~= 'Strong' and first.t ~= 'Emph' then return nil end
-  local word = trim(pandoc.utils.stringify(first)):match('^([%a\128-\255]+)%.?%s*%d+%.?$')
-  if word and not is_question_word(word) then return word:lower() end
+  local word, num = trim(pandoc.utils.stringify(first)):match('^([%a\128-\255]+)%.?%s*(%d+)%.?$')
+  if word and not is_question_word(word) then return word:lower(), tonumber(num) end
   return nil
 end
 
--- The words of such blocks when a document has two or more of them: lecture text between
--- the questions (`Définition 9`, `Exemple 10` numbered on with the exercises), which
--- ends the question before it.
+-- The words of such blocks when they are numbered on one counter with the questions (all
+-- the numbered blocks, questions among them, count up in the order of the document:
+-- `Définition 1`, `Exemple 2`, `Exercice 3`, `Définition 4`): lecture text between the
+-- questions, which ends the question before it. Blocks that number on their own (`Step
+-- 1`, `Step 2` inside a question, again in the next) are the questions' text.
 local function other_block_words(blocks)
-  local n, out = 0, {}
+  local n, out, last = 0, {}, nil
   for _, b in ipairs(blocks) do
-    local w = other_block_word(b)
+    local w, k = other_block_word(b)
+    if not w then
+      local qn = bold_marker(b)
+      k = qn and tonumber(qn) or nil
+    end
+    if k then
+      if last and k <= last then return {} end
+      last = k
+    end
     if w then n, out[w] = n + 1, true end
   end
-  if n < 2 then return {} end
+  if n < 2 or ROLE ~= 'questions' then return {} end
   return out
 end
 
@@ -1296,6 +1306,33 @@ local function marker_count(blocks)
     if (b.t == 'Header' and heading_marker(b)) or bold_marker(b) then n = n + 1 end
   end
   return n
+end
+
+-- In a solutions document, a heading that names the questions it answers anywhere in its
+-- text (`Réponse Q1.`, `Réponses Q5 et Q6`, `Orientation (Q7).`, `Relations (Q10a–b).`):
+-- list of {number, labels}; nil when it names none, or a range of questions (`(Q1–Q3)`:
+-- a group heading over the answers).
+local function named_answers(text)
+  local out, at = {}, 1
+  while true do
+    local s, e, word, num, lab = text:find('(%a+)%.?%s?(%d+)(%l?)', at)
+    if not s then break end
+    at = e + 1
+    if is_question_word(word) and (s == 1 or not text:sub(s - 1, s - 1):match('%a'))
+      and not text:sub(e + 1, e + 1):match('%a') then
+      local rest = text:sub(e + 1)
+      if rest:match('^%s*[%-\u{2013}\u{2014}]+%s*%a*%.?%s?%d') then return nil end
+      local labels = {}
+      if lab ~= '' then
+        labels[1] = lab
+        local to = rest:match('^%s*[%-\u{2013}]+%s*(%l)%f[%A]')
+        if to then for c = lab:byte() + 1, to:byte() do labels[#labels + 1] = string.char(c) end end
+      end
+      out[#out + 1] = { number = num, labels = labels }
+    end
+  end
+  if #out == 0 then return nil end
+  return out
 end
 
 local function numbered_solutions(blocks)
@@ -1437,7 +1474,34 @@ local function segment(blocks)
     if q then for _, lb in ipairs(lead) do block_units(lb, q.units) end end
     lead = {}
   end
+  -- a solutions document's answers under headings that name their questions: the blocks
+  -- under one such heading, given to each question (and part) it names
+  local named = nil
+  local function finish_named()
+    if not named then return end
+    for _, t in ipairs(named.targets) do
+      local q = nil
+      for _, x in ipairs(qs) do if x.number == t.number then q = x; break end end
+      q = q or new_question(qs, t.number, '', named.level)
+      local labels = #t.labels > 0 and t.labels or { false }
+      for _, l in ipairs(labels) do
+        if l then q.units[#q.units + 1] = { k = 'open', label = l, form = 'alpha', text = '' } end
+        for _, nb in ipairs(named.blocks) do block_units(nb, q.units) end
+      end
+    end
+    named = nil
+  end
   for _, b in ipairs(blocks) do
+    if named and b.t ~= 'Header' then
+      named.blocks[#named.blocks + 1] = b
+      goto next_block
+    end
+    if b.t == 'Header' then finish_named() end
+    if ROLE == 'solutions' and b.t == 'Header' and not heading_marker(b) and named_answers(heading_text(b)) then
+      named = { targets = named_answers(heading_text(b)), level = b.level, blocks = {} }
+      cur = nil
+      goto next_block
+    end
     if answers then
       answers[#answers + 1] = b
     elseif html_capture then
@@ -1461,7 +1525,7 @@ local function segment(blocks)
         cur = nil
         group = heading_text(b)
       end
-    elseif markers and cur and others[other_block_word(b) or ''] then
+    elseif markers and cur and others[(other_block_word(b)) or ''] then
       -- a definition, example or remark of lecture notes ends the question; it and what
       -- follows it up to the next question are the notes, no question's text
       cur = nil
@@ -1503,7 +1567,9 @@ local function segment(blocks)
     elseif b.t == 'RawBlock' then
       block_units(b, {}) -- an answer div outside any question opens and closes here
     end
+    ::next_block::
   end
+  finish_named()
   if not after_heading then flush_lead(cur) end
   if html_capture and cur then
     -- an answer div never closed: what it held is still a solution

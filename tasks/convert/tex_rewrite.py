@@ -41,7 +41,7 @@ from tasks.convert.latex import (
     parse_nodes,
     plain_lines,
 )
-from tasks.convert.labels import label_sequence, split_keys
+from tasks.convert.labels import label_sequence, split_keys, word_numbers
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
 from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_unknown
 from tasks.convert.tex_counting import CountingMacros
@@ -218,6 +218,9 @@ class Editor(ListEdits, CountingMacros):
             self.edit(n.pos, begin_end, "\\begin{solution}")
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
+        elif name in ("enumerate", "itemize", "description") and self.run_in(n, begin_end, end_start):
+            self.run(n.nodelist, depth, in_math)
+            return
         elif name == "enumerate":
             tex_answers.flush_answers(self, n.pos)
             self.enumerate(n, depth + 1, begin_end)
@@ -239,6 +242,21 @@ class Editor(ListEdits, CountingMacros):
                                                            "equation*", "align*", "gather*", "multline*"))
         if name in ("itemize", "description"):
             tex_answers.flush_answers(self, end_start)
+
+    def run_in(self, n, begin_end: int, end_start: int) -> bool:
+        """A list whose items the sheet labels with one word and numbers counting on
+        (``\\item[Q1:]``, ``\\item[Q2:]``): each item a paragraph opening with its label in
+        bold (``**Q1:**``), as a run-in marker reads; False (nothing done) for any other."""
+        items = self.items(n)
+        labels = [arg_text(it, 0) for it in items]
+        if not items or None in labels or not word_numbers([lab.strip("[]") for lab in labels]):
+            return False
+        self.edit(n.pos, begin_end, "\n\n")
+        self.edit(end_start, n.pos + n.len, "\n\n")
+        for it, lab in zip(items, labels):
+            self.edit(it.pos, end_of_args(it), f"\n\n\\noindent\\textbf{{{lab.strip('[]').strip()}}} ")
+        self.converted.add(n.environmentname)
+        return True
 
     def items(self, n) -> list[LatexMacroNode]:
         return [c for c in n.nodelist if isinstance(c, LatexMacroNode) and c.macroname == "item"]

@@ -299,7 +299,10 @@ def eligible(reading: Reading, auto: Reading) -> bool:
 def solutions_layout(questions: Found, solutions: Found) -> Layout:
     """The layout a solutions document is read in: the reader's own choice, knowing the marker
     words either document repeats (a course numbers its solutions as it numbers its questions)."""
-    words = tuple(dict.fromkeys(repeated_words(questions) + repeated_words(solutions)))
+    # a word only the solutions repeat (their `Step 1`, `Step 2`) names no question when the
+    # questions have marker words of their own
+    own = repeated_words(questions)
+    words = tuple(dict.fromkeys(own + [w for w in repeated_words(solutions) if not own or w in QUESTION_WORDS]))
     return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else ())
 
 
