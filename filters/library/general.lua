@@ -24,18 +24,29 @@ Questions open at
     LaTeX `\paragraph*{What is ...?}`) under two or more headings of a higher level: each
     section heading opens a question, each asking heading a part whose content starts
     with its question; a section that asks nothing is chrome.
+  * with no question marker, a callout repeated word for word (a paragraph of bold text
+    only, no number: `**✅ Do this**` before each activity of a course's notes): each opens
+    a question, with the text since the heading above it; a heading ends it, and the
+    lecture text between the activities is chrome.
 A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
-`## 1.lambda`) is their group heading.
+`## 1.lambda`) is their group heading. Lecture notes that number definitions, examples
+and exercises on one counter (`**Définition 9.**`, `**Exercice 11.**`): a numbered block of
+another kind ends the question before it, and the notes up to the next question are chrome.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
 
 Parts, inside a question: headings that are only a part label (`## a)`, `### (b)`; the
 text under one is that part's), nested or following ordered lists (any numbering), paragraphs
-and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`),
-and bullets like
-`* 1a (2pt) text`. The first kind found is the part kind; lists and labels of another
-kind (`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them.
+and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`;
+also right after a display closing on the line, `…$$ (i) Find`), bullets like
+`* 1a (2pt) text`, bullets opening with labels in sequence (`- (a) Draw`) or with their
+points (`- (5 points) Write`). The outer labels are the part kind: a question opening at
+`(i)` has roman parts and its `(a)`, `(b)` are sub-parts; lists and labels of another kind
+(`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them — unless a
+label of the other kind starts mid-sequence and carries nothing on (`(a)`, then `(ii)`,
+`(iii)`: the sheet mislabels a part), which is a part. Labels that start over at a label the
+question has (`a)` … `f)`, then `a)`, `b)` again: hints) name those parts again.
 Text between two parts is the lead-in of the next part (text that carries on the part
 before it — starting in lower case, code, display maths — stays with that part); text
 after the last part ends that part. Task lists (`- [ ] option`, `- [x] option`) are
@@ -48,7 +59,7 @@ lines, each line then a paragraph), a paragraph opening `Answer:` / `Final answe
 part) — unless the solution labels its pieces (`(a) …`, `\(b\) …`, `(i)(A) …`, one at a
 line start each) with labels that all name parts of the question, when each piece goes
 to its part; solution divs inside a sub-part list go to the part holding the list, whose
-text keeps the sub-parts without them; a section headed `Solutions` / `Answers` at the end
+text keeps the sub-parts without them (a list item taken whole leaves its answer divs out); a section headed `Solutions` / `Answers` at the end
 of the questions document is read as a solutions document and matched by number; a
 `## Solution` heading (or one of class `solution`) inside a question opens that question's
 solution, its `**(a)**` pieces matched to the parts by label, else by position (an
@@ -57,7 +68,11 @@ after it takes what follows, up to the next part, cell break or question; a list
 False answering the plain list just before it, one mark per item, makes that list the
 part's options, the True ones correct (a quiz pool's answer cell). Notebook cell breaks
 (`+++ {...}`) and lines holding only a wrapper shortcode (`{{< quote >}}`) are chrome;
-`<br>` spacer paragraphs too. In the solutions role every part's
+`<br>` spacer paragraphs too. In the solutions role a paragraph naming its part
+in words (`For part (a), …`, `Part (b): …`) opens that part, and a heading that names the
+questions it answers anywhere in its text (`Réponse Q1.`, `Réponses Q5 et Q6`, `Orientation
+(Q7).`, `(Q10a–b)`) gives the text under it to each question and part it names (a heading
+naming a range, `(Q1–Q3)`, groups them and answers nothing). In the solutions role every part's
 text is its worked solution (`Answer:` lines its final answer); a block quote at the top
 of a solution, or everything before a `Solution` sub-heading, restates the question and
 is dropped, and later block quotes (restated parts) open the parts.

@@ -80,6 +80,10 @@ class Editor(ListEdits, CountingMacros):
     def edit(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, text))
 
+    def flush_answers(self, at: int) -> None:
+        """The fill-in answers gathered since their block began, as an answer at ``at``."""
+        tex_answers.flush_answers(self, at)
+
     def note(self, what: str, body: str) -> None:
         self.hidden.append(body)
         self.notes.append(hidden_note(what, body))

@@ -38,7 +38,6 @@ from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexEnviro
 from pylatexenc.macrospec import MacroSpec
 
 from schemas.markdown import ConversionWarning
-from tasks.convert import tex_answers
 from tasks.convert.checks import keep
 from tasks.convert.latex import QUESTION_WORDS, START_LABEL, arg_text, end_of_args, parse_nodes
 
@@ -331,14 +330,14 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
             st.once(ed, "continued:" + name, f"a {name} whose first label follows the labels of the {name} before it "
                     "was read as the rest of that question", name)
         if nested:
-            tex_answers.flush_answers(ed, n.pos)
+            ed.flush_answers(n.pos)
             ed.edit(n.pos, begin_end, "\\begin{enumerate}\\item ")
             ed.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             st.once(ed, "nested:" + name, f"a {name} inside a {name} was read as a part of the one around it", name)
         st.open_questions.append(name)
         st.answers.append([])
         ed.run(body, depth, in_math)
-        tex_answers.flush_answers(ed, end_start)
+        ed.flush_answers(end_start)
         st.answers.pop()
         st.open_questions.pop()
         return True

@@ -15,8 +15,12 @@ first rule that matches:
    filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``).
 3. **Scoring** (:func:`score`): how well a reading explains the sheet — the lines it quotes
    (:func:`tasks.read.route_b.score_reading`), the markers it uses to open questions and parts,
-   question numbers and part labels in sequence, questions with no text (a penalty) and, with a
-   solutions document, the share of solution numbers that name a question. ``auto`` keeps a
+   question numbers and part labels in sequence (numbers stepping over other blocks numbered on
+   one counter with them, as lecture notes number definitions and exercises, count as in
+   sequence), questions with no text (a penalty), the share of the sheet's own question
+   markers — numbered openings of a question word, repeated callouts — at which the reading
+   opens no question (a penalty, :data:`UNUSED`) and, with a solutions document, the share of
+   solution numbers that name a question. ``auto`` keeps a
    small head start (:data:`AUTO_PRIOR`): another reading is chosen only when it explains the
    sheet clearly better.
 4. **Confidence** (:func:`runner_up_flags`): when the runner-up scores within

@@ -169,8 +169,10 @@ def merge_by_number(
     gets parts with empty content appended; a question with no parts at all takes a
     solution of several parts whole, as its one part: restated sub-items in the solution
     make no parts the sheet does not have). A solution whose number names no question is
-    left out and flagged (``structural``, field ``solutions``). Returns the merged copy and
-    the flags; the inputs are not changed.
+    left out and flagged (``structural``, field ``solutions``). One answer naming no part, for
+    a question of several, goes whole on the first part with a ``structure`` flag on the
+    question (:func:`whole_answer`): which of it answers which part is a person's to say.
+    Returns the merged copy and the flags; the inputs are not changed.
     """
     out = questions.model_copy(deep=True)
     flags: list[Flag] = []
