@@ -194,7 +194,7 @@ NOTES = """# Week 4 notes
 
 A spring stores energy. Its law is linear over a range, and beyond it the coil yields.
 
-**Try this**
+**» Try this**
 
 A spring of constant $k$ is stretched by $x$.
 
@@ -207,21 +207,30 @@ Real springs lose energy to friction, and the motion dies away.
 
 A lot more words about damping here, to read and not to answer.
 
-**Try this**
+**» Try this**
 
 Sketch the motion of a damped spring.
+
+## Resonance
+
+A driven spring can resonate.
+
+**» Do this now**
+
+Find the resonant frequency.
 """
 
 
 def test_a_repeated_callout_opens_each_activity_and_the_lecture_between_is_chrome():
     out, pairing = inferred(NOTES)
-    assert pairing.layout == "auto" and len(out) == 2
-    first, second = out.root
+    assert pairing.layout == "auto" and len(out) == 3  # a one-off callout with the repeated one's symbol too
+    first, second, third = out.root
     assert first.main_text == "A spring stores energy. Its law is linear over a range, and beyond it the coil yields.\n\n" \
         "A spring of constant $k$ is stretched by $x$." or first.main_text.endswith("stretched by $x$.")
     assert [p.content for p in first.parts] == ["Find the force.", "Find the energy stored."]
     assert "Sketch the motion" in (second.main_text + "".join(p.content for p in second.parts))
-    assert "**Try this**" not in first.main_text + second.main_text
+    assert "Try this" not in first.main_text + second.main_text
+    assert "Find the resonant frequency." in third.main_text + "".join(p.content for p in third.parts)
 
 
 LECTURE = """# Vectors

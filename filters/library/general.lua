@@ -1269,14 +1269,26 @@ local function callout_text(b)
   return t
 end
 
--- The callouts of a document's top level repeated two or more times: text → true.
+-- The callouts of a document's top level repeated two or more times, and those opening
+-- with the same symbol as a repeated one (`**✅ Try this**` beside `**✅ Do this**`):
+-- text → true.
 local function callouts(blocks)
-  local n, out = {}, {}
+  local n, out, symbols = {}, {}, {}
   for _, b in ipairs(blocks) do
     local t = callout_text(b)
     if t then n[t] = (n[t] or 0) + 1 end
   end
-  for t, k in pairs(n) do if k >= 2 then out[t] = true end end
+  for t, k in pairs(n) do
+    if k >= 2 then
+      out[t] = true
+      local sym = t:match('^(%S+)%s')
+      if sym and not sym:match('[%w]') then symbols[sym] = true end
+    end
+  end
+  for t in pairs(n) do
+    local sym = t:match('^(%S+)%s')
+    if sym and symbols[sym] then out[t] = true end
+  end
   return out
 end
 
