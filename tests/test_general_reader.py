@@ -659,3 +659,147 @@ def test_general_reader_flags_a_solution_part_the_sheet_does_not_have():
     assert "speed is 3" in first.worked_solution
     assert "range" not in second.worked_solution + second.answer
     assert any(f.kind == "structure" and f.field == "q1" and "(c)" in f.reason for f in pairing.flags)
+
+
+def test_roman_parts_first_keep_their_lettered_sub_parts_and_a_mislabelled_part_is_still_a_part():
+    md = """## Question 1
+
+A pipe carries oil.
+
+(i) Find the flow rate for each diameter:
+
+(a) 2 cm;
+
+(b) 4 cm.
+
+(ii) Find the pressure drop.
+
+## Question 2
+
+A pump lifts water.
+
+(a) Find the head.
+
+(ii) Find the power.
+
+(iii) Find the cost.
+"""
+    q1, q2 = read(md).root
+    assert [p.content.split("\n")[0] for p in q1.parts] == ["Find the flow rate for each diameter:",
+                                                           "Find the pressure drop."]
+    assert "(b) 4 cm." in q1.parts[0].content
+    assert [p.content for p in q2.parts] == ["Find the head.", "Find the power.", "Find the cost."]
+
+
+def test_a_label_after_a_marker_or_a_display_opens_a_part():
+    md = """**Exercise 1.** (a) Sketch the curve.
+
+(b) Find its area.
+
+**Exercise 2.** Let $$f(x) = x^2$$ (i) Find $f(2)$.
+
+(ii) Find $f(3)$.
+"""
+    q1, q2 = read(md).root
+    assert q1.title == "" and [p.content for p in q1.parts] == ["Sketch the curve.", "Find its area."]
+    assert q2.main_text == "Let $$f(x) = x^2$$" and [p.content for p in q2.parts] == ["Find $f(2)$.", "Find $f(3)$."]
+
+
+def test_a_list_item_inside_a_part_keeps_its_answer_out_of_the_text():
+    md = """## Question 1
+
+(a) Name the gases:
+
+1.  the lightest one
+
+    ::: {.answer}
+    hydrogen
+    :::
+
+2.  the noble one
+
+(b) Name a metal.
+"""
+    q = read(md).root[0]
+    first = q.parts[0]
+    assert "hydrogen" not in first.content and ":::" not in first.content
+    assert "the noble one" in first.content and first.worked_solution == "hydrogen"
+
+
+def test_a_ticked_box_is_cut_whole_from_its_option():
+    q = read("## Question 1\n\nPick one.\n\n- \u2610 red\n\n- \u2612 blue\n\n## Question 2\n\nPick the graph.\n\n"
+             "- \u2610\n\n- \u2612\n").root
+    assert q[0].parts[0].options == ["red", "blue"] and q[0].parts[0].answer == "blue"
+    # a choice that was only a picture the conversion lost: no stray bytes of the box remain
+    assert q[1].parts[0].options == ["", ""] and q[1].parts[0].correct == [1]
+
+
+def test_bullets_opening_with_their_points_are_parts():
+    out = read("## Question 1\n\nA list is sorted.\n\n- (5 points) Give its cost.\n- (3 points) Give a faster way.\n\n"
+               "## Question 2\n\nList the tools.\n\n- a hammer\n- a saw\n").root
+    assert [p.content for p in out[0].parts] == ["(5 points) Give its cost.", "(3 points) Give a faster way."]
+    assert len(out[1].parts) <= 1  # bullets without points are the question's own text
+
+
+def test_a_solution_naming_its_parts_in_words_pairs_by_them():
+    questions = "## Question 1\n\nA gear turns.\n\n(a) Find its speed.\n\n(b) Find its torque.\n"
+    solutions = "## Question 1\n\nFor part (a), the speed is 3.\n\nPart (b): the torque is 7.\n"
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
+    a, b = out.root[0].parts
+    assert "speed is 3" in a.worked_solution and "torque is 7" in b.worked_solution and pairing.flags == []
+
+
+def test_a_whole_answer_for_a_question_of_several_parts_is_flagged_not_split():
+    q = SheetSet.model_validate([{"parts": [{"content": "Find p."}, {"content": "Find r."}]}])
+    s = SheetSet.model_validate([{"parts": [{"worked_solution": "p is 2 and r is 5."}]}])
+    merged, pairing = merge_solutions(q, s, [("1", ["a", "b"])], [("1", [""])])
+    assert [p.worked_solution for p in merged.root[0].parts] == ["p is 2 and r is 5.", ""]
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "2 parts" in pairing.flags[0].reason
+    merged, pairing = merge_solutions(q, s, None, None)  # by position: the same doubt
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")]
+
+
+def test_labels_starting_over_name_the_parts_again_and_escaped_labels_are_labels():
+    md = """## Question 1
+
+Heat flows in a rod.
+
+a)  Write the heat equation.
+
+b)  Solve it.
+
+<!-- -->
+
+a)  Start from Fourier's law.
+
+b)  Separate the variables.
+
+::: {.solution}
+a\\) The equation is $u_t = D u_{xx}$.
+
+b\\) The solution is a series.
+:::
+"""
+    (q,) = read(md).root
+    a, b = q.parts
+    assert "Fourier's law" in a.content and "Separate the variables" in b.content
+    assert "u_t = D u_{xx}" in a.worked_solution and "series" in b.worked_solution
+
+
+def test_bullets_opening_with_labels_in_sequence_are_parts():
+    (q,) = read("## Question 1\n\nA point moves.\n\n- (a) Draw it.\n- (b) Find its speed.\n").root
+    assert [p.content for p in q.parts] == ["Draw it.", "Find its speed."]
+
+
+def test_solution_headings_that_name_their_questions_pair_by_those_numbers():
+    questions = ("**Q1:** Find the speed.\n\n**Q2:** Find the time.\n\n**Q3:** Find the force.\n\n**Q4:**\n\n"
+                 "a)  In air.\n\nb)  In water.\n\nc)  In oil.\n")
+    solutions = ("# Kinematics (Q1–Q3)\n\n#### Step 1: set up.\n\nDraw the axes.\n\n#### Answer to Q1.\n\nThe speed is 3.\n\n"
+                 "#### Answers Q2 and Q3.\n\nThe time is 2 and the force 6.\n\n#### Media (Q4a–b).\n\nSlower in water.\n\n"
+                 "#### Oil (Q4c).\n\nSlowest.\n")
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
+    q1, q2, q3, q4 = out.root
+    assert q1.parts[0].worked_solution == "The speed is 3."
+    assert "time is 2" in q2.parts[0].worked_solution and "time is 2" in q3.parts[0].worked_solution
+    assert [p.worked_solution for p in q4.parts] == ["Slower in water.", "Slower in water.", "Slowest."]
+    assert "Draw the axes" not in " ".join(p.worked_solution for q in out.root for p in q.parts)

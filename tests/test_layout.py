@@ -199,3 +199,90 @@ def test_a_list_numbered_from_one_inside_the_sheets_own_numbering_read_as_questi
     assert doubted == ["q4", "q5"]  # the list's later items; its first holds the lead-in
     # groups that each restart at 1 are topic groups, no doubt
     assert interrupted_flags([(n, []) for n in "1231231"]) == []
+
+
+NOTES = """# Week 4 notes
+
+## Springs
+
+A spring stores energy. Its law is linear over a range, and beyond it the coil yields.
+
+**» Try this**
+
+A spring of constant $k$ is stretched by $x$.
+
+1.  Find the force.
+2.  Find the energy stored.
+
+## Damping
+
+Real springs lose energy to friction, and the motion dies away.
+
+A lot more words about damping here, to read and not to answer.
+
+**» Try this**
+
+Sketch the motion of a damped spring.
+
+## Resonance
+
+A driven spring can resonate.
+
+**» Do this now**
+
+Find the resonant frequency.
+"""
+
+
+def test_a_repeated_callout_opens_each_activity_and_the_lecture_between_is_chrome():
+    out, pairing = inferred(NOTES)
+    assert pairing.layout == "auto" and len(out) == 3  # a one-off callout with the repeated one's symbol too
+    first, second, third = out.root
+    assert first.main_text == "A spring stores energy. Its law is linear over a range, and beyond it the coil yields.\n\n" \
+        "A spring of constant $k$ is stretched by $x$." or first.main_text.endswith("stretched by $x$.")
+    assert [p.content for p in first.parts] == ["Find the force.", "Find the energy stored."]
+    assert "Sketch the motion" in (second.main_text + "".join(p.content for p in second.parts))
+    assert "Try this" not in first.main_text + second.main_text
+    assert "Find the resonant frequency." in third.main_text + "".join(p.content for p in third.parts)
+
+
+LECTURE = """# Vectors
+
+**Definition 1.** A basis is a free generating family.
+
+**Exercise 2.** Show that $(1,0)$ and $(0,1)$ form a basis.
+
+**Example 3.** The canonical basis of the plane.
+
+Some words of the course after the example, to read only.
+
+**Definition 4.** The dimension is the size of a basis.
+
+**Exercise 5.** Find the dimension of the plane.
+
+# Matrices
+
+**Definition 6.** A matrix is a table of numbers.
+
+**Exercise 7.** Multiply two matrices.
+
+(a) Of size 2.
+
+(b) Of size 3.
+"""
+
+
+def test_exercises_among_numbered_blocks_of_lecture_notes_are_the_questions():
+    out, pairing = inferred(LECTURE)
+    assert [q.main_text.split(".")[0] for q in out.root] == ["Show that $(1,0)$ and $(0,1)$ form a basis",
+                                                            "Find the dimension of the plane", "Multiply two matrices"]
+    assert "canonical" not in " ".join(q.main_text + "".join(p.content for p in q.parts) for q in out.root)
+    assert [p.content for p in out.root[2].parts] == ["Of size 2.", "Of size 3."]
+
+
+def test_a_word_only_the_solutions_repeat_names_no_question():
+    questions = "## Exercise 1\n\nFind $x$.\n\n## Exercise 2\n\nFind $y$.\n"
+    solutions = ("## Exercise 1\n\n**Step 1.** Isolate $x$.\n\n**Step 2.** So $x = 2$.\n\n"
+                 "## Exercise 2\n\n**Step 1.** So $y = 5$.\n")
+    out, pairing = inferred(questions, solutions)
+    assert "x = 2" in out.root[0].parts[0].worked_solution and "y = 5" in out.root[1].parts[0].worked_solution

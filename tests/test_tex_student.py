@@ -214,3 +214,35 @@ def test_spacing_primitives_are_no_question_markers():
              "{\\bf Problem 2.} A block.", cls="coursepset")
     assert "5pt" not in out.text and "1cm" not in out.text and "1.  " not in out.text
     assert "**Problem 1.** A ball." in out.text
+
+
+def test_a_preamble_line_pandoc_cannot_parse_is_left_out_not_the_sheet():
+    out = md("\\section*{Question 1}\nFind $\\Mean x$ for the sample.",
+             "\\usepackage{amsmath}\n\\DeclareMathOperator{\\Mean}{M}\n\\DeclareMathOperator{\\Odd2}{Odd-\\chi^2}\n")
+    assert "Find" in out.text and "for the sample." in out.text
+    notes = [w for w in out.warnings if w.kind == "PreambleUnread"]
+    assert len(notes) == 1 and "\\Odd2" in notes[0].text and notes[0].about == "sheet"
+    # an error in the body still refuses the sheet (that text is the questions')
+    from tasks.errors import InputError
+    with pytest.raises(InputError, match="pandoc cannot read it"):
+        md("Find \\begin{tabular}{ll} one & two")
+
+
+def test_class_markers_open_lines_after_a_display_or_under_a_lead_in():
+    out = md("\\problem{1}\nA pendulum swings.\n\\problempart Find the period.\n\\problempart Find the speed.\n"
+             "\\begin{center}\n[over]\n\\end{center}\n\\problem{2}\nA spring.\n\\begin{equation}\nF = kx\n\\end{equation}\n"
+             "\\problempart Find $k$.\n\nSome words between.\n\\problempart Find the energy.", cls="coursepset")
+    lines = out.text.splitlines()
+    assert "1.  A pendulum swings." in lines and any(x.startswith("2.  A spring.") for x in lines), out.text
+    assert "    (a) Find the period." in lines and "    (b) Find the speed." in lines
+    assert "    (a) Find $k$." in lines and "    (b) Find the energy." in lines
+
+
+def test_items_labelled_with_a_word_and_counting_numbers_are_run_in_markers():
+    out = md("\\section*{Questions}\n\\begin{enumerate}\n\\item[Q4:] Find the speed.\n\\item[Q5:] Find the time.\n"
+             "\\begin{enumerate}\\item[a)] In air.\\item[b)] In water.\\end{enumerate}\n\\end{enumerate}\n"
+             "\\begin{itemize}\\item[Tip:] Use SI units.\\end{itemize}")
+    lines = out.text.splitlines()
+    assert "**Q4:** Find the speed." in lines and "**Q5:** Find the time." in lines, out.text
+    assert "a)  In air." in lines and "b)  In water." in lines
+    assert "1.  Q4:" not in out.text and "Tip:" in out.text

@@ -127,3 +127,60 @@ def test_an_unnumbered_align_display_becomes_aligned_inside_the_maths():
     out = md("Before\n\\begin{align*}\na &= b \\\\\nc &= d\n\\end{align*}\nafter.", cls="article")
     assert "$$\\begin{aligned}\na &= b \\\\\nc &= d\n\\end{aligned}$$" in out.text
     assert "align*" not in out.text
+
+
+def test_each_blank_s_answer_goes_with_the_block_that_holds_it():
+    out = md("\\begin{problem}\nA tank holds water.\n\n(a) Its depth is $d=\\answer{3}$ m.\n\n"
+             "(b) Its width is $w=\\answer{2}$ m and its length $\\ell=\\answer{5}$ m.\n"
+             "\\begin{enumerate}\n\\item Area: $\\answer{10}$\n\\item Volume: $\\answer{30}$\n\\end{enumerate}\n"
+             "\\end{problem}")
+    text = out.text
+    assert "$d=\\underline{\\qquad}$ m.\n\n::: {.answer}\n$3$\n:::" in text
+    assert "::: {.answer}\n$2$, $5$\n:::" in text
+    questions = read_and_pair(GENERAL, text, None)[0].root
+    assert len(questions) == 1
+    a, b = questions[0].parts
+    assert a.worked_solution == "$3$" and "$2$, $5$" in b.worked_solution
+    assert "$10$" in b.worked_solution and "$30$" in b.worked_solution and ":::" not in b.content
+
+
+def test_a_display_grid_of_labelled_cells_is_a_list_of_parts():
+    out = md("\\begin{problem}\nWork these out.\n\\[\n\\begin{array}{ll}\n(a) 2+2=\\answer{4} & (b) 3\\cdot 3=\\answer{9}\\\\\n"
+             "(c) 7-1=\\answer{6} &\n\\end{array}\n\\]\n\\end{problem}\n\\begin{problem}\nA table.\n\\[\n"
+             "\\begin{array}{cc} x & y \\\\ 1 & 2 \\end{array}\n\\]\n\\end{problem}")
+    questions = read_and_pair(GENERAL, out.text, None)[0].root
+    assert [p.content for p in questions[0].parts] == ["$2+2=\\underline{\\qquad}$", "$3\\cdot 3=\\underline{\\qquad}$",
+                                                       "$7-1=\\underline{\\qquad}$"]
+    assert [p.worked_solution for p in questions[0].parts] == ["$4$", "$9$", "$6$"]
+    assert "\\begin{array}{cc}" in out.text  # a grid whose cells carry no labels stays a table
+    assert any("grid of labelled cells" in m for m in kinds(out)["UnknownMacro"])
+
+
+def test_an_unknown_environment_inside_maths_only_wraps_its_body():
+    out = md("\\begin{problem}\nSolve: $x=\\begin{slot}\\answer{3}\\end{slot}$.\n\\end{problem}")
+    assert "$x=\\underline{\\qquad}$" in out.text and "slot" not in out.text
+
+
+def test_a_question_environment_carrying_on_the_labels_of_the_one_before_is_the_same_question():
+    out = md("\\begin{problem}\nA ball is thrown.\n\n(i) Find its speed.\n\n(ii) Find its height.\n\\end{problem}\n\n"
+             "\\begin{problem}\n(iii) Find its range.\n\\end{problem}\n\n"
+             "\\begin{problem}\n(a) A new question.\n\\end{problem}")
+    questions = read_and_pair(GENERAL, out.text, None)[0].root
+    assert len(questions) == 2
+    assert [p.content for p in questions[0].parts] == ["Find its speed.", "Find its height.", "Find its range."]
+    assert any("rest of that question" in m for m in kinds(out)["UnknownMacro"])
+
+
+def test_a_command_holding_only_choices_is_a_list_of_options():
+    out = md("\\begin{problem}\nThe sky is \\pick{\\choice{red}\\choice[correct]{blue}} on a clear day.\n\\end{problem}")
+    questions = read_and_pair(GENERAL, out.text, None)[0].root
+    part = questions[0].parts[0]
+    assert part.options == ["red", "blue"] and part.answer == "blue"
+
+
+def test_an_environment_misread_as_maths_keeps_the_lists_inside_it():
+    # a definition opening a display in its own group (\\begin{equation} in one group, \\end in the
+    # next) is parsed as a display running on: what it seems to hold is no maths to unwrap
+    out = md("\\begin{problem}\nName them:\n\\begin{enumerate}\\item one\\item two\\end{enumerate}\n\\end{problem}",
+             "\\newenvironment{eqn}{\\begin{equation}}{\\end{equation}}\n")
+    assert "1.  one" in out.text.splitlines() and "inside maths" not in " ".join(kinds(out).get("UnknownMacro", []))

@@ -24,18 +24,29 @@ Questions open at
     LaTeX `\paragraph*{What is ...?}`) under two or more headings of a higher level: each
     section heading opens a question, each asking heading a part whose content starts
     with its question; a section that asks nothing is chrome.
+  * with no question marker, a callout repeated word for word (a paragraph of bold text
+    only, no number: `**✅ Do this**` before each activity of a course's notes): each opens
+    a question, with the text since the heading above it; a heading ends it, and the
+    lecture text between the activities is chrome.
 A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
-`## 1.lambda`) is their group heading.
+`## 1.lambda`) is their group heading. Lecture notes that number definitions, examples
+and exercises on one counter (`**Définition 9.**`, `**Exercice 11.**`): a numbered block of
+another kind ends the question before it, and the notes up to the next question are chrome.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
 
 Parts, inside a question: headings that are only a part label (`## a)`, `### (b)`; the
 text under one is that part's), nested or following ordered lists (any numbering), paragraphs
-and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`),
-and bullets like
-`* 1a (2pt) text`. The first kind found is the part kind; lists and labels of another
-kind (`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them.
+and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`;
+also right after a display closing on the line, `…$$ (i) Find`), bullets like
+`* 1a (2pt) text`, bullets opening with labels in sequence (`- (a) Draw`) or with their
+points (`- (5 points) Write`). The outer labels are the part kind: a question opening at
+`(i)` has roman parts and its `(a)`, `(b)` are sub-parts; lists and labels of another kind
+(`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them — unless a
+label of the other kind starts mid-sequence and carries nothing on (`(a)`, then `(ii)`,
+`(iii)`: the sheet mislabels a part), which is a part. Labels that start over at a label the
+question has (`a)` … `f)`, then `a)`, `b)` again: hints) name those parts again.
 Text between two parts is the lead-in of the next part (text that carries on the part
 before it — starting in lower case, code, display maths — stays with that part); text
 after the last part ends that part. Task lists (`- [ ] option`, `- [x] option`) are
@@ -48,7 +59,7 @@ lines, each line then a paragraph), a paragraph opening `Answer:` / `Final answe
 part) — unless the solution labels its pieces (`(a) …`, `\(b\) …`, `(i)(A) …`, one at a
 line start each) with labels that all name parts of the question, when each piece goes
 to its part; solution divs inside a sub-part list go to the part holding the list, whose
-text keeps the sub-parts without them; a section headed `Solutions` / `Answers` at the end
+text keeps the sub-parts without them (a list item taken whole leaves its answer divs out); a section headed `Solutions` / `Answers` at the end
 of the questions document is read as a solutions document and matched by number; a
 `## Solution` heading (or one of class `solution`) inside a question opens that question's
 solution, its `**(a)**` pieces matched to the parts by label, else by position (an
@@ -57,7 +68,11 @@ after it takes what follows, up to the next part, cell break or question; a list
 False answering the plain list just before it, one mark per item, makes that list the
 part's options, the True ones correct (a quiz pool's answer cell). Notebook cell breaks
 (`+++ {...}`) and lines holding only a wrapper shortcode (`{{< quote >}}`) are chrome;
-`<br>` spacer paragraphs too. In the solutions role every part's
+`<br>` spacer paragraphs too. In the solutions role a paragraph naming its part
+in words (`For part (a), …`, `Part (b): …`) opens that part, and a heading that names the
+questions it answers anywhere in its text (`Réponse Q1.`, `Réponses Q5 et Q6`, `Orientation
+(Q7).`, `(Q10a–b)`) gives the text under it to each question and part it names (a heading
+naming a range, `(Q1–Q3)`, groups them and answers nothing). In the solutions role every part's
 text is its worked solution (`Answer:` lines its final answer); a block quote at the top
 of a solution, or everything before a `Solution` sub-heading, restates the question and
 is dropped, and later block quotes (restated parts) open the parts.
@@ -188,7 +203,9 @@ local function bold_marker(b)
   rest = rest:gsub('^[ \t]*[%.:]?[ \t]*', '')
   if title == '' then
     local paren, after = rest:match('^%(([^%)]*)%)[ \t]*(.*)$')
-    if paren and not strip_points('(' .. paren .. ')'):match('^$') then
+    -- `(a)`, `(iii)` after the marker is the first part's label, not a title
+    if paren and not strip_points('(' .. paren .. ')'):match('^$') and not paren:match('^%l$')
+      and not paren:match('^[ivx]+$') and not paren:match('^%u$') then
       title, rest = trim(paren), after
     end
   end
@@ -210,6 +227,15 @@ local ROMAN_SET = { i = 1, ii = 2, iii = 3, iv = 4, v = 5, vi = 6, vii = 7, viii
 
 local function line_label(line)
   local s = line:gsub('^%s+', '')
+  if ROLE == 'solutions' then
+    -- a solution naming the part it answers in words: `For part (a), …`, `Part (b): …`
+    -- (the words stay: they are the solution's sentence)
+    local named = s:match('^[Ff]or [Pp]art %((%l+)%)') or s:match('^[Pp]art %((%l+)%)')
+      or s:match('^[Pp]art (%l)[:%.%)]')
+    if named and (#named == 1 or ROMAN_SET[named]) then
+      return named, s, (#named == 1 and not ROMAN_SET[named]) and 'alpha' or (#named == 1 and 'alpha_or_roman' or 'roman')
+    end
+  end
   -- `**(a)**`, `__b)__`: a label set in bold (a class's `\part` macro, a house style),
   -- followed by a space or a no-break space
   local inner, after = s:match('^%*%*([^%*]+)%*%*(.*)$')
@@ -221,6 +247,9 @@ local function line_label(line)
   -- `\(a\)`: the escaped parentheses pandoc writes for a typed `(a)` (Word)
   local el, erest = s:match('^\\%((%w+)\\%)%s*(.*)$')
   if el then s = '(' .. el .. ') ' .. erest end
+  -- `a\)`: `a)` as pandoc escapes it at a line start
+  local ol, orest = s:match('^(%l+)\\%)%s*(.*)$')
+  if ol then s = ol .. ') ' .. orest end
   local l, rest = s:match('^%((%l+)%)%s*(.*)$')
   if not l then l, rest = s:match('^(%l+)%)%s*(.*)$') end
   if not l then
@@ -260,6 +289,24 @@ local function solution_heading(h)
     if c == 'solution' or c == 'answer' or c == 'solutions' or c == 'answers' then return true end
   end
   return is_solutions_heading(h)
+end
+
+-- Does label `b` come right after `a` (`a`→`b`, `i`→`ii`, `1`→`2`)?
+local function sequence_step(a, b)
+  if a:match('^%d+$') and b:match('^%d+$') then return tonumber(b) == tonumber(a) + 1 end
+  if ROMAN_SET[a] and ROMAN_SET[b] and ROMAN_SET[b] == ROMAN_SET[a] + 1 then return true end
+  return #a == 1 and #b == 1 and b:byte() == a:byte() + 1
+end
+
+-- A text opening with its points (`(5 points) Write`, `[2 marks] Name`): the rest, else nil.
+local function points_opening(text)
+  local mark, rest = text:match('^([%(%[]%s*%d+%s*%a+%.?%s*[%)%]])%s*(.*)$')
+  if not mark then return nil end
+  local unit = mark:lower():match('%d+%s*(%a+)')
+  if unit == 'pt' or unit == 'pts' or unit == 'point' or unit == 'points' or unit == 'mark' or unit == 'marks' then
+    return rest
+  end
+  return nil
 end
 
 -- `1a (2pt) text` at the start of a bullet item: number, letter, rest.
@@ -411,18 +458,43 @@ local function options_unit(b)
   local options, correct = {}, {}
   for i, item in ipairs(b.content) do
     local text = trim(sheet.text(item))
-    text = text:gsub('^%[[ xX]?%]%s*', ''):gsub('^[\u{2610}\u{2612}]%s*', '')
+    -- the box is one character of three bytes: cut it whole (a byte class would leave two)
+    text = text:gsub('^%[[ xX]?%]%s*', ''):gsub('^\u{2610}%s*', ''):gsub('^\u{2612}%s*', '')
     options[#options + 1] = text
     if task_box(item) == 'x' then correct[#correct + 1] = i - 1 end
   end
   return { k = 'options', options = options, correct = correct }
 end
 
+-- The lines of a text, a line cut after a display that closes on it when a part label
+-- follows (`…$$ (i) Determine …`): after a display the text starts a line of its own.
+local function display_lines(text)
+  local out, in_math = {}, false
+  for _, line in ipairs(sheet.lines(text)) do
+    local from, at = 1, 1
+    while true do
+      local a, b = line:find('%$%$', at)
+      if not a then break end
+      in_math = not in_math
+      at = b + 1
+      if not in_math then
+        local rest = line:sub(b + 1)
+        if rest:match('^%s+%(%l+%)%s') or rest:match('^%s+\\%(%l+\\%)%s') then
+          out[#out + 1] = line:sub(from, b)
+          from = b + 1 + #rest:match('^%s+')
+        end
+      end
+    end
+    out[#out + 1] = line:sub(from)
+  end
+  return out
+end
+
 -- Units from a text with part labels at line starts (outside $$ maths).
 local function label_units(text, units)
   local cur, before, in_math = nil, {}, false
   local pieces = {}
-  for _, line in ipairs(sheet.lines(text)) do
+  for _, line in ipairs(display_lines(text)) do
     local label, rest, form = nil, nil, nil
     if not in_math then label, rest, form = line_label(line) end
     if label then
@@ -670,7 +742,7 @@ local function block_units(b, units)
     local whole_lines, at = sheet.lines(list.whole), 1
     local records = {}
     for i, item in ipairs(b.content) do
-      local rec = { start = nil }
+      local rec = { start = nil, cuts = {} }  -- cuts: its answer divs (an item taken whole leaves them out)
       records[i] = rec
       local label, form = list_label(b.listAttributes.style, start + i - 1)
       -- the marker as written: a list can run on with labels of another kind, as
@@ -718,9 +790,11 @@ local function block_units(b, units)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
+          rec.cuts[#rec.cuts + 1] = sheet.text_of(blk)
         elseif (blk.t == 'OrderedList' or blk.t == 'BulletList' or blk.t == 'Div') and nested_answer_divs(blk)[1] then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           for _, u in ipairs(nested_solution_units(blk)) do units[#units + 1] = u end
+          for _, d in ipairs(nested_answer_divs(blk)) do rec.cuts[#rec.cuts + 1] = sheet.text_of(d) end
         else tail[#tail + 1] = blk end
       end
       if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) } end
@@ -739,6 +813,7 @@ local function block_units(b, units)
       else
         rec.whole = list.whole
       end
+      if #rec.cuts > 0 then rec.whole = lines_cut(rec.whole, rec.cuts) end
     end
   elseif b.t == 'BulletList' then
     if is_task_list(b) then
@@ -754,7 +829,37 @@ local function block_units(b, units)
     for _, item in ipairs(b.content) do
       if not (item[1] and bullet_label(trim(sheet.text_of(item[1])))) then labelled = false; break end
     end
-    if labelled then
+    -- bullets that each open with their points (`- (5 points) Write …`): graded parts
+    local pointed = #b.content >= 2
+    for _, item in ipairs(b.content) do
+      if pointed and not (item[1] and points_opening(trim(sheet.text_of(item[1])))) then pointed = false end
+    end
+    -- bullets that each open with a part label, the labels in sequence (`- (a) Draw …`)
+    local lettered = #b.content >= 2
+    local prev = nil
+    for _, item in ipairs(b.content) do
+      local l = lettered and item[1] and line_label(trim(sheet.lines(sheet.text_of(item[1]))[1] or '')) or nil
+      if not l or (prev and not sequence_step(prev, l)) then lettered = false end
+      prev = l
+    end
+    if lettered and not labelled then
+      for _, item in ipairs(b.content) do
+        local l, rest, form = line_label(trim(sheet.text_of(item[1])))
+        local texts = { rest }
+        for k = 2, #item do texts[#texts + 1] = sheet.text_of(item[k]) end
+        local joined = {}
+        for _, t in ipairs(texts) do if trim(t) ~= '' then joined[#joined + 1] = t end end
+        units[#units + 1] = { k = 'open', label = l, form = form, text = table.concat(joined, '\n\n'), whole = sheet.text(item) }
+      end
+    elseif pointed and not labelled then
+      for _, item in ipairs(b.content) do
+        local texts = { trim(sheet.text_of(item[1])) }  -- its points kept: they are the sheet's
+        for k = 2, #item do texts[#texts + 1] = sheet.text_of(item[k]) end
+        local joined = {}
+        for _, t in ipairs(texts) do if trim(t) ~= '' then joined[#joined + 1] = t end end
+        units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = table.concat(joined, '\n\n'), whole = sheet.text(item) }
+      end
+    elseif labelled then
       for _, item in ipairs(b.content) do
         local n, l, rest = bullet_label(trim(sheet.text_of(item[1])))
         local texts = { rest }
@@ -819,15 +924,28 @@ end
 local FORM_RANK = { bullet = 1, alpha = 2, alpha_or_roman = 2, digit = 3, roman = 4, quote = 5 }
 
 local function part_form(units)
-  local best = nil
+  local best, first = nil, nil
   for _, u in ipairs(units) do
     if u.k == 'open' then
+      first = first or u
       local f = u.form == 'alpha_or_roman' and 'alpha' or u.form
       if not best or FORM_RANK[f] < FORM_RANK[best] then best = f end
     end
   end
+  -- the outer labels come first: a question opening at `(i)` (a roman list starts there)
+  -- whose `(a)`, `(b)` follow under it has roman parts and lettered sub-parts
+  if best == 'alpha' and first and (first.form == 'roman' or (first.form == 'alpha_or_roman' and first.label == 'i')) then
+    best = 'roman'
+  end
   return best
 end
+
+-- Does label `b` follow label `a` in one style (`a`→`b`, `ii`→`iii`, `3`→`4`)?
+local function follows(a, b)
+  return a ~= nil and b ~= nil and sequence_step(a, b)
+end
+
+local FIRST_LABELS = { a = true, i = true, ['1'] = true, A = true }
 
 local function new_part(label)
   return { label = label or '', texts = {}, options = {}, correct = {}, answer = {}, ws = {} }
@@ -959,6 +1077,8 @@ assemble = function(q)
   local main, parts, pending = {}, {}, {}
   local cur = nil
   local last_alpha = nil
+  local last_letter, last_sub = nil, {}  -- the last lettered label of any level; the last sub-part's, by form
+  local repeating = false                -- the labels have started over (a part named again)
   local items_of, last_list = {}, nil  -- plain lists: text → items; the last one added
   local answering = nil                -- the part an open `Answer:` is filling
   local function add(list, t)
@@ -999,19 +1119,42 @@ assemble = function(q)
     answering = nil
     local f = u.form
     if f == 'alpha_or_roman' then
-      -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters
+      -- `(i)` after `(h)` is a letter; otherwise a roman sub-part under letters (under
+      -- roman parts: a roman part, unless the letters before it reach `(h)`)
       local before = ALPHA:sub(ALPHA:find(u.label, 1, true) - 1, ALPHA:find(u.label, 1, true) - 1)
-      if form == 'alpha' and cur and last_alpha ~= before then f = 'roman' else f = 'alpha' end
+      if form == 'roman' then f = last_letter == before and 'alpha' or 'roman'
+      elseif form == 'alpha' and cur and last_alpha ~= before then f = 'roman' else f = 'alpha' end
     end
-    if u.k == 'open' and f == form then
+    local opens_part = u.k == 'open' and f == form
+    if u.k == 'open' and not opens_part and cur and not FIRST_LABELS[u.label]
+      and not follows(last_sub[f], u.label) and (f == 'alpha' or f == 'roman') then
+      -- a label of the other kind that starts no sub-list (one opens at its first label)
+      -- and carries none on: the sheet mislabels a part (`(a)`, then `(ii)`, `(iii)`)
+      opens_part = true
+    end
+    if u.k == 'open' and f == 'alpha' then last_letter = u.label end
+    if u.k == 'open' and not opens_part and f then last_sub[f] = u.label end
+    local again = nil
+    if opens_part and ROLE == 'questions' and u.label ~= '' and (FIRST_LABELS[u.label] or repeating) then
+      -- the labels start over at a label the question has (`a)`, `b)` again under its
+      -- `a)` … `f)`: hints, notes): each names its part again, no new part
+      for _, p in ipairs(parts) do if p.label == u.label then again = p; break end end
+    end
+    repeating = again ~= nil
+    if again then
+      flush_pending(cur.texts)
+      cur = again
+      add(cur.texts, u.text)
+    elseif opens_part then
       cur = new_part(u.label)
       cur.heading = u.heading
       parts[#parts + 1] = cur
       if f == 'alpha' then last_alpha = u.label end
+      last_sub = {}
       flush_pending(cur.texts)
       add(cur.texts, u.text)
-    elseif u.item and u.item.done then
-      -- the rest of a list item already taken whole
+    elseif u.item and u.item.done and u.k ~= 'sol' then
+      -- the rest of a list item already taken whole (its answers still go to the part)
     elseif u.k == 'open' or u.k == 'inner' then
       -- a sub-part or the rest of a list item: inside the part before it (a list
       -- item that is no part is taken whole, with its marker)
@@ -1113,6 +1256,112 @@ local function has_markers(blocks)
   return false
 end
 
+-- A callout: a paragraph that is only bold text with no number, repeated word for word in
+-- the document (`**✅ Do this**` before each activity of a course's notes), opening what a
+-- student does: its text, else nil. A label before text (`**Hint:**`) or a solution word
+-- is none.
+local function callout_text(b)
+  if (b.t ~= 'Para' and b.t ~= 'Plain') or #b.content ~= 1 or b.content[1].t ~= 'Strong' then return nil end
+  local t = trim(pandoc.utils.stringify(b.content[1]))
+  if t == '' or #t > 40 or t:match('%d') or t:match(':$') then return nil end
+  local first = (t:lower():match('^[%a\128-\255]+') or '')
+  if SOLUTION_WORDS[first] or first == 'solutions' or first == 'answers' then return nil end
+  return t
+end
+
+-- The callouts of a document's top level repeated two or more times, and those opening
+-- with the same symbol as a repeated one (`**✅ Try this**` beside `**✅ Do this**`):
+-- text → true.
+local function callouts(blocks)
+  local n, out, symbols = {}, {}, {}
+  for _, b in ipairs(blocks) do
+    local t = callout_text(b)
+    if t then n[t] = (n[t] or 0) + 1 end
+  end
+  for t, k in pairs(n) do
+    if k >= 2 then
+      out[t] = true
+      local sym = t:match('^(%S+)%s')
+      if sym and not sym:match('[%w]') then symbols[sym] = true end
+    end
+  end
+  for t in pairs(n) do
+    local sym = t:match('^(%S+)%s')
+    if sym and symbols[sym] then out[t] = true end
+  end
+  return out
+end
+
+-- A numbered block of another kind: a paragraph opening with a bold or emphasised
+-- `Word N.` whose word is no question word (lecture notes' `**Définition 9.**`,
+-- `*Remarque 5*.` between their exercises): its word (lower case) and number, else nil.
+local function other_block_word(b)
+  if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] then return nil end
+  local first = b.content[1]
+  if first.t ~= 'Strong' and first.t ~= 'Emph' then return nil end
+  local word, num = trim(pandoc.utils.stringify(first)):match('^([%a\128-\255]+)%.?%s*(%d+)%.?$')
+  if word and not is_question_word(word) then return word:lower(), tonumber(num) end
+  return nil
+end
+
+-- The words of such blocks when they are numbered on one counter with the questions (all
+-- the numbered blocks, questions among them, count up in the order of the document:
+-- `Définition 1`, `Exemple 2`, `Exercice 3`, `Définition 4`): lecture text between the
+-- questions, which ends the question before it. Blocks that number on their own (`Step
+-- 1`, `Step 2` inside a question, again in the next) are the questions' text.
+local function other_block_words(blocks)
+  local n, out, last = 0, {}, nil
+  for _, b in ipairs(blocks) do
+    local w, k = other_block_word(b)
+    if not w then
+      local qn = bold_marker(b)
+      k = qn and tonumber(qn) or nil
+    end
+    if k then
+      if last and k <= last then return {} end
+      last = k
+    end
+    if w then n, out[w] = n + 1, true end
+  end
+  if n < 2 or ROLE ~= 'questions' then return {} end
+  return out
+end
+
+local function marker_count(blocks)
+  local n = 0
+  for _, b in ipairs(blocks) do
+    if (b.t == 'Header' and heading_marker(b)) or bold_marker(b) then n = n + 1 end
+  end
+  return n
+end
+
+-- In a solutions document, a heading that names the questions it answers anywhere in its
+-- text (`Réponse Q1.`, `Réponses Q5 et Q6`, `Orientation (Q7).`, `Relations (Q10a–b).`):
+-- list of {number, labels}; nil when it names none, or a range of questions (`(Q1–Q3)`:
+-- a group heading over the answers).
+local function named_answers(text)
+  local out, at = {}, 1
+  while true do
+    local s, e, word, num, lab = text:find('(%a+)%.?%s?(%d+)(%l?)', at)
+    if not s then break end
+    at = e + 1
+    if is_question_word(word) and (s == 1 or not text:sub(s - 1, s - 1):match('%a'))
+      and not text:sub(e + 1, e + 1):match('%a') then
+      local rest = text:sub(e + 1)
+      if rest:match('^%s*[%-\u{2013}\u{2014}]+%s*%a*%.?%s?%d') then return nil end
+      local labels = {}
+      if lab ~= '' then
+        labels[1] = lab
+        local to = rest:match('^%s*[%-\u{2013}]+%s*(%l)%f[%A]')
+        if to then for c = lab:byte() + 1, to:byte() do labels[#labels + 1] = string.char(c) end end
+      end
+      out[#out + 1] = { number = num, labels = labels }
+    end
+  end
+  if #out == 0 then return nil end
+  return out
+end
+
 local function numbered_solutions(blocks)
   for _, b in ipairs(blocks) do
     if (b.t == 'Para' or b.t == 'Plain') and numbered_label(sheet.text_of(b)) then return true end
@@ -1190,6 +1439,31 @@ local function sectioned(blocks)
   return n >= 2
 end
 
+-- Notes whose activities each open at a callout (`**✅ Do this**`): a question per callout,
+-- with the text since the heading above it (its set-up) when no question came between; a
+-- heading ends a question, and the lecture text between the activities is chrome.
+local function callout_segment(blocks, calls)
+  local qs, cur, lead, title = {}, nil, {}, ''
+  html_capture = nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      cur, lead, title = nil, {}, heading_text(b)
+    elseif calls[callout_text(b) or ''] then
+      cur = new_question(qs, '', title, 99)
+      title = ''
+      for _, lb in ipairs(lead) do block_units(lb, cur.units) end
+      lead = {}
+    elseif cur then
+      block_units(b, cur.units)
+    else
+      lead[#lead + 1] = b
+    end
+  end
+  html_capture = nil
+  for _, q in ipairs(qs) do assemble(q) end
+  return qs
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
@@ -1200,6 +1474,11 @@ local function segment(blocks)
   local paragraphs = not markers and not numbered and not qlevel and paragraph_layout(blocks)
     and not numbered_as_questions(blocks)
   local mode = LAYOUT.mode
+  if mode == nil and ROLE == 'questions' and marker_count(blocks) <= 1 and not numbered then
+    -- (one lone marker, such as a dated title `# 31 Aug 23 - Activity`, is no layout)
+    local calls = callouts(blocks)
+    if next(calls) then return callout_segment(blocks, calls), nil end
+  end
   if mode == 'markers' then
     markers, numbered, qlevel, paragraphs = true, false, false, false
   elseif mode == 'headings' then
@@ -1210,6 +1489,7 @@ local function segment(blocks)
   elseif mode == 'list' then
     markers, numbered, qlevel, paragraphs = false, false, false, false
   end
+  local others = markers and other_block_words(blocks) or {}
   local listed = not markers and not numbered and not qlevel and not paragraphs
   local sections = listed and sectioned(blocks)
   local group = ''
@@ -1221,7 +1501,34 @@ local function segment(blocks)
     if q then for _, lb in ipairs(lead) do block_units(lb, q.units) end end
     lead = {}
   end
+  -- a solutions document's answers under headings that name their questions: the blocks
+  -- under one such heading, given to each question (and part) it names
+  local named = nil
+  local function finish_named()
+    if not named then return end
+    for _, t in ipairs(named.targets) do
+      local q = nil
+      for _, x in ipairs(qs) do if x.number == t.number then q = x; break end end
+      q = q or new_question(qs, t.number, '', named.level)
+      local labels = #t.labels > 0 and t.labels or { false }
+      for _, l in ipairs(labels) do
+        if l then q.units[#q.units + 1] = { k = 'open', label = l, form = 'alpha', text = '' } end
+        for _, nb in ipairs(named.blocks) do block_units(nb, q.units) end
+      end
+    end
+    named = nil
+  end
   for _, b in ipairs(blocks) do
+    if named and b.t ~= 'Header' then
+      named.blocks[#named.blocks + 1] = b
+      goto next_block
+    end
+    if b.t == 'Header' then finish_named() end
+    if ROLE == 'solutions' and b.t == 'Header' and not heading_marker(b) and named_answers(heading_text(b)) then
+      named = { targets = named_answers(heading_text(b)), level = b.level, blocks = {} }
+      cur = nil
+      goto next_block
+    end
     if answers then
       answers[#answers + 1] = b
     elseif html_capture then
@@ -1245,6 +1552,10 @@ local function segment(blocks)
         cur = nil
         group = heading_text(b)
       end
+    elseif markers and cur and others[(other_block_word(b)) or ''] then
+      -- a definition, example or remark of lecture notes ends the question; it and what
+      -- follows it up to the next question are the notes, no question's text
+      cur = nil
     elseif markers and bold_marker(b) then
       local num, title, rest = bold_marker(b)
       cur = new_question(qs, num, title, 99)
@@ -1283,7 +1594,9 @@ local function segment(blocks)
     elseif b.t == 'RawBlock' then
       block_units(b, {}) -- an answer div outside any question opens and closes here
     end
+    ::next_block::
   end
+  finish_named()
   if not after_heading then flush_lead(cur) end
   if html_capture and cur then
     -- an answer div never closed: what it held is still a solution

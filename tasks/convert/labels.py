@@ -21,6 +21,19 @@ def _value_of(label: str) -> tuple[str, int] | None:
     return None
 
 
+_WORD_NUMBER = re.compile(r"\s*([A-Za-z]+)\.?\s?(\d+)\s*[.:)]?\s*")
+
+
+def word_numbers(labels: list[str]) -> bool:
+    """Are the item labels one word with numbers that count on (``Q4:``, ``Q5:``; ``Step
+    1``, ``Step 2``)? Such items are run-in headings the sheet numbers itself, not a list."""
+    found = [_WORD_NUMBER.fullmatch(text) for text in labels]
+    if len(labels) < 1 or not all(found) or len({m.group(1).lower() for m in found}) != 1:
+        return False
+    ns = [int(m.group(2)) for m in found]
+    return all(b == a + 1 for a, b in zip(ns, ns[1:]))
+
+
 def label_sequence(labels: list[str]) -> tuple[str, int] | None:
     """Explicit item labels that count on in one style, as (pandoc enumerate template,
     start), e.g. ``["(c)", "(d)"]`` → ``("(a)", 3)``; None when they do not."""

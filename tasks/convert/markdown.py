@@ -82,7 +82,7 @@ from urllib.parse import unquote
 from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, Role
 from tasks.cache import stage
 from tasks.errors import InputError
-from tasks.convert import checks
+from tasks.convert import checks, tex_preamble
 from tasks.convert.bounds import ast_loads
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text, student_text
@@ -384,11 +384,15 @@ def _convert_latex(name: str, source: str, base_dir: str | None,
     # (tasks.convert.tex_files), and those it may not are refused with a warning naming them;
     # then the TeX pre-pass keeps the sheet's structure (tasks.convert.tex_rewrite).
     resolved = inline(source, base_dir if base_dir and Path(base_dir).is_dir() else None, roots)
-    prepared = prepare(resolved.tex, base_dir)
     args = ["-f", "latex", "--sandbox", f"--lua-filter={STRUCTURE_FILTER}", f"--lua-filter={TIDY_FILTER}",
             "-M", "sheet2lambda-reader=latex"]
-    with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
-        ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
+
+    def read(text: str) -> tuple[dict, list[dict]]:
+        with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
+            return _pandoc(name, args, text.encode(), cwd)
+
+    prepared, (ast, log), unread = tex_preamble.read_past_preamble(resolved.tex, lambda t: prepare(t, base_dir), read)
+    resolved.tex = tex_preamble.without(resolved.tex, unread)
     # What a class we do not have defines, read generally (tasks.convert.tex_unknown): pandoc
     # says what it skipped, and the sheet is read again; a command inside one it skipped
     # shows only then, so up to UNKNOWN_PASSES times.
@@ -406,6 +410,7 @@ def _convert_latex(name: str, source: str, base_dir: str | None,
         with tempfile.TemporaryDirectory(prefix="s2l-tex-") as cwd:
             ast, log = _pandoc(name, args, prepared.source.encode(), cwd)
     _honour_graphicspath(ast, prepared.graphicspath, base_dir)
+    prepared.notes += unread
     text, warnings, links = _finish(name, ast, log, resolved.tex, prepared)
     return text, resolved.warnings + warnings, links
 

@@ -3,7 +3,7 @@ pre-pass does: :mod:`tasks.convert.latex`).
 
 - A blank the student fills in — ``\underline{\hspace{3cm}}`` (an underline of spacing
   only), a ``\rule{3cm}{0.4pt}``, ``\dotfill`` or ``\hrulefill`` inside a line of text —
-  becomes a visible blank (:data:`tasks.convert.tex_unknown.BLANK`): pandoc drops the
+  becomes a visible blank (:data:`tasks.convert.tex_answers.BLANK`): pandoc drops the
   spacing, turns an inline rule into a horizontal rule that splits the paragraph, and skips
   the fills, leaving "the unit of force is the .". A rule or fill on a line of its own is a
   separator, and left to pandoc.
@@ -19,7 +19,8 @@ import re
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexGroupNode, LatexMacroNode
 
 from tasks.convert.latex import end_of_args
-from tasks.convert.tex_unknown import BLANK, length_group, gather
+from tasks.convert.tex_answers import BLANK
+from tasks.convert.tex_unknown import length_group, gather
 
 SPACING = {"hspace", "quad", "qquad", "enspace", "enskip", "hfill", "phantom", "hphantom", "vphantom", "hskip",
            "kern", "space", "nobreakspace", " ", ",", ";", ":", "!", "thinspace", "medspace", "thickspace", "makebox"}

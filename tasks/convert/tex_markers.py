@@ -5,9 +5,9 @@ A sheet whose class is not at hand (``\documentclass{coursepset}``) often marks 
 questions and parts with the class's commands alone: ``\problem{1} …``, ``\problempart …``.
 pandoc skips each one (with its argument), and the sheet converts to bare paragraphs: no
 question at all. When the body has no other structure (no sectioning command, no
-question environment at its top level), an undefined command that opens paragraphs
-again and again is read as a marker, by what repeats, never by its name: the first such
-command in the body opens questions, a second one first met after it opens parts inside
+question environment at its top level), an undefined command that opens lines
+(paragraphs, or lines under a lead-in) again and again is read as a marker, by what
+repeats, never by its name: the first such command in the body opens questions, a second one first met after it opens parts inside
 them. Each call becomes a list item (questions ``1.``, numbered from a number argument;
 parts ``(a)``); a short argument that is not a number is kept as the item's bold title.
 Each is said in an ``UnknownMacro`` conversion note.
@@ -28,11 +28,11 @@ MAX_TITLE = 60
 """Longest argument kept as an item's title (longer ones hold text: not a marker's)."""
 
 
-def _opens_paragraph(src: str, body_start: int, pos: int) -> bool:
-    before = src[body_start:pos]
-    cut = before.rfind("\n\n")
-    para = before[cut + 2:] if cut >= 0 else before
-    return not re.sub(r"%[^\n]*", "", para).strip()
+def _opens_line(src: str, pos: int) -> bool:
+    """Is the command at ``pos`` the first thing on its source line? (A marker of a class
+    opens a line: after a blank line, after a display or an environment's end, or line
+    after line: ``\\problempart`` under a question's lead-in.)"""
+    return not src[src.rfind("\n", 0, pos) + 1:pos].strip()
 
 
 def plan(ed, parsed) -> dict[int, tuple[int, str]]:
@@ -45,10 +45,9 @@ def plan(ed, parsed) -> dict[int, tuple[int, str]]:
             isinstance(n, LatexEnvironmentNode) and (n.environmentname.lower().rstrip("*") in QUESTION_WORDS
                                                      or n.environmentname in ed.ctx.theorems) for n in nodes):
         return {}
-    body_start = doc.pos + len("\\begin{document}")
     calls: dict[str, list[tuple[int, str]]] = {}
     for i, n in enumerate(nodes):
-        if not is_unknown_macro(ed, n) or not _opens_paragraph(ed.src, body_start, n.pos):
+        if not is_unknown_macro(ed, n) or not _opens_line(ed.src, n.pos):
             continue
         groups, _, opt = gather(nodes, i)
         if len(groups) > 1 or opt is not None or _DIMEN.match(ed.src, n.pos + n.len):
@@ -84,13 +83,13 @@ def apply(ed, nodes: list, i: int) -> int:
         st.open_levels = 1
         label = f" \\label{{{START_LABEL}{text}}}" if first and text.isdigit() and text != "1" else ""
         ed.edit(n.pos, end, f"{lead}\\item{label} {title}")
-        st.once(ed, "marker:" + n.macroname, f"\\{n.macroname} is defined in no file here and opens paragraphs "
+        st.once(ed, "marker:" + n.macroname, f"\\{n.macroname} is defined in no file here and opens lines "
                 "again and again: each call was read as the start of a question", n.macroname)
     else:
         lead = "\\begin{enumerate}[(a)]\n" if st.open_levels == 1 else ""
         st.open_levels = 2
         ed.edit(n.pos, end, f"{lead}\\item {title}")
-        st.once(ed, "marker:" + n.macroname, f"\\{n.macroname} is defined in no file here and opens paragraphs "
+        st.once(ed, "marker:" + n.macroname, f"\\{n.macroname} is defined in no file here and opens lines "
                 "inside each question: each call was read as the start of a part", n.macroname)
     return j
 

@@ -7,6 +7,7 @@ environment's ``\begin``/``\end``) in the source; nothing else of the text is to
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pylatexenc.latexwalker import (
@@ -40,9 +41,9 @@ from tasks.convert.latex import (
     parse_nodes,
     plain_lines,
 )
-from tasks.convert.labels import label_sequence, split_keys
+from tasks.convert.labels import label_sequence, split_keys, word_numbers
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert import tex_blanks, tex_cond, tex_markers, tex_unknown
+from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_unknown
 from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
@@ -73,10 +74,15 @@ class Editor(ListEdits, CountingMacros):
         self.hidden: list[str] = []
         self.last_end: dict[int, int] = {}
         self.unwrapped: set[int] = set()
+        self.real_math = 0  # maths nodes open that are real maths (no paragraph break inside)
         self.questions_seen = 0  # exam's questions so far (its numbering runs on across questions environments)
 
     def edit(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, text))
+
+    def flush_answers(self, at: int) -> None:
+        """The fill-in answers gathered since their block began, as an answer at ``at``."""
+        tex_answers.flush_answers(self, at)
 
     def note(self, what: str, body: str) -> None:
         self.hidden.append(body)
@@ -95,7 +101,8 @@ class Editor(ListEdits, CountingMacros):
             if isinstance(n, LatexMacroNode) and not in_math and tex_unknown.is_unknown_macro(self, n):
                 i = tex_unknown.unknown_macro(self, nodes, i, depth)
                 continue
-            if isinstance(n, LatexMacroNode) and (j := tex_unknown.answer_blank(self, n, nodes, i, in_math)) is not None:
+            tex_answers.block_ends(self, n, in_math)
+            if isinstance(n, LatexMacroNode) and (j := tex_answers.answer_blank(self, n, nodes, i, in_math)) is not None:
                 i = j
                 continue
             if not in_math and tex_blanks.layout_before_group(self, nodes, i):
@@ -110,7 +117,13 @@ class Editor(ListEdits, CountingMacros):
         elif isinstance(n, LatexEnvironmentNode):
             self.environment(n, depth, in_math)
         elif isinstance(n, LatexMathNode):
-            self.run(n.nodelist, depth, True)
+            # TeX allows no paragraph break in maths: a "maths" node holding one is a
+            # misparse (a stray `$`), not maths to rewrite as such
+            real = not re.search(r"\n[ \t]*\n", self.src[n.pos:n.pos + n.len])
+            self.real_math += real
+            if not (real and tex_answers.labelled_grid(self, n, depth)):
+                self.run(n.nodelist, depth, True)
+            self.real_math -= real
         elif isinstance(n, LatexGroupNode):
             self.run(n.nodelist, depth, in_math)
 
@@ -163,6 +176,9 @@ class Editor(ListEdits, CountingMacros):
         name, ctx = n.environmentname, self.ctx
         begin_end = end_of_args(n)
         end_start = n.pos + n.len - len(f"\\end{{{name}}}")
+        if in_math and tex_answers.math_wrapper(self, n):
+            self.run(n.nodelist, depth, in_math)
+            return
         if name in ctx.excluded:
             self.edit(n.pos, n.pos + n.len, "")
             body = self.src[begin_end:end_start]
@@ -206,21 +222,45 @@ class Editor(ListEdits, CountingMacros):
             self.edit(n.pos, begin_end, "\\begin{solution}")
             self.edit(end_start, n.pos + n.len, "\\end{solution}")
             self.converted.add(name)
+        elif name in ("enumerate", "itemize", "description") and self.run_in(n, begin_end, end_start):
+            self.run(n.nodelist, depth, in_math)
+            return
         elif name == "enumerate":
+            tex_answers.flush_answers(self, n.pos)
             self.enumerate(n, depth + 1, begin_end)
             self.run(n.nodelist, depth + 1, in_math)
+            tex_answers.flush_answers(self, end_start)
             return
         elif name in ("itemize", "description"):
             labels = [arg_text(it, 0) for it in self.items(n)]
+            tex_answers.flush_answers(self, n.pos)
             if labels and None not in labels and label_sequence(labels):  # (a), (b) …: numbered parts
                 self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
                 self.enumerate(n, depth + 1, begin_end)
                 self.run(n.nodelist, depth + 1, in_math)
+                tex_answers.flush_answers(self, end_start)
                 return
             if name == "itemize":
                 self.item_labels_as_text(n)
         self.run(n.nodelist, depth, in_math or name in ("equation", "align", "gather", "multline", "eqnarray",
                                                            "equation*", "align*", "gather*", "multline*"))
+        if name in ("itemize", "description"):
+            tex_answers.flush_answers(self, end_start)
+
+    def run_in(self, n, begin_end: int, end_start: int) -> bool:
+        """A list whose items the sheet labels with one word and numbers counting on
+        (``\\item[Q1:]``, ``\\item[Q2:]``): each item a paragraph opening with its label in
+        bold (``**Q1:**``), as a run-in marker reads; False (nothing done) for any other."""
+        items = self.items(n)
+        labels = [arg_text(it, 0) for it in items]
+        if not items or None in labels or not word_numbers([lab.strip("[]") for lab in labels]):
+            return False
+        self.edit(n.pos, begin_end, "\n\n")
+        self.edit(end_start, n.pos + n.len, "\n\n")
+        for it, lab in zip(items, labels):
+            self.edit(it.pos, end_of_args(it), f"\n\n\\noindent\\textbf{{{lab.strip('[]').strip()}}} ")
+        self.converted.add(n.environmentname)
+        return True
 
     def items(self, n) -> list[LatexMacroNode]:
         return [c for c in n.nodelist if isinstance(c, LatexMacroNode) and c.macroname == "item"]
@@ -313,6 +353,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         state = UnknownState(unknown=unknown or Unknown(), docs=docs, body_at=max(0, source.find("\\begin{document}")))
         parsed = parse_nodes(source, extra)
         state.blocks = tex_unknown.block_counts(parsed, state.unknown)
+        state.continued = tex_continued.continued(tex_unknown._sequences([x for x in parsed if x is not None]), source)
         editor = Editor(source, ctx, state)
         editor.notes += dropped
         editor.hidden += [n.text for n in dropped]

@@ -23,8 +23,8 @@ at it:
 - an undefined environment named by a question word (``problem``, ``exercise`` …) is a
   theorem-like question (see :mod:`tasks.convert.tex_rewrite`); one nested inside
   another of the same name is read as a part of it (an ``enumerate`` item), and said so;
-- ``\answer{X}`` (a fill-in blank) becomes a blank line in the text, and its value the
-  content of an ``answer`` div at the end of the environment around it;
+- ``\answer{X}`` (a fill-in blank) becomes a blank in the text, and its value the
+  answer of the block holding it (:mod:`tasks.convert.tex_answers`);
 - ``\NewDocumentCommand`` (xparse) definitions, which pandoc skips, are expanded here
   (``m``, ``o``, ``O{default}`` arguments).
 """
@@ -44,8 +44,6 @@ from tasks.convert.latex import QUESTION_WORDS, START_LABEL, arg_text, end_of_ar
 OWN = "[sheet2lambda]"
 XPARSE_DEFINERS = ("NewDocumentCommand", "RenewDocumentCommand", "DeclareDocumentCommand", "ProvideDocumentCommand")
 XPARSE_SPECS = [MacroSpec(n, "{{{") for n in XPARSE_DEFINERS]
-BLANK = "\\underline{\\qquad}"
-"""What a fill-in ``\\answer{…}`` leaves in the student's text (KaTeX renders it)."""
 
 
 @dataclass
@@ -234,7 +232,7 @@ class UnknownState:
     list_items: dict[str, int] = field(default_factory=dict)
     in_list: int = 0
     open_questions: list[str] = field(default_factory=list)
-    answers: list[list[str]] = field(default_factory=list)
+    answers: list[list[tuple[int, str]]] = field(default_factory=list)  # (offset, value) per open question
     noted: set[str] = field(default_factory=set)
     listed: set[str] = field(default_factory=set)  # undefined environments read as lists
     body_at: int = 0  # where \begin{document} is (0: a fragment)
@@ -242,6 +240,7 @@ class UnknownState:
     marker_names: dict[str, int] = field(default_factory=dict)
     marker_end: int = 0
     open_levels: int = 0
+    continued: dict[int, int] = field(default_factory=dict)  # tasks.convert.tex_continued
 
     def once(self, ed, key: str, what: str, name: str) -> None:
         if key not in self.noted:
@@ -291,6 +290,13 @@ def unknown_macro(ed, nodes: list, i: int, depth: int) -> int:
                 "as one question, the text of its arguments kept in order (check that none is an answer)", name)
     elif len(groups) > 1:  # several arguments of unknown meaning (a table cell's span, two languages): pandoc's
         return i + 1       # reading, and its report of what it skipped, stand
+    elif choices_only(groups[0]):
+        # \wordChoice{\choice{a}\choice[correct]{b}}: choices inline in a sentence, a
+        # list of options like exam's oneparchoices
+        ed.edit(n.pos, groups[0].pos + 1, "\n\\begin{itemize}")
+        ed.edit(last.pos + last.len - 1, last.pos + last.len, "\\end{itemize}\n")
+        st.once(ed, "choices:" + name, f"\\{name} is defined in no file here and holds only choices: read as "
+                "a list of options", name)
     else:
         ed.edit(n.pos, groups[0].pos, "")
         for g, h in zip(groups, groups[1:]):
@@ -302,6 +308,14 @@ def unknown_macro(ed, nodes: list, i: int, depth: int) -> int:
     return j
 
 
+def choices_only(g: LatexGroupNode) -> bool:
+    """Does the group hold only ``\\choice``/``\\CorrectChoice`` items (with their text)?"""
+    inner = [x for x in g.nodelist if x is not None and not _blank_between(x)]
+    return bool(inner) and isinstance(inner[0], LatexMacroNode) and all(
+        isinstance(x, LatexGroupNode) or isinstance(x, LatexMacroNode) and x.macroname in ("choice", "CorrectChoice")
+        for x in inner)
+
+
 def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     """Rewrite an undefined environment; False when it is left as it is."""
     st, name = ed.unknown, n.environmentname
@@ -311,15 +325,19 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     holds_items = any(item_like(ed, x) for x in body)
     if name.lower().rstrip("*") in QUESTION_WORDS and not holds_items:
         nested = name in st.open_questions
+        if not nested and n.pos in st.continued:  # it carries on the question before (tex_continued)
+            ed.edit(st.continued[n.pos], begin_end, "\n\n")
+            st.once(ed, "continued:" + name, f"a {name} whose first label follows the labels of the {name} before it "
+                    "was read as the rest of that question", name)
         if nested:
-            flush_answers(ed, n.pos)
+            ed.flush_answers(n.pos)
             ed.edit(n.pos, begin_end, "\\begin{enumerate}\\item ")
             ed.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             st.once(ed, "nested:" + name, f"a {name} inside a {name} was read as a part of the one around it", name)
         st.open_questions.append(name)
         st.answers.append([])
         ed.run(body, depth, in_math)
-        flush_answers(ed, end_start)
+        ed.flush_answers(end_start)
         st.answers.pop()
         st.open_questions.pop()
         return True
@@ -348,29 +366,6 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     ed.run(body, depth + 1, in_math)
     st.in_list -= 1
     return True
-
-
-def answer_blank(ed, n: LatexMacroNode, nodes: list, i: int, in_math: bool) -> int | None:
-    """``\\answer{X}`` inside a question environment: a blank, X kept for the answer div."""
-    st = ed.unknown
-    if n.macroname != "answer" or not st.answers:
-        return None
-    groups, j, _ = gather(nodes, i)
-    if not groups:
-        return None
-    value = "".join(x.latex_verbatim() for x in groups[0].nodelist)
-    st.answers[-1].append(value.strip())
-    ed.edit(n.pos, groups[0].pos + groups[0].len, BLANK if in_math else f"${BLANK}$")
-    return j
-
-
-def flush_answers(ed, at: int) -> None:
-    """The blanks' values gathered so far, as one ``answer`` div at offset ``at``."""
-    st = ed.unknown
-    if st.answers and st.answers[-1]:
-        values = ", ".join(f"${v}$" for v in st.answers[-1])
-        ed.edit(at, at, f"\n\\begin{{answer}}\n{values}\n\\end{{answer}}\n")
-        st.answers[-1] = []
 
 
 _UNDEFINED = re.compile(r"Undefined control sequence: (\\[A-Za-z@]+)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
@@ -41,6 +42,8 @@ class Found:
     restarts: int = 0
     asking: int = 0
     labels: int = 0
+    callouts: dict[str, int] = field(default_factory=dict)
+    """Paragraphs that are only bold text with no number (``**✅ Do this**``): text → count."""
 
     def markers(self) -> int:
         """How many openings the document has that a reading could open a question or part at."""
@@ -102,6 +105,48 @@ def _nested_items(blocks: list[dict]) -> int:
     return n
 
 
+QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob")
+"""The words the general reader (``filters/library/general.lua``) knows to name a question."""
+
+_SOLUTION_WORDS = ("solution", "solutions", "answer", "answers", "sol", "ans")
+
+
+def _callout(inlines: list) -> str | None:
+    """A paragraph that is only bold text, short, with no number and no closing colon (a
+    label such as ``**Hint:**``), naming no solution: its text, as the reader takes it."""
+    if len(inlines) != 1 or inlines[0].get("t") != "Strong":
+        return None
+    text = _text(inlines[0]["c"]).strip()
+    first = re.match(r"[^\W\d_]*", text.lower()).group()
+    if not text or len(text.encode()) > 40 or re.search(r"\d", text) or text.endswith(":") or first in _SOLUTION_WORDS:
+        return None
+    return text
+
+
+def markers_used(found: Found, numbers: list[str], texts: list[str], questions: int) -> tuple[int, int]:
+    """How many of the document's question markers a reading opens a question at, and how
+    many the document has. The markers are numbered openings of a question word
+    (``**Exercice 8.**``, ``# Problem 2``: opened when the reading has a question of that
+    number, ``numbers``) and callouts repeated two or more times (``**✅ Do this**``: a
+    reading that opens a question at one consumes it, so one quoted in a field of ``texts``
+    is kept inside a question; the others count as opened up to the reading's number of
+    ``questions``)."""
+    words = [w for w in found.words if w in QUESTION_WORDS]
+    calls = [c for c, n in found.callouts.items() if n >= 2]
+    total_words = sum(len(found.words[w]) for w in words)
+    total_calls = sum(found.callouts[c] for c in calls)
+    used = 0
+    if total_words:
+        have = Counter(n for n in numbers if n)
+        want = Counter(str(n) for w in words for n in found.words[w])
+        used += sum(min(k, have[n]) for n, k in want.items())
+    if total_calls:
+        rx = re.compile("|".join(r"^\s*\*\*" + re.escape(c) + r"\*\*\s*$" for c in calls), re.M)
+        quoted = sum(len(rx.findall(t)) for t in texts)
+        used += max(0, min(questions, total_calls) - quoted)
+    return used, total_words + total_calls
+
+
 def discover(blocks: list[dict]) -> Found:
     """What repeats in a document's blocks (pandoc JSON; see :class:`Found`). Divs are entered
     (a sheet's own ``::: exercise`` wrappers); lists and quotes are not (their insides are the
@@ -118,6 +163,8 @@ def discover(blocks: list[dict]) -> Found:
             if text.strip().endswith("?"):
                 found.asking += 1
         elif t in ("Para", "Plain"):
+            if callout := _callout(c):
+                found.callouts[callout] = found.callouts.get(callout, 0) + 1
             if c and c[0].get("t") == "Strong":
                 _opening(_text(c[0]["c"]), found)
             elif c:
@@ -140,6 +187,8 @@ def discover(blocks: list[dict]) -> Found:
             for w, fs in inner.forms.items():
                 found.forms.setdefault(w, set()).update(fs)
             found.bare += inner.bare
+            for k, v in inner.callouts.items():
+                found.callouts[k] = found.callouts.get(k, 0) + v
             found.items += inner.items
             found.asking += inner.asking
             found.labels += inner.labels

@@ -15,8 +15,12 @@ first rule that matches:
    filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``).
 3. **Scoring** (:func:`score`): how well a reading explains the sheet — the lines it quotes
    (:func:`tasks.read.route_b.score_reading`), the markers it uses to open questions and parts,
-   question numbers and part labels in sequence, questions with no text (a penalty) and, with a
-   solutions document, the share of solution numbers that name a question. ``auto`` keeps a
+   question numbers and part labels in sequence (numbers stepping over other blocks numbered on
+   one counter with them, as lecture notes number definitions and exercises, count as in
+   sequence), questions with no text (a penalty), the share of the sheet's own question
+   markers — numbered openings of a question word, repeated callouts — at which the reading
+   opens no question (a penalty, :data:`UNUSED`) and, with a solutions document, the share of
+   solution numbers that name a question. ``auto`` keeps a
    small head start (:data:`AUTO_PRIOR`): another reading is chosen only when it explains the
    sheet clearly better.
 4. **Confidence** (:func:`runner_up_flags`): when the runner-up scores within
@@ -35,7 +39,7 @@ from dataclasses import dataclass, field
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.read.discovery import Found, ast, discover, repeated_words
+from tasks.read.discovery import QUESTION_WORDS, Found, ast, discover, markers_used, repeated_words
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, chrome_quoted, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
@@ -47,6 +51,11 @@ AUTO_PRIOR = 0.05
 LINES_MARGIN = 0.1
 """How much more of the sheet (share of its lines) another reading must quote to be weighed
 against the reader's own choice."""
+
+UNUSED = 1.0
+"""What a reading loses when it opens no question at any of the sheet's question markers
+(``**Exercice 8.**``, ``**✅ Do this**`` kept inside a question or left out), in proportion
+to the share it leaves unused (:func:`tasks.read.discovery.markers_used`)."""
 
 CLOSE = 0.03
 """A runner-up within this of the chosen reading's score is nearly as good (its disagreements
@@ -92,6 +101,10 @@ def candidates(found: Found) -> list[Layout]:
     (``auto``) and the whole sheet as one question; then one per kind of marker it has."""
     out = [Layout("auto")]
     words = tuple(repeated_words(found))
+    if any(w in QUESTION_WORDS for w in words):
+        # the sheet names its questions with a word the reader knows: the other words it
+        # numbers (Definition 9, Example 10 on one counter) are other blocks, no questions
+        words = tuple(w for w in words if w in QUESTION_WORDS)
     if words:
         out.append(Layout("markers " + "/".join(words), "markers", words=_forms(found, words)))
     plain = tuple(repeated_words(found, plain=True))
@@ -144,16 +157,18 @@ def _next_label(a: str, b: str) -> bool:
     return len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha() and ord(b) == ord(a) + 1
 
 
-def in_sequence(numbers: list[tuple[str, list[str]]]) -> float:
+def in_sequence(numbers: list[tuple[str, list[str]]], between: frozenset[int] = frozenset()) -> float:
     """The share of neighbouring question numbers that count on by one (a restart at 1 counts,
-    opening a group) and of neighbouring part labels that follow each other; 0 with nothing
+    opening a group; so does a step over numbers that ``between`` holds: the other blocks
+    numbered on one counter with the questions, as lecture notes number definitions and
+    exercises) and of neighbouring part labels that follow each other; 0 with nothing
     numbered."""
     steps = ok = 0
     ns = [_int(n) for n, _ in numbers]
     for a, b in zip(ns, ns[1:]):
         if a is not None and b is not None:
             steps += 1
-            ok += b == a + 1 or (b == 1 and a > 1)
+            ok += b == a + 1 or (b == 1 and a > 1) or (b > a + 1 and all(x in between for x in range(a + 1, b)))
     for _, labels in numbers:
         labs = [x for x in labels if x]
         for a, b in zip(labs, labs[1:]):
@@ -176,9 +191,13 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     terms = {
         "lines": lines_quoted(markdown, reading.questions),
         "markers": min(1.0, opened / found.markers()) if found.markers() else 0.0,
-        "sequence": 0.5 * in_sequence(numbers),
+        "sequence": 0.5 * in_sequence(numbers, frozenset(
+            n for w, ns in found.words.items() if w not in QUESTION_WORDS for n in ns)),
         "empty": -sum(1 for q in qs if not q.main_text.strip() and not any(p.content.strip() for p in q.parts)) / len(qs),
     }
+    used, total = markers_used(found, [n for n, _ in numbers], field_texts(reading.questions), len(qs))
+    if total >= 2:
+        terms["unused"] = -UNUSED * (1 - used / total)
     if solution_numbers:
         have = {n for n, _ in numbers if n}
         terms["pairing"] = 0.5 * sum(1 for n in solution_numbers if n in have) / len(solution_numbers)
@@ -311,7 +330,10 @@ def eligible(reading: Reading, auto: Reading) -> bool:
 def solutions_layout(questions: Found, solutions: Found) -> Layout:
     """The layout a solutions document is read in: the reader's own choice, knowing the marker
     words either document repeats (a course numbers its solutions as it numbers its questions)."""
-    words = tuple(dict.fromkeys(repeated_words(questions) + repeated_words(solutions)))
+    # a word only the solutions repeat (their `Step 1`, `Step 2`) names no question when the
+    # questions have marker words of their own
+    own = repeated_words(questions)
+    words = tuple(dict.fromkeys(own + [w for w in repeated_words(solutions) if not own or w in QUESTION_WORDS]))
     return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else ())
 
 

@@ -142,6 +142,19 @@ def _unpaired_flag(qi: int, number: str, label: str, q_labels: list[str]) -> Fla
         "out, not put on another part by position; a person must place it"))
 
 
+def whole_answer(solution: Question, s_labels: list[str], question: Question) -> bool:
+    """Is ``solution`` one answer naming no part, for a ``question`` of several parts? Then
+    it sits on the first part, and which of it answers which part is a person's to say."""
+    answered = [p for p in solution.parts if p.answer or p.worked_solution]
+    return len(solution.parts) == 1 and len(answered) == 1 and not any(s_labels) and len(question.parts) > 1
+
+
+def _whole_flag(qi: int, number: str, parts: int) -> Flag:
+    return Flag(field=f"q{qi + 1}", kind="structure", reason=(
+        f"the solution of question {number or qi + 1} names none of its {parts} parts: it was put whole on the "
+        "first part, not split by guess; a person must say which of it answers which part"))
+
+
 def merge_by_number(
     questions: SheetSet, q_numbers: Numbers, solutions: SheetSet, s_numbers: Numbers
 ) -> tuple[SheetSet, list[Flag]]:
@@ -162,8 +175,10 @@ def merge_by_number(
     make no parts the sheet does not have; when two or more of those pieces answer and the
     question's text holds a list of as many items, the question is flagged ``structure``: its
     parts may be left in its text). A solution whose number names no question is
-    left out and flagged (``structural``, field ``solutions``). Returns the merged copy and
-    the flags; the inputs are not changed.
+    left out and flagged (``structural``, field ``solutions``). One answer naming no part, for
+    a question of several, goes whole on the first part with a ``structure`` flag on the
+    question (:func:`whole_answer`): which of it answers which part is a person's to say.
+    Returns the merged copy and the flags; the inputs are not changed.
     """
     out = questions.model_copy(deep=True)
     flags: list[Flag] = []
@@ -195,6 +210,8 @@ def merge_by_number(
         some_match = s_ok and any(lab in q_labels for lab in s_labels if lab)
         differ = some_match and not all_match and len(q_labels) == len(q.parts) and any(q_labels)
         by_label = all_match or differ
+        if whole_answer(sq, s_labels, q):
+            flags.append(_whole_flag(qi, number, len(q.parts)))
         for j, sp in enumerate(sq.parts):
             if not (sp.answer or sp.worked_solution):
                 continue
@@ -236,6 +253,8 @@ def merge_solutions(
                     f"{len(questions)}: paired by position from question 1 on, so answers may sit on the wrong "
                     "question: check each question's solution against the solutions"),
         ))
+    flags += [_whole_flag(i, "", len(questions.root[i].parts)) for i, sq in enumerate(solutions.root)
+              if i < len(questions.root) and whole_answer(sq, [], questions.root[i])]
     return merge_by_position(questions, solutions), Pairing("position", flags)
 
 

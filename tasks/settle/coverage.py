@@ -84,6 +84,7 @@ def line_content(line: str) -> str:
             break
         s = stripped
     s = _LABEL.sub("", s, count=1)
+    s = re.sub(r"(?<!\\)\\$", "", s.rstrip())  # markdown's hard break, no text
     return fold_whitespace(s)
 
 
@@ -100,7 +101,7 @@ def field_texts(questions: SheetSet) -> list[str]:
 
 _TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
 _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
-_ESCAPED_LABEL = re.compile(r"^(\s*)\\\(([a-z]+|[0-9]+)\\\)\s*")
+_ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\))\s*")  # `\(a\)`, `a\)`
 _FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[A-Za-z][\w-]*)?\s*$")
 _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
@@ -155,6 +156,23 @@ def _bold_marker_cut(line: str) -> str:
     return m.group(1) + rest
 
 
+_AFTER_DISPLAY = re.compile(r"\s+(?:\((?:[a-z]+|\d+)\)|\\\((?:[a-z]+|\d+)\\\))\s+")
+
+
+def _display_label_cut(line: str, in_display: bool) -> tuple[str, bool]:
+    """A line on which a display closes and a part label follows (``…$$ (i) Determine``)
+    cut there into two :data:`PIECES`, the label dropped: after a display the text starts a
+    line of its own, and a reader opens the part there. Returns the line and whether a
+    display is still open at its end."""
+    out, at = line, 0
+    for m in re.finditer(r"\$\$", line):
+        in_display = not in_display
+        if not in_display and (label := _AFTER_DISPLAY.match(line, m.end())):
+            out = line[:m.end()] + PIECES + line[label.end():]
+            at = m.end()
+    return (out if at else line), in_display
+
+
 def markers_removed(markdown: str) -> str:
     """``markdown`` with the markers a reader drops rather than copies cut, line by line
     (the line count is kept): a task-list box (``- [x] A`` → ``- A``), a notebook part
@@ -167,7 +185,9 @@ def markers_removed(markdown: str) -> str:
     cell breaks and wrapper shortcode lines (:func:`_page_chrome_blanked`) and a fenced
     div's fence line (``::: {.solution}``, ``::: answer``, ``:::``), the markdown of an answer div."""
     out = []
+    in_display = False
     for line in _page_chrome_blanked(_unshown_blanked(markdown)).split("\n"):
+        line, in_display = _display_label_cut(line, in_display)
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)
