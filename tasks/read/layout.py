@@ -133,10 +133,24 @@ _ALPHA = "abcdefghijklmnopqrstuvwxyz"
 _ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"]
 
 
+def _dotted_next(a: str, b: str) -> bool:
+    """Does the dotted number ``b`` follow ``a`` (``1.2``→``1.3``; ``1.3``→``2.1``: the next
+    group, counting from 1 again)?"""
+    xs, ys = a.split("."), b.split(".")
+    if len(xs) != len(ys) or not all(x.isdigit() for x in xs + ys):
+        return False
+    for k in range(len(xs)):
+        if xs[:k] == ys[:k] and int(ys[k]) == int(xs[k]) + 1 and all(int(y) == 1 for y in ys[k + 1:]):
+            return True
+    return False
+
+
 def _next_label(a: str, b: str) -> bool:
-    """Does label ``b`` follow ``a`` (``a``→``b``, ``ii``→``iii``, ``3``→``4``)?"""
+    """Does label ``b`` follow ``a`` (``a``→``b``, ``ii``→``iii``, ``3``→``4``, ``1.2``→``1.3``)?"""
     if a.isdigit() and b.isdigit():
         return int(b) == int(a) + 1
+    if "." in a and "." in b:
+        return _dotted_next(a, b)
     if a in _ROMAN and b in _ROMAN and _ROMAN.index(b) == _ROMAN.index(a) + 1:
         return True
     return len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha() and ord(b) == ord(a) + 1
@@ -148,10 +162,10 @@ def in_sequence(numbers: list[tuple[str, list[str]]]) -> float:
     numbered."""
     steps = ok = 0
     ns = [_int(n) for n, _ in numbers]
-    for a, b in zip(ns, ns[1:]):
+    for (a, b), (x, y) in zip(zip(ns, ns[1:]), zip(numbers, numbers[1:])):
         if a is not None and b is not None:
             steps += 1
-            ok += b == a + 1 or (b == 1 and a > 1)
+            ok += b == a + 1 or (b == 1 and a > 1) or _dotted_next(x[0], y[0])
     for _, labels in numbers:
         labs = [x for x in labels if x]
         for a, b in zip(labs, labs[1:]):
@@ -162,9 +176,11 @@ def in_sequence(numbers: list[tuple[str, list[str]]]) -> float:
 
 def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[str] | None = None) -> float:
     """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
-    in it): lines quoted + markers used to open questions and parts + numbers and labels in
-    sequence − questions holding no text; with ``solution_numbers``, + the share that name a
-    question of the reading. Sets ``reading.score`` and ``reading.terms``; returns the score."""
+    in it): lines quoted + markers used to open questions and parts (in a sheet that numbers
+    nothing, the headings of the level a headings reading opens its questions at) + numbers
+    and labels in sequence − questions holding no text; with ``solution_numbers``, + the share
+    that name a question of the reading. Sets ``reading.score`` and ``reading.terms``; returns
+    the score."""
     qs = reading.questions.root
     if not qs:
         reading.terms, reading.score = {"empty": 1.0}, -1.0
@@ -177,6 +193,10 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         "sequence": 0.5 * in_sequence(numbers),
         "empty": -sum(1 for q in qs if not q.main_text.strip() and not any(p.content.strip() for p in q.parts)) / len(qs),
     }
+    level = reading.layout.level
+    if reading.layout.mode == "headings" and not found.markers() and found.levels.get(level or 0, 0) >= 2:
+        # a sheet that numbers nothing: its repeated headings are its only markers
+        terms["markers"] = min(1.0, len(qs) / found.levels[level])
     if solution_numbers:
         have = {n for n, _ in numbers if n}
         terms["pairing"] = 0.5 * sum(1 for n in solution_numbers if n in have) / len(solution_numbers)
@@ -262,11 +282,13 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
     auto = readings[0]
     auto.no_marker = fell_back
     open_choice = fell_back or len(auto.questions) == 1
+    if len(auto.questions):
+        auto.numbers = numbering(filter_source, markdown, role, **limits)
     ranked = []
     for r in readings:
-        if r is auto or open_choice or eligible(r, auto):
-            if len(r.questions):
-                r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
+        if r is not auto and len(r.questions) and (open_choice or eligible(r, auto) or may_regroup(r, auto)):
+            r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
+        if r is auto or open_choice or eligible(r, auto) or regroups(r, auto):
             score(r, markdown, found, solution_numbers)
             ranked.append(r)
     ranked.sort(key=lambda r: -r.score)
@@ -279,6 +301,29 @@ def eligible(reading: Reading, auto: Reading) -> bool:
     stands. (When the reader read the sheet as one question — no marker at all, or one lone
     marker such as a dated title — every reading may, by score: :func:`choose`.)"""
     return reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
+
+
+def may_regroup(reading: Reading, auto: Reading) -> bool:
+    """Could ``reading`` be :func:`regroups` of ``auto`` (checked before its numbering is read):
+    a markers reading with fewer questions that quotes about as much of the sheet."""
+    return (reading.layout.mode == "markers" and 2 <= len(reading.questions) < len(auto.questions)
+            and reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) - REGROUP_SLACK)
+
+
+def regroups(reading: Reading, auto: Reading) -> bool:
+    """Does ``reading`` (numbered) keep every question the reader's own choice ``auto`` opened,
+    as its parts, under markers of the sheet that group them (``Section 1`` over bold ``1.1)``
+    … ``1.3)``)? Then it may replace ``auto`` by score though it quotes no more of the sheet:
+    it explains one level of the sheet's numbering more."""
+    if not may_regroup(reading, auto) or not reading.numbers or not auto.numbers:
+        return False
+    theirs = [n for n, _ in auto.numbers]
+    labels = [lab for _, labs in reading.numbers for lab in labs]
+    return all(theirs) and labels == theirs and all(n for n, _ in reading.numbers)
+
+
+REGROUP_SLACK = 0.02
+"""How much less of the sheet (share of its lines) a regrouping reading may quote (:func:`regroups`)."""
 
 
 def solutions_layout(questions: Found, solutions: Found) -> Layout:
