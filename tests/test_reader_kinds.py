@@ -470,3 +470,69 @@ These exercises were adapted from an open course.
     assert pairing.layout == "headings of level 1" and not pairing.flags
     assert [q.title for q in out.root] == ["Lists", "Dictionaries", "Files"]
     assert out[1].main_text == "Count the words of a sentence with a dictionary."
+
+
+def test_lines_each_ending_in_a_blank_are_the_questions_answer_slots():
+    md = """### Question 1
+
+Three charts of the survey are shown above. Which chart answers each question best?
+
+*How many people walk to work?* \\_\\_\\_\\_\\_\\_
+
+*Do cyclists live closer than drivers?* \\_\\_\\_\\_\\_\\_
+
+### Question 2
+
+Name the unit of force: \\_\\_\\_\\_\\_\\_
+
+Explain your choice.
+"""
+    out = inferred(md)
+    blank = "\\_" * 6
+    assert [p.content for p in out[0].parts] == ["*How many people walk to work?* " + blank,
+                                                 "*Do cyclists live closer than drivers?* " + blank]
+    assert out[0].main_text.startswith("Three charts of the survey")
+    assert out[1].parts == []  # one blank alone is the question's own
+
+
+def test_a_sheet_named_as_its_own_solutions_holds_them_under_each_prompt():
+    from schemas.markdown import Markdown, SheetText
+    from tasks.convert.pairing import named_as_solutions
+    from tasks.read.choose import solutions_inline
+
+    md = """1.  A die is rolled twice.
+
+    a.  Write the sample space.
+
+        All 36 ordered pairs.
+
+    b.  Simulate the rolls.
+
+        ``` r
+        sample(1:6, 2, replace = TRUE)
+        ```
+
+2.  Estimate the chance of a double six.
+
+``` r
+mean(replicate(1000, all(sample(1:6, 2, TRUE) == 6)))
+```
+
+About one in 36.
+"""
+    out, _ = read_and_pair_inferred(GENERAL, md, None, inline=True)
+    one, two = out.root
+    assert one.main_text == "A die is rolled twice."
+    assert [p.content for p in one.parts] == ["Write the sample space.", "Simulate the rolls."]
+    assert one.parts[0].answer == "All 36 ordered pairs." and not one.parts[0].worked_solution
+    assert one.parts[1].worked_solution.startswith("``` r\nsample(1:6") and not one.parts[1].answer
+    assert two.main_text == "Estimate the chance of a double six."
+    assert two.parts[0].answer == "About one in 36." and "replicate" in two.parts[0].worked_solution
+    plain, _ = read_and_pair_inferred(GENERAL, md, None)  # the same sheet, not its own solutions
+    assert not any(p.answer or p.worked_solution for q in plain.root for p in q.parts)
+    assert named_as_solutions("practice-solutions.qmd") and named_as_solutions("HW3_Sol.md")
+    assert not named_as_solutions("parasol.md") and not named_as_solutions("practice.qmd")
+    mk = lambda name: Markdown(name=name, role="questions", suffix=".qmd", digest="0", text=md)  # noqa: E731
+    assert solutions_inline(SheetText(questions=mk("ps-solutions.qmd")))
+    assert not solutions_inline(SheetText(questions=mk("ps-solutions.qmd"), solutions=mk("other.qmd")))
+    assert not solutions_inline(SheetText(questions=mk("ps.qmd")))

@@ -69,7 +69,7 @@ readings of a sheet), the layout is the one it names instead of the reader's own
 'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
 the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
 `plain` true: plain paragraphs opening with such a word and number (`Exercise 2. Find`) open
-questions as bold markers do.
+questions as bold markers do; `bold` true: headings open no question, only bold markers do.
 With no question found at all, the sheet is one question with its text (its part labels its
 parts), never an empty set.
 
@@ -81,6 +81,10 @@ Every field is quoted from the markdown (sheet.text), cut only at line boundarie
 ]]
 
 local NUMBERING = SHEET2LAMBDA_NUMBERING == true
+-- The sheet holds its solutions in place (the questions document is itself named as the
+-- solutions and there is no other: tasks/read/choose.py sets it): what follows a part's
+-- prompt (or a question's, when it has no parts) is its solution.
+local INLINE = SHEET2LAMBDA_INLINE == true
 local ROLE = 'questions'
 
 -- The reading to give (tasks/read/layout.py chooses it by how well it explains the sheet):
@@ -187,6 +191,9 @@ local function heading_text(h)
 end
 
 local function heading_marker(h)
+  -- `bold`: only bold openings open questions here (a solutions document read in the
+  -- marker kind of its questions)
+  if LAYOUT.bold then return nil end
   return marker_of(heading_text(h))
 end
 
@@ -455,6 +462,41 @@ local function html_lines(text)
     if n % 2 == 1 then in_math = not in_math end
   end
   return table.concat(out, '\n\n')
+end
+
+-- A paragraph ending in an answer blank (`… _______`, `\_\_\_`, `$\underline{\qquad}$`).
+local function ends_in_blank(t)
+  t = t:gsub('%s+$', '')
+  return t:match('\\_\\_\\_$') ~= nil or t:match('___$') ~= nil
+    or t:match('%$\\underline{\\qquad}%$$') ~= nil
+end
+
+-- Paragraphs ending in a blank that come two or more in a row: each is an answer slot of
+-- its own (`*How many survived?* _______` under "answer the following questions"), a part
+-- of the question (text → true; set per document by :func:`Pandoc`).
+local BLANK_RUNS = {}
+
+local function find_blank_runs(blocks)
+  local out = {}
+  local function visit(bs)
+    local run = {}
+    local function close()
+      if #run >= 2 then for _, t in ipairs(run) do out[t] = true end end
+      run = {}
+    end
+    for _, b in ipairs(bs) do
+      local t = (b.t == 'Para' or b.t == 'Plain') and trim(sheet.text_of(b)) or nil
+      if t and ends_in_blank(t) and not t:find('\n') then
+        run[#run + 1] = t
+      else
+        close()
+        if b.t == 'Div' or b.t == 'BlockQuote' then visit(b.content) end
+      end
+    end
+    close()
+  end
+  visit(blocks)
+  return out
 end
 
 -- ---------------------------------------------------------------------------
@@ -741,6 +783,11 @@ local function block_units(b, units)
       else buf[#buf + 1] = line end
     end
     chunks[#chunks + 1] = table.concat(buf, '\n')
+    if BLANK_RUNS[trim(sheet.text_of(b))] then
+      -- one of a run of lines each ending in an answer blank: a part of its own
+      units[#units + 1] = { k = 'open', label = '', form = 'blank', text = trim(sheet.text_of(b)) }
+      return
+    end
     for _, chunk in ipairs(chunks) do
       if chunk == false then
         units[#units + 1] = { k = 'cell' }
@@ -938,7 +985,8 @@ local function find_slots(blocks)
   return out
 end
 
-local FORM_RANK = { marker = 0, bullet = 1, alpha = 2, alpha_or_roman = 2, digit = 3, roman = 4, quote = 5 }
+
+local FORM_RANK = { marker = 0, bullet = 1, alpha = 2, alpha_or_roman = 2, digit = 3, roman = 4, quote = 5, blank = 6 }
 
 -- A text that is a code block (fenced, or indented four spaces).
 local function is_code(t)
@@ -1031,6 +1079,32 @@ end
 
 local assemble
 
+-- A sheet with its solutions in place (:data:`INLINE`): after a part's prompt (its
+-- opening paragraph) every text of the part is its solution, code its worked solution and
+-- prose its final answer; in a question with no parts, all after its first paragraph.
+local function inline_solutions(units)
+  local form = part_form(units)
+  local out, opened, main_seen = {}, false, false
+  for _, u in ipairs(units) do
+    local f = u.form == 'alpha_or_roman' and 'alpha' or u.form
+    if u.k == 'open' and f == form then
+      opened = true
+      out[#out + 1] = u
+    elseif (u.k == 'text' or u.k == 'inner' or u.k == 'quote') and (opened or (not form and main_seen)) then
+      local t = u.text
+      if is_code(t) then
+        out[#out + 1] = { k = 'sol', answer = '', ws = t }
+      else
+        out[#out + 1] = { k = 'sol', answer = t, ws = '' }
+      end
+    else
+      if u.k == 'text' then main_seen = true end
+      out[#out + 1] = u
+    end
+  end
+  return out
+end
+
 -- The units after a `Solution` heading inside a question (questions role): read as a
 -- solution of that question and merged into its parts.
 local function merge_solution_units(q, units)
@@ -1083,6 +1157,7 @@ assemble = function(q)
     end
     units = out
   end
+  if INLINE and ROLE == 'questions' then units = inline_solutions(units) end
   local form = part_form(units)
   local main, parts, pending = {}, {}, {}
   local cur = nil
@@ -1523,7 +1598,7 @@ local function segment(blocks)
         after_heading = sections or (#qs == 0 and not title)
         cur = nil
         group = heading_text(b)
-        if markers and not title then stem, stem_level = {}, b.level end
+        if markers and not title and ROLE == 'questions' then stem, stem_level = {}, b.level end
       end
       if cur then stem = nil end
       headings_seen = headings_seen + 1
@@ -1759,6 +1834,7 @@ function Pandoc(doc)
   ROLE = sheet.role(doc)
   PART_WORDS = discover_part_words(doc.blocks)
   SLOTS = find_slots(doc.blocks)
+  BLANK_RUNS = find_blank_runs(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
   if LAYOUT.mode == 'sections' and LAYOUT.level then
     -- sections holding sub-headings: each sub-heading (at `level`) opens a part

@@ -63,10 +63,13 @@ class Layout:
     level: int | None = None
     words: tuple[str, ...] = ()
     plain: bool = False
+    bold: bool = False
+    """Only bold paragraph openings open questions (a solutions document read in the marker
+    kind of its questions: :func:`solutions_layout`)."""
 
     def prelude(self) -> str:
         """The Lua line that sets ``SHEET2LAMBDA_LAYOUT`` for this reading ('' for ``auto``)."""
-        if self.mode is None and not self.words:
+        if self.mode is None and not self.words and not self.bold:
             return ""
         items = []
         if self.mode:
@@ -77,6 +80,8 @@ class Layout:
             items.append("words = {" + ", ".join(json.dumps(w, ensure_ascii=False) for w in self.words) + "}")
         if self.plain:
             items.append("plain = true")
+        if self.bold:
+            items.append("bold = true")
         return "SHEET2LAMBDA_LAYOUT = {" + ", ".join(items) + "}\n"
 
 
@@ -322,29 +327,41 @@ def regroups(reading: Reading, auto: Reading) -> bool:
     return all(theirs) and labels == theirs and all(n for n, _ in reading.numbers)
 
 
+INLINE_SWITCH = "SHEET2LAMBDA_INLINE = true\n"
+"""Set before the general reader: what follows each prompt is its solution (a sheet named as
+its own solutions: :func:`tasks.read.choose.solutions_inline`)."""
+
 REGROUP_SLACK = 0.02
 """How much less of the sheet (share of its lines) a regrouping reading may quote (:func:`regroups`)."""
 
 
 def solutions_layout(questions: Found, solutions: Found) -> Layout:
     """The layout a solutions document is read in: the reader's own choice, knowing the marker
-    words either document repeats (a course numbers its solutions as it numbers its questions)."""
+    words either document repeats (a course numbers its solutions as it numbers its questions),
+    and, when the questions open with bold markers only and the solutions have bold markers
+    too, in that kind alone: a heading marker of the solutions (``## Task 1: …`` over the
+    restated ``**Question 1**``) is then their section, not a solution of question 1."""
     words = tuple(dict.fromkeys(repeated_words(questions) + repeated_words(solutions)))
-    return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else ())
+    bold = questions.bolded > 0 and not questions.headed and solutions.bolded > 0 and solutions.headed > 0
+    return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else (),
+                  bold=bold)
 
 
 def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: str | None, *,
                            timeout: float = 20.0, memory_bytes: int = 1 << 30,
-                           name: str = "general") -> tuple[SheetSet, Pairing]:
+                           name: str = "general", inline: bool = False) -> tuple[SheetSet, Pairing]:
     """Route B's reading of a sheet with the general reader ``filter_source``, the questions'
     layout inferred (:func:`choose`, the runner-up's disagreements flagged:
     :func:`runner_up_flags`), and how its solutions were paired: the solutions document is read
     knowing the marker words either document repeats (:func:`solutions_layout`), restatements of
     the questions are cut from it (:func:`tasks.read.restated.without_restatements`), and it is
     merged as :func:`tasks.read.route_b.merge_solutions` merges. ``Pairing.layout`` names the
-    layout chosen. ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
+    layout chosen. ``inline``: with no solutions document, the sheet holds its solutions in
+    place (:data:`INLINE_SWITCH`). ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
     :class:`FilterError` when the reader's own reading fails."""
     limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
+    if inline and solutions_md is None:
+        filter_source = INLINE_SWITCH + filter_source
     found = discover(ast(questions_md))
     solutions = s_numbers = None
     if solutions_md is not None:
