@@ -91,6 +91,7 @@ _MARKUP = (
     (re.compile(r"(?<![\\\w~])~[^\s~$]+~(?!\w)"), "a ~subscript~"),
 )
 _ENVIRONMENT = re.compile(r"\\begin\{([A-Za-z*]+)\}")
+_CODE_FENCE = re.compile(r"^(?:`{3,}|~{3,})\s*\{?[\w.+#-]*\}?$")
 
 
 class _Source:
@@ -109,7 +110,7 @@ class _Source:
         first = ""
         for line in markers_removed(text).splitlines():
             first = fold_whitespace(line_content(line).replace(PIECES, " "))
-            if first and first != "$$":
+            if first and first != "$$" and not _CODE_FENCE.match(first):
                 break
         if not first:
             return None
@@ -153,6 +154,39 @@ def question_at(questions: SheetSet, questions_md: str, line: int) -> int | None
     return best
 
 
+def _at_markers(starts: list[int | None], markers: list, questions: SheetSet, src: _Source) -> list[int | None]:
+    """``starts`` (0-based lines, :func:`_starts`) moved, for the marker checks, to the first
+    question marker inside a question's text when the question starts with the set-up before
+    its marker (a scenario, a group's stem under ``## Questions 1-3``): its text starts before
+    any marker, or under a marker the question before it opened, and goes on past a marker
+    before the next question starts (it quotes a line at or after the marker); that marker
+    is where it opens. Any other question keeps its start (chrome read as a question, one
+    question read as two)."""
+    out = list(starts)
+    known = [(qi, st) for qi, st in enumerate(starts) if st is not None]
+    previous = None
+    for k, (qi, st) in enumerate(known):
+        end = known[k + 1][1] if k + 1 < len(known) else len(src.lines)
+        before = [m.line - 1 for m in markers if m.line - 1 <= st]
+        taken = not before or (previous is not None and previous >= before[-1])
+        if taken:
+            text = _folded(questions.root[qi])
+            # a marker the question's text reaches: a line of it at or after the marker
+            inside = [m.line - 1 for m in markers if st < m.line - 1 < end
+                      and any(src.lines[i] and src.lines[i] in text for i in range(m.line - 1, end))]
+            if inside:
+                out[qi] = inside[0]
+        previous = out[qi]
+    return out
+
+
+def _folded(q) -> str:
+    """A question's texts read as :class:`_Source` reads the sheet's lines, one per line."""
+    texts = [q.title, q.main_text] + [t for p in q.parts for t in (p.content, *p.options)]
+    cut = markers_removed("\n".join(t for t in texts if t)).split("\n")
+    return "\n".join(fold_whitespace(line_content(c).replace(PIECES, " ")) for c in cut)
+
+
 def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     """The question-marker checks of the module (numbers, count, questions per marker)."""
     flags: list[Flag] = []
@@ -160,7 +194,7 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     if not markers:
         return flags
     src = _Source(questions_md)
-    starts = _starts(questions, src)
+    starts = _at_markers(_starts(questions, src), markers, questions, src)
 
     def owner(line: int) -> int | None:
         """The question (0-based) whose text starts last at or before 1-based ``line``."""
