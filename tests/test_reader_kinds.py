@@ -536,3 +536,44 @@ About one in 36.
     assert solutions_inline(SheetText(questions=mk("ps-solutions.qmd")))
     assert not solutions_inline(SheetText(questions=mk("ps-solutions.qmd"), solutions=mk("other.qmd")))
     assert not solutions_inline(SheetText(questions=mk("ps.qmd")))
+
+
+def test_list_items_the_solutions_answer_one_by_one_are_parts_and_steps_answered_once_are_doubted():
+    md = """**Question 1: Loads**
+
+Look at the frame in the figure.
+
+- Which member carries the largest force?
+
+- Is the frame statically determinate?
+
+**Question 2: Design**
+
+Size the beam:
+
+1.  Pick a section.
+2.  Check its deflection.
+"""
+    solutions = """**Question 1: Loads**
+
+**solution**
+
+1. The lower chord.
+
+2. Yes: $m + r = 2j$.
+
+**Question 2: Design**
+
+1.  Pick a section.
+2.  Check its deflection.
+
+A 300 mm deep section deflects 12 mm, within the limit.
+"""
+    out, pairing = read_and_pair_inferred(GENERAL, md, solutions)
+    one, two = out.root
+    assert one.main_text == "Look at the frame in the figure."
+    assert [p.content for p in one.parts] == ["Which member carries the largest force?",
+                                              "Is the frame statically determinate?"]
+    assert [p.worked_solution for p in one.parts] == ["The lower chord.", "Yes: $m + r = 2j$."]
+    (doubt,) = [f for f in pairing.flags if f.field == "q2"]
+    assert "answer them once" in doubt.reason

@@ -308,6 +308,27 @@ def eligible(reading: Reading, auto: Reading) -> bool:
     return reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
 
 
+def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None,
+                      q_numbers: list | None) -> list[Flag]:
+    """``structure`` flags on the questions whose solution restates each of their parts and
+    answers them once, after the last (``solutions`` before and ``cut`` after
+    :func:`tasks.read.restated.without_restatements`): the parts may be the steps of one task
+    the sheet asks as a whole. Solutions are matched to questions by number."""
+    index = {n: i for i, (n, _) in enumerate(q_numbers or []) if n}
+    flags = []
+    for si, (before, after) in enumerate(zip(solutions.root, cut.root)):
+        qi = index.get(s_numbers[si][0]) if s_numbers and si < len(s_numbers) else None
+        parts = list(zip(before.parts, after.parts))
+        if qi is None or len(parts) < 2:
+            continue
+        restated = all((b.answer or b.worked_solution) and not (a.answer or a.worked_solution) for b, a in parts[:-1])
+        if restated and (parts[-1][1].answer or parts[-1][1].worked_solution):
+            flags.append(Flag(field=f"q{qi + 1}", kind="structure", reason=(
+                f"the solutions restate the {len(parts)} parts of question {qi + 1} and answer them once, after "
+                "the last: the steps of one task read as parts?")))
+    return flags
+
+
 def may_regroup(reading: Reading, auto: Reading) -> bool:
     """Could ``reading`` be :func:`regroups` of ``auto`` (checked before its numbering is read):
     a markers reading with fewer questions that quotes about as much of the sheet."""
@@ -378,8 +399,9 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))
     if solutions is None:
         return best.questions, Pairing(flags=flags, layout=best.layout.name)
-    solutions = without_restatements(solutions, best.questions, s_numbers, best.numbers)
-    merged, pairing = merge_solutions(best.questions, solutions, best.numbers, s_numbers)
+    cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
+    flags += answered_together(solutions, cut, s_numbers, best.numbers)
+    merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)
     pairing.flags = flags + pairing.flags
     pairing.layout = best.layout.name
     return merged, pairing
