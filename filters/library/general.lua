@@ -25,20 +25,33 @@ Questions open at
     section heading opens a question, each asking heading a part whose content starts
     with its question; a section that asks nothing is chrome.
 A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
-`## 1.lambda`) is their group heading.
+`## 1.lambda`) is their group heading. A heading that is no marker (nor the sheet's title)
+over deeper question headings or bold markers holds the group's stem (`## Questions 1-3`),
+which leads into its first question. Bold markers numbered inside numbered headings
+(`## 1. Title` over `**Question 1.1**`, or restarting at 1 under each) are the headings'
+parts. A marker's "title" that is a sentence (`### Exercise 3 - Put together …`) is the
+question's text; a short phrase before it (`Yearly Maxima.`) its title. In the list layout,
+the lists whose numbers run on across interruptions number the questions, a list of another
+numbering between them is text, and text set up before the first list (not under the
+sheet's title) leads into it.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
 
 Parts, inside a question: headings that are only a part label (`## a)`, `### (b)`; the
-text under one is that part's), nested or following ordered lists (any numbering), paragraphs
+text under one is that part's), or the question's number and a label (`#### 2(a)`), or a
+word the sheet repeats with labels in sequence (`### Step A`, `### Step B`); two or more
+lines in a row each ending in a blank (`… _______`); nested or following ordered lists (any numbering), paragraphs
 and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`),
 and bullets like
 `* 1a (2pt) text`. The first kind found is the part kind; lists and labels of another
 kind (`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them.
 Text between two parts is the lead-in of the next part (text that carries on the part
-before it — starting in lower case, code, display maths — stays with that part); text
-after the last part ends that part. Task lists (`- [ ] option`, `- [x] option`) are
+before it — starting in lower case, code, display maths — stays with that part, and so do
+a part's notes and code cells up to its last code block, and short paragraphs the sheet
+repeats: answer slots such as `_Your answer here._`); text after the last part ends that
+part. With SHEET2LAMBDA_INLINE (a sheet that is its own solutions), what follows a part's
+prompt is its solution. Task lists (`- [ ] option`, `- [x] option`) are
 the options of the part they end, the `[x]` ones its correct options.
 
 Solutions (never left in a student-visible field): a fenced Div of class `solution` or
