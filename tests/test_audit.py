@@ -328,3 +328,52 @@ def test_the_first_questions_lead_in_left_out_is_doubted_when_later_lead_ins_wer
     # a sheet whose reading kept no lead-in: the text before question 1 is its head, no doubt
     head = SheetSet([reading.root[0], reading.root[1], Question(main_text="Find the chance both are red.")])
     assert not [f for f in audit(head, md) if "lead-in" in f.reason]
+
+
+def test_markers_of_the_markdown_family_as_the_general_reader_reads_them():
+    # items numbered (1), (2) across the sheet; a 1.-3. list of steps between them is text
+    md = "(1) What is measured?\n(2) In what unit?\n\n### By hand\n\n1.  Write cards.\n2.  Sort them.\n3.  Read one.\n\n(3) What is the median?\n"
+    assert [m.number for m in question_markers(md)] == ["1", "2", "3"]
+    # bold markers numbered inside numbered headings, or under `Section N` by prefix, are parts
+    md = "## 1. 2024 Rain\n\n**Question 1.** A.\n\n**Question 2.** B.\n\n## 2. Wind\n\n**Question 1.** C.\n"
+    assert [m.number for m in question_markers(md)] == ["1", "2"]
+    md = "## Answers to Questions\n\n### Section 1\n\n**1.1) Why?**\n\n**1.2) How?**\n\n### Section 2\n\n**2.1) When?**\n"
+    assert [m.number for m in question_markers(md)] == ["1", "2"]
+    # bold markers counting on across headings that group them stay the questions
+    md = "## Part 1\n\n**Question 1** A.\n\n**Question 2** B.\n\n## Part 2\n\n**Question 3** C.\n"
+    assert [m.number for m in question_markers(md)] == ["1", "2", "3"]
+
+
+def test_a_question_set_up_before_its_marker_is_no_doubt():
+    md = """## Questions 1-2
+
+A shop sells 40 apples a day.
+
+### Question 1
+
+How many in a week?
+
+### Question 2
+
+How many in a year?
+
+A bag holds two red marbles.
+
+1.  Find the chance of red.
+"""
+    reading = SheetSet([Question(main_text="A shop sells 40 apples a day.\n\nHow many in a week?"),
+                        Question(main_text="How many in a year?")])
+    assert [f.reason for f in audit(reading, md)] == []
+    lead = "Two dice are rolled.\n\n1.  Find the chance of a double.\n2.  Find the chance of a sum of 7.\n"
+    reading = SheetSet([Question(main_text="Two dice are rolled.\n\nFind the chance of a double."),
+                        Question(main_text="Find the chance of a sum of 7.")])
+    assert audit(reading, lead) == []
+
+
+def test_short_numbered_choices_left_in_a_part_are_a_doubt_and_steps_after_a_colon_are_not():
+    reading = SheetSet([Question(parts=[
+        Part(content="Do we reject the null?\n\nAssign `x` to the number of the right answer.\n\n"
+                     "1.  Reject the null\n\n2.  Fail to reject the null"),
+        Part(content="Plot the data. Then:\n\n1.  Label the axes\n2.  Add a title")])])
+    flags = audit(reading, "Do we reject the null?\n\nPlot the data. Then:\n")
+    assert [f.field for f in flags if "short numbered items" in f.reason] == ["q1.p1.content"]

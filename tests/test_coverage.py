@@ -197,3 +197,20 @@ def test_the_fence_lines_of_a_solution_div_are_markers_not_sheet_text():
     md = "(a) Find $x$.\n\n    ::: {.solution}\n    $x = 2$.\n    :::\n\n::: answer\nDone.\n:::\n"
     assert uncovered(md, ["Find $x$.", "$x = 2$.", "Done."]) == []
     assert uncovered(md, ["Find $x$.", "$x = 2$."]) == [(8, "Done.")]
+
+
+def test_the_fence_lines_of_a_code_block_are_markup_and_its_code_is_counted():
+    # a fence line holds no word of the sheet: it is covered by nothing and counts for nothing,
+    # so a reading is not "covering" the head of a sheet because the same ``` r fence is elsewhere
+    assert is_chrome("``` r") and is_chrome("```") and is_chrome("~~~~ {python}") and is_chrome("```{r}")
+    assert not is_chrome("```x <- 1```")
+    md = "Plot the data.\n\n``` r\nplot(heights)\n```\n"
+    assert uncovered(md, ["Plot the data."]) == [(4, "plot(heights)")]
+    assert coverage(md, ["Plot the data.", "``` r\nplot(heights)\n```"]) == 1.0
+
+
+def test_a_question_wholly_in_bold_counts_for_its_words_without_bold_and_number():
+    md = "**2. Block maxima. How many maxima do you take?**\n\n**1.1) Why is the deck steel?**\n"
+    assert uncovered(md, ["Block maxima", "How many maxima do you take?", "Why is the deck steel?"]) == []
+    assert uncovered(md, ["Block maxima"]) == [(1, "**2. Block maxima. How many maxima do you take?**"),
+                                               (3, "**1.1) Why is the deck steel?**")]

@@ -637,14 +637,20 @@ def test_matching_or_missing_labels_pair_as_before():
 def test_a_solution_answering_pieces_one_by_one_for_a_question_read_with_no_parts_is_flagged():
     q = SheetSet.model_validate([{"main_text": "Study the pump.\n\n- Name its parts.\n\n- Give its power."}])
     s = SheetSet.model_validate([{"parts": [{"answer": "Rotor and casing."}, {"answer": "Two kilowatts."}]}])
+    # pieces numbered as the text's list items: the items are the parts (issue 20's markdown kinds)
     merged, pairing = merge_solutions(q, s, [("1", [])], [("1", ["1", "2"])])
-    (part,) = merged.root[0].parts  # joined, as before
+    assert [(p.content, p.answer) for p in merged.root[0].parts] == [("Name its parts.", "Rotor and casing."),
+                                                                    ("Give its power.", "Two kilowatts.")]
+    assert pairing.flags == []
+    # pieces the solutions do not number: joined on one part, and the question doubted
+    merged, pairing = merge_solutions(q, s, [("1", [])], [("1", ["", ""])])
+    (part,) = merged.root[0].parts
     assert part.answer == "Rotor and casing.\n\nTwo kilowatts."
     assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "2 pieces" in pairing.flags[0].reason
     # a solution restating sub-items of which only one answers is no doubt, nor steps of a
     # question whose text lists nothing to answer one by one
     s = SheetSet.model_validate([{"parts": [{"answer": ""}, {"answer": "Two kilowatts."}]}])
-    assert merge_solutions(q, s, [("1", [])], [("1", ["1", "2"])])[1].flags == []
+    assert merge_solutions(q, s, [("1", [])], [("1", ["", ""])])[1].flags == []
     steps = SheetSet.model_validate([{"parts": [{"answer": "First integrate."}, {"answer": "Then divide."}]}])
     plain = SheetSet.model_validate([{"main_text": "Solve the two equations above."}])
     assert merge_solutions(plain, steps, [("1", [])], [("1", ["1", "2"])])[1].flags == []

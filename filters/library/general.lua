@@ -29,18 +29,29 @@ Questions open at
     a question, with the text since the heading above it; a heading ends it, and the
     lecture text between the activities is chrome.
 A marker heading with nothing under it over deeper marker headings (`# Q2 Pool` over
-`## 1.lambda`) is their group heading. Lecture notes that number definitions, examples
-and exercises on one counter (`**Définition 9.**`, `**Exercice 11.**`): a numbered block of
-another kind ends the question before it, and the notes up to the next question are chrome.
+`## 1.lambda`) is their group heading. A heading that is no marker (nor the sheet's title)
+over deeper question headings or bold markers holds the group's stem (`## Questions 1-3`),
+which leads into its first question. Bold markers numbered inside numbered headings
+(`## 1. Title` over `**Question 1.1**`, or restarting at 1 under each) are the headings'
+parts. A marker's "title" that is a sentence (`### Exercise 3 - Put together …`) is the
+question's text; a short phrase before it (`Yearly Maxima.`) its title. In the list layout,
+the lists whose numbers run on across interruptions number the questions, a list of another
+numbering between them is text, and text set up before the first list (not under the
+sheet's title) leads into it. Lecture notes that number definitions,
+examples and exercises on one counter (`**Définition 9.**`, `**Exercice 11.**`): a numbered
+block of another kind ends the question before it, and the notes up to the next question
+are chrome.
 A heading that is no marker ends the question before it (a title, a group heading, a
 closing tip) unless it is deeper than the question's own heading; text outside every
 question (title block, due date, instructions, points tables) is chrome.
 
 Parts, inside a question: headings that are only a part label (`## a)`, `### (b)`; the
-text under one is that part's), nested or following ordered lists (any numbering), paragraphs
-and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set in bold, `**(a)**`;
-also right after a display closing on the line, `…$$ (i) Find`), bullets like
-`* 1a (2pt) text`, bullets opening with labels in sequence (`- (a) Draw`) or with their
+text under one is that part's), or the question's number and a label (`#### 2(a)`), or a
+word the sheet repeats with labels in sequence (`### Step A`, `### Step B`); two or more
+lines in a row each ending in a blank (`… _______`); nested or following ordered lists (any
+numbering), paragraphs and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set
+in bold, `**(a)**`; also right after a display closing on the line, `…$$ (i) Find`), bullets
+like `* 1a (2pt) text`, bullets opening with labels in sequence (`- (a) Draw`) or with their
 points (`- (5 points) Write`). The outer labels are the part kind: a question opening at
 `(i)` has roman parts and its `(a)`, `(b)` are sub-parts; lists and labels of another kind
 (`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them — unless a
@@ -48,8 +59,11 @@ label of the other kind starts mid-sequence and carries nothing on (`(a)`, then 
 `(iii)`: the sheet mislabels a part), which is a part. Labels that start over at a label the
 question has (`a)` … `f)`, then `a)`, `b)` again: hints) name those parts again.
 Text between two parts is the lead-in of the next part (text that carries on the part
-before it — starting in lower case, code, display maths — stays with that part); text
-after the last part ends that part. Task lists (`- [ ] option`, `- [x] option`) are
+before it — starting in lower case, code, display maths — stays with that part, and so do
+a part's notes and code cells up to its last code block, and short paragraphs the sheet
+repeats: answer slots such as `_Your answer here._`); text after the last part ends that
+part. With SHEET2LAMBDA_INLINE (a sheet that is its own solutions), what follows a part's
+prompt is its solution. Task lists (`- [ ] option`, `- [x] option`) are
 the options of the part they end, the `[x]` ones its correct options.
 
 Solutions (never left in a student-visible field): a fenced Div of class `solution` or
@@ -84,7 +98,7 @@ readings of a sheet), the layout is the one it names instead of the reader's own
 'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
 the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
 `plain` true: plain paragraphs opening with such a word and number (`Exercise 2. Find`) open
-questions as bold markers do.
+questions as bold markers do; `bold` true: headings open no question, only bold markers do.
 With no question found at all, the sheet is one question with its text (its part labels its
 parts), never an empty set.
 
@@ -96,6 +110,10 @@ Every field is quoted from the markdown (sheet.text), cut only at line boundarie
 ]]
 
 local NUMBERING = SHEET2LAMBDA_NUMBERING == true
+-- The sheet holds its solutions in place (the questions document is itself named as the
+-- solutions and there is no other: tasks/read/choose.py sets it): what follows a part's
+-- prompt (or a question's, when it has no parts) is its solution.
+local INLINE = SHEET2LAMBDA_INLINE == true
 local ROLE = 'questions'
 
 -- The reading to give (tasks/read/layout.py chooses it by how well it explains the sheet):
@@ -140,13 +158,37 @@ local function strip_points(s)
   return s
 end
 
+local function words_in(s)
+  local _, n = s:gsub('%S+', '')
+  return n
+end
+
+-- The title after a marker's number, and the prompt when the "title" is the question
+-- itself: a sentence (three words or more ending in `.`, `?` or `!`, or sentences ending
+-- in a colon that leads into a list: `Exercise 3 - Put
+-- together a data set that …`) is the question's prompt, its main text, and the title is
+-- empty; a short leading phrase before it (four words at most, `Yearly Maxima. How many
+-- …`) names the question and stays its title.
 local function clean_title(rest)
   rest = trim(rest):gsub('^[%.:%)]%s*', '')
   rest = strip_points(rest)
   rest = trim(rest:gsub('^[,:;%-]%s*', ''):gsub('^\u{2014}%s*', ''):gsub('^\u{2013}%s*', ''))
+  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$')) and words_in(rest) >= 3 then
+    local first, after = rest:match('^(.-[%.%?!])%s+([%u%$`%*_].*)$')
+    if first and first:match('%.$') and words_in(first) <= 4 then
+      return trim((first:gsub('%.$', ''))), after
+    end
+    return '', rest
+  end
   rest = rest:gsub('[%.:]$', '')
-  return trim(rest)
+  return trim(rest), ''
 end
+
+-- Words that head an answer (`Answers Q2 and Q3`, `Réponse Q1`), never a qualifier of a
+-- question marker.
+local ANSWER_WORDS = {}
+for _, w in ipairs({ 'answer', 'answers', 'solution', 'solutions', 'réponse', 'réponses', 'lösung', 'lösungen',
+  'solución', 'soluciones', 'risposta', 'risposte', 'antwort', 'antworten' }) do ANSWER_WORDS[w] = true end
 
 -- A marker text (a heading's text, a bold run): number, title; nil when none.
 local function marker_of(text)
@@ -155,8 +197,22 @@ local function marker_of(text)
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
   end
-  num, rest = text:match('^(%d+[%.%d]*)[%.%):]?%s+(.*)$')
-  if num and not rest:match('^%d') then return (num:gsub('%.$', '')), clean_title(rest) end
+  -- a qualifier before the question word, both capitalised as a label is: `Optional
+  -- Question 1`, `Bonus Problem 3` (not a citation such as `Taylor exercise 1.39`)
+  -- (an answer word is no qualifier: `Answers Q2 and Q3` names the questions it answers)
+  local word1, word2
+  word1, word2, num, rest = text:match('^(%u[%a\128-\255]*)%s+(%u[%a\128-\255]*)%.?%s*(%d+%a?)(.*)$')
+  if word2 and is_question_word(word2) and not is_question_word(word1) and not ANSWER_WORDS[word1:lower()]
+    and (rest == '' or rest:match('^[%s%.:%),;]')) then
+    return (num:gsub('%.$', '')), clean_title(rest)
+  end
+  local delim
+  num, delim, rest = text:match('^(%d+[%.%d]*)([%.%):]?)%s+(.*)$')
+  -- a title may start with a number when a delimiter closes the marker (`1. 2021 Season`);
+  -- `1.5 2.5` is no marker
+  if num and (not rest:match('^%d') or delim ~= '' or num:match('^%d+%.$')) then
+    return (num:gsub('%.$', '')), clean_title(rest)
+  end
   num = text:match('^(%d+[%.%d]*)[%.%):]?$')
   if num then return (num:gsub('%.$', '')), '' end
   -- `1.lambda`: a number run into its title (a quiz pool's variant name)
@@ -172,6 +228,9 @@ local function heading_text(h)
 end
 
 local function heading_marker(h)
+  -- `bold`: only bold openings open questions here (a solutions document read in the
+  -- marker kind of its questions)
+  if LAYOUT.bold then return nil end
   return marker_of(heading_text(h))
 end
 
@@ -184,7 +243,7 @@ end
 local function plain_marker(b)
   local text = sheet.text_of(b)
   local word, num, rest = text:match('^([%a\128-\255]+)%.?[ \t]*(%d+)[%.:%)][ \t]*(.*)$')
-  if word and FOUND_WORDS[word:lower()] then return num, '', rest end
+  if word and FOUND_WORDS[word:lower()] then return num, '', rest, '' end
   return nil
 end
 
@@ -196,9 +255,15 @@ local function bold_marker(b)
   if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] or b.content[1].t ~= 'Strong' then
     return nil
   end
-  local num, title = marker_of(pandoc.utils.stringify(b.content[1]))
+  local num, title, prompt = marker_of(pandoc.utils.stringify(b.content[1]))
   if not num then return nil end
   local text = sheet.text_of(b)
+  if prompt and prompt ~= '' then
+    -- the prompt as the sheet writes it (its code spans, maths), from inside the bold
+    local inner = text:match('^%*%*(.-)%*%*') or text:match('^__(.-)__')
+    local _, t2, p2 = marker_of(inner or '')
+    if p2 and p2 ~= '' then title, prompt = t2, p2 end
+  end
   local rest = text:match('^%*%*.-%*%*(.*)$') or text:match('^__.-__(.*)$') or ''
   rest = rest:gsub('^[ \t]*[%.:]?[ \t]*', '')
   if title == '' then
@@ -210,7 +275,7 @@ local function bold_marker(b)
     end
   end
   rest = strip_points(rest)
-  return num, title, rest
+  return num, title, rest, prompt or ''
 end
 
 -- `1(a) text`, `1 (b) text`, `2b) text`: a solution paragraph's number, label, rest.
@@ -270,15 +335,69 @@ local function line_label(line)
   return nil
 end
 
--- A heading that is only a part label (`## a)`, `### (b)`, `## c.`; attributes such as
--- `{.homework}` already cut): label, form; nil for any other heading.
+-- Words that open two or more headings of one level, each the word and a label only,
+-- the labels in sequence from the first (`### Step A`, `### Step B`): the sheet's own
+-- sub-question headings (lower case word → true). Set per document (:func:`Pandoc`).
+local PART_WORDS = {}
+
+-- `Step A`, `Part 2`: word (lower case), label, form; nil for any other text.
+local function word_label(text)
+  local w, l = text:match('^([%a\128-\255]+)%s+(%u)[%.:]?$')
+  if not w then w, l = text:match('^([%a\128-\255]+)%s+(%l)[%.:]?$') end
+  if w then return w:lower(), l:lower(), 'alpha' end
+  w, l = text:match('^([%a\128-\255]+)%s+(%d%d?)[%.:]?$')
+  if w then return w:lower(), l, 'digit' end
+  return nil
+end
+
+-- A heading that is only a part label (`## a)`, `### (b)`, `## c.`), or a question's
+-- number with one (`#### 2(a)`, `#### 2b`: the sub-question of question 2), or a word the
+-- sheet repeats with labels in sequence and a label (`### Step A`: :data:`PART_WORDS`);
+-- attributes such as `{.homework}` already cut: label, form; nil for any other heading.
 local function part_heading(h)
   if h.t ~= 'Header' then return nil end
   local text = heading_text(h)
   local label, rest, form = line_label(text)
   if not label then label, rest, form = line_label((text:gsub('^(%l)%.$', '%1. '))) end
   if label and trim(rest or '') == '' then return label, form end
+  local l = text:match('^%d+%s*%((%l)%)$') or text:match('^%d+(%l)%)?$')
+  if l then return l, 'alpha' end
+  local w, wl, wform = word_label(text)
+  if w and PART_WORDS[w] then return wl, wform end
   return nil
+end
+
+local function discover_part_words(blocks)
+  local seen = {}  -- word .. level → labels in order
+  local function visit(bs)
+    for _, b in ipairs(bs) do
+      if b.t == 'Header' then
+        local w, l = word_label(heading_text(b))
+        if w then
+          local key = w .. '\0' .. b.level
+          seen[key] = seen[key] or { word = w, labels = {} }
+          table.insert(seen[key].labels, l)
+        end
+      elseif b.t == 'Div' then
+        visit(b.content)
+      end
+    end
+  end
+  visit(blocks)
+  local out = {}
+  for _, v in pairs(seen) do
+    local ls = v.labels
+    local ok = #ls >= 2 and (ls[1] == 'a' or ls[1] == '1')
+    for i = 2, #ls do
+      local a, b = ls[i - 1], ls[i]
+      local next_one = (tonumber(a) and tonumber(b) == tonumber(a) + 1)
+        or (#a == 1 and #b == 1 and b:byte() == a:byte() + 1)
+      -- a run restarts under the next question (`Step A` again)
+      if not next_one and not (b == 'a' or b == '1') then ok = false end
+    end
+    if ok then out[v.word] = true end
+  end
+  return out
 end
 
 -- A heading that opens a question's solutions: `Solution`, `Answers`, `Worked solution`
@@ -412,6 +531,41 @@ local function html_lines(text)
     if n % 2 == 1 then in_math = not in_math end
   end
   return table.concat(out, '\n\n')
+end
+
+-- A paragraph ending in an answer blank (`… _______`, `\_\_\_`, `$\underline{\qquad}$`).
+local function ends_in_blank(t)
+  t = t:gsub('%s+$', '')
+  return t:match('\\_\\_\\_$') ~= nil or t:match('___$') ~= nil
+    or t:match('%$\\underline{\\qquad}%$$') ~= nil
+end
+
+-- Paragraphs ending in a blank that come two or more in a row: each is an answer slot of
+-- its own (`*How many survived?* _______` under "answer the following questions"), a part
+-- of the question (text → true; set per document by :func:`Pandoc`).
+local BLANK_RUNS = {}
+
+local function find_blank_runs(blocks)
+  local out = {}
+  local function visit(bs)
+    local run = {}
+    local function close()
+      if #run >= 2 then for _, t in ipairs(run) do out[t] = true end end
+      run = {}
+    end
+    for _, b in ipairs(bs) do
+      local t = (b.t == 'Para' or b.t == 'Plain') and trim(sheet.text_of(b)) or nil
+      if t and ends_in_blank(t) and not t:find('\n') then
+        run[#run + 1] = t
+      else
+        close()
+        if b.t == 'Div' or b.t == 'BlockQuote' then visit(b.content) end
+      end
+    end
+    close()
+  end
+  visit(blocks)
+  return out
 end
 
 -- ---------------------------------------------------------------------------
@@ -723,6 +877,11 @@ local function block_units(b, units)
       else buf[#buf + 1] = line end
     end
     chunks[#chunks + 1] = table.concat(buf, '\n')
+    if BLANK_RUNS[trim(sheet.text_of(b))] then
+      -- one of a run of lines each ending in an answer blank: a part of its own
+      units[#units + 1] = { k = 'open', label = '', form = 'blank', text = trim(sheet.text_of(b)) }
+      return
+    end
     for _, chunk in ipairs(chunks) do
       if chunk == false then
         units[#units + 1] = { k = 'cell' }
@@ -910,6 +1069,9 @@ local function block_units(b, units)
   elseif b.t == 'BlockQuote' then
     local text = sheet.text(b.content)
     local label = text:match('^`(%w+)`[%.%)]') or text:match('^(%d+)[%.%)]%s') or text:match('^%((%l+)%)')
+    -- a sheet's quote is shown as a quote (its `>` marks kept); a solution's opening
+    -- quote restates the question and is read for its label
+    if ROLE == 'questions' then text = sheet.text_of(b) end
     units[#units + 1] = { k = 'quote', text = text, label = label }
   elseif b.t == 'HorizontalRule' then
     -- a separator
@@ -921,7 +1083,43 @@ end
 -- ---------------------------------------------------------------------------
 -- A question's units → main text and parts.
 
-local FORM_RANK = { bullet = 1, alpha = 2, alpha_or_roman = 2, digit = 3, roman = 4, quote = 5 }
+-- Answer slots: short paragraphs the sheet repeats word for word (`_Your answer here._`
+-- after each question), each the place of the answer to what comes before it, never a
+-- lead-in to what follows (text → true; set per document by :func:`Pandoc`).
+local SLOTS = {}
+
+local function is_slot(t)
+  return SLOTS[trim(t)] == true
+end
+
+local function find_slots(blocks)
+  local seen, out = {}, {}
+  local function visit(bs)
+    for _, b in ipairs(bs) do
+      if b.t == 'Para' or b.t == 'Plain' then
+        local t = trim(sheet.text_of(b))
+        local _, words = t:gsub('%S+', '')
+        if t ~= '' and words <= 12 then
+          seen[t] = (seen[t] or 0) + 1
+          if seen[t] >= 2 then out[t] = true end
+        end
+      elseif b.t == 'Div' or b.t == 'BlockQuote' then
+        visit(b.content)
+      end
+    end
+  end
+  visit(blocks)
+  return out
+end
+
+
+local FORM_RANK = { marker = 0, bullet = 1, alpha = 2, alpha_or_roman = 2, digit = 3, roman = 4, quote = 5, blank = 6 }
+
+-- A text that is a code block (fenced, or indented four spaces).
+local function is_code(t)
+  local s = t:gsub('^%s*\n', '')
+  return s:match('^%s*```') ~= nil or s:match('^%s*~~~') ~= nil or s:match('^    %S') ~= nil
+end
 
 local function part_form(units)
   local best, first = nil, nil
@@ -1021,6 +1219,32 @@ end
 
 local assemble
 
+-- A sheet with its solutions in place (:data:`INLINE`): after a part's prompt (its
+-- opening paragraph) every text of the part is its solution, code its worked solution and
+-- prose its final answer; in a question with no parts, all after its first paragraph.
+local function inline_solutions(units)
+  local form = part_form(units)
+  local out, opened, main_seen = {}, false, false
+  for _, u in ipairs(units) do
+    local f = u.form == 'alpha_or_roman' and 'alpha' or u.form
+    if u.k == 'open' and f == form then
+      opened = true
+      out[#out + 1] = u
+    elseif (u.k == 'text' or u.k == 'inner' or u.k == 'quote') and (opened or (not form and main_seen)) then
+      local t = u.text
+      if is_code(t) then
+        out[#out + 1] = { k = 'sol', answer = '', ws = t }
+      else
+        out[#out + 1] = { k = 'sol', answer = t, ws = '' }
+      end
+    else
+      if u.k == 'text' then main_seen = true end
+      out[#out + 1] = u
+    end
+  end
+  return out
+end
+
 -- The units after a `Solution` heading inside a question (questions role): read as a
 -- solution of that question and merged into its parts.
 local function merge_solution_units(q, units)
@@ -1073,6 +1297,7 @@ assemble = function(q)
     end
     units = out
   end
+  if INLINE and ROLE == 'questions' then units = inline_solutions(units) end
   local form = part_form(units)
   local main, parts, pending = {}, {}, {}
   local cur = nil
@@ -1089,6 +1314,23 @@ assemble = function(q)
   local function flush_pending(to)
     for _, t in ipairs(pending) do add(to, t) end
     pending = {}
+  end
+  -- Text between two parts sets up the next one, but once a code block has come (the
+  -- part's scaffold or test cells in a notebook), the notes before it and the code are the
+  -- part's own: only the text after the code leads into the next part.
+  local function keep_until_code(part)
+    local seen_code, cut = false, nil
+    for _, t in ipairs(part.texts) do if is_code(t) then seen_code = true end end
+    for i, t in ipairs(pending) do
+      if is_code(t) then seen_code = true
+      elseif seen_code then cut = i; break end
+    end
+    if not seen_code then return end
+    local rest = {}
+    for i, t in ipairs(pending) do
+      if cut and i >= cut then rest[#rest + 1] = t else add(part.texts, t) end
+    end
+    pending = rest
   end
   -- True/False marks answering the plain list just before them, one per item: that
   -- list becomes the part's options, the True ones correct
@@ -1146,6 +1388,7 @@ assemble = function(q)
       cur = again
       add(cur.texts, u.text)
     elseif opens_part then
+      if cur then keep_until_code(cur) end
       cur = new_part(u.label)
       cur.heading = u.heading
       parts[#parts + 1] = cur
@@ -1166,7 +1409,8 @@ assemble = function(q)
       if cur then flush_pending(cur.texts); add(cur.texts, text) else add(main, text) end
     elseif u.k == 'text' or u.k == 'quote' then
       if not cur then add(main, u.text)
-      elseif ROLE == 'solutions' or cur.heading or (#pending == 0 and starts_continuation(u.text)) then
+      elseif ROLE == 'solutions' or cur.heading
+        or (#pending == 0 and (starts_continuation(u.text) or is_slot(u.text))) then
         -- a solution's text runs on to the next label; a sheet's text carries on
         -- the part before it only when it reads so
         add(cur.texts, u.text)
@@ -1381,8 +1625,38 @@ local function paragraph_layout(blocks)
   return restarts >= 2
 end
 
+local function list_kind(b)
+  return tostring(b.listAttributes.style) .. '/' .. tostring(b.listAttributes.delimiter)
+end
+
+-- The sheet's question numbering, when it runs on across interruptions in one list
+-- style while lists of another style restart inside it (`(1)` … `(6)`, a `1.` … `5.` list
+-- of activity steps under a section, then `(7)`): the kind (style/delimiter) of the
+-- lists that number the questions; the lists of other kinds are text of the question
+-- they stand in. nil when no single kind runs on so (segment sets it per document).
+local QUESTION_KIND = nil
+
+local function numbering_kind(blocks)
+  local ends, continues, kinds = {}, {}, {}
+  for _, b in ipairs(blocks) do
+    local s = b.t == 'OrderedList' and b.listAttributes.style
+    if s and s ~= 'LowerAlpha' and s ~= 'UpperAlpha' and s ~= 'LowerRoman' and s ~= 'UpperRoman' then
+      local k, start = list_kind(b), b.listAttributes.start or 1
+      kinds[k] = true
+      if start > 1 and ends[k] == start - 1 then continues[k] = true end
+      ends[k] = start + #b.content - 1
+    end
+  end
+  local kind, n, others = nil, 0, 0
+  for k in pairs(continues) do kind, n = k, n + 1 end
+  for k in pairs(kinds) do if k ~= kind then others = others + 1 end end
+  if n == 1 and others > 0 then return kind end
+  return nil
+end
+
 local function is_question_list(b)
   local s = b.listAttributes.style
+  if QUESTION_KIND and list_kind(b) ~= QUESTION_KIND then return false end
   return s ~= 'LowerAlpha' and s ~= 'UpperAlpha' and s ~= 'LowerRoman' and s ~= 'UpperRoman'
 end
 
@@ -1464,10 +1738,77 @@ local function callout_segment(blocks, calls)
   return qs
 end
 
+-- Bold markers numbered inside the marker headings above them (`## 1. Title` over
+-- `**Question 1.1**`, `**Question 1.2**`; or restarting at 1 under each: `**Question 1**`
+-- … `**Question 5**`, then under `## 2.` `**Question 1**` again), under two or more
+-- such headings and never outside one: the headings are the questions and the bold
+-- markers their parts.
+local function nested_markers(blocks)
+  local groups, cur = {}, nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      local num = heading_marker(b)
+      if num then
+        cur = { number = num, level = b.level, bolds = {} }
+        groups[#groups + 1] = cur
+      elseif not cur or b.level <= cur.level then
+        cur = nil
+      end
+    else
+      local num = bold_marker(b)
+      if num then
+        if not cur then return false end
+        cur.bolds[#cur.bolds + 1] = num
+      end
+    end
+  end
+  local any = false
+  if #groups < 2 then return false end
+  for _, g in ipairs(groups) do
+    local prefixed, counted = true, true
+    for i, n in ipairs(g.bolds) do
+      any = true
+      if n:sub(1, #g.number + 1) ~= g.number .. '.' then prefixed = false end
+      if tonumber(n) ~= i then counted = false end
+    end
+    if not (prefixed or counted) then return false end
+  end
+  return any
+end
+
+-- The sheet sets up its questions with text before their lists: a later question list
+-- follows a paragraph that is no part label (a scenario between two runs of items). Then
+-- the text before the first list is such a set-up too, not instructions.
+local function sets_up_lists(blocks)
+  local lists, prev = 0, nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'OrderedList' and is_question_list(b) then
+      lists = lists + 1
+      if lists > 1 and prev and (prev.t == 'Para' or prev.t == 'Plain')
+        and not line_label(sheet.lines(sheet.text_of(prev))[1] or '') then
+        return true
+      end
+    end
+    if b.t ~= 'RawBlock' then prev = b end
+  end
+  return false
+end
+
+-- No other heading of the document is as shallow as `level`: the first heading at it is
+-- the sheet's title, and the text under it its instructions.
+local function lone_level(blocks, level)
+  local n = 0
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level <= level then n = n + 1 end
+  end
+  return n <= 1
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
   html_capture = nil
+  QUESTION_KIND = numbering_kind(blocks)
   local markers = has_markers(blocks)
   local numbered = ROLE == 'solutions' and numbered_solutions(blocks)
   local qlevel = not markers and not numbered and heading_layout(blocks)
@@ -1492,13 +1833,40 @@ local function segment(blocks)
   local others = markers and other_block_words(blocks) or {}
   local listed = not markers and not numbered and not qlevel and not paragraphs
   local sections = listed and sectioned(blocks)
+  local nested = markers and nested_markers(blocks)
   local group = ''
   -- In the list layout, text between questions waits here: it leads into the next
   -- question (set-up text before a list, a section's introduction), or, when a heading
   -- comes first, closes the question before it. `after_heading`: it follows a heading.
-  local lead, after_heading = {}, false
+  -- Before the first question, text that runs straight into the list sets the list up
+  -- (a scenario at the top of a sheet whose title is metadata, when later lists are set up
+  -- so too: :func:`sets_up_lists`; a scenario under
+  -- `# Exercises` after the course's chrome sections): it leads into the first question.
+  -- Text under the sheet's title (its first heading, none other as shallow: instructions)
+  -- stays chrome, and so does text a heading follows.
+  local lead, after_heading, headings_seen = {}, listed and sets_up_lists(blocks), 0
+  -- With question markers, a heading that is none (nor the sheet's title) over
+  -- deeper question headings or bold markers groups them (`## Questions 1-3` over
+  -- `### Question 1`): the text under it is the group's shared stem, which leads into the
+  -- group's first question; `stem` holds it, `stem_level` is the group heading's level.
+  local stem, stem_level = nil, 0
+  local function flush_stem(q, level)
+    if stem and level > stem_level then
+      for _, sb in ipairs(stem) do block_units(sb, q.units) end
+    end
+    stem = nil
+  end
   local function flush_lead(q)
-    if q then for _, lb in ipairs(lead) do block_units(lb, q.units) end end
+    if q then
+      for _, lb in ipairs(lead) do
+        if lb.t == 'OrderedList' then
+          -- a list in another numbering than the questions': text of the question
+          q.units[#q.units + 1] = { k = 'text', text = sheet.text_of(lb) }
+        else
+          block_units(lb, q.units)
+        end
+      end
+    end
     lead = {}
   end
   -- a solutions document's answers under headings that name their questions: the blocks
@@ -1524,7 +1892,9 @@ local function segment(blocks)
       goto next_block
     end
     if b.t == 'Header' then finish_named() end
-    if ROLE == 'solutions' and b.t == 'Header' and not heading_marker(b) and named_answers(heading_text(b)) then
+    -- (not when only bold openings are the solutions' markers: their headings are sections)
+    if ROLE == 'solutions' and b.t == 'Header' and not LAYOUT.bold and not heading_marker(b)
+      and named_answers(heading_text(b)) then
       named = { targets = named_answers(heading_text(b)), level = b.level, blocks = {} }
       cur = nil
       goto next_block
@@ -1538,27 +1908,48 @@ local function segment(blocks)
       -- (a section's introduction), except before the sheet's first question, where a
       -- heading followed by another (title, instructions) is chrome
       if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
-      local num, title = heading_marker(b)
+      local num, title, prompt = heading_marker(b)
       if num and markers then
         cur = new_question(qs, num, title, b.level)
+        flush_stem(cur, b.level)
+        -- a heading holding the whole prompt: the question's text (a solution restates it)
+        if prompt and prompt ~= '' and ROLE ~= 'solutions' then
+          cur.units[#cur.units + 1] = { k = 'text', text = prompt }
+        end
       elseif qlevel and b.level == qlevel and not is_solutions_heading(b) then
         cur = new_question(qs, '', heading_text(b), b.level)
-      elseif ROLE == 'questions' and is_solutions_heading(b) and (not cur or b.level <= cur.level) then
+      elseif ROLE == 'questions' and is_solutions_heading(b) and (not cur or b.level <= cur.level) and #qs > 0 then
+        -- the answers to the questions before it (`## Answers to Questions` over the
+        -- questions themselves, with nothing before it, answers nothing)
         answers = {}
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
       else
-        after_heading = sections
+        local title = headings_seen == 0 and lone_level(blocks, b.level)
+        after_heading = sections or (#qs == 0 and not title)
         cur = nil
         group = heading_text(b)
+        if markers and not title and ROLE == 'questions' then stem, stem_level = {}, b.level end
       end
-    elseif markers and cur and others[(other_block_word(b)) or ''] then
+      if cur then stem = nil end
+      headings_seen = headings_seen + 1
+    elseif markers and others[(other_block_word(b)) or ''] then
       -- a definition, example or remark of lecture notes ends the question; it and what
-      -- follows it up to the next question are the notes, no question's text
-      cur = nil
+      -- follows it up to the next question are the notes, no question's text (nor a stem)
+      cur, stem = nil, nil
+    elseif nested and cur and bold_marker(b) then
+      -- a bold marker numbered inside its heading's question: a part of it
+      local num, title, rest, prompt = bold_marker(b)
+      local text = trim(rest) ~= '' and rest or title
+      if prompt and prompt ~= '' then text = trim(prompt .. '\n\n' .. rest) end
+      cur.units[#cur.units + 1] = { k = 'open', label = num, form = 'marker', text = text }
     elseif markers and bold_marker(b) then
-      local num, title, rest = bold_marker(b)
+      local num, title, rest, prompt = bold_marker(b)
       cur = new_question(qs, num, title, 99)
+      flush_stem(cur, 99)
+      if prompt and prompt ~= '' and ROLE ~= 'solutions' then
+        cur.units[#cur.units + 1] = { k = 'text', text = prompt }
+      end
       if trim(rest) ~= '' then
         label_units(rest, cur.units)
         local last = cur.units[#cur.units]
@@ -1578,7 +1969,8 @@ local function segment(blocks)
         for _, c in ipairs(item) do block_units(c, cur.units) end
       end
       after_heading = false
-    elseif listed and (cur or after_heading) and b.t ~= 'RawBlock' and b.t ~= 'OrderedList'
+    elseif listed and (cur or after_heading) and b.t ~= 'RawBlock'
+      and (b.t ~= 'OrderedList' or (QUESTION_KIND and list_kind(b) ~= QUESTION_KIND))
       and not (b.t == 'Div' and is_answer_class(b.classes))
       and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
       lead[#lead + 1] = b
@@ -1591,6 +1983,8 @@ local function segment(blocks)
     elseif cur then
       flush_lead(cur)
       block_units(b, cur.units)
+    elseif stem then
+      stem[#stem + 1] = b
     elseif b.t == 'RawBlock' then
       block_units(b, {}) -- an answer div outside any question opens and closes here
     end
@@ -1775,6 +2169,9 @@ end
 
 function Pandoc(doc)
   ROLE = sheet.role(doc)
+  PART_WORDS = discover_part_words(doc.blocks)
+  SLOTS = find_slots(doc.blocks)
+  BLANK_RUNS = find_blank_runs(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
   if LAYOUT.mode == 'sections' and LAYOUT.level then
     -- sections holding sub-headings: each sub-heading (at `level`) opens a part

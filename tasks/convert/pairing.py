@@ -26,6 +26,18 @@ SOLUTIONS_FOLDERS = ("solutions", "solution", "answers")
 """Names (any case) of a folder holding the solutions under the sheets' own file names."""
 
 
+NAMED_AS_SOLUTIONS = ("_solutions", "-solutions", " solutions", "_solution", "-solution", " solution", "_sol", "-sol")
+"""Endings of a file's stem (any case) that name it as solutions without doubt (a bare
+``sol`` ending is left out: ``parasol``)."""
+
+
+def named_as_solutions(name: str) -> bool:
+    """Is ``name`` (a file name) the name of a solutions document (``hw3-solutions.qmd``,
+    ``Sheet_Sol.md``)? A sheet read under such a name with no other solutions holds its
+    answers in place (:func:`tasks.read.choose.route_b_task`)."""
+    return Path(name).stem.lower().endswith(NAMED_AS_SOLUTIONS)
+
+
 def find_solutions(source: Path) -> Path | None:
     """The solutions document of ``source``, or ``None`` when there is none.
 

@@ -15,6 +15,7 @@ from schemas.markdown import SheetText
 from schemas.routes import RouteResult, Usage
 from schemas.status import Cause, StageStatus, State
 from tasks.cache import stage
+from tasks.convert.pairing import named_as_solutions
 from tasks.errors import FilterError
 from tasks.llm import BackendError, NoReply
 from tasks.llm.select import backend_for
@@ -33,7 +34,19 @@ class FolderFilter(BaseModel):
     choice is never a cache hit: :func:`tasks.cache.reusable`)."""
 
 
-@stage("route B", views={"sheet": SheetText.texts})
+def solutions_inline(sheet: SheetText) -> bool:
+    """Does ``sheet`` hold its solutions in place: no solutions document, and the sheet's own
+    file named as solutions (:func:`tasks.convert.pairing.named_as_solutions`:
+    ``practice-problems-solutions.qmd``)? Then route B reads what follows each prompt as its
+    solution (``SHEET2LAMBDA_INLINE`` in ``filters/library/general.lua``)."""
+    return sheet.solutions is None and named_as_solutions(sheet.questions.name)
+
+
+def _route_b_view(sheet: SheetText) -> list:
+    return [*sheet.texts(), solutions_inline(sheet)]
+
+
+@stage("route B", views={"sheet": _route_b_view})
 def route_b_task(
     sheet: SheetText,
     chosen: FolderFilter | None,
@@ -50,8 +63,9 @@ def route_b_task(
     (:func:`choose_library_filter`). A failing filter gives a ``failed`` result with the
     reason; the run goes on with route A alone.
     """
+    inline = solutions_inline(sheet)
     if chosen is None:
-        return choose_filter_and_read(*sheet.texts(), None, backend, tries)
+        return choose_filter_and_read(*sheet.texts(), None, backend, tries, inline=inline)
     return choose_filter_and_read(*sheet.texts(), chosen.source, backend, tries, label=chosen.label)
 
 
@@ -62,12 +76,14 @@ def choose_filter_and_read(
     backend: BackendSpec | None = None,
     tries: int = 3,
     label: str = "given filter",
+    inline: bool = False,
 ) -> RouteResult:
     """Choose route B's filter and read two markdown texts with it (:func:`route_b_task` says
     which filter: ``filter_source`` when given, named ``label`` in the result; else one written
     with ``backend``, up to ``tries`` calls; else the library's, whose general reader infers
     the sheet's layout: :func:`tasks.read.layout.read_and_pair_inferred`, the layout named in
-    the label when it is not the reader's own choice). Returns the route's
+    the label when it is not the reader's own choice; with ``inline``, its solutions read in
+    place: :func:`solutions_inline`). Returns the route's
     :class:`RouteResult`, ``failed`` with the reason when the filter fails; never raises for a
     failing filter or writer."""
     usage, note, calls, writer_error = Usage(), "", 0, ""
@@ -99,7 +115,7 @@ def choose_filter_and_read(
         name, source = "filter", filter_source
     try:
         if filter_source is None and name == "general":
-            reading, pairing = read_and_pair_inferred(source, questions_md, solutions_md, name=name)
+            reading, pairing = read_and_pair_inferred(source, questions_md, solutions_md, name=name, inline=inline)
         else:
             reading, pairing = read_and_pair(source, questions_md, solutions_md, name=name)
     except FilterError as e:

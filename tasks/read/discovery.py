@@ -38,6 +38,10 @@ class Found:
     plain: dict[str, list[int]] = field(default_factory=dict)
     forms: dict[str, set[str]] = field(default_factory=dict)
     bare: int = 0
+    headed: int = 0
+    """How many headings open with a question word and a number, or a bare number."""
+    bolded: int = 0
+    """How many bold paragraph openings do."""
     items: int = 0
     restarts: int = 0
     asking: int = 0
@@ -91,6 +95,18 @@ def _opening(text: str, found: Found, plain: bool = False) -> None:
         return
     elif _BARE_NUMBER.match(text.strip()):
         found.bare += 1
+
+
+QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob",
+                  "solution", "answer", "sol", "ans")
+"""The words the general reader opens a question at without finding them repeated
+(``QUESTION_WORDS`` and ``SOLUTION_WORDS`` of ``filters/library/general.lua``)."""
+
+
+def _openings(found: Found) -> int:
+    """The openings that open a question whatever the layout: a question word and a number,
+    or a bare number (a title's ``GA 2.2 Report`` is neither)."""
+    return sum(len(v) for w, v in found.words.items() if w in QUESTION_WORDS) + found.bare
 
 
 def _nested_items(blocks: list[dict]) -> int:
@@ -159,14 +175,18 @@ def discover(blocks: list[dict]) -> Found:
             level, inlines = c[0], c[2]
             text = _text(inlines)
             found.levels[level] = found.levels.get(level, 0) + 1
+            before = _openings(found)
             _opening(text, found)
+            found.headed += _openings(found) - before
             if text.strip().endswith("?"):
                 found.asking += 1
         elif t in ("Para", "Plain"):
             if callout := _callout(c):
                 found.callouts[callout] = found.callouts.get(callout, 0) + 1
             if c and c[0].get("t") == "Strong":
+                before = _openings(found)
                 _opening(_text(c[0]["c"]), found)
+                found.bolded += _openings(found) - before
             elif c:
                 _opening(_text(c), found, plain=True)
             found.labels += sum(1 for line in _text(c).splitlines() if LABEL.match(line))
@@ -189,6 +209,8 @@ def discover(blocks: list[dict]) -> Found:
             found.bare += inner.bare
             for k, v in inner.callouts.items():
                 found.callouts[k] = found.callouts.get(k, 0) + v
+            found.headed += inner.headed
+            found.bolded += inner.bolded
             found.items += inner.items
             found.asking += inner.asking
             found.labels += inner.labels

@@ -13,15 +13,15 @@ first rule that matches:
 2. **Readings** (:class:`Layout`): each candidate is a reading of the whole sheet
    by the general reader with that layout forced (``SHEET2LAMBDA_LAYOUT`` set before the
    filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``).
-3. **Scoring** (:func:`score`): how well a reading explains the sheet — the lines it quotes
+3. **Scoring** (:func:`tasks.read.layout_score.score`): how well a reading explains the sheet — the lines it quotes
    (:func:`tasks.read.route_b.score_reading`), the markers it uses to open questions and parts,
    question numbers and part labels in sequence (numbers stepping over other blocks numbered on
    one counter with them, as lecture notes number definitions and exercises, count as in
    sequence), questions with no text (a penalty), the share of the sheet's own question
    markers — numbered openings of a question word, repeated callouts — at which the reading
-   opens no question (a penalty, :data:`UNUSED`) and, with a solutions document, the share of
+   opens no question (a penalty, :data:`tasks.read.layout_score.UNUSED`) and, with a solutions document, the share of
    solution numbers that name a question. ``auto`` keeps a
-   small head start (:data:`AUTO_PRIOR`): another reading is chosen only when it explains the
+   small head start (:data:`tasks.read.layout_score.AUTO_PRIOR`): another reading is chosen only when it explains the
    sheet clearly better.
 4. **Confidence** (:func:`runner_up_flags`): when the runner-up scores within
    :data:`CLOSE` of the chosen reading and reads a question differently (another part count,
@@ -32,63 +32,25 @@ first rule that matches:
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.read.discovery import QUESTION_WORDS, Found, ast, discover, markers_used, repeated_words
+from tasks.read.discovery import QUESTION_WORDS, Found, ast, discover, repeated_words
+from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.restated import without_restatements
-from tasks.read.route_b import Numbers, Pairing, chrome_quoted, merge_solutions, numbering
+from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
-from tasks.settle.coverage import body_coverage, field_texts
-
-AUTO_PRIOR = 0.05
-"""The head start of the reader's own choice: a reading must score this much more to replace it."""
 
 LINES_MARGIN = 0.1
 """How much more of the sheet (share of its lines) another reading must quote to be weighed
 against the reader's own choice."""
 
-UNUSED = 1.0
-"""What a reading loses when it opens no question at any of the sheet's question markers
-(``**Exercice 8.**``, ``**✅ Do this**`` kept inside a question or left out), in proportion
-to the share it leaves unused (:func:`tasks.read.discovery.markers_used`)."""
-
 CLOSE = 0.03
 """A runner-up within this of the chosen reading's score is nearly as good (its disagreements
 are flagged)."""
 
-
-
-@dataclass
-class Layout:
-    """One reading to try: ``name`` (how flags name it), ``mode`` (``None``: the reader's own
-    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``), the
-    heading ``level`` of the ``headings`` mode, and marker ``words`` found in the sheet."""
-
-    name: str
-    mode: str | None = None
-    level: int | None = None
-    words: tuple[str, ...] = ()
-    plain: bool = False
-
-    def prelude(self) -> str:
-        """The Lua line that sets ``SHEET2LAMBDA_LAYOUT`` for this reading ('' for ``auto``)."""
-        if self.mode is None and not self.words:
-            return ""
-        items = []
-        if self.mode:
-            items.append(f"mode = {json.dumps(self.mode)}")
-        if self.level:
-            items.append(f"level = {int(self.level)}")
-        if self.words:
-            items.append("words = {" + ", ".join(json.dumps(w, ensure_ascii=False) for w in self.words) + "}")
-        if self.plain:
-            items.append("plain = true")
-        return "SHEET2LAMBDA_LAYOUT = {" + ", ".join(items) + "}\n"
 
 
 def _forms(found: Found, words: tuple[str, ...]) -> tuple[str, ...]:
@@ -125,89 +87,6 @@ def candidates(found: Found) -> list[Layout]:
     return out
 
 
-@dataclass
-class Reading:
-    """One layout's reading of a document: its questions, numbering (as
-    :data:`tasks.read.route_b.Numbers`), score and the score's terms."""
-
-    layout: Layout
-    questions: SheetSet
-    numbers: Numbers
-    score: float = 0.0
-    terms: dict[str, float] = field(default_factory=dict)
-    no_marker: bool = False
-    """The reader found no marker at all and read the sheet as one question."""
-
-
-def _int(n: str) -> int | None:
-    m = re.match(r"\d+", n or "")
-    return int(m.group()) if m else None
-
-
-_ALPHA = "abcdefghijklmnopqrstuvwxyz"
-_ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"]
-
-
-def _next_label(a: str, b: str) -> bool:
-    """Does label ``b`` follow ``a`` (``a``→``b``, ``ii``→``iii``, ``3``→``4``)?"""
-    if a.isdigit() and b.isdigit():
-        return int(b) == int(a) + 1
-    if a in _ROMAN and b in _ROMAN and _ROMAN.index(b) == _ROMAN.index(a) + 1:
-        return True
-    return len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha() and ord(b) == ord(a) + 1
-
-
-def in_sequence(numbers: list[tuple[str, list[str]]], between: frozenset[int] = frozenset()) -> float:
-    """The share of neighbouring question numbers that count on by one (a restart at 1 counts,
-    opening a group; so does a step over numbers that ``between`` holds: the other blocks
-    numbered on one counter with the questions, as lecture notes number definitions and
-    exercises) and of neighbouring part labels that follow each other; 0 with nothing
-    numbered."""
-    steps = ok = 0
-    ns = [_int(n) for n, _ in numbers]
-    for a, b in zip(ns, ns[1:]):
-        if a is not None and b is not None:
-            steps += 1
-            ok += b == a + 1 or (b == 1 and a > 1) or (b > a + 1 and all(x in between for x in range(a + 1, b)))
-    for _, labels in numbers:
-        labs = [x for x in labels if x]
-        for a, b in zip(labs, labs[1:]):
-            steps += 1
-            ok += _next_label(a, b)
-    return ok / steps if steps else 0.0
-
-
-def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[str] | None = None) -> float:
-    """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
-    in it): lines quoted + markers used to open questions and parts + numbers and labels in
-    sequence − questions holding no text; with ``solution_numbers``, + the share that name a
-    question of the reading. Sets ``reading.score`` and ``reading.terms``; returns the score."""
-    qs = reading.questions.root
-    if not qs:
-        reading.terms, reading.score = {"empty": 1.0}, -1.0
-        return -1.0
-    numbers = reading.numbers
-    opened = sum(1 for n, _ in numbers if n) + sum(1 for _, labels in numbers for x in labels if x)
-    terms = {
-        "lines": lines_quoted(markdown, reading.questions),
-        "markers": min(1.0, opened / found.markers()) if found.markers() else 0.0,
-        "sequence": 0.5 * in_sequence(numbers, frozenset(
-            n for w, ns in found.words.items() if w not in QUESTION_WORDS for n in ns)),
-        "empty": -sum(1 for q in qs if not q.main_text.strip() and not any(p.content.strip() for p in q.parts)) / len(qs),
-    }
-    used, total = markers_used(found, [n for n, _ in numbers], field_texts(reading.questions), len(qs))
-    if total >= 2:
-        terms["unused"] = -UNUSED * (1 - used / total)
-    if solution_numbers:
-        have = {n for n, _ in numbers if n}
-        terms["pairing"] = 0.5 * sum(1 for n in solution_numbers if n in have) / len(solution_numbers)
-    if reading.layout.mode is None:
-        terms["prior"] = AUTO_PRIOR
-    reading.terms = terms
-    reading.score = sum(terms.values())
-    return reading.score
-
-
 def read_with(filter_source: str, layout: Layout, markdown: str, role: str, numbered: bool = True,
               **limits) -> Reading:
     """The reading of ``markdown`` with ``layout`` forced on the general reader: fields and,
@@ -216,14 +95,6 @@ def read_with(filter_source: str, layout: Layout, markdown: str, role: str, numb
     questions = run_filter(source, markdown, role, **limits)
     numbers = numbering(source, markdown, role, **limits) if numbered and len(questions) else []
     return Reading(layout, questions, numbers)
-
-
-def lines_quoted(markdown: str, questions: SheetSet) -> float:
-    """The lines term of :func:`score`: the share of the sheet's body a reading quotes, less the
-    chrome lines it copied."""
-    texts = field_texts(questions)
-    counted = max(1, sum(1 for line in markdown.splitlines() if line.strip()))
-    return body_coverage(markdown, texts) - chrome_quoted(texts) / counted
 
 
 def disagreements(best: Reading, other: Reading) -> list[int]:
@@ -263,7 +134,7 @@ def interrupted_flags(numbers: Numbers) -> list[Flag]:
     a numbered list inside a question read as questions): each of the run's questions after its
     first (the first may hold the lead-in the list belongs to). ``numbers``: the chosen reading's
     numbering (:data:`tasks.read.route_b.Numbers`)."""
-    ns = [_int(n) for n, _ in numbers]
+    ns = [leading_int(n) for n, _ in numbers]
     flags = []
     i = 1
     while i < len(ns):
@@ -308,11 +179,13 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
     auto = readings[0]
     auto.no_marker = fell_back
     open_choice = fell_back or len(auto.questions) == 1
+    if len(auto.questions):
+        auto.numbers = numbering(filter_source, markdown, role, **limits)
     ranked = []
     for r in readings:
-        if r is auto or open_choice or eligible(r, auto):
-            if len(r.questions):
-                r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
+        if r is not auto and len(r.questions) and (open_choice or eligible(r, auto) or may_regroup(r, auto)):
+            r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
+        if r is auto or open_choice or eligible(r, auto) or regroups(r, auto):
             score(r, markdown, found, solution_numbers)
             ranked.append(r)
     ranked.sort(key=lambda r: -r.score)
@@ -327,28 +200,84 @@ def eligible(reading: Reading, auto: Reading) -> bool:
     return reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
 
 
+def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None,
+                      q_numbers: list | None) -> list[Flag]:
+    """``structure`` flags on the questions whose solution restates each of their parts and
+    answers them once, after the last (``solutions`` before and ``cut`` after
+    :func:`tasks.read.restated.without_restatements`): the parts may be the steps of one task
+    the sheet asks as a whole. Solutions are matched to questions by number."""
+    index = {n: i for i, (n, _) in enumerate(q_numbers or []) if n}
+    flags = []
+    for si, (before, after) in enumerate(zip(solutions.root, cut.root)):
+        qi = index.get(s_numbers[si][0]) if s_numbers and si < len(s_numbers) else None
+        parts = list(zip(before.parts, after.parts))
+        if qi is None or len(parts) < 2:
+            continue
+        restated = all((b.answer or b.worked_solution) and not (a.answer or a.worked_solution) for b, a in parts[:-1])
+        if restated and (parts[-1][1].answer or parts[-1][1].worked_solution):
+            flags.append(Flag(field=f"q{qi + 1}", kind="structure", reason=(
+                f"the solutions restate the {len(parts)} parts of question {qi + 1} and answer them once, after "
+                "the last: the steps of one task read as parts?")))
+    return flags
+
+
+def may_regroup(reading: Reading, auto: Reading) -> bool:
+    """Could ``reading`` be :func:`regroups` of ``auto`` (checked before its numbering is read):
+    a markers reading with fewer questions that quotes about as much of the sheet."""
+    return (reading.layout.mode == "markers" and 2 <= len(reading.questions) < len(auto.questions)
+            and reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) - REGROUP_SLACK)
+
+
+def regroups(reading: Reading, auto: Reading) -> bool:
+    """Does ``reading`` (numbered) keep every question the reader's own choice ``auto`` opened,
+    as its parts, under markers of the sheet that group them (``Section 1`` over bold ``1.1)``
+    … ``1.3)``)? Then it may replace ``auto`` by score though it quotes no more of the sheet:
+    it explains one level of the sheet's numbering more."""
+    if not may_regroup(reading, auto) or not reading.numbers or not auto.numbers:
+        return False
+    theirs = [n for n, _ in auto.numbers]
+    labels = [lab for _, labs in reading.numbers for lab in labs]
+    return all(theirs) and labels == theirs and all(n for n, _ in reading.numbers)
+
+
+INLINE_SWITCH = "SHEET2LAMBDA_INLINE = true\n"
+"""Set before the general reader: what follows each prompt is its solution (a sheet named as
+its own solutions: :func:`tasks.read.choose.solutions_inline`)."""
+
+REGROUP_SLACK = 0.02
+"""How much less of the sheet (share of its lines) a regrouping reading may quote (:func:`regroups`)."""
+
+
 def solutions_layout(questions: Found, solutions: Found) -> Layout:
     """The layout a solutions document is read in: the reader's own choice, knowing the marker
-    words either document repeats (a course numbers its solutions as it numbers its questions)."""
+    words either document repeats (a course numbers its solutions as it numbers its questions),
+    and, when the questions open with bold markers only and the solutions have bold markers
+    too, in that kind alone: a heading marker of the solutions (``## Task 1: …`` over the
+    restated ``**Question 1**``) is then their section, not a solution of question 1."""
     # a word only the solutions repeat (their `Step 1`, `Step 2`) names no question when the
     # questions have marker words of their own
     own = repeated_words(questions)
     words = tuple(dict.fromkeys(own + [w for w in repeated_words(solutions) if not own or w in QUESTION_WORDS]))
-    return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else ())
+    bold = questions.bolded > 0 and not questions.headed and solutions.bolded > 0 and solutions.headed > 0
+    return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else (),
+                  bold=bold)
 
 
 def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: str | None, *,
                            timeout: float = 20.0, memory_bytes: int = 1 << 30,
-                           name: str = "general") -> tuple[SheetSet, Pairing]:
+                           name: str = "general", inline: bool = False) -> tuple[SheetSet, Pairing]:
     """Route B's reading of a sheet with the general reader ``filter_source``, the questions'
     layout inferred (:func:`choose`, the runner-up's disagreements flagged:
     :func:`runner_up_flags`), and how its solutions were paired: the solutions document is read
     knowing the marker words either document repeats (:func:`solutions_layout`), restatements of
     the questions are cut from it (:func:`tasks.read.restated.without_restatements`), and it is
     merged as :func:`tasks.read.route_b.merge_solutions` merges. ``Pairing.layout`` names the
-    layout chosen. ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
+    layout chosen. ``inline``: with no solutions document, the sheet holds its solutions in
+    place (:data:`INLINE_SWITCH`). ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
     :class:`FilterError` when the reader's own reading fails."""
     limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
+    if inline and solutions_md is None:
+        filter_source = INLINE_SWITCH + filter_source
     found = discover(ast(questions_md))
     solutions = s_numbers = None
     if solutions_md is not None:
@@ -367,8 +296,9 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))
     if solutions is None:
         return best.questions, Pairing(flags=flags, layout=best.layout.name)
-    solutions = without_restatements(solutions, best.questions, s_numbers, best.numbers)
-    merged, pairing = merge_solutions(best.questions, solutions, best.numbers, s_numbers)
+    cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
+    flags += answered_together(solutions, cut, s_numbers, best.numbers)
+    merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)
     pairing.flags = flags + pairing.flags
     pairing.layout = best.layout.name
     return merged, pairing

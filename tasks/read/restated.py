@@ -2,53 +2,111 @@
 restated text is no part of the worked solution.
 
 A paragraph of a solution part is *restated* when its text, folded (lower case, letters and
-digits only), is at least :data:`MIN_FOLDED` characters long and is found inside the folded
-text of the question it answers (main text and parts). Such paragraphs are cut from the
-part's worked solution and final answer; a solution part left with nothing (the prompt of a
-part the solutions do not answer) is no solution. Which question a solution answers is found
-by number when both documents number their questions, else by position, as route B pairs
-them (:func:`tasks.read.route_b.merge_solutions`).
+digits only), is
+
+- at least :data:`MIN_FOLDED` characters long and found inside the folded text of the
+  question it answers (main text and parts);
+- the whole of one paragraph of that question (at least :data:`MIN_SLOT` characters): an
+  answer slot the solutions keep (``_Write your answer here._``), a closing line;
+- or nearly one paragraph of that question (:data:`NEAR` of it alike, both at least
+  :data:`MIN_FOLDED` characters): the question restated with a word or a link changed.
+
+Such paragraphs are cut from the part's worked solution and final answer; a solution part
+left with nothing (the prompt of a part the solutions do not answer) is no solution. Nor is
+a solution that only points elsewhere (:func:`only_points_elsewhere`: ``See the solution in
+the notebook.``): what a student would be shown is no answer. Which question a solution
+answers is found by number when both documents number their questions, else by position, as
+route B pairs them (:func:`tasks.read.route_b.merge_solutions`).
 """
 
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from schemas.sheet import Question, SheetSet
 
 MIN_FOLDED = 20
-"""Folded characters a paragraph needs before it can count as restated (shorter ones, such as
-``x = 2``, may be in a question by chance)."""
+"""Folded characters a paragraph needs before it can count as restated by being found inside
+the question (shorter ones, such as ``x = 2``, may be in a question by chance)."""
+
+MIN_SLOT = 8
+"""Folded characters a paragraph needs before it can count as restated by being a whole
+paragraph of the question (``_Insert image here_`` is 15)."""
+
+NEAR = 0.9
+"""How alike (difflib's ratio of the folded texts) a paragraph must be to a paragraph of the
+question to be that paragraph restated with small changes."""
+
+POINTER_WORDS = 12
+"""At most this many words in a solution that only points elsewhere."""
+
+_POINTER = re.compile(r"^(?:see|refer to|please refer)\b|\bsolutions?\b.*\b(?:available|can be found|is in|are in)\b"
+                      r"|\bsolutions?\s+(?:in|on|of|at)\b", re.I)
 
 
 def fold(text: str) -> str:
-    """``text`` lower-cased with only letters and digits kept."""
-    return re.sub(r"[\W_]+", "", text.lower())
+    """``text`` lower-cased with only letters and digits kept, the targets of its links left
+    out (a restatement may link elsewhere: only the words a student reads are compared)."""
+    return re.sub(r"[\W_]+", "", re.sub(r"\]\([^)]*\)", "]", text).lower())
 
 
 def _paragraphs(text: str) -> list[str]:
     return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
-def cut_restated(text: str, question_text: str) -> str:
-    """``text`` without its paragraphs that restate ``question_text`` (folded, see the module),
-    the rest joined by blank lines as they were."""
+def _restates(paragraph: str, question_text: str, question_paragraphs: list[str]) -> bool:
+    folded = fold(paragraph)
+    if len(folded) >= MIN_FOLDED and folded in question_text:
+        return True
+    if len(folded) >= MIN_SLOT and folded in question_paragraphs:
+        return True
+    if len(folded) >= MIN_FOLDED:
+        for q in question_paragraphs:
+            if len(q) >= MIN_FOLDED and abs(len(q) - len(folded)) <= (1 - NEAR) * max(len(q), len(folded)) \
+                    and SequenceMatcher(None, folded, q, autojunk=False).ratio() >= NEAR:
+                return True
+    return False
+
+
+def cut_restated(text: str, question_text: str, question_paragraphs: list[str] | None = None) -> str:
+    """``text`` without its paragraphs that restate the question (folded, see the module):
+    ``question_text`` is the question's folded text, ``question_paragraphs`` its paragraphs,
+    each folded. The rest is joined by blank lines as it was."""
     if not text.strip():
         return text
-    kept = [p for p in _paragraphs(text) if not (len(fold(p)) >= MIN_FOLDED and fold(p) in question_text)]
+    paragraphs = question_paragraphs or []
+    kept = [p for p in _paragraphs(text) if not _restates(p, question_text, paragraphs)]
     return "\n\n".join(kept)
+
+
+def only_points_elsewhere(text: str) -> bool:
+    """Is ``text`` (a solution, restatements cut) only a pointer to a solution somewhere else:
+    one paragraph of at most :data:`POINTER_WORDS` words that opens ``See`` / ``Refer to`` or
+    says where a solution is (``Solution available on this page.``, ``See the solution of
+    Task 3.1``)? Such a line gives the student no answer."""
+    paragraphs = _paragraphs(text)
+    if len(paragraphs) != 1:
+        return False
+    words = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", paragraphs[0]).strip().strip("_*").strip()
+    return len(words.split()) <= POINTER_WORDS and bool(_POINTER.search(words))
 
 
 def _question_text(q: Question) -> str:
     return fold(q.main_text + "\n" + "\n".join(p.content for p in q.parts))
 
 
+def _question_paragraphs(q: Question) -> list[str]:
+    return [f for t in [q.main_text, *(p.content for p in q.parts)] for p in _paragraphs(t) if (f := fold(p))]
+
+
 def without_restatements(solutions: SheetSet, questions: SheetSet,
                          s_numbers: list | None = None, q_numbers: list | None = None) -> SheetSet:
     """A copy of ``solutions`` with every paragraph that restates its question cut from worked
-    solutions and final answers (see the module). ``s_numbers`` / ``q_numbers``: the two
-    readings' numberings (:data:`tasks.read.route_b.Numbers`); by number when both give every
-    question a distinct number, else by position."""
+    solutions and final answers, and solutions that only point elsewhere emptied (see the
+    module). ``s_numbers`` / ``q_numbers``: the two readings' numberings
+    (:data:`tasks.read.route_b.Numbers`); by number when both give every question a distinct
+    number, else by position."""
     out = solutions.model_copy(deep=True)
     by_number: dict[str, int] = {}
     if q_numbers and s_numbers:
@@ -62,10 +120,14 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
             qi = si if si < len(questions.root) else None
         if qi is None or qi >= len(questions.root):
             continue
-        text = _question_text(questions.root[qi])
+        question = questions.root[qi]
+        text = _question_text(question)
         if not text:
             continue
+        paragraphs = _question_paragraphs(question)
         for p in sq.parts:
-            p.worked_solution = cut_restated(p.worked_solution, text)
-            p.answer = cut_restated(p.answer, text)
+            p.worked_solution = cut_restated(p.worked_solution, text, paragraphs)
+            p.answer = cut_restated(p.answer, text, paragraphs)
+            if only_points_elsewhere(p.worked_solution + "\n\n" + p.answer if p.answer else p.worked_solution):
+                p.worked_solution = p.answer = ""
     return out

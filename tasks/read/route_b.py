@@ -155,6 +155,36 @@ def _whole_flag(qi: int, number: str, parts: int) -> Flag:
         "first part, not split by guess; a person must say which of it answers which part"))
 
 
+_TRAILING_ITEM = re.compile(r"^(?:[-*+]|\d{1,2}[.)])[ \t]+(?=\S)")
+
+
+def _trailing_items(text: str) -> tuple[str, list[str]] | None:
+    """A main text that ends in a list (``- …`` or ``1. …`` items at the margin, each item's
+    lines after its marker running to the next: a display equation under an item is its own):
+    ``(the text before the list, [each item's text without its marker])``; ``None`` when the
+    text holds no such list of two items or more."""
+    lines = text.split("\n")
+    starts = [i for i, ln in enumerate(lines) if _TRAILING_ITEM.match(ln)]
+    if len(starts) < 2:
+        return None
+    items = []
+    for k, i in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        items.append("\n".join([_TRAILING_ITEM.sub("", lines[i], count=1), *lines[i + 1:end]]).strip())
+    return "\n".join(lines[:starts[0]]).strip(), items
+
+
+def _unanswered_items(qi: int, solution: Question) -> list[Flag]:
+    """A ``structure`` flag on question ``qi`` (0-based) when some of the list items read as
+    its parts by the solutions' numbering get no solution of their own."""
+    empty = [str(j + 1) for j, p in enumerate(solution.parts) if not (p.answer or p.worked_solution)]
+    if not empty:
+        return []
+    return [Flag(field=f"q{qi + 1}", kind="structure", reason=(
+        f"question {qi + 1}'s list items are read as its parts because its solution answers them by number, "
+        f"but parts {', '.join(empty)} get no solution of their own: another part's solution may hold theirs"))]
+
+
 def merge_by_number(
     questions: SheetSet, q_numbers: Numbers, solutions: SheetSet, s_numbers: Numbers
 ) -> tuple[SheetSet, list[Flag]]:
@@ -193,7 +223,13 @@ def merge_by_number(
         q = out.root[qi]
         q_labels = q_numbers[qi][1]
         s_labels = s_numbers[si][1] if si < len(s_numbers) else []
-        if not q.parts and len(sq.parts) > 1:
+        items = _trailing_items(q.main_text) if not q.parts and len(sq.parts) > 1 else []
+        if items and len(items[1]) == len(sq.parts) and _labelled(s_labels, sq.parts):
+            # the solutions answer the question's list items one by one: they are its parts
+            q.main_text, q.parts = items[0], [Part(content=c) for c in items[1]]
+            s_labels = q_labels = []
+            flags += _unanswered_items(qi, sq)
+        elif not q.parts and len(sq.parts) > 1:
             answered = sum(1 for sp in sq.parts if sp.answer or sp.worked_solution)
             if answered > 1 and len(_ITEM.findall(q.main_text)) == answered:
                 flags.append(Flag(field=f"q{qi + 1}", kind="structure", reason=(

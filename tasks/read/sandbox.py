@@ -13,7 +13,6 @@ block is a CodeBlock (or RawBlock) holding the JSON list of questions
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -21,9 +20,9 @@ from typing import Literal
 from pydantic import ValidationError
 
 from schemas.sheet import SheetSet
-from tasks.errors import FilterError
-from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 from tasks.convert.bounds import json_loads, oversized_set
+from tasks.convert.pandoc import READ_FORMAT, run_pandoc
+from tasks.errors import FilterError
 
 FILTERS_DIR = Path(__file__).resolve().parents[2] / "filters"
 RUNNER = FILTERS_DIR / "sandbox.lua"

@@ -41,6 +41,7 @@ _SEPARATOR = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")
 _BARE = re.compile(r"^\s*(?:\$\$|[-*+]|\d+[.)]|\((?:[a-z]|[ivx]+)\)|[a-z]\))\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[\w.-]+)?\s*:*\s*$")
+_CODE_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*\{?[\w.+#-]*\}?\s*$")
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)(?:\{[^}]*\})?")
 
 
@@ -58,8 +59,9 @@ def is_timing(line: str) -> bool:
 def is_chrome(line: str) -> bool:
     """True for a line a set leaves out on purpose: blank, a title (heading) line, a
     timing or star line, a ``Generated:`` stamp, a separator (``---``, ``***``,
-    ``___``, ``===``), a fenced div's ``::: {.solution}`` / ``:::`` line (pandoc's markup,
-    never a field's text), a bare ``$$`` / list-marker / part-label line, or a bare
+    ``___``, ``===``), a fenced div's ``::: {.solution}`` / ``:::`` line or a code block's
+    fence line (```` ``` r ````, ```` ``` ````: pandoc's markup, never a field's own words; the
+    code between the fences is counted), a bare ``$$`` / list-marker / part-label line, or a bare
     ``Final answer`` / ``Worked solutions`` marker (after its part label, if any)."""
     s = line.strip()
     return (
@@ -69,6 +71,7 @@ def is_chrome(line: str) -> bool:
         or s.startswith("Generated:")
         or bool(_SEPARATOR.match(line))
         or bool(_FENCE.match(line))
+        or bool(_CODE_FENCE.match(line))
         or bool(_BARE.match(line))
         or bool(_MARKER_WORDS.match(_LABEL.sub("", s, count=1).strip()))
     )
@@ -107,9 +110,14 @@ _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
 _QUESTION_WORD = r"(?:questions?|problems?|exercises?|tasks?|aufgabe|exercice|q|ex|prob|solutions?|answers?|sol|ans)"
 _BOLD_MARKER = re.compile(
-    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:" + _QUESTION_WORD + r"\.?\s*)?\d+(?:\.\d+)*[a-z]?\s*[.:)]?\s*\2\s*[.:]?\s*",
+    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:(?:[^\W\d_]+\s+)?" + _QUESTION_WORD + r"\.?\s*)?\d+(?:\.\d+)*[a-z]?\s*[.:)]?\s*\2\s*[.:]?\s*",
     re.I,
 )
+_BOLD_WHOLE = re.compile(
+    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:(?:[^\W\d_]+\s+)?" + _QUESTION_WORD + r"\.?\s*)?\d+(?:\.\d+)*[a-z]?[.:)]\s*(.+?)\s*\2\s*$",
+    re.I,
+)
+_LEADING_PHRASE = re.compile(r"^(\S+(?:\s+\S+){0,3}?)\.\s+(?=[A-Z$`*_])")
 _POINTS = re.compile(r"^[(\[]\s*\d+\s*(?:pts?|points?|marks?)?\.?\s*[)\]]\s*", re.I)
 _PAREN_TITLE = re.compile(r"^\(([^()]+)\)\s*")
 PIECES = "\x00"
@@ -143,10 +151,20 @@ def _page_chrome_blanked(markdown: str) -> str:
 def _bold_marker_cut(line: str) -> str:
     """A line opening with a bold question marker (``**Question 3**``, ``**Q1.**``,
     ``**Problem 2.** (Title) text``) without the marker and its points; a title in
-    parentheses after it becomes a piece of its own (the title field)."""
+    parentheses after it becomes a piece of its own (the title field). A line wholly in
+    bold that opens with a number (``**1.1) Why ...?**``) without its bold and number."""
     m = _BOLD_MARKER.match(line)
     if not m:
-        return line
+        whole = _BOLD_WHOLE.match(line)
+        if not whole:
+            return line
+        # a question set wholly in bold (`**2. Block maxima. How many ...?**`): its text,
+        # a short leading phrase (the reader's title) a piece of its own
+        rest = whole.group(3)
+        phrase = _LEADING_PHRASE.match(rest)
+        if phrase:
+            rest = phrase.group(1) + PIECES + rest[phrase.end():]
+        return whole.group(1) + rest
     rest = line[m.end():]
     while _POINTS.match(rest):
         rest = rest[_POINTS.match(rest).end():]

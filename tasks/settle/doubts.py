@@ -12,7 +12,11 @@ options or questions in the wrong place, seen in the settled set alone. Each is 
   a part's content has two lines or more opening with a check box (``☐``, ``☒``, ``☑``, ``□``,
   ``■``);
 - **a part label as a title**: a question whose title is only a part label (``c``, ``(c)``,
-  ``iv``): a part read as a question.
+  ``iv``): a part read as a question;
+- **choices left in a part**: a part with no options whose content holds, after its first
+  line, a numbered list ``1.``, ``2.`` … in order of short items (a line each, no question,
+  no colon) not led in by a colon: the choices of a multiple choice the student answers by
+  number, or steps of the part — the sheet does not say.
 """
 
 from __future__ import annotations
@@ -31,6 +35,32 @@ _LINE_LABEL = re.compile(r"^\s*(?:\*\*|__)?\s*(?:\\?\((?P<p>[a-z]{1,4}|\d{1,2})\
 _TITLE_LABEL = re.compile(r"\(?(?:[a-z]|ii|iii|iv|vi|vii|viii|ix)[.)]?")
 """A part label alone: one letter, or a roman numeral up to ix (``xi`` is a Greek letter's name too)."""
 _BOX = re.compile(r"^\s*[☐☒☑□■]")
+_NUMBERED = re.compile(r"^(\d{1,2})[.)]\s+(\S.*)$")
+_SHORT = 15
+"""Words at most in a choice."""
+
+
+def _choices(content: str) -> list[str]:
+    """The short numbered items (``1.``, ``2.`` … from 1, in order, a line each, none asking or
+    ending in a colon) of a part's content after its first line, when a line that does not end
+    in a colon leads into them; ``[]`` otherwise."""
+    lines = [ln.rstrip() for ln in content.splitlines() if ln.strip()]
+    for i in range(1, len(lines)):
+        m = _NUMBERED.match(lines[i])
+        if not m or m.group(1) != "1":
+            continue
+        lead = next((ln for ln in reversed(lines[:i]) if ln.strip()), "").strip().strip("*_").rstrip()
+        items = []
+        for ln in lines[i:]:
+            m = _NUMBERED.match(ln)
+            if not m:
+                break
+            items.append(m.group(2))
+        if (len(items) >= 2 and [int(_NUMBERED.match(ln).group(1)) for ln in lines[i:i + len(items)]]
+                == list(range(1, len(items) + 1)) and not lead.endswith(":")
+                and all(len(t.split()) <= _SHORT and not t.endswith(("?", ":")) for t in items)):
+            return items
+    return []
 
 
 def _in_order(labels: list[str]) -> list[int] | None:
@@ -70,6 +100,12 @@ def doubt_flags(questions: SheetSet) -> list[Flag]:
                 flags.append(Flag(field=field_key(qi, "content", pi), kind=KIND, a=p.content, reason=(
                     f"part {pi + 1} of question {qi + 1} holds lines opening ({labels[0]})–({labels[-1]}): the parts "
                     "after it read into it?")))
+        for pi, p in enumerate(parts):
+            items = [] if p.options else _choices(p.content)
+            if items:
+                flags.append(Flag(field=field_key(qi, "content", pi), kind=KIND, a=p.content, reason=(
+                    f"part {pi + 1} of question {qi + 1} ends its prompt with {len(items)} short numbered items "
+                    f"(1.–{len(items)}.): the choices of a multiple choice, left in the text, or steps of the part?")))
         if not any(p.options for p in parts):
             texts = [(field_key(qi, "main_text"), q.main_text)] + [(field_key(qi, "content", pi), p.content)
                                                                   for pi, p in enumerate(parts)]

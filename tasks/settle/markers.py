@@ -17,12 +17,14 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ATTRIBUTES = re.compile(r"\s*\{[^{}]*\}\s*$")
 _BOLD = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)")
 _TOP_ITEM = re.compile(r"^(\d+)[.)](?:\s+|$)")
+_PAREN_ITEM = re.compile(r"^\((\d+)\)(?:\s+|$)")
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+)\.?\s*(\d+(?:\.\d+)*[a-z]?)(.*)$")
 _BARE_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.):]?(?:\s+(.*))?$")
 _NUMBER_TITLE = re.compile(r"^(\d+)\.(?=[A-Za-z]{2})")
 _DATE = re.compile(r"^\d{1,2}\.?\s+[^\W\d_]{3,}\.?,?\s+\d{2,4}\b")
 """A heading opening with a date (``5 Sep 23 - Activity``, ``31 August 2024``): a day, a month's
 name and a year, not a question number followed by a title."""
+_DELIMITED = re.compile(r"^\d+(?:\.\d+)*[.):]\s+\d")
 _SOLUTIONS_HEADING = re.compile(r"^(?:worked\s+)?(?:solutions?|answers?)\b", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -38,6 +40,8 @@ class Marker:
     line: int
     number: str
     text: str
+    heading_before: bool = False
+    """(a numbered item) A heading comes between it and the item before it."""
 
 
 def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | None:
@@ -53,8 +57,8 @@ def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | 
     if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0] in " \t.:),;"):
         return m.group(2).rstrip(".")
     m = _BARE_NUMBER.match(text)
-    if m and not (m.group(2) or "").startswith(tuple("0123456789")):
-        return m.group(1).rstrip(".")
+    if m and (not (m.group(2) or "").startswith(tuple("0123456789")) or _DELIMITED.match(text)):
+        return m.group(1).rstrip(".")  # ``1. 2021 Season``: a delimiter closes the number
     m = _NUMBER_TITLE.match(text)  # ``1.lambda``: a number, a dot and the title with no space
     return m.group(1) if m else None
 
@@ -135,35 +139,101 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     the paragraph before it: the reader's paragraph layout)."""
     words = _QUESTION_WORDS + (_SOLUTION_WORDS if solutions else ())
     found: list[Marker] = []
-    items: list[Marker] = []
+    headed: list[str] = []  # each of ``found``: "marker" or "group" (a heading), "bold"
+    items: list[tuple[Marker, str]] = []  # with its kind: ``1.``, ``1)`` or ``(1)``
     previous_blank = True
     marker_level = None
     heading_since_item = False
-    paragraphs = False  # numbered lists restart at 1 after a paragraph: each list is a question's parts
+    answers_at = None  # a Solutions / Answers heading after question markers
     for n, line in _outside_code(markdown):
         h = _HEADING.match(line)
+        item = _TOP_ITEM.match(line) or _PAREN_ITEM.match(line)
         if h:
             heading_since_item = True
             text = _ATTRIBUTES.sub("", h.group(2))
             number = marker_number(text, words)
+            group = _WORD_NUMBER.match(text)
             if number is not None:
                 found.append(Marker(n, number, line.strip()))
+                headed.append("marker")
                 marker_level = marker_level or len(h.group(1))
-            elif not solutions and _SOLUTIONS_HEADING.match(text) and (
+            elif group and not group.group(3).strip():
+                found.append(Marker(n, group.group(2).rstrip("."), line.strip()))
+                headed.append("group")  # ``### Section 2``: it may group the bold ``2.1)`` markers under it
+            elif not solutions and answers_at is None and (found or items) and _SOLUTIONS_HEADING.match(text) and (
                     marker_level is None or len(h.group(1)) <= marker_level):
-                break
+                answers_at = n
         elif previous_blank and _BOLD.match(line):
             number = marker_number(_BOLD.match(line).group(1), words)
             if number is not None:
                 found.append(Marker(n, number, line.strip()))
-        elif _TOP_ITEM.match(line) and _worded(line[_TOP_ITEM.match(line).end():]):
-            number = _TOP_ITEM.match(line).group(1)
-            if items and number == "1" and not heading_since_item:
-                paragraphs = True
-            items.append(Marker(n, number, line.strip()))
+                headed.append("bold")
+        elif item and _worded(line[item.end():]):
+            kind = line[0] + line[item.end(1)] if line[0] == "(" else line[item.end(1)]
+            items.append((Marker(n, item.group(1), line.strip()), kind))
+            items[-1][0].heading_before = heading_since_item
             heading_since_item = False
         previous_blank = not line.strip()
-    return found or ([] if paragraphs else items)
+    if answers_at is not None:
+        # the answers to the questions before it, unless only items came before and markers
+        # follow (an ``Answers to Questions`` heading over the questions themselves)
+        explicit_before = any(m.line < answers_at and k != "group" for m, k in zip(found, headed))
+        if explicit_before or not any(m.line > answers_at and k != "group" for m, k in zip(found, headed)):
+            kept = [(m, k) for m, k in zip(found, headed) if m.line < answers_at]
+            found, headed = [m for m, _ in kept], [k for _, k in kept]
+            items = [(m, k) for m, k in items if m.line < answers_at]
+    if any(k != "group" for k in headed):
+        return _unnested(found, headed)
+    items = _question_items(items)
+    paragraphs = any(m.number == "1" and not m.heading_before for m in items[1:])
+    return [] if paragraphs else items
+
+
+def _unnested(found: list[Marker], headed: list[str]) -> list[Marker]:
+    """The question markers of ``found`` (each a heading ``marker``, a heading of a word and
+    a number that may ``group`` markers under it, or a ``bold`` opening): without the bold
+    markers numbered inside the headings above them, under two or more such headings — the
+    headings' parts, as the general reader reads them (``## 1. Title`` over ``**Question
+    1.1**``, or restarting at 1 under each marker heading; ``### Section 2`` over ``**2.1)**``);
+    else the marker headings and bold openings, the group headings left out."""
+    plain = [m for m, k in zip(found, headed) if k != "group"]
+    groups: list[tuple[Marker, str, list[Marker]]] = []
+    for m, k in zip(found, headed):
+        if k != "bold":
+            groups.append((m, k, []))
+        elif not groups:
+            return plain
+        else:
+            groups[-1][2].append(m)
+    groups = [g for g in groups if g[1] == "marker" or g[2]]
+    if len(groups) < 2 or not any(bolds for _, _, bolds in groups):
+        return plain
+    for heading, kind, bolds in groups:
+        prefixed = all(b.number.startswith(heading.number + ".") for b in bolds)
+        counted = kind == "marker" and all(b.number == str(i) for i, b in enumerate(bolds, start=1))
+        if not (prefixed or counted):
+            return plain
+    return [heading for heading, _, _ in groups]
+
+
+def _question_items(items: list[tuple[Marker, str]]) -> list[Marker]:
+    """The top-level numbered items that number the questions: all of them, or, when the
+    items of one kind (``(1)``, ``1.``, ``1)``) number on across the sheet in two runs or more
+    while items of another kind restart between them (activity steps ``1.`` … ``5.`` inside ``(6)`` …
+    ``(7)``), only that kind's (the general reader's question numbering)."""
+    kinds = {kind for _, kind in items}
+    if len(kinds) < 2:
+        return [m for m, _ in items]
+    running = []
+    for kind in kinds:
+        numbers = [int(m.number) for m, k in items if k == kind]
+        runs = 1 + sum(1 for (_, a), (_, b) in zip(items, items[1:]) if a != kind and b == kind)
+        runs -= items[0][1] != kind  # a run the first item of another kind does not part
+        if runs >= 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+            running.append(kind)
+    if len(running) != 1:
+        return [m for m, _ in items]
+    return [m for m, k in items if k == running[0]]
 
 
 _MATHS = re.compile(r"\$\$.*?\$\$|\$[^$]*\$")

@@ -1,0 +1,170 @@
+"""A reading of a sheet in one layout (:class:`Layout`, :class:`Reading`) and how well it explains
+the sheet (step 3 of :mod:`tasks.read.layout`): the lines it
+quotes, the markers it opens questions and parts at, numbers and labels in sequence, questions
+with no text, the sheet's own markers left unused and, with solutions, the solution numbers that
+name a question."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from schemas.sheet import SheetSet
+from tasks.read.discovery import QUESTION_WORDS, Found, markers_used
+from tasks.read.route_b import Numbers, chrome_quoted
+from tasks.settle.coverage import body_coverage, field_texts
+
+AUTO_PRIOR = 0.05
+"""The head start of the reader's own choice: a reading must score this much more to replace it."""
+
+UNUSED = 1.0
+"""What a reading loses when it opens no question at any of the sheet's question markers
+(``**Exercice 8.**``, ``**✅ Do this**`` kept inside a question or left out), in proportion
+to the share it leaves unused (:func:`tasks.read.discovery.markers_used`)."""
+
+
+@dataclass
+class Layout:
+    """One reading to try: ``name`` (how flags name it), ``mode`` (``None``: the reader's own
+    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``), the
+    heading ``level`` of the ``headings`` mode, and marker ``words`` found in the sheet."""
+
+    name: str
+    mode: str | None = None
+    level: int | None = None
+    words: tuple[str, ...] = ()
+    plain: bool = False
+    bold: bool = False
+    """Only bold paragraph openings open questions (a solutions document read in the marker
+    kind of its questions: :func:`solutions_layout`)."""
+
+    def prelude(self) -> str:
+        """The Lua line that sets ``SHEET2LAMBDA_LAYOUT`` for this reading ('' for ``auto``)."""
+        if self.mode is None and not self.words and not self.bold:
+            return ""
+        items = []
+        if self.mode:
+            items.append(f"mode = {json.dumps(self.mode)}")
+        if self.level:
+            items.append(f"level = {int(self.level)}")
+        if self.words:
+            items.append("words = {" + ", ".join(json.dumps(w, ensure_ascii=False) for w in self.words) + "}")
+        if self.plain:
+            items.append("plain = true")
+        if self.bold:
+            items.append("bold = true")
+        return "SHEET2LAMBDA_LAYOUT = {" + ", ".join(items) + "}\n"
+
+
+@dataclass
+class Reading:
+    """One layout's reading of a document: its questions, numbering (as
+    :data:`tasks.read.route_b.Numbers`), score and the score's terms."""
+
+    layout: Layout
+    questions: SheetSet
+    numbers: Numbers
+    score: float = 0.0
+    terms: dict[str, float] = field(default_factory=dict)
+    no_marker: bool = False
+    """The reader found no marker at all and read the sheet as one question."""
+
+
+def leading_int(n: str) -> int | None:
+    """The number a question number opens with (``12b`` → 12), ``None`` when none."""
+    m = re.match(r"\d+", n or "")
+    return int(m.group()) if m else None
+
+
+_ALPHA = "abcdefghijklmnopqrstuvwxyz"
+_ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"]
+
+
+def _dotted_next(a: str, b: str) -> bool:
+    """Does the dotted number ``b`` follow ``a`` (``1.2``→``1.3``; ``1.3``→``2.1``: the next
+    group, counting from 1 again)?"""
+    xs, ys = a.split("."), b.split(".")
+    if len(xs) != len(ys) or not all(x.isdigit() for x in xs + ys):
+        return False
+    for k in range(len(xs)):
+        if xs[:k] == ys[:k] and int(ys[k]) == int(xs[k]) + 1 and all(int(y) == 1 for y in ys[k + 1:]):
+            return True
+    return False
+
+
+def _next_label(a: str, b: str) -> bool:
+    """Does label ``b`` follow ``a`` (``a``→``b``, ``ii``→``iii``, ``3``→``4``, ``1.2``→``1.3``)?"""
+    if a.isdigit() and b.isdigit():
+        return int(b) == int(a) + 1
+    if "." in a and "." in b:
+        return _dotted_next(a, b)
+    if a in _ROMAN and b in _ROMAN and _ROMAN.index(b) == _ROMAN.index(a) + 1:
+        return True
+    return len(a) == 1 and len(b) == 1 and a.isalpha() and b.isalpha() and ord(b) == ord(a) + 1
+
+
+def in_sequence(numbers: list[tuple[str, list[str]]], between: frozenset[int] = frozenset()) -> float:
+    """The share of neighbouring question numbers that count on by one (a restart at 1 counts,
+    opening a group; so does a step over numbers that ``between`` holds: the other blocks
+    numbered on one counter with the questions, as lecture notes number definitions and
+    exercises) and of neighbouring part labels that follow each other; 0 with nothing
+    numbered."""
+    steps = ok = 0
+    ns = [leading_int(n) for n, _ in numbers]
+    for (a, b), (x, y) in zip(zip(ns, ns[1:]), zip(numbers, numbers[1:])):
+        if a is not None and b is not None:
+            steps += 1
+            ok += (b == a + 1 or (b == 1 and a > 1) or _dotted_next(x[0], y[0])
+                   or (b > a + 1 and all(n in between for n in range(a + 1, b))))
+    for _, labels in numbers:
+        labs = [x for x in labels if x]
+        for a, b in zip(labs, labs[1:]):
+            steps += 1
+            ok += _next_label(a, b)
+    return ok / steps if steps else 0.0
+
+
+def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[str] | None = None) -> float:
+    """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
+    in it): lines quoted + markers used to open questions and parts (in a sheet that numbers
+    nothing, the headings of the level a headings reading opens its questions at) + numbers
+    and labels in sequence − questions holding no text; with ``solution_numbers``, + the share
+    that name a question of the reading. Sets ``reading.score`` and ``reading.terms``; returns
+    the score."""
+    qs = reading.questions.root
+    if not qs:
+        reading.terms, reading.score = {"empty": 1.0}, -1.0
+        return -1.0
+    numbers = reading.numbers
+    opened = sum(1 for n, _ in numbers if n) + sum(1 for _, labels in numbers for x in labels if x)
+    terms = {
+        "lines": lines_quoted(markdown, reading.questions),
+        "markers": min(1.0, opened / found.markers()) if found.markers() else 0.0,
+        "sequence": 0.5 * in_sequence(numbers, frozenset(
+            n for w, ns in found.words.items() if w not in QUESTION_WORDS for n in ns)),
+        "empty": -sum(1 for q in qs if not q.main_text.strip() and not any(p.content.strip() for p in q.parts)) / len(qs),
+    }
+    used, total = markers_used(found, [n for n, _ in numbers], field_texts(reading.questions), len(qs))
+    if total >= 2:
+        terms["unused"] = -UNUSED * (1 - used / total)
+    level = reading.layout.level
+    if reading.layout.mode == "headings" and not found.markers() and found.levels.get(level or 0, 0) >= 2:
+        # a sheet that numbers nothing: its repeated headings are its only markers
+        terms["markers"] = min(1.0, len(qs) / found.levels[level])
+    if solution_numbers:
+        have = {n for n, _ in numbers if n}
+        terms["pairing"] = 0.5 * sum(1 for n in solution_numbers if n in have) / len(solution_numbers)
+    if reading.layout.mode is None:
+        terms["prior"] = AUTO_PRIOR
+    reading.terms = terms
+    reading.score = sum(terms.values())
+    return reading.score
+
+
+def lines_quoted(markdown: str, questions: SheetSet) -> float:
+    """The lines term of :func:`score`: the share of the sheet's body a reading quotes, less the
+    chrome lines it copied."""
+    texts = field_texts(questions)
+    counted = max(1, sum(1 for line in markdown.splitlines() if line.strip()))
+    return body_coverage(markdown, texts) - chrome_quoted(texts) / counted
