@@ -165,6 +165,7 @@ def sweep_flow(
     pool: str | None = None,
     dask_address: str | None = None,
     pool_wait: float = DEFAULT_WAIT_MINUTES,
+    in_flight: int | None = None,
 ) -> list[FolderOutcome]:
     """Run every sheet folder of a corpus through the folder flow's DAG, with one report.
 
@@ -192,12 +193,14 @@ def sweep_flow(
         pool: spread the folders over this work pool's workers, each folder a run of the folder deployment on it (default: every folder in this run, one after another).
         dask_address: hand each folder's sheets to the Dask cluster whose scheduler is at this address instead of threads.
         pool_wait: with `pool`, minutes to wait for a worker to take a folder run (none of them running) before the sweep gives up, cancels its folder runs and fails (default 10).
+        in_flight: sheets of a folder in flight at once, the next started as one ends (default: twice the cores; with a live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT).
     """
     if dask_address and not pool and not on_dask():
         # A deployment's task runner is fixed when its run starts: one nested run with the Dask runner.
         return sweep_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
             root, paths, suffixes, out, offline, backend, model, accepted_root, areas, baseline, record_baseline,
-            base, fresh_ocr=fresh_ocr, pool=pool, dask_address=dask_address, pool_wait=pool_wait, return_state=True)
+            base, fresh_ocr=fresh_ocr, pool=pool, dask_address=dask_address, pool_wait=pool_wait, in_flight=in_flight,
+            return_state=True)
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
@@ -256,7 +259,7 @@ def sweep_flow(
                 "folder": str(f.resolve()), "out": str(o.resolve()), "suffixes": list(sfx), "offline": offline,
                 "backend": backend, "model": model, "areas": areas,
                 "accepted": str(kept.resolve()) if kept else None, "root": str(r.resolve()),
-                "dask_address": dask_address, "fresh_ocr": fresh_ocr}) for f, o, kept, r in jobs]
+                "dask_address": dask_address, "fresh_ocr": fresh_ocr, "in_flight": in_flight}) for f, o, kept, r in jobs]
             try:
                 outcomes = run_on_pool(pool, pool_jobs, sfx, bar, wait_minutes=pool_wait)
             except PoolTimeout as e:  # no worker: one line; the folder runs it created are cancelled
@@ -265,7 +268,8 @@ def sweep_flow(
         for f, o, kept, r in ([] if pool else jobs):
             try:
                 outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
-                                           accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr))
+                                           accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
+                                           in_flight=in_flight))
             except InputError as e:  # its output folder is not ours to write: the other folders go on
                 say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]
@@ -324,7 +328,8 @@ def _main(args) -> int:
         flow_ = sweep_flow.with_options(task_runner=task_runner(args.max_concurrency, on_cluster))
         state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
                       args.model, None, args.areas, args.baseline, args.record_baseline, pool=args.pool, fresh_ocr=args.fresh_ocr,
-                      dask_address=args.dask_address, pool_wait=args.pool_wait, return_state=True)
+                      dask_address=args.dask_address, pool_wait=args.pool_wait, in_flight=args.sheets_in_flight,
+                      return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
         print(state.message, file=sys.stderr)
         return 1

@@ -1,0 +1,79 @@
+"""A folder run keeps a bounded number of sheets in flight and writes each sheet as it ends
+(issue 24): the next sheet starts only once one has ended, in the folder's order; a sheet's
+outputs and its report row are on disk when it ends, long before the run does; the folder's
+filter is written once, at the end. Not timed: what is held is the order of events."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import flows.folder_run as folder_run
+from flows.folder import folder_flow
+from flows.folder_run import sheets_in_flight
+from tasks.check import folder_report
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+SHEET = ("## Question 1\n\nA ball of mass ${n}\\,\\mathrm{{kg}}$ is dropped from a height $h$.\n\n"
+         "(a) Find its speed at the ground.\n\n(b) Find the time it takes.\n\n"
+         "## Question 2\n\nA spring of constant $k = {n}$ holds a mass $m$.\n")
+
+
+def test_at_most_the_window_of_sheets_is_in_flight_and_each_is_written_as_it_ends(tmp_path, monkeypatch):
+    folder, out = tmp_path / "course", tmp_path / "out"
+    folder.mkdir()
+    names = [f"week{i}.md" for i in range(1, 7)]
+    for i, name in enumerate(names):
+        (folder / name).write_text(SHEET.format(n=i + 2))
+    (folder / "week4.md").write_bytes(b"## Question 1\n\n\xff broken\n")  # fails at its start: takes no place
+    log: list[tuple[str, str]] = []  # ("start" | "end", sheet), as they happened
+    ends: list[tuple[str, bool, bool]] = []  # (sheet, its outputs written, the folder's filter written)
+    submit_markdown = folder_run.submit_markdown
+
+    def recorded_start(inputs, *args, **kwargs):
+        log.append(("start", inputs.source.name))
+        return submit_markdown(inputs, *args, **kwargs)
+
+    append_row = folder_report.append_row
+
+    def recorded_end(path, row):
+        name = row.source.rsplit("/", 1)[-1]
+        log.append(("end", name))
+        ends.append((name, (out / name.removesuffix(".md") / "report.json").is_file(), (out / "filter.lua").exists()))
+        append_row(path, row)
+
+    monkeypatch.setattr(folder_run, "submit_markdown", recorded_start)
+    monkeypatch.setattr(folder_report, "append_row", recorded_end)
+    outcome = folder_flow(str(folder), out=str(out), offline=True, in_flight=2)
+
+    started = [name for what, name in log if what == "start"]
+    assert started == sorted(started) and len(started) >= 5  # in the folder's order
+    flying, most = set(), 0
+    for what, name in log:
+        if what == "start":
+            flying.add(name)
+        else:
+            flying.discard(name)
+        most = max(most, len(flying))
+    assert most == 2  # never a third sheet in flight, and the window was used
+    third = log.index(("start", started[2]))
+    assert any(what == "end" and name in started[:2] for what, name in log[:third])  # it waited for one to end
+    built = [e for e in ends if e[0] != "week4.md"]
+    assert len(built) == 5 and all(outputs for _, outputs, _ in built)  # its outputs on disk as it ended
+    assert log.index(("end", built[0][0])) < log.index(("start", started[-1]))  # rows written as sheets end
+    assert not any(filter_written for _, _, filter_written in ends)  # the filter: once, at the end
+    assert (out / "filter.lua").read_text().strip()
+    assert [r.source.rsplit("/", 1)[-1] for r in outcome.rows] == names  # the report: in the folder's order
+    report = pl.read_csv(out / "report.csv")
+    assert report["source"].to_list()[:-1] == [str(folder / n) for n in names] and report["source"][-1] == "total"
+    assert {r.outcome for r in outcome.rows if not r.source.endswith("week4.md")} == {"built"}
+    assert next(r for r in outcome.rows if r.source.endswith("week4.md")).outcome == "failed"
+
+
+def test_the_window_comes_from_the_cores_and_the_backends_in_flight_limit(monkeypatch):
+    monkeypatch.setattr(folder_run.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    assert sheets_in_flight(live=False) == 4
+    monkeypatch.setenv("SHEET2LAMBDA_MAX_IN_FLIGHT", "6")
+    assert sheets_in_flight(live=True) == 12
+    assert sheets_in_flight(live=True, given=3) == 3
