@@ -77,3 +77,54 @@ def test_the_window_comes_from_the_cores_and_the_backends_in_flight_limit(monkey
     monkeypatch.setenv("SHEET2LAMBDA_MAX_IN_FLIGHT", "6")
     assert sheets_in_flight(live=True) == 12
     assert sheets_in_flight(live=True, given=3) == 3
+
+
+def test_the_result_stores_cache_is_shared_by_threads_without_a_keyerror():
+    """Prefect's result store reads its cache as ``if key in cache: cache[key]`` from every
+    worker thread; Prefect's own cache (cachetools' LRUCache, no lock) raised ``KeyError``
+    under that once full. Eight threads filling a small LockedLRU and reading it that way:
+    no error, the size bound kept, and a key found is read with the value found."""
+    import threading
+
+    from commandline.runners import LockedLRU
+
+    cache = LockedLRU(maxsize=16)
+    errors: list[BaseException] = []
+
+    def hammer(t: int) -> None:
+        try:
+            for i in range(4000):
+                key = f"{t}-{i}"
+                cache[key] = (t, i)
+                other = f"{(t + 1) % 8}-{i}"
+                if other in cache:
+                    assert cache[other] == ((t + 1) % 8, i)
+                del cache[f"{t}-{i - 20}"]  # long evicted: no error
+        except BaseException as e:  # noqa: BLE001 - any error is the test's failure
+            errors.append(e)
+
+    threads = [threading.Thread(target=hammer, args=(t,)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == [] and len(cache) <= 16
+
+
+def test_a_flow_runs_result_store_gets_the_locked_cache(prefect_server):
+    from prefect import flow, task
+    from prefect.context import FlowRunContext
+
+    from commandline.runners import RESULT_CACHE_SIZE, LockedLRU, Threads
+
+    @task(persist_result=False)
+    def one() -> int:
+        return 1
+
+    @flow(task_runner=Threads(max_workers=2))
+    def small() -> tuple[str, int]:
+        one.submit().result()
+        cache = FlowRunContext.get().result_store.cache
+        return type(cache).__name__, cache.maxsize
+
+    assert small() == (LockedLRU.__name__, RESULT_CACHE_SIZE)
