@@ -44,6 +44,17 @@ from tasks.write.build import build_task
 from tasks.write.outputs import outputs_task
 
 
+UNCACHED = frozenset({"sheet", "report", "outputs"})
+"""The stages never cached (:data:`SheetRun.futures`' names): they read the sheet's files or
+write its outputs, so they run every time."""
+
+
+def fresh_stages(task_states: dict[str, str]) -> int:
+    """How many of a sheet's cached stages ran rather than being answered by Prefect's cache,
+    from its stages' final state names (``DocumentOutcome.task_states``)."""
+    return sum(1 for name, state in task_states.items() if name not in UNCACHED and state != "Cached")
+
+
 @dataclass
 class SheetRun:
     """The futures of one sheet's stages (see the module's diagram), and what wires them."""

@@ -30,8 +30,8 @@ from commandline.runners import release  # noqa: E402
 from commandline.options import OUTPUT_MANIFEST, holds_outputs, inside, out_inside, shown_name, utf8_name  # noqa: E402
 from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
-    SheetRun, first_converted, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread,
-    when_done,
+    SheetRun, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes,
+    unconverted, unread, when_done,
 )
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -320,7 +320,8 @@ def run_folder(
                 if own_library:
                     read_b = run.route_b.result()
                     libraries[read_b.filter_label] = read_b.filter_source
-                ended(key, built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
+                row = built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline)
+                ended(key, row.model_copy(update={"fresh_stages": fresh_stages(outcome.task_states)}))
     finally:
         shutil.rmtree(media, ignore_errors=True)
     if started:  # the span of the sheets' own work, for the command's overhead line

@@ -6,7 +6,9 @@ flow, and one combined report (a row per sheet, a row per folder, a grand total)
                           [--pool NAME] [--dask-address ADDR]
 
 It never writes into the corpus (outputs go under ``--out``, default ``out/sweep/``), and a
-second run makes no model call (every stage is cached by content). With ``--offline`` and
+second run makes no model call (every stage is cached by content): it says how many sheets
+are new, changed or unchanged since the last sweep into the same ``--out``, how many failed,
+and for how many the stages ran (:mod:`tasks.check.changes`). With ``--offline`` and
 ``--baseline`` it is the gate: it exits 1 when any sheet does worse than the recorded
 baseline (not built where it was, more flags, more new content differences).
 
@@ -53,7 +55,7 @@ from commandline.options import (  # noqa: E402
 from commandline.terminal import Bar, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
-from tasks.check import folder_report  # noqa: E402
+from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
@@ -233,6 +235,7 @@ def sweep_flow(
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))
+    previous = sweep_changes.read_record(out_dir)  # what each sheet read at the last sweep into out
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
@@ -273,8 +276,12 @@ def sweep_flow(
             except InputError as e:  # its output folder is not ours to write: the other folders go on
                 say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]
+    changes, record = sweep_changes.compare(rows, base_dir, previous)
+    if paths:  # a sweep of some folders keeps what the others read last time
+        record = {**(previous or {}), **record}
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
+    sweep_changes.write_record(out_dir, record)
     (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
     create_table_artifact(key=artifact_key(base_dir.resolve().name, "sweep-report"),
                           table=folder_report.ui_rows(df, base_dir), description=f"sweep of {base_dir}")
@@ -284,14 +291,16 @@ def sweep_flow(
         say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
     create_markdown_artifact(key=artifact_key(base_dir.resolve().name, "sweep-summary"), markdown="\n".join(
-        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "", "```"]
+        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
+         changes.line().split(None, 1)[1], "", "```"]
         + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
         + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else
            ([f"- gate passed against {baseline}"] if recorded is not None else []))))
     began, since = runtime.run_started(t0)
     write_run_json(out_dir, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
-                   gate=None if recorded is None else ("failed" if worse else "passed"))
+                   gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump())
     say(*short_table(rows, base_dir))
+    say(changes.line())
     for s in stale:
         say(f"accepted difference that no longer occurs: {s}")
     say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "

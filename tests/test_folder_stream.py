@@ -128,3 +128,49 @@ def test_a_flow_runs_result_store_gets_the_locked_cache(prefect_server):
         return type(cache).__name__, cache.maxsize
 
     assert small() == (LockedLRU.__name__, RESULT_CACHE_SIZE)
+
+
+def test_a_second_sweep_says_what_changed_and_only_new_or_changed_sheets_do_work(tmp_path, capsys):
+    """Two sweeps into one --out: the second counts the sheets new, changed and unchanged since
+    the first (by what each read), and the cache answered every stage of the unchanged ones."""
+    import json
+
+    from flows.sweep import main as sweep_main
+
+    root, out = tmp_path / "corpus", tmp_path / "out"
+    for course, n in (("mech", 2), ("waves", 30)):
+        (root / course).mkdir(parents=True)
+        for i in range(2):
+            (root / course / f"week{i + 1}.md").write_text(SHEET.format(n=n + i))
+    assert sweep_main([str(root), "--offline", "--out", str(out)]) == 0
+    first = json.loads((out / "report.json").read_text())["changes"]
+    assert (first["first"], first["new"], first["failed"], first["worked"]) == (True, 4, 0, 4)
+    assert "changes    first sweep into this folder: 4 new, 0 failed" in capsys.readouterr().out
+
+    (root / "mech" / "week2.md").write_text(SHEET.format(n=99))  # changed
+    (root / "waves" / "week3.md").write_text(SHEET.format(n=77))  # new
+    (root / "waves" / "week1.md").unlink()  # gone: not counted
+    assert sweep_main([str(root), "--offline", "--out", str(out)]) == 0
+    second = json.loads((out / "report.json").read_text())["changes"]
+    assert {k: second[k] for k in ("new", "changed", "unchanged", "failed", "worked", "worked_unchanged")} == {
+        "new": 1, "changed": 1, "unchanged": 2, "failed": 0, "worked": 2, "worked_unchanged": 0}
+    printed = capsys.readouterr().out
+    assert ("changes    since the last sweep: 1 new, 1 changed, 2 unchanged, 0 failed; stages ran for 2 sheets, "
+            "the cache answered every unchanged sheet") in printed
+    rows = {r["source"].rsplit("corpus/", 1)[-1]: r for r in pl.read_csv(out / "report.csv").to_dicts()}
+    assert rows["mech/week1.md"]["fresh_stages"] == 0 and rows["mech/week2.md"]["fresh_stages"] > 0
+
+
+def test_the_stages_counted_as_never_cached_are_the_ones_prefect_never_caches():
+    from prefect.cache_policies import NO_CACHE
+
+    from flows.dag import UNCACHED
+    from tasks.check.report import report_task
+    from tasks.convert.markdown import markdown_task
+    from tasks.convert.sheet import sheet_task
+    from tasks.read.choose import route_b_task
+    from tasks.write.build import build_task
+    from tasks.write.outputs import outputs_task
+
+    assert {t.name for t in (sheet_task, report_task, outputs_task) if t.cache_policy is NO_CACHE} == UNCACHED
+    assert all(t.cache_key_fn is not None for t in (markdown_task, route_b_task, build_task))
