@@ -1,7 +1,9 @@
-"""A folder run keeps a bounded number of sheets in flight and writes each sheet as it ends
-(issue 24): the next sheet starts only once one has ended, in the folder's order; a sheet's
-outputs and its report row are on disk when it ends, long before the run does; the folder's
-filter is written once, at the end. Not timed: what is held is the order of events."""
+"""Big folders (issue 24). A folder run keeps a bounded number of sheets in flight and writes
+each sheet as it ends: the next sheet starts only once one has ended, in the folder's order; a
+sheet's outputs and its report row are on disk when it ends, long before the run does; the
+folder's filter is written once, at the end (not timed: what is held is the order of events).
+The result store's cache is shared by threads without error; task runs' events go only to a
+server that keeps them; a second sweep says what changed and the cache answers the rest."""
 
 from __future__ import annotations
 
@@ -174,3 +176,35 @@ def test_the_stages_counted_as_never_cached_are_the_ones_prefect_never_caches():
 
     assert {t.name for t in (sheet_task, report_task, outputs_task) if t.cache_policy is NO_CACHE} == UNCACHED
     assert all(t.cache_key_fn is not None for t in (markdown_task, route_b_task, build_task))
+
+
+def test_task_runs_send_their_events_only_to_a_server_that_keeps_them(prefect_server, monkeypatch):
+    """The session's server runs with the project's settings (commandline.runtime.DEFAULTS:
+    recorder and persister off), so a task run sends it no event; a server that keeps them
+    (as one with its persister on answers) is sent each task run's three state events."""
+    import prefect.utilities.engine as engine
+    from prefect import flow, task
+    from prefect.settings import PREFECT_API_URL
+
+    import commandline.runners as runners
+
+    on = {"server": {"services": {"task_run_recorder": {"enabled": False}, "event_persister": {"enabled": True}}}}
+    off = {"server": {"services": {"task_run_recorder": {"enabled": False}, "event_persister": {"enabled": False}}}}
+    assert runners.keeps_task_events(on) and not runners.keeps_task_events(off)
+    assert not runners.server_keeps_task_events()  # asked of the session's server itself
+    sent = []
+    emit_event = engine.emit_event
+    monkeypatch.setattr(engine, "emit_event", lambda *a, **k: sent.append(k.get("event")) or emit_event(*a, **k))
+
+    @task(persist_result=False)
+    def one(i: int) -> int:
+        return i
+
+    @flow(task_runner=runners.Threads(max_workers=2))
+    def two() -> int:
+        return sum(f.result() for f in [one.submit(1), one.submit(2)])
+
+    assert two() == 3 and [e for e in sent if e and e.startswith("prefect.task-run.")] == []
+    monkeypatch.setitem(runners._KEEPS, PREFECT_API_URL.value(), True)  # as a server keeping them answers
+    assert two() == 3
+    assert len([e for e in sent if e and e.startswith("prefect.task-run.")]) == 6  # Pending, Running, Completed × 2
