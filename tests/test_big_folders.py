@@ -140,7 +140,7 @@ def test_a_second_sweep_says_what_changed_and_only_new_or_changed_sheets_do_work
     from flows.sweep import main as sweep_main
 
     root, out = tmp_path / "corpus", tmp_path / "out"
-    for course, n in (("mech", 2), ("waves", 30)):
+    for course, n in (("mech", 502), ("waves", 530)):  # content no other test has: nothing cached yet
         (root / course).mkdir(parents=True)
         for i in range(2):
             (root / course / f"week{i + 1}.md").write_text(SHEET.format(n=n + i))
@@ -149,8 +149,8 @@ def test_a_second_sweep_says_what_changed_and_only_new_or_changed_sheets_do_work
     assert (first["first"], first["new"], first["failed"], first["worked"]) == (True, 4, 0, 4)
     assert "changes    first sweep into this folder: 4 new, 0 failed" in capsys.readouterr().out
 
-    (root / "mech" / "week2.md").write_text(SHEET.format(n=99))  # changed
-    (root / "waves" / "week3.md").write_text(SHEET.format(n=77))  # new
+    (root / "mech" / "week2.md").write_text(SHEET.format(n=599))  # changed
+    (root / "waves" / "week3.md").write_text(SHEET.format(n=577))  # new
     (root / "waves" / "week1.md").unlink()  # gone: not counted
     assert sweep_main([str(root), "--offline", "--out", str(out)]) == 0
     second = json.loads((out / "report.json").read_text())["changes"]
