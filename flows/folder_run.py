@@ -30,8 +30,8 @@ from commandline.runners import release  # noqa: E402
 from commandline.options import OUTPUT_MANIFEST, holds_outputs, inside, out_inside, shown_name, utf8_name  # noqa: E402
 from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
-    SheetRun, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes,
-    unconverted, unread, when_done,
+    SheetRun, as_input, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a,
+    submit_routes, unconverted, unread, when_done,
 )
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -293,7 +293,7 @@ def run_folder(
                     if first is None:
                         continue  # an earlier sheet's markdown decides the filter: wait for it
                     if first:
-                        filter_f = folder_filter_task.submit(runs[first][1].sheet, spec, tries)
+                        filter_f = folder_filter_task.submit(as_input(runs[first][1].sheet), as_input(spec), tries)
                 for ready in waiting_for_filter:
                     submit_routes(runs[ready][1], None if own_library else chosen if chosen is not None else filter_f,
                                   tries)
