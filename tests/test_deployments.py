@@ -243,7 +243,7 @@ def test_the_scheduled_sweep_defaults_to_the_users_courses_not_the_projects_corp
     from commandline.confine import ROOT_VARIABLE
     from deployments.serve import deployments, parse_args
 
-    monkeypatch.delenv(ROOT_VARIABLE, raising=False)  # deployments() sets it for the runs it serves
+    monkeypatch.setenv(ROOT_VARIABLE, str(tmp_path))  # deployments() sets it for the runs it serves: undone after
 
     [sweep] = [d for d in deployments(parse_args(["--base", str(tmp_path)])) if d.flow_name == "sweep"]
     assert sweep.parameters == {"root": "sheets", "out": "out/sweep", "base": str(tmp_path.resolve())}
