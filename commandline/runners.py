@@ -38,9 +38,8 @@ thread pool, both answered here:
   object, for dependency tracking), so a folder's memory does not grow with its sheets.
 
 Every task run sends the server three state events (Pending, Running, Completed) over the
-events websocket: about half of Prefect's CPU per task run in this process (2.2 against 4 ms,
-measured with a burst of 400 stage runs; more in a folder run, where events queue behind the
-sheets' work). A server whose task-run recorder and event persister are both off — this
+events websocket: building, queueing and sending them was about half of Prefect's CPU per task
+run in this process (``tests/benchmarks/bench_overhead.py`` measures that CPU). A server whose task-run recorder and event persister are both off — this
 project's settings (:data:`commandline.runtime.DEFAULTS`), for a kept or temporary server —
 keeps none of them, so :func:`install_task_events` sends a task run's events only to a server
 that keeps them (:func:`server_keeps_task_events`, asked once per server); flow runs, their

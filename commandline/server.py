@@ -19,8 +19,9 @@ starts it for the next ones, ``server stop`` stops it, ``server status`` reports
 
 The kept server starts with this project's Prefect settings (:data:`commandline.runtime.DEFAULTS`,
 unless set in the environment), as a temporary one does: without them its task-run recorder
-and event persister stored every task run's three events, about 45 ms of the server's CPU
-per task run against 9 ms (a 100-sheet folder, measured: ``flows/README.md``, "Big folders").
+and event persister stored every task run's three events: 36 ms of the server's CPU per task
+run against 6 (a folder of 40 sheets, ``tests/benchmarks/bench_big.py``: ``flows/README.md``,
+"Big folders").
 
 Only the standard library is imported here.
 """

@@ -60,8 +60,8 @@ def as_input(value):
     ``opaque``, so that the task engine resolves it to its result without walking that result
     for nested futures; a model, dict or list of values in ``opaque`` too, not walked (nothing
     in them is a future: the DAG passes futures only as arguments or lists of them). Each
-    stage's result is a large model, and the walk cost about 1 ms of CPU per task run (Prefect
-    recommends ``opaque`` for large inputs: ``prefect.utilities.annotations.opaque``). A
+    stage's result is a large model, and the walk was a good part of Prefect's CPU per task run
+    (Prefect recommends ``opaque`` for large inputs: ``prefect.utilities.annotations.opaque``). A
     future inside ``opaque`` is still the task run's input in the run graph. Only on this
     process's threads: a Dask cluster's workers receive the arguments pickled, and an
     ``opaque`` there arrived as a bare tuple."""

@@ -11,9 +11,8 @@ that ``--verbose`` warnings can be reported. Running children are known
 The limits are set by util-linux's ``prlimit`` (``prlimit --as=… --cpu=… -- pandoc …``, in
 a session of its own), so the child is started with ``vfork``: a Python hook run in the child
 between fork and exec (``preexec_fn``) makes ``subprocess`` copy the whole parent with
-``fork``, whose cost grows with the parent's memory and threads (a folder run's: 69 ms a
-start at 200 MB against 10 ms, measured on 2 cores). Where ``prlimit`` is absent the hook
-sets the same limits.
+``fork``, whose cost grows with the parent's memory and threads (a folder run's, and so with
+the folder's size). Where ``prlimit`` is absent the hook sets the same limits.
 """
 
 from __future__ import annotations
