@@ -89,13 +89,30 @@ def child(argv: list[str]) -> None:
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
+SERVER_PID: list[int] = []
+"""The benchmark's Prefect server's process, once started (its CPU is counted per command)."""
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children and theirs (a command and its pandoc)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> dict:
     """Run ``python -m module args`` in a process of its own (through :func:`child`): its wall,
     exit status, peak memory (MB), the seconds to its first ``[1/N]`` line from its start
     (``first``) and from its run's first line (``backend``, the flow's body begun:
-    ``first_in_run``), Prefect tracebacks in its output, the load before and after. Its
-    output goes to ``tmp/name.log``."""
+    ``first_in_run``), Prefect tracebacks in its output, the load before and after, and the
+    CPU seconds it cost (``cpu``: the command and its pandoc runs, and the server's; less
+    shaken than the wall by what else the machine runs). Its output goes to ``tmp/name.log``."""
+    from tests.benchmarks.support import proc_cpu
+
     peak, log = tmp / f"{name}.peak", tmp / f"{name}.log"
+    server = SERVER_PID[0] if SERVER_PID else None
+    cpu0, server0 = children_cpu(), proc_cpu(server)
     before, t0, first, began = load(), time.monotonic(), None, None
     with open(log, "w", encoding="utf-8") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "tests.benchmarks.bench_big", "--child", str(peak), module, *args],
@@ -109,8 +126,10 @@ def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> di
                 first = time.monotonic() - t0
         code = proc.wait()
     wall = time.monotonic() - t0
+    time.sleep(2)  # the server's tail: what the command sent it last
+    cpu = children_cpu() - cpu0 + proc_cpu(server) - server0
     text = log.read_text(encoding="utf-8")
-    return {"wall": wall, "code": code, "first": first, "load": f"{before} → {load()}",
+    return {"wall": wall, "code": code, "first": first, "load": f"{before} → {load()}", "cpu": cpu,
             "first_in_run": first - began if first is not None and began is not None else None,
             "peak_mb": int(peak.read_text()) / 1024 if peak.is_file() else float("nan"),
             "tracebacks": text.count("Traceback"), "keyerrors": text.count("KeyError")}
@@ -127,7 +146,8 @@ def folders(tmp: Path, sizes: list[int], env: dict) -> list[dict]:
         report = json.loads((tmp / f"out{n}" / "report.json").read_text()) if (tmp / f"out{n}" / "report.json").is_file() else {}
         r.update(n=n, built=report.get("built", 0))
         runs.append(r)
-        print(f"  folder of {n:>5} sheets: {r['wall']:7.1f} s, {r['wall'] / n:.3f} s a sheet, first sheet done "
+        print(f"  folder of {n:>5} sheets: {r['wall']:7.1f} s, {r['wall'] / n:.3f} s a sheet ({r['cpu'] / n:.3f} s of "
+              f"CPU), first sheet done "
               f"{r['first_in_run'] or float('nan'):.1f} s into the run ({r['first'] or float('nan'):.1f} s after the "
               f"command started), peak {r['peak_mb']:.0f} MB, {r['built']}/{n} built, exit {r['code']}, "
               f"{r['tracebacks']} tracebacks ({r['load']})", flush=True)
@@ -210,7 +230,8 @@ def sweeps(tmp: Path, corpus: Path, n: int, env: dict) -> dict:
     """Part 4: a sweep, then 1 % changed and 1 % new, the sweep again into the same out."""
     out = tmp / "sweep-out"
     first = command(tmp, "sweep1", "flows.sweep", [str(corpus), "--offline", "--out", str(out)], env)
-    print(f"  first sweep of {n} sheets: {first['wall']:.1f} s, {first['wall'] / n:.3f} s a sheet, exit "
+    print(f"  first sweep of {n} sheets: {first['wall']:.1f} s, {first['wall'] / n:.3f} s a sheet "
+          f"({first['cpu'] / n:.3f} s of CPU), exit "
           f"{first['code']}, {first['tracebacks']} tracebacks ({first['load']})", flush=True)
     courses = sorted(p for p in corpus.iterdir() if p.is_dir())
     k = max(1, n // 100)
@@ -223,7 +244,7 @@ def sweeps(tmp: Path, corpus: Path, n: int, env: dict) -> dict:
     second = command(tmp, "sweep2", "flows.sweep", [str(corpus), "--offline", "--out", str(out)], env)
     changes = json.loads((out / "report.json").read_text()).get("changes", {})
     print(f"  second sweep ({k} changed, {k} new): {second['wall']:.1f} s, {second['wall'] / first['wall']:.2f} of the "
-          f"first; it says {changes.get('new')} new, {changes.get('changed')} changed, {changes.get('unchanged')} "
+          f"first ({second['cpu'] / first['cpu']:.2f} of its CPU); it says {changes.get('new')} new, {changes.get('changed')} changed, {changes.get('unchanged')} "
           f"unchanged, {changes.get('failed')} failed; stages ran for {changes.get('worked')} sheets, "
           f"{changes.get('worked_unchanged')} of them unchanged ({second['load']})", flush=True)
     return {"first": first, "second": second, "changes": changes, "k": k}
@@ -274,8 +295,9 @@ def summary(parts: dict) -> list[str]:
         runs = parts["folders"]
         base = runs[0]
         for r in runs[1:]:
-            lines.append(f"wall per sheet, {r['n']} / {base['n']} sheets: {(r['wall'] / r['n']) / (base['wall'] / base['n']):.2f}"
-                         f" [≤ 1.2]; peak memory {r['peak_mb'] / base['peak_mb']:.2f} [≤ 1.2]  ({r['load']})")
+            lines.append(f"{r['n']} / {base['n']} sheets, per sheet: wall {(r['wall'] / r['n']) / (base['wall'] / base['n']):.2f}"
+                         f", CPU {(r['cpu'] / r['n']) / (base['cpu'] / base['n']):.2f} [≤ 1.2]; peak memory "
+                         f"{r['peak_mb'] / base['peak_mb']:.2f} [≤ 1.2]  ({base['load']}; {r['load']})")
         lines.append("first sheet done, seconds into the run (after the command started): "
                      + ", ".join(f"{r['n']} sheets {r['first_in_run'] or float('nan'):.1f} ({r['first'] or float('nan'):.1f})"
                                  for r in runs) + " [seconds, whatever the size]")
@@ -291,7 +313,8 @@ def summary(parts: dict) -> list[str]:
     if "sweep" in parts:
         s = parts["sweep"]
         c = s["changes"]
-        lines.append(f"second sweep / first: {s['second']['wall'] / s['first']['wall']:.2f}; it says {c.get('new')} new, "
+        lines.append(f"second sweep / first: wall {s['second']['wall'] / s['first']['wall']:.2f}, CPU "
+                     f"{s['second']['cpu'] / s['first']['cpu']:.2f}; it says {c.get('new')} new, "
                      f"{c.get('changed')} changed, {c.get('unchanged')} unchanged, {c.get('failed')} failed [{s['k']}, {s['k']}, "
                      f"rest, 0]; stages ran for {c.get('worked')} sheets [{2 * s['k']}]  ({s['second']['load']})")
     if "pool" in parts:
@@ -345,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             parts["server"] = server_cpu(tmp, dict(os.environ, SHEET2LAMBDA_WARM="0"))
         t0 = time.monotonic()
         url = server.start(port=server.free_port())
+        SERVER_PID.append(int(server.recorded()["pid"]))
         os.environ["PREFECT_API_URL"] = url
         env = dict(os.environ, SHEET2LAMBDA_WARM="0")
         print(f"\nprefect server started in {time.monotonic() - t0:.1f} s at {url}; {load()}", flush=True)
