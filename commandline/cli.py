@@ -4,6 +4,7 @@
     sheet2lambda folder DIR [options]         a folder of sheets (python -m flows.folder)
     sheet2lambda sweep ROOT [options]         a corpus; the gate (python -m flows.sweep)
     sheet2lambda review OUT [options]         a person's review of a run's flags (python -m flows.review)
+    sheet2lambda compare SHEET.pdf [options]  a PDF's pages against its OCR markdown (python -m flows.compare)
     sheet2lambda server start|stop|status     the Prefect server later commands reuse, and the
                                               warm runner beside it (commandline/warm.py)
 
@@ -20,14 +21,15 @@ import importlib
 import sys
 
 MODULES = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep",
-           "review": "flows.review", "server": "commandline.server"}
-USAGE = ("usage: sheet2lambda {document,folder,sweep,review,server} ...\n\n"
+           "review": "flows.review", "compare": "flows.compare", "server": "commandline.server"}
+USAGE = ("usage: sheet2lambda {document,folder,sweep,review,compare,server} ...\n\n"
          "Convert problem sheets into Lambda Feedback sets, copying never writing.\n\n"
          "commands:\n"
          "  document SHEET   one sheet and its solutions -> a set, flags.json, report.json\n"
          "  folder DIR       every sheet of a folder, one route B filter, a report per sheet\n"
          "  sweep ROOT       every sheet folder of a corpus; --baseline: the regression gate\n"
          "  review OUT       a person's review of a finished run's flags, on a page in the browser (--terminal: here)\n"
+         "  compare SHEET.pdf  a PDF's pages against its OCR markdown; each difference an ocr flag in its run's --out\n"
          "  server ACTION    start|stop|status the Prefect server later commands reuse (and its warm runner)\n\n"
          "`sheet2lambda COMMAND --help` lists a command's options.\n")
 
@@ -47,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
         entry(command, rest)
     module = importlib.import_module(MODULES[command])
-    if command == "review":
-        return module.main(rest, prog="sheet2lambda review")
+    if command in ("review", "compare"):
+        return module.main(rest, prog=f"sheet2lambda {command}")
     return module.main(rest)
 
 

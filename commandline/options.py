@@ -19,9 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-BACKENDS = ("auto", "anthropic", "openrouter", "openai", "claude-code", "none")
-"""``--backend`` choices (the same as :data:`tasks.llm.select.CHOICES`, kept here so that
-parsing a command line imports no backend)."""
+from commandline.later import BACKENDS, MODEL_HELP, compare_options, review_options
+
 
 DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
 """Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
@@ -31,15 +30,14 @@ DEFAULT_THREADS = 16
 """Threads of the folder flow's task runner (:data:`flows.folder.DEFAULT_THREADS`)."""
 
 BACKEND_HELP = (
-    "who answers the live model calls (route A, the filter writer, adjudication, answer boxes): "
+    "who answers the live model calls (route A, the filter writer, adjudication, answer boxes, a PDF's page check): "
     "auto (default) takes the first configured of ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, "
     "a claude executable, and with none runs offline (route A skipped, route B with a library filter, "
     "nothing cross-checked: the summary's first line says so); none: that offline run on purpose"
 )
-MODEL_HELP = "the model for live calls (default: LLM_MODEL, else a current Claude Sonnet, claude-sonnet-5-5)"
 TRIES_HELP = "calls the route B filter writer may make, each retried with the error of the last (default 3)"
-REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json), e.g. a "
-                "previous run's OUT/replies: those stages make no call")
+REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json, compare.json), "
+                "e.g. a previous run's OUT/replies: those stages make no call")
 OFFLINE_HELP = ("make no live call at all: every reply must be saved (a missing one is named and the run exits 1); "
                 "a PDF must be in the OCR cache")
 FRESH_OCR_HELP = ("convert PDFs with Mathpix again even when the OCR cache holds them (Mathpix bills the pages "
@@ -79,6 +77,10 @@ def _document(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
     p.add_argument("--no-areas", dest="areas", action="store_false",
                    help="skip the answer boxes (one model call per part otherwise)")
+    p.add_argument("--no-compare", dest="compare", action="store_false",
+                   help="for a PDF sheet, skip the compare check: its rendered pages read against the OCR markdown "
+                        "(one vision call per SHEET2LAMBDA_COMPARE_PAGES pages, default 4), each difference an ocr "
+                        "flag on its field")
     p.add_argument("--tex-root", help="a folder (a course's, holding a shared common/) whose files a LaTeX sheet may "
                                       "also read with \\input and the like (default: only the sheet's own folder)")
     p.add_argument("--review", action="store_true",
@@ -136,27 +138,6 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
 
-def _review(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", metavar="OUT", help="the output folder of a finished document run (its --out)")
-    p.add_argument("--decisions", metavar="FILE.json",
-                   help='the choices as JSON, by flag number (its place in OUT/flags.json, from 1): [{"flag": 3, '
-                        '"choice": "B"}, {"flag": 4, "choice": "note", "note": "the denominator should be 2 not 3", '
-                        '"equation": 1}, {"flag": 5, "choice": "source", "passage": "..."}]; a flag decided before '
-                        'may be named again: the new decision replaces the recorded one (default: the review page)')
-    p.add_argument("--terminal", action="store_true",
-                   help="review on this terminal instead of the review page: flag by flag, each decision confirmed "
-                        "as it is taken")
-    p.add_argument("--no-open", action="store_true",
-                   help="print the review page's address (http://127.0.0.1:PORT/TOKEN/) and open no browser")
-    p.add_argument("--port", type=int, default=0,
-                   help="the review page's port on 127.0.0.1 (default 0: one the system picks)")
-    p.add_argument("--backend", default="auto", choices=BACKENDS,
-                   help="who reads equation notes (one call per note): auto (default) takes the first configured of "
-                        "ANTHROPIC_API_KEY, OPENROUTER_API_KEY, OPENAI_BASE_URL, a claude executable; none: notes "
-                        "stay open")
-    p.add_argument("--model", help="the model for notes (default: LLM_MODEL, else a current Claude Sonnet)")
-
-
 def _server(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["start", "stop", "status"],
                    help="start a Prefect server that later commands reuse (left running) and the warm runner "
@@ -171,7 +152,9 @@ COMMANDS = {
     "review": ("Review the flags of a finished run on a page in the browser (--terminal: on this terminal): take A, "
                "take B, keep, a passage of the sheet, or a note correcting one display equation; each decision is "
                "recorded in OUT/review.json and the set rebuilt.",
-               _review),
+               review_options),
+    "compare": ("Read a PDF sheet's pages against its OCR markdown (one vision call per few pages); with a document "
+                "run of it in --out, each difference becomes an ocr flag on the field holding it.", compare_options),
     "server": ("Start, stop or inspect the Prefect server this project reuses between commands.", _server),
 }
 
@@ -373,6 +356,12 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append("--decisions and --terminal: give one (the decisions file, or answers on the terminal)")
         if not 0 <= args.port <= 65535:
             out.append(f"--port {args.port}: must be 0 to 65535")
+    elif command == "compare":
+        need_file(args.source, "document")
+        if not out and Path(args.source).suffix.lower() != ".pdf":
+            out.append(f"{args.source}: not a PDF: the compare check reads a PDF's pages against its OCR markdown")
+        need_dir(args.replies, "folder of saved replies")
+        need_out(args.out)
     elif command == "sweep":
         need_dir(args.root, "folder")
         if not out:

@@ -118,10 +118,13 @@ def auth_string() -> str:
 
 
 def use_auth(url: str) -> None:
-    """Send the kept server's credentials with every request of this process to ``url`` (the
-    kept server's API): ``PREFECT_API_AUTH_STRING``, unless the user set one."""
+    """Send the kept server's credentials with every request of this process to ``url`` when
+    it is the kept server's API: ``PREFECT_API_AUTH_STRING`` from :func:`auth_file`, replacing
+    whatever the environment held (an exported string left from an earlier ``PREFECT_HOME`` or a
+    restarted server can only be refused: 401 on every request). Another server's URL keeps
+    the environment's string."""
     state = recorded() or {}
-    if state.get("url") == url and not os.environ.get("PREFECT_API_AUTH_STRING"):
+    if state.get("url") == url:
         os.environ["PREFECT_API_AUTH_STRING"] = auth_string()
 
 

@@ -2,9 +2,10 @@
 
     markdown(questions) ─┐            ┌─ route A ─────────────┐
     markdown(solutions) ─┴─ sheet ────┤                        ├─ checks ─ adjudicate ─ tiers+audit ──┐
-                  (folder's filter) ──┴─ route B ─────────────┘                                        │
-      ┌─────────────────────────────────────────────────────────────────────────────────────────────────┘
-      └─ answer boxes (a task per part that may call) ─ set ─┬─ compare ─┬─ report ─ outputs
+                  (folder's filter) ──┼─ route B ─────────────┘                                        │
+                                      └─ compare pages (a PDF's pages against its OCR) ───────────┐    │
+      ┌───────────────────────────────────────────────────────────────────────────────────────────┼────┘
+      └─ answer boxes (a task per part that may call) ─ set ─┬─ compare ─┬─ report ─ outputs ◄────┘
                                                              └─ score ───┘
 
 The document flow wires one sheet; the folder flow wires every sheet of a folder at once
@@ -36,6 +37,7 @@ from tasks.check.report import report_task
 from tasks.convert.inputs import Inputs, tex_context
 from tasks.convert.markdown import markdown_task
 from tasks.convert.sheet import conversion_error, sheet_task
+from tasks.pages.check import compare_pages_task
 from tasks.read.choose import FolderFilter, route_b_task, unread_line
 from tasks.read.route_a import route_a_task
 from tasks.settle.adjudicate import adjudicate_task
@@ -108,6 +110,8 @@ class SheetRun:
     answerable: int = 0
     build: PrefectFuture | None = None
     compare: PrefectFuture | None = None
+    pages: PrefectFuture | None = None
+    """The compare check of a PDF sheet's pages against its OCR (:func:`submit_pages`)."""
     score: PrefectFuture | None = None
     report: PrefectFuture | None = None
     outputs: PrefectFuture | None = None
@@ -119,7 +123,8 @@ class SheetRun:
         named = {"markdown": self.markdown[0] if self.markdown else None, "sheet": self.sheet,
                  "route A": self.route_a, "route B": self.route_b, "checks": self.checks,
                  "adjudicate": self.adjudicate, "tiers": self.settled, "build": self.build,
-                 "compare": self.compare, "score": self.score, "report": self.report, "outputs": self.outputs}
+                 "compare": self.compare, "compare pages": self.pages, "score": self.score, "report": self.report,
+                 "outputs": self.outputs}
         if len(self.markdown) > 1:
             named["markdown (solutions)"] = self.markdown[1]
         named.update({f"areas {key}": f for key, f in self.boxes.items()})
@@ -215,10 +220,28 @@ def submit_sheet(run: SheetRun) -> SheetRun:
     return run
 
 
+def submit_pages(run: SheetRun, size: int) -> SheetRun:
+    """Submit the compare check of the sheet's PDFs (``size`` pages per call) beside the
+    routes, when the questions or solutions document is a ``.pdf``; nothing otherwise."""
+    inputs = run.inputs
+    files = [("questions", inputs.source.name, inputs.source_bytes)]
+    if inputs.solutions is not None:
+        files.append(("solutions", inputs.solutions.name, inputs.solutions_bytes))
+    files = [f for f in files if f[1].lower().endswith(".pdf")]
+    if files:
+        if run.sheet is None:
+            submit_sheet(run)
+        run.pages = compare_pages_task.submit(as_input(run.sheet), as_input(files),
+                                             as_input(inputs.replies.get("compare")), as_input(run.spec),
+                                             run.offline, size)
+    return run
+
+
 def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
     """Given the settled set, submit the answer boxes (one task per answerable part that may
     call a model, :func:`tasks.boxes.propose.needs_call`; one for all the others), then the
-    set, the comparison and score against an export, the report and the outputs."""
+    set, the comparison and score against an export, the report and the outputs (with the
+    compare check of a PDF's pages, when :func:`submit_pages` submitted it)."""
     inputs = run.inputs
     answerable = eligible_parts(settled.questions)
     run.answerable = len(answerable)
@@ -244,10 +267,10 @@ def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
                                           as_input(inputs.export_rtol))
     run.report = report_task.submit(*map(as_input, (run.info, run.sheet, run.route_a, run.route_b, run.adjudicate,
                                               run.settled, part_boxes, run.boxes_status, run.answerable, run.build,
-                                              run.compare, run.score)))
+                                              run.compare, run.score, run.pages)))
     run.outputs = outputs_task.submit(*map(as_input, (str(run.out), run.media_dir, run.sheet, run.route_a, run.route_b,
                                                 run.adjudicate, part_boxes, run.build, run.compare, run.report,
-                                                run.settled)))
+                                                run.settled, run.pages)))
     return run
 
 

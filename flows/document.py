@@ -1,10 +1,12 @@
 """The document flow: one sheet (and its solutions) → a Lambda Feedback set, flags and a report.
 
     python -m flows.document SOURCE [--solutions FILE] [--filter FILE.lua] [--replies DIR]
-                             [--export PATH] [--out DIR] [--name NAME] [--no-areas] [--review]
+                             [--export PATH] [--out DIR] [--name NAME] [--no-areas] [--no-compare]
+                             [--review]
 
 Wiring only: the sheet's DAG is wired by :mod:`flows.dag` (markdown → route A ∥ route B →
-checks → adjudication → tiers → answer boxes → set → compare / score → report → outputs);
+checks → adjudication → tiers → answer boxes → set → compare / score → report → outputs; a PDF's
+pages against its OCR beside the routes);
 this module reads the command line and the inputs, and prints what each stage did.
 
 With ``review`` on (a flow parameter: the UI's form shows it), a run with flags pauses
@@ -38,7 +40,7 @@ from pathlib import Path  # noqa: E402
 from prefect import flow  # noqa: E402
 from prefect.states import Completed  # noqa: E402
 
-from flows.dag import SheetRun, submit_reading, submit_rest, unconverted, unread  # noqa: E402
+from flows.dag import SheetRun, submit_pages, submit_reading, submit_rest, unconverted, unread  # noqa: E402
 from schemas.llm import BackendChoice, BackendSpec  # noqa: E402
 from schemas.outcome import DocumentOutcome  # noqa: E402
 from schemas.report import RunInfo  # noqa: E402
@@ -47,6 +49,7 @@ from tasks.check.report import offline_refusals, summary_lines  # noqa: E402
 from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
+from tasks.pages.ask import batch_size  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
 from commandline.confine import confine  # noqa: E402
 from tasks.write.outputs import OUTPUT_NAMES, check_apart, check_out, check_set_name, default_out  # noqa: E402
@@ -91,6 +94,7 @@ def document_flow(
     fresh_ocr: bool = False,
     review: bool = False,
     review_timeout: int = 3600,
+    compare: bool = True,
 ):
     """Convert one sheet (and its solutions) into a Lambda Feedback set, its flags and report.
 
@@ -116,6 +120,7 @@ def document_flow(
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
         review: when the run has flags, pause once the outputs are written and wait for a person's review in the UI (Resume: per flag take A, take B, keep, a passage of the sheet, or a note correcting one display equation); the set is rebuilt from the decisions.
         review_timeout: seconds the review waits for an answer (default 3600); then the run completes with the flags left open.
+        compare: for a PDF sheet, read its rendered pages against the OCR markdown with the model (one vision call per few pages, or compare.json from `replies`); each difference found is an ocr flag on the field holding it. Off skips it.
     """
     t0 = time.monotonic()
     source, solutions, filter, replies, export, out, tex_root = (
@@ -131,6 +136,7 @@ def document_flow(
                  "out": str(out_dir), "tex_root": tex_root}, base)
         inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)
         live = None if offline else select_backend(backend, model)
+        pages_per_call = batch_size() if compare else 0
     except (InputError, BackendMissing, ValueError) as e:
         return failed(str(e))
     spec = spec_of(live)
@@ -144,7 +150,7 @@ def document_flow(
         return failed(str(e))
     chosen = FolderFilter(source=inputs.filter_source, label="given filter") if inputs.filter_source else None
     outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, chosen=chosen, t0=t0, areas=areas,
-                           publish=True, auto=backend == "auto")
+                           publish=True, auto=backend == "auto", compare=pages_per_call)
     if outcome.report is None:
         say(outcome.error, echo=False, level=logging.ERROR)
         return failed_state(outcome.error)
@@ -185,7 +191,7 @@ def run_info(inputs: Inputs, set_name: str, spec: BackendSpec | None, offline: b
 def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec | None, offline: bool,
                  tries: int = 3, *, chosen: FolderFilter | None = None, verbose: bool = True,
                  t0: float | None = None, areas: bool = True, publish: bool = False,
-                 auto: bool = False) -> DocumentOutcome:
+                 auto: bool = False, compare: int = 0) -> DocumentOutcome:
     """Wire one sheet's DAG (:mod:`flows.dag`) inside a running flow and wait for it.
 
     Returns the outcome; ``report`` is ``None`` (and ``error`` the one line) when the sheet
@@ -193,13 +199,15 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
     failed with no route A reading), with nothing written. ``verbose`` prints a line per stage and the
     summary; ``publish`` creates the run's artifacts (:mod:`tasks.write.artifacts`);
     ``auto`` says the backend was ``auto`` (for the summary's first line on a run with no
-    model).
+    model); ``compare`` the pages per call of the compare check of a PDF sheet (0: no check).
     """
     info = run_info(inputs, set_name, spec, offline, areas, t0)
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-run-") as tmp:
         run = submit_reading(inputs, info, out_dir, str(Path(tmp) / "media"), spec, offline, tries, chosen)
         if run.sheet is None:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=unconverted(run))
+        if compare:
+            submit_pages(run, compare)
         try:
             if verbose:
                 run.said += say_as_they_end(reading_lines(run))
@@ -269,11 +277,14 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
 
     outcome = DocumentOutcome(
         source=str(run.inputs.source), out=str(run.out), report=report, files=written,
-        flags=run_flags(run.settled.result(), part_boxes, run.build.result()),
+        flags=run_flags(run.settled.result(), part_boxes, run.build.result(),
+                        run.pages.result() if run.pages is not None else None, run.sheet.result()),
         comparison=run.compare.result() if run.compare is not None else None,
         task_states={k: f.state.name for k, f in run.futures().items()},
     )
     outcome.route_failed = route_failure(run.route_a.result(), run.route_b.result())
+    if run.pages is not None and run.pages.result().status.state.value == "failed":
+        outcome.compare_failed = run.pages.result().status.reason
     offline_line = no_model_line(run, auto)
     first = ([offline_line] if offline_line else []) + (
         [f"ROUTE FAILED {outcome.route_failed}"] if outcome.route_failed else [])
@@ -304,7 +315,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: returns the exit status (0 built, 1 bad input or no route read
     the sheet (a ``--filter`` that fails with route A skipped: nothing written), 2 built but
-    a live route failed after its retries, 130 interrupted)."""
+    a live route failed after its retries, or the compare check of a PDF's pages failed (no
+    ``ocr`` flag then), 130 interrupted)."""
     return entry.run_command("document", argv, "python -m flows.document", _main, "document run")
 
 
@@ -315,7 +327,7 @@ def _main(args: argparse.Namespace) -> int:
         state = document_flow(
             args.source, args.solutions, args.filter, args.replies, args.export, args.out, args.name,
             args.backend, args.model, args.offline, args.tries, args.areas, args.tex_root,
-            fresh_ocr=args.fresh_ocr, return_state=True,
+            fresh_ocr=args.fresh_ocr, compare=args.compare, return_state=True,
         )
     flow_seconds = time.monotonic() - t_flow
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None
@@ -333,6 +345,9 @@ def _main(args: argparse.Namespace) -> int:
             return code
     if isinstance(outcome, DocumentOutcome) and outcome.route_failed:
         print(f"built, a route failed: {outcome.route_failed}", file=sys.stderr)
+        return 2
+    if isinstance(outcome, DocumentOutcome) and outcome.compare_failed:
+        print(f"built, the compare check failed: {outcome.compare_failed}", file=sys.stderr)
         return 2
     return 0
 

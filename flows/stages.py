@@ -57,7 +57,7 @@ def reading_lines(run: SheetRun) -> Iterator[str]:
 
 def building_lines(run: SheetRun) -> Iterator[str]:
     """The building stages' lines, each yielded once its stage has ended: the answer boxes,
-    the set, and with an export the comparison and the boxes' score."""
+    a PDF's pages against its OCR, the set, and with an export the comparison and the boxes' score."""
     from tasks.boxes.propose import summarise
 
     boxes = run.box_futures()
@@ -68,6 +68,10 @@ def building_lines(run: SheetRun) -> Iterator[str]:
     yield (f"boxes      {ar.status}: {counted(parts_n, 'answerable part')}, {counted(ar.calls, 'call')}; "
            f"{ar.proposed} proposed ({ar.from_sheet} from the sheet), "
            f"{ar.refused} refused, {ar.written} written{cached}")
+    if run.pages is not None:
+        from tasks.pages.check import compare_line
+
+        yield compare_line(run.pages.result()) + _tag(run.pages)
     built = run.build.result()
     yield (f"build      {run.info.set_name}.zip: {counted(built.result.questions, 'question')}, "
            f"{counted(built.result.parts, 'part')}, {counted(len(built.result.katex_warnings), 'KaTeX warning')}"

@@ -51,6 +51,44 @@ class Box(BaseModel):
         return value
 
 
+class Tolerance(BaseModel):
+    """How far a numeric answer may be off: ``rtol`` (relative, a fraction) or ``atol``
+    (absolute, in the answer's units), as the platform's compareExpressions reads them.
+    ``stated`` is the sheet's words it was read from (``to 3 s.f.``, ``±2 %``), empty when it
+    is a guess; ``rule`` says which rule gave it, in one line (for the flag)."""
+
+    rtol: float | None = None
+    atol: float | None = None
+    stated: str = ""
+    rule: str = ""
+
+    @property
+    def guessed(self) -> bool:
+        """True when the sheet states no tolerance (the box is flagged ``area``)."""
+        return not self.stated
+
+
+class InputSymbol(BaseModel):
+    """One symbol a student types: ``code`` what the evaluation function reads (``rho``),
+    ``latex`` the display symbol in single dollars (``$\\rho$``), ``aliases`` other spellings
+    read as ``code`` (``Rho``, ``RHO``, ``ρ``). Written as the platform's ``inputSymbols``
+    entry ``{symbol, code, aliases, isVisible}`` (in2lambda's ``InputSymbol``)."""
+
+    code: str
+    latex: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class BoxSettings(BaseModel):
+    """What a box is written with besides its answer: ``params`` its grade parameters
+    (``None`` for none; in2lambda adds ``physical_quantity: true`` to a number with units),
+    ``symbols`` its input symbols, ``tolerance`` (``None`` for a box compared exactly)."""
+
+    params: dict[str, Any] | None = None
+    symbols: list[InputSymbol] = Field(default_factory=list)
+    tolerance: Tolerance | None = None
+
+
 class Proposal(BaseModel):
     """The reply of one call for one part: its boxes in the order a student fills them
     (an empty list for a part asking for a discussion, sketch or proof)."""

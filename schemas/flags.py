@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, computed_field
+from pydantic import BaseModel, Field, computed_field, model_serializer
 
 FlagKind = Literal[
     "not_verbatim",
@@ -17,6 +17,7 @@ FlagKind = Literal[
     "area",
     "structure",
     "katex",
+    "ocr",
 ]
 
 
@@ -27,7 +28,7 @@ POINTING = frozenset({"structure", "structural", "uncovered", "disputed", "not_v
 nothing about whether a part or a solution was read into the right place."""
 
 
-Choice = Literal["A", "B", "keep", "source", "note"]
+Choice = Literal["A", "B", "keep", "source", "note", "page"]
 """What a person may decide for a flag:
 
 - ``A`` / ``B``: the field takes route A's / route B's text as the flag shows it;
@@ -36,7 +37,10 @@ Choice = Literal["A", "B", "keep", "source", "note"]
   sheet's markdown (:mod:`tasks.settle.verbatim`), else the choice is refused;
 - ``note``: ``note`` describes one change to one display equation of the field; one
   model call turns it into corrected LaTeX (:mod:`tasks.review.notes`), refused unless it
-  renders and changes only what the note points at.
+  renders and changes only what the note points at;
+- ``page``: on an ``ocr`` flag, the field takes the page's reading in place of the OCR's
+  (``b`` in place of ``a``, :mod:`tasks.pages.reading`), refused unless the field holds the
+  OCR's reading once and the page's differs from it.
 """
 
 KIND_CHOICES: dict[str, tuple[Choice, ...]] = {
@@ -49,10 +53,11 @@ KIND_CHOICES: dict[str, tuple[Choice, ...]] = {
     "katex": ("keep", "source", "note"),
     "uncovered": ("keep",),
     "area": ("keep",),
+    "ocr": ("page", "keep", "source", "note"),
 }
 """The choices that can settle a flag of each kind, before what its field allows is known
 (:attr:`Flag.choices`): a route's text only where the routes' texts are the flag's ``a`` and
-``b``; no passage or note where the flag names lines in no field (``uncovered``: they stay
+``b``; the page's reading only on an ``ocr`` flag; no passage or note where the flag names lines in no field (``uncovered``: they stay
 out, or the person adds them where they belong) or an answer box (``area``: added on the
 platform, or the part read again with a model)."""
 
@@ -66,13 +71,25 @@ cannot render, a command nobody defines, lines in no field, the field's text).""
 _TEXT_FIELD = re.compile(r"^q\d+(?:\.p\d+)?\.(?:title|main_text|content|answer|worked_solution|options\[\d+\])$")
 
 
+class PageSpot(BaseModel):
+    """Where on a PDF's page an ``ocr`` flag's finding is: ``document`` (``questions`` or
+    ``solutions``), ``page`` (1-based) and ``crop``, the file under the run's ``pages/`` holding
+    the page cropped around it (``""`` when none was written)."""
+
+    document: Literal["questions", "solutions"]
+    page: int = Field(ge=1)
+    crop: str = ""
+
+
 class Flag(BaseModel):
     """One field (or passage) a person must read.
 
     ``field`` is a 1-based field key (``q2.p1.worked_solution``), a part (``q2.p1``, for an
     answer box refused: kind ``area``) or, for a passage in no field, ``source:LINE`` /
     ``solutions:LINE``; for the kinds in :data:`ROUTE_TEXT_KINDS` ``a`` and ``b`` are the
-    two routes' texts where they exist, for the others ``a`` is the passage the flag is about.
+    two routes' texts where they exist, for the others ``a`` is the passage the flag is about;
+    for ``ocr`` ``a`` is the OCR's reading (a verbatim span of the markdown), ``b`` the page's,
+    and ``spot`` where the page shows it (left out of the JSON for every other flag).
     """
 
     field: str
@@ -80,6 +97,15 @@ class Flag(BaseModel):
     reason: str
     a: str | None = None
     b: str | None = None
+    spot: PageSpot | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_spot(self, handler):
+        # only an ``ocr`` flag has a spot: the others serialise as they did before it existed
+        data = handler(self)
+        if isinstance(data, dict) and data.get("spot") is None:
+            data.pop("spot", None)
+        return data
 
     @property
     def routes(self) -> bool:
@@ -100,5 +126,7 @@ class Flag(BaseModel):
         if "B" in out and (not self.routes or self.b is None):
             out.remove("B")
         if not _TEXT_FIELD.match(self.field):
-            out = [c for c in out if c not in ("source", "note")]
+            out = [c for c in out if c not in ("source", "note", "page")]
+        if "page" in out and (self.a is None or self.b is None):
+            out.remove("page")
         return out

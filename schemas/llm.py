@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from schemas.routes import Usage
+
+
+class ImagePart(BaseModel):
+    """One image sent ahead of a request's user text: ``label`` a line of text put just before
+    it (``Page 3``), ``media_type`` its format, ``data`` its bytes in base64 (the standard
+    alphabet, no ``data:`` prefix). The backends send it as the API's image block (Anthropic:
+    ``{"type": "image", "source": {"type": "base64", "media_type", "data"}}``; OpenAI-compatible:
+    ``{"type": "image_url", "image_url": {"url": "data:<media_type>;base64,<data>"}}``)."""
+
+    label: str = ""
+    media_type: Literal["image/png", "image/jpeg"] = "image/png"
+    data: str
 
 
 class LLMRequest(BaseModel):
@@ -18,7 +31,9 @@ class LLMRequest(BaseModel):
     ``user`` are the prompt texts; ``max_tokens`` the output limit in tokens.
     ``json_schema`` (an object schema) asks the provider for structured output where it
     has it (Anthropic: a forced tool; OpenAI-compatible: ``response_format``), named
-    ``schema_name``; ``None`` asks for plain text (a Lua filter).
+    ``schema_name``; ``None`` asks for plain text (a Lua filter). ``images`` go before the
+    user text, each after its label (a vision call: :mod:`tasks.pages`); a backend that
+    cannot send images refuses such a request.
     """
 
     stage: str
@@ -28,6 +43,7 @@ class LLMRequest(BaseModel):
     max_tokens: int = 16000
     json_schema: dict | None = None
     schema_name: str = "reply"
+    images: list[ImagePart] = Field(default_factory=list)
 
 
 class LLMReply(BaseModel):

@@ -31,6 +31,9 @@ class DocumentOutcome(BaseModel):
     route_failed: str = ""
     """When a live route failed after its retries and the set was built from the other
     route alone: one line saying so (the command then exits 2); empty otherwise."""
+    compare_failed: str = ""
+    """When the compare check of a PDF's pages failed (a reply that does not validate, a call
+    or a render that failed): its one line (the command then exits 2); empty otherwise."""
     review: ReviewSummary | None = None
     """With ``review`` on, once a person's decisions were applied in the run: flags resolved
     and still open (as ``report.json``'s ``review``); ``None`` otherwise."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from schemas.areas import AreasSummary
+from schemas.compare import CompareSummary
 from schemas.review import ReviewSummary
 
 
@@ -83,7 +84,8 @@ class Report(Counts, ReportHead):
     """One document's report (``report.json``): its files (:class:`ReportHead`), its
     :class:`Counts`, flags by kind, what each route did, the adjudication's and the
     backend's lines, the comparison with an export (counts by kind), the answer boxes and
-    their score against the export (``areas``), and the run's warnings.
+    their score against the export (``areas``), a PDF's pages against its OCR
+    (``compare``), and the run's warnings.
     """
 
     flags_by_kind: dict[str, int] = Field(default_factory=dict)
@@ -101,6 +103,10 @@ class Report(Counts, ReportHead):
     metadata: dict[str, str] = Field(default_factory=dict)
     """The questions document's metadata (``title``, ``author``, ``date``, …, plain text); the
     title is also the set's description."""
+    compare: CompareSummary | None = None
+    """A PDF sheet's pages checked against its OCR (:mod:`tasks.pages`): the check's status,
+    each PDF's pages, calls, tokens, cost and findings per page, the ``ocr`` flags raised;
+    ``None`` when no PDF was compared (not a PDF, or ``--no-compare``)."""
     review: ReviewSummary | None = None
     """After a person's review (:mod:`tasks.review`): flags resolved and still open, and the
     fields corrected by a person's note; ``None`` until a review was applied."""

@@ -313,9 +313,9 @@ def test_readers():
 
 
 def test_to_in2lambda_uses_the_classes_and_their_default_evaluation_functions():
-    n = to_in2lambda(Box(kind="NUMERIC_UNITS", label="$m=$", answer="0.106 kg"), [])
-    m = to_in2lambda(Box(kind="MATH_SINGLE_LINE", label="$F=$", answer="rho*U**2"), [])
-    c = to_in2lambda(Box(kind="MULTIPLE_CHOICE", label="", answer=[False, True, False]), CHOICE.options)
+    n = to_in2lambda(Box(kind="NUMERIC_UNITS", label="$m=$", answer="0.106 kg"), Part(content="Find $m$."))
+    m = to_in2lambda(Box(kind="MATH_SINGLE_LINE", label="$F=$", answer="rho*U**2"), Part(content="Find $F$."))
+    c = to_in2lambda(Box(kind="MULTIPLE_CHOICE", label="", answer=[False, True, False]), CHOICE)
     assert [type(a).__name__ for a in (n, m, c)] == ["NumericUnits", "MathSingleLine", "MultipleChoice"]
     for area in (n, m, c):
         assert area.evaluation_function == type(area).__dataclass_fields__["evaluation_function"].default
@@ -325,7 +325,7 @@ def test_to_in2lambda_uses_the_classes_and_their_default_evaluation_functions():
 
 def test_to_in2lambda_refuses_a_choice_that_does_not_fit_its_options():
     with pytest.raises(ValueError):
-        to_in2lambda(Box(kind="MULTIPLE_CHOICE", answer=[True]), CHOICE.options)
+        to_in2lambda(Box(kind="MULTIPLE_CHOICE", answer=[True]), CHOICE)
 
 
 # --- the export ---------------------------------------------------------------------------
@@ -361,7 +361,7 @@ def test_hand_written_proposals_checked_and_written_by_in2lambda_score_12_of_12(
             reply = replies.get(f"q{qi + 1}.p{pi + 1}", '{"boxes": []}')
             kept, refused = check(reply, p)
             refusals += refused
-            parts.append(lib.Part(content=p.content, response_areas=[to_in2lambda(b, p.options) for b in kept]))
+            parts.append(lib.Part(content=p.content, response_areas=[to_in2lambda(b, p) for b in kept]))
         i2l_set.questions.append(lib.Question(title=q.title, parts=parts))
     assert refusals == []
     i2l_set.to_json(str(tmp_path / "out"))

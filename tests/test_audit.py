@@ -84,13 +84,54 @@ def test_one_question_read_as_two_is_flagged_on_the_second():
     assert any(f.field == "q3" and "both start under the marker '## Question 2'" in f.reason for f in flags)
 
 
-def test_question_numbers_that_skip_or_repeat_but_not_a_restart_at_one():
-    md = SHEET.replace("## Question 3", "## Question 4")
-    assert any("skips from 2 to 4" in f.reason for f in audit(faithful(), md))
-    md = SHEET.replace("## Question 3", "## Question 2")
+def test_question_numbers_that_skip_or_repeat_when_a_question_may_be_lost_but_not_a_restart_at_one():
+    # the reading lost question 3's text (in no field): the skip from 2 to 4 says where
+    md = SHEET.replace("## Question 3", "Why is the sky blue?\n\n## Question 4")
+    assert any("skips from 2 to 4" in f.reason and f.field == "q2" for f in audit(faithful(), md))
+    md = SHEET.replace("## Question 3", "## Question 2\n\nWhy is the sky blue?\n\n## Question 3")
     assert any("repeats number 2" in f.reason for f in audit(faithful(), md))
     md = SHEET.replace("## Question 3", "## Kinematics\n\n## Question 1")
     assert audit(faithful(), md) == []
+
+
+def test_a_numbering_the_sheet_itself_skips_is_no_doubt_when_every_marker_opens_a_question_and_nothing_is_lost():
+    for number in ("4", "2", "1"):
+        md = SHEET.replace("## Question 3", f"## Question {number}")
+        assert audit(faithful(), md) == [], number
+
+
+def test_a_lead_in_paragraph_read_with_the_question_after_it_is_not_two_questions_under_one_marker():
+    md = ("1.  Name a prime number.\n2.  Name an even number.\n\nTwo dice are rolled.\n\n"
+          "3.  Find the chance of a double six.\n4.  Find the chance of a sum of seven.\n")
+    reading = SheetSet([Question(main_text="Name a prime number."), Question(main_text="Name an even number."),
+                        Question(main_text="Two dice are rolled.\n\nFind the chance of a double six."),
+                        Question(main_text="Find the chance of a sum of seven.")])
+    assert audit(reading, md) == []
+    # the stem read as a question of its own is still one question too many under marker 2
+    split = SheetSet(reading.root[:2] + [Question(main_text="Two dice are rolled."),
+                                         Question(main_text="Find the chance of a double six."), reading.root[3]])
+    assert any(f.field == "q3" and "both start under the marker '2." in f.reason for f in audit(split, md))
+
+
+def test_a_date_heading_is_no_question_marker():
+    assert question_markers("# 12 Mar 24 - Lab: Pendulums\n\nTime ten swings.\n") == []
+    assert question_markers("# 3 Forces on a beam\n\nText.\n")[0].number == "3"
+
+
+def test_the_steps_a_question_numbers_in_its_own_text_are_not_questions():
+    md = ("# Warm-up\n\nDo the following:\n\n1.  Open the data.\n\n2.  Plot it.\n\n#### What is the trend?\n\n"
+          "# Main task\n\nDo the following:\n\n1.  Fit a line.\n\n2.  Report the slope.\n\n#### Is it significant?\n")
+    reading = SheetSet([
+        Question(title="Warm-up", main_text="Do the following:\n\n1.  Open the data.\n\n2.  Plot it.",
+                 parts=[Part(content="What is the trend?")]),
+        Question(title="Main task", main_text="Do the following:\n\n1.  Fit a line.\n\n2.  Report the slope.",
+                 parts=[Part(content="Is it significant?")]),
+    ])
+    assert [f for f in audit(reading, md) if f.field.startswith("q")] == []
+    # but a question's next number read into it is still a marker that opens no question
+    md = "1.  Open the data.\n\n2.  Plot it.\n\n3.  Fit a line.\n"
+    swallowed = SheetSet([Question(main_text="Open the data."), Question(main_text="Plot it.\n\n3.  Fit a line.")])
+    assert any(f.field == "q2" and "'3.  Fit a line.'" in f.reason for f in audit(swallowed, md))
 
 
 def test_part_labels_that_skip_repeat_or_restart_inside_a_question():
@@ -271,3 +312,19 @@ def test_a_question_word_heading_with_no_number_is_a_marker():
     reading = SheetSet([Question(main_text="Find the principal stresses."), Question(main_text="Find the shear stress.")])
     assert [f.field for f in audit(reading, sheet)] == ["q2"]
     assert "both start under the marker '#### Question'" in audit(reading, sheet)[0].reason
+
+
+def test_the_first_questions_lead_in_left_out_is_doubted_when_later_lead_ins_were_kept():
+    md = ("A bag holds three red and two blue marbles.\n\n1.  Find the chance of red.\n2.  Find the chance of blue.\n\n"
+          "Two marbles are drawn.\n\n3.  Find the chance both are red.\n")
+    reading = SheetSet([Question(main_text="Find the chance of red."), Question(main_text="Find the chance of blue."),
+                        Question(main_text="Two marbles are drawn.\n\nFind the chance both are red.")])
+    flags = audit(reading, md)
+    assert [f.field for f in flags] == ["q1"] and "(line 1)" in flags[0].reason and "question 3" in flags[0].reason
+    # with question 1's lead-in kept, nothing
+    kept = reading.model_copy(deep=True)
+    kept.root[0].main_text = "A bag holds three red and two blue marbles.\n\nFind the chance of red."
+    assert audit(kept, md) == []
+    # a sheet whose reading kept no lead-in: the text before question 1 is its head, no doubt
+    head = SheetSet([reading.root[0], reading.root[1], Question(main_text="Find the chance both are red.")])
+    assert not [f for f in audit(head, md) if "lead-in" in f.reason]

@@ -95,6 +95,23 @@ def test_the_set_is_written_in_the_platform_layout(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["Statics", "Statics.zip"]
 
 
+def test_a_title_too_long_for_a_file_name_is_written_whole(tmp_path):
+    # A heading that holds a whole prompt: in2lambda names the file after the title, and a name
+    # past 255 bytes was OSError 36 and no set.
+    long = "Put the measured values into one table, " * 12 + "and say which one is largest."
+    sheet = SheetSet([Question(title=long, main_text="A list of readings.", parts=[Part(content="Do it.")]),
+                      Question(title="Short", main_text="Another.", parts=[Part(content="Again.")])])
+    result = write_set(sheet, "Long", tmp_path / "out", {})
+    set_dir = Path(result.set_dir)
+    names = sorted(p.name for p in set_dir.glob("question_*.json"))
+    assert all(len(n.encode()) < 255 for n in names)
+    assert [q["title"] for q in question_files(set_dir)] == [long, "Short"]
+    with zipfile.ZipFile(result.zip_path) as zf:
+        zipped = sorted(n for n in zf.namelist() if n.startswith("question_"))
+        assert zipped == names
+        assert json.loads(zf.read(zipped[0]))["title"] == long
+
+
 def test_images_are_copied_under_unique_names_and_links_rewritten(tmp_path):
     result = write_set(small_set(), "Statics", tmp_path, IMAGES)
     media = tmp_path / "Statics" / "media"

@@ -306,7 +306,10 @@ def test_me2_hand_written_boxes_replayed_score_12_of_12(tmp_path):
     own = sorted(k for k in outcome.task_states if k.startswith("areas q"))
     assert len(own) == 3 and "areas (no call)" in outcome.task_states, own
     assert (a.matched, a.in_export, a.misses) == (12, 12, [])
-    assert "area" not in outcome.report.flags_by_kind
+    # no box refused; each number whose tolerance the sheet does not state is flagged (issue 26)
+    guessed = sorted(f["field"] for f in flags(out) if f["kind"] == "area")
+    assert guessed == ["q1.p1", "q2.p1", "q2.p2", "q4.p1", "q4.p2", "q4.p2"]
+    assert all("tolerance the sheet does not state" in f["reason"] for f in flags(out) if f["kind"] == "area")
     # q5.p2's multiple choice box carries the part's seven options, in the set in2lambda wrote.
     q5 = json.loads(next((out / "Introduction").glob("question_004_*.json")).read_text())
     [choice] = sorted(q5["parts"], key=lambda p: p["orderNumber"])[1]["responseAreas"]
@@ -328,7 +331,7 @@ def test_me2_a_refused_box_touches_only_its_part_and_is_flagged(tmp_path):
     a = outcome.report.areas
     assert (a.refused, a.written, a.matched, a.in_export) == (2, 9, 9, 12)
     assert sorted({m.part for m in a.misses}) == ["q4.p2", "q4.p3"]
-    area = {f["field"]: f["reason"] for f in flags(out) if f["kind"] == "area"}
+    area = {f["field"]: f["reason"] for f in flags(out) if f["kind"] == "area" and "refused" in f["reason"]}
     assert set(area) == {"q4.p2", "q4.p3"}
     assert "does not parse" in area["q4.p2"] and "'ESSAY' is not one of" in area["q4.p3"]
     assert "areas.json: q9.p1 is not a part with something to answer; its reply was not used" in outcome.report.warnings

@@ -284,6 +284,7 @@ def test_unnumbered_solutions_pair_by_position_and_a_count_that_differs_is_flagg
     assert pairing.how == "position"
     assert merged.root[0].parts[0].worked_solution == "W1"
     assert len(pairing.flags) == 1 and "paired by position" in pairing.flags[0].reason
+    assert pairing.flags[0].field == "q1"  # where the pairing starts: a flag names a question, not the sheet
     merged, pairing = merge_solutions(q, SheetSet.model_validate([{}, {}]), None, None)
     assert pairing.flags == []
 
@@ -631,6 +632,22 @@ def test_matching_or_missing_labels_pair_as_before():
     two = SheetSet.model_validate([{"parts": [{"content": "Find p."}, {"content": "Find r."}]}])
     merged, pairing = merge_solutions(two, s, [("1", ["1", "2"])], [("1", ["a", "b"])])
     assert [p.answer for p in merged.root[0].parts] == ["r=1", "p=2"] and pairing.flags == []
+
+
+def test_a_solution_answering_pieces_one_by_one_for_a_question_read_with_no_parts_is_flagged():
+    q = SheetSet.model_validate([{"main_text": "Study the pump.\n\n- Name its parts.\n\n- Give its power."}])
+    s = SheetSet.model_validate([{"parts": [{"answer": "Rotor and casing."}, {"answer": "Two kilowatts."}]}])
+    merged, pairing = merge_solutions(q, s, [("1", [])], [("1", ["1", "2"])])
+    (part,) = merged.root[0].parts  # joined, as before
+    assert part.answer == "Rotor and casing.\n\nTwo kilowatts."
+    assert [(f.kind, f.field) for f in pairing.flags] == [("structure", "q1")] and "2 pieces" in pairing.flags[0].reason
+    # a solution restating sub-items of which only one answers is no doubt, nor steps of a
+    # question whose text lists nothing to answer one by one
+    s = SheetSet.model_validate([{"parts": [{"answer": ""}, {"answer": "Two kilowatts."}]}])
+    assert merge_solutions(q, s, [("1", [])], [("1", ["1", "2"])])[1].flags == []
+    steps = SheetSet.model_validate([{"parts": [{"answer": "First integrate."}, {"answer": "Then divide."}]}])
+    plain = SheetSet.model_validate([{"main_text": "Solve the two equations above."}])
+    assert merge_solutions(plain, steps, [("1", [])], [("1", ["1", "2"])])[1].flags == []
 
 
 def test_general_reader_flags_a_solution_part_the_sheet_does_not_have():

@@ -77,7 +77,7 @@ def test_the_modules_import_no_circle():
     assert cycles == []
 
 
-FLOW_MODULES = {"flows", "flows.document", "flows.folder", "flows.folder_run", "flows.sweep", "flows.review",
+FLOW_MODULES = {"flows", "flows.document", "flows.folder", "flows.folder_run", "flows.sweep", "flows.review", "flows.compare",
                 "flows.dag", "flows.stages", "flows.pool"}
 """flows/: the flows (document, folder, sweep, review) and their wiring (the sheet's DAG and
 its stage lines, a folder's sheets, the sweep's work pool). Anything else has a room of its own."""
@@ -85,7 +85,7 @@ its stage lines, a folder's sheets, the sweep's work pool). Anything else has a 
 MAX_LINES = 420
 """About 400 lines: a module past it is split."""
 
-SPLIT_BY_THEIR_OWNERS = {"tasks/convert/markdown.py", "tasks/settle/audit.py", "tasks/convert/tex_rewrite.py"}
+SPLIT_BY_THEIR_OWNERS = {"tasks/convert/markdown.py", "tasks/convert/tex_rewrite.py"}
 """Stage modules over the limit when the house was reordered (issue 22), each being split by
 the issue that owns its stage; none may grow past where it was then (``GREW_PAST``)."""
 

@@ -166,3 +166,15 @@ def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question()
 def test_a_listing_keeps_its_language_but_no_pandoc_attributes():
     out = md("Run:\n\\begin{lstlisting}[language=HTML]\n<p>hi</p>\n\\end{lstlisting}", "\\usepackage{listings}\n")
     assert "``` html" in out.text.splitlines() and "{." not in out.text and "language=" not in out.text
+
+
+def test_what_the_conversion_loses_is_placed_by_the_words_not_by_labels_and_spacing_or_keys_lose_nothing():
+    out = md("\\section*{Problem 1}\nSolve the cubic equation\n\\begin{equation}x^3 = 8\\label{eq:cubic_root}\\end{equation}\n"
+             "\\mystep Then check it.\n\nWith a gap\\qquad here and a \\color{red}colour.\n\n"
+             "\\answerkey[owlbear]{The root is two.}\n")
+    skipped = [w for w in out.warnings if w.kind == "SkippedContent"]
+    assert [w.text.strip() for w in skipped] == ["\\mystep"]
+    # the label's name (cubic_root) is no word of the sheet: the words before the loss are the text's
+    assert skipped[0].near == "Problem Solve cubic equation"
+    # an optional argument is a key, never words of the sheet: nothing reported lost for it
+    assert not [w for w in out.warnings if w.kind == "ContentLost" and "owlbear" in w.message]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
 from tasks.read.discovery import ast, discover, repeated_words
-from tasks.read.layout import (Layout, Reading, candidates, choose, in_sequence, read_and_pair_inferred, read_with,
-                               runner_up_flags)
+from tasks.read.layout import (Layout, Reading, candidates, choose, in_sequence, interrupted_flags,
+                               read_and_pair_inferred, read_with, runner_up_flags)
 from tasks.read.restated import cut_restated, fold
 from tasks.read.route_b import library_filters, read_and_pair
 
@@ -186,3 +186,16 @@ def test_the_sections_layout_makes_every_sub_heading_a_part_and_drops_sections_w
     reading = read_with(GENERAL, layout, md, "questions")
     assert [q.title for q in reading.questions.root] == ["Pendulum", "Spring"]
     assert [p.content for p in reading.questions.root[0].parts] == ["Period\n\nMeasure it.", "Mass\n\nVary it."]
+
+
+def test_a_list_numbered_from_one_inside_the_sheets_own_numbering_read_as_questions_is_doubted():
+    sheet = ("(1) Name the gas plants take in.\n(2) Name the gas they give off.\n\n"
+             "Try this at home:\n\n1.  Fill a jar with water.\n\n2.  Put a leaf in it.\n\n3.  Leave it in the sun.\n\n"
+             "<!-- -->\n\n(3) What rises from the leaf?\n(4) Why does it rise?\n")
+    questions, pairing = read_and_pair_inferred(GENERAL, sheet, None)
+    texts = [q.main_text for q in questions.root]
+    assert len(texts) == 7, texts  # the reader takes every item as a question
+    doubted = [f.field for f in pairing.flags if "numbered 1-3 inside the sheet's own numbering" in f.reason]
+    assert doubted == ["q4", "q5"]  # the list's later items; its first holds the lead-in
+    # groups that each restart at 1 are topic groups, no doubt
+    assert interrupted_flags([(n, []) for n in "1231231"]) == []

@@ -150,6 +150,42 @@ def test_a_note_corrects_an_equation_when_a_model_is_configured(browser, tmp_pat
         p.close()
 
 
+def test_an_ocr_flag_shows_the_page_crop_and_takes_the_pages_reading(browser, tmp_path):
+    """A compare check (issue 25) placed on the small run: its ``ocr`` flag shows both readings
+    and the page cropped around the finding, and ``p`` takes the page's reading."""
+    from schemas.llm import BackendSpec
+    from tasks.pages.check import PdfDoc, compare_pdfs
+    from tasks.pages.rerun import place_in_run
+    from tests.pdfs import sheet_pdf
+    from tests.scripted import ScriptedBackend
+    from tests.test_review import SOURCE_MD, make_run
+
+    out = make_run(tmp_path)
+    pdf = sheet_pdf([["1. A block rests on a ramp, as in the figure.", "2. A cyclists accelerates from rest."]])
+    said = json.dumps({"findings": [{"page": 1, "ocr_text": "cyclist", "page_text": "cyclists", "kind": "letter lost",
+                                     "box": [0.1, 0.1, 0.9, 0.2]}]})  # the finding this test states
+    result = compare_pdfs([PdfDoc(document="questions", name="sheet.pdf", data=pdf, markdown=SOURCE_MD)], {},
+                          BackendSpec(name="scripted", model="m"), False, 4, live=ScriptedBackend([said]))
+    place_in_run(out, "questions", result)
+    n = flag_of(out, "q2.main_text", "ocr")
+    p = Page(browser, out)
+    try:
+        page = p.page
+        p.go(n)
+        assert page.inner_text("#ocr-reading") == "cyclist" and page.inner_text("#page-reading") == "cyclists"
+        page.wait_for_function("() => document.getElementById('crop').complete")
+        assert page.evaluate("document.getElementById('crop').naturalWidth") == 2 * 595  # the page's width, 144 dpi
+        assert "Page 1 of the questions PDF" in page.inner_text("#crop-caption")
+        page.keyboard.press("p")
+        p.said("the page's reading taken")
+        assert p.record() == [(n, "page")]
+        z = p.download()
+        assert set_question(z, 1)["masterContent"] == "A cyclists accelerates from rest."
+        assert p.errors == []
+    finally:
+        p.close()
+
+
 @pytest.mark.usefixtures("prefect_server")
 def test_the_page_on_me2_replayed(browser, tmp_path):
     from flows.document import document_flow

@@ -90,7 +90,8 @@ def test_stray_minus_in_mathpix_display_maths():
 
 def test_conversion_loss_is_flagged_and_stray_minus_only_for_mathpix():
     a = SheetSet([Question(main_text="A cart rolls down a hill.", parts=[Part(answer="$$\nE = mgh -\n$$")])])
-    warn = ConversionWarning(kind="SkippedContent", text="\\begin{parts}", message="Skipped '\\begin{parts}'")
+    warn = ConversionWarning(kind="SkippedContent", text="\\begin{parts}", message="Skipped '\\begin{parts}'",
+                             near="cart rolls down hill")
     plain = settle_document(a, None, SRC + "\n$$\nE = mgh -\n$$\n", None, None, {"source": [warn]}, mathpix=False)
     kinds = [f.kind for f in plain.flags]
     assert kinds.count("conversion_loss") == 1 and "stray_minus" not in kinds
@@ -174,12 +175,29 @@ def test_a_loss_in_the_body_is_flagged_on_the_field_whose_words_come_just_before
     assert [(f.field, f.kind) for f in flags] == [("q1.p1.content", "conversion_loss")]
     assert "line 12 of the sheet" in flags[0].reason and flags[0].a.startswith("\\begin{tikzpicture}")
     assert flags[0].choices == ["keep", "source", "note"]
-    # words no field holds: one sheet-wide flag, not a guess
+    # words no field holds: no flag and no guess, a note of the report (it concerns no field we know)
     lost = drawing.model_copy(update={"near": "nothing like this anywhere"})
-    assert [f.field for f in conversion_loss_flags("source", [lost], LOSS_SET)] == ["source:conversion"]
+    assert conversion_loss_flags("source", [lost], LOSS_SET) == []
+    assert conversion_notes({"source": [lost]}, LOSS_SET) == ["source: [INFO] Skipped '\\begin{tikzpicture}'"]
+    # a file refused is a flag even where no field is near (a person must see it)
+    refused = ConversionWarning(kind="FileRefused", text="../../secret.tex", message="refused ../../secret.tex")
+    assert [f.field for f in conversion_loss_flags("source", [refused], LOSS_SET)] == ["source:conversion"]
     # a solutions document's loss sits in an answer or worked solution only
     answer = drawing.model_copy(update={"near": "Weight tension"})
     assert [f.field for f in conversion_loss_flags("solutions", [answer], LOSS_SET)] == ["q1.p1.answer"]
+
+
+def test_a_command_skipped_at_every_question_is_one_cause_one_flag():
+    badges = [ConversionWarning(kind="SkippedContent", text=f"\\stamp{{{n}}}", line=line, near=near,
+                                message=f"[INFO] Skipped '\\stamp{{{n}}}'")
+              for n, line, near in ((1, 9, "crane lifts crate steel beams"), (2, 20, "pendulum swings through small"))]
+    flags = conversion_loss_flags("source", badges, LOSS_SET)
+    assert [f.field for f in flags] == ["q1.main_text"]
+    assert "\\stamp" in flags[0].reason and "2 places" in flags[0].reason and "q2.main_text" in flags[0].reason
+    assert flags[0].a == "\\stamp{1}\n\\stamp{2}"
+    # a drawing skipped twice is two drawings lost: a flag on each field
+    drawings = [b.model_copy(update={"text": "\\begin{tikzpicture}\\draw (0,0);"}) for b in badges]
+    assert [f.field for f in conversion_loss_flags("source", drawings, LOSS_SET)] == ["q1.main_text", "q2.main_text"]
 
 
 def test_the_preamble_packages_metadata_and_what_was_left_out_on_purpose_are_no_flag():

@@ -9,6 +9,13 @@ def test_paragraphs_split_at_blank_lines():
     assert paragraphs("one\ntwo\n\n  \nthree") == ["one\ntwo", "three"]
 
 
+def test_a_display_equation_holding_a_blank_line_is_one_paragraph_and_a_whole_quote():
+    field = "Write it as\n\n$$\nA = \\begin{bmatrix} 1 \\end{bmatrix}\n\n\n$$\n\nand solve."
+    assert paragraphs(field) == ["Write it as", "$$\nA = \\begin{bmatrix} 1 \\end{bmatrix}\n\n$$", "and solve."]
+    sheet = "Write it as\n\n$$\nA = \\begin{bmatrix} 1 \\end{bmatrix}\n\n\n$$\n\nand solve.\n"
+    assert not_verbatim(SheetSet([Question(main_text=field)]), [sheet]) == {}
+
+
 def test_quoted_fields_pass_with_whitespace_folded():
     reading = SheetSet([Question(title="Question 1", main_text="A block sits on a ramp inclined at $30^\\circ$.",
                                  parts=[Part(content="Find the friction.", answer="The friction is $mg\\sin\\theta$.")])])

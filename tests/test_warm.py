@@ -36,6 +36,9 @@ def kept():
     env = {**os.environ, "PREFECT_HOME": str(home)}
     for name in ("SHEET2LAMBDA_SERVER", "PREFECT_API_URL", "SHEET2LAMBDA_WARM"):
         env.pop(name, None)
+    # A string exported for another server (or left by an earlier test): the kept server's own
+    # file must win, or every command is refused with 401 (what CI once met).
+    env["PREFECT_API_AUTH_STRING"] = "sheet2lambda:" + "left-from-another-server"
     try:
         started = subprocess.run([PY, "-m", "commandline.cli", "server", "start", "--port", str(server.free_port())],
                                  cwd=ROOT, env=env, capture_output=True, text=True, timeout=STARTED)

@@ -157,9 +157,10 @@ def explicit_expression(text: str, context: str | None = None) -> str:
     """``text`` written so that compareExpressions reads it the same whatever its settings:
     every product with ``*``, powers with ``**``, ``e^x`` as ``exp(x)``, ``ln`` as ``log``
     (``Q_0 e^(-t/tau)`` → ``Q_0*exp(-t/tau)``, ``m(g+a)`` → ``m*(g+a)``). The answer box
-    is written in this form: compareExpressions' default ``strict_syntax`` is true, under
-    which ``*`` may not be omitted and ``^`` is not a power. Raises as
-    :func:`parse_expression`."""
+    is written in this form so that it reads the same under ``strict_syntax`` true (``*`` may
+    not be omitted, ``^`` is no power: symbolicEqual's and comparePhysicalQuantities' default)
+    and false (compareExpressions' default, its ``default_parameters`` and user docs). Raises
+    as :func:`parse_expression`."""
     return _read_expression(text, context)[1]
 
 

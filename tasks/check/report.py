@@ -16,6 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from schemas.flags import Flag
 from schemas.areas import PartBoxes, Score
 from schemas.build import BuiltSet
+from schemas.compare import CompareResult, CompareSummary
 from schemas.export import Comparison
 from schemas.markdown import SheetText
 from schemas.report import Report, RouteSummary, RunInfo
@@ -140,23 +141,50 @@ def summary_lines(report: Report) -> list[str]:
     return lines
 
 
-def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet) -> list[Flag]:
+def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, compared: CompareResult | None = None,
+              sheet: SheetText | None = None) -> list[Flag]:
     """Every flag of one document run, as ``flags.json`` lists them and the report counts them:
     the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
     refused answer box (:func:`tasks.boxes.propose.flags_of`), one ``area`` flag per part whose
-    multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`)
+    multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`),
+    one ``area`` flag per box whose tolerance is a guess (:func:`tasks.boxes.settings.tolerance_flags`)
     and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
-    yet (:func:`tasks.write.katex.katex_flags`)."""
+    yet (:func:`tasks.write.katex.katex_flags`); with ``sheet``, a ``structure`` flag on each
+    question when the sheet's file name says it holds solutions and none was read
+    (:func:`tasks.settle.reading_doubts.solutions_name_flags`: the name is never part of a
+    cached stage's key, so this flag is raised here, outside the tiers' stage); then one ``ocr``
+    flag per field holding a finding of the compare check (``compared``, on the markdown of
+    ``sheet``: :func:`tasks.pages.place.ocr_flags`), last, so that a later ``sheet2lambda compare``
+    replaces them without renumbering the others."""
     from tasks.boxes.propose import flags_of, unboxed_options_flags
+    from tasks.boxes.settings import tolerance_flags
+    from tasks.pages.place import ocr_flags
+    from tasks.settle.reading_doubts import solutions_name_flags
     from tasks.write.katex import katex_flags
 
-    return (settled.flags + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
-            + katex_flags(built.result.katex_warnings, settled.flags))
+    sources = {"questions": sheet.questions.text} if sheet is not None else {}
+    if sheet is not None and sheet.solutions is not None:
+        sources["solutions"] = sheet.solutions.text
+    named = (solutions_name_flags(settled.questions, sheet.questions.name, sheet.solutions is not None)
+             if sheet is not None else [])
+    return (settled.flags + named + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
+            + tolerance_flags(settled.questions, part_boxes) + katex_flags(built.result.katex_warnings, settled.flags)
+            + ocr_flags(compared, settled.questions, sources))
+
+
+def compare_summary(compared: CompareResult | None, flags: list[Flag]) -> CompareSummary | None:
+    """``report.json``'s ``compare`` of the check's result (``None`` when no check ran) and the
+    run's flags (its ``ocr`` flags counted)."""
+    if compared is None:
+        return None
+    return CompareSummary(status=compared.status.state.value, reason=compared.status.reason,
+                          documents=compared.documents, flags=sum(1 for f in flags if f.kind == "ocr"))
 
 
 def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
                     settled: Settled, part_boxes: list[PartBoxes], boxes_status: str | None, answerable: int,
-                    built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
+                    built: BuiltSet, comparison: Comparison | None, score: Score | None,
+                    compared: CompareResult | None = None) -> Report:
     """The :class:`Report` of one document run from its stages' results.
 
     ``part_boxes`` are the answer-box stage's parts (their refusals are flagged on their
@@ -173,8 +201,11 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
     if score is not None:
         boxes = boxes.model_copy(update={"matched": score.matched, "in_export": score.in_export, "misses": score.misses})
     box_usage = Usage(input_tokens=boxes.input_tokens, output_tokens=boxes.output_tokens, cost_usd=boxes.cost_usd)
-    usage = a.usage + b.usage + adjudication.usage + box_usage
+    usage = a.usage + b.usage + adjudication.usage + box_usage + (compared.usage if compared is not None else Usage())
     warnings = [f"image not found: {link}" for link in sheet.missing_images()]
+    if compared is not None and compared.status.state.value == "failed":
+        warnings.append(f"compare failed ({compared.status.reason}): the PDF's pages were not checked against its OCR")
+    flags = run_flags(settled, part_boxes, built, compared, sheet)
     if info.solutions_note:
         warnings.append(info.solutions_note)
     if info.areas:
@@ -183,7 +214,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
                      for key in sorted(set(info.saved_area_keys) - asked)]
     return count_report(
         fields=settled.fields,
-        flags=run_flags(settled, part_boxes, built),
+        flags=flags,
         route_a=route_summary(a),
         route_b=route_summary(b),
         source=info.source,
@@ -200,25 +231,27 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
         comparison=(comparison.model_dump(include={"fields_compared", "equal", "notation", "content"})
                     if comparison is not None else None),
         warnings=warnings,
-        conversion=conversion_notes(sheet.warnings()),
+        conversion=conversion_notes(sheet.warnings(), settled.questions),
         metadata=sheet.metadata(),
         adjudication=str(adjudication.status),
         backend=info.backend,
         areas=boxes,
+        compare=compare_summary(compared, flags),
     )
 
 
 @task(name="report", cache_policy=NO_CACHE, persist_result=False)
 def report_task(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteResult, adjudication: AdjudicationResult,
                 settled: Settled, part_boxes: list[PartBoxes | list[PartBoxes]], boxes_status: str | None,
-                answerable: int, built: BuiltSet, comparison: Comparison | None, score: Score | None) -> Report:
+                answerable: int, built: BuiltSet, comparison: Comparison | None, score: Score | None,
+                compared: CompareResult | None = None) -> Report:
     """:func:`document_report` as a task, ``part_boxes`` the answer-box tasks' results
     (:func:`tasks.boxes.propose.gathered`); never cached (it measures the run's time), its
     result not stored."""
     from tasks.boxes.propose import gathered
 
     return document_report(info, sheet, a, b, adjudication, settled, gathered(part_boxes), boxes_status, answerable, built,
-                           comparison, score)
+                           comparison, score, compared)
 
 
 def offline_refusals(a: RouteResult, adjudication: AdjudicationResult, part_boxes: list[PartBoxes],

@@ -2,7 +2,8 @@
 
 - A sheet (or its solutions) of markdown or LaTeX is at most :data:`MAX_TEXT_BYTES`, a Word
   document at most :data:`MAX_DOCX_BYTES` (sheets are kilobytes; pandoc needs about a
-  hundred times a document's size in memory).
+  hundred times a document's size in memory), a PDF at most :data:`MAX_PDF_BYTES` (pandoc never
+  reads it: its bytes go to Mathpix, and a scanned sheet is megabytes).
 - A zip (a ``.docx``, an export) is read only when every member inflates to at most
   :data:`MAX_MEMBER_BYTES`, all members to at most :data:`MAX_ZIP_BYTES`, no member
   inflates more than :data:`MAX_RATIO` times, and it has at most :data:`MAX_MEMBERS`
@@ -31,6 +32,9 @@ MAX_TEXT_BYTES = 2 << 20
 """Largest markdown or LaTeX document read (2 MiB)."""
 MAX_DOCX_BYTES = 20 << 20
 """Largest Word document read (20 MiB, images included)."""
+MAX_PDF_BYTES = 64 << 20
+"""Largest PDF sent to OCR (64 MiB: a scanned sheet of a few pages is 1-20 MiB; Mathpix's
+``v3/pdf`` takes uploads up to 1 GB, https://docs.mathpix.com/reference/limits-and-quotas)."""
 MAX_MEMBER_BYTES = 64 << 20
 """Largest size a zip member may inflate to (64 MiB)."""
 MAX_ZIP_BYTES = 256 << 20
@@ -60,9 +64,9 @@ def _size(n: int) -> str:
 
 
 def check_document_size(path: Path, size: int) -> None:
-    """Refuse a document over its stated size (:data:`MAX_TEXT_BYTES`, or
-    :data:`MAX_DOCX_BYTES` for ``.docx``): :class:`InputError` naming the file."""
-    limit = MAX_DOCX_BYTES if path.suffix.lower() == ".docx" else MAX_TEXT_BYTES
+    """Refuse a document over its stated size (:data:`MAX_TEXT_BYTES`, :data:`MAX_DOCX_BYTES`
+    for ``.docx``, :data:`MAX_PDF_BYTES` for ``.pdf``): :class:`InputError` naming the file."""
+    limit = {".docx": MAX_DOCX_BYTES, ".pdf": MAX_PDF_BYTES}.get(path.suffix.lower(), MAX_TEXT_BYTES)
     if size > limit:
         raise InputError(str(path), f"too large: {_size(size)} (a sheet is at most {_size(limit)})")
 

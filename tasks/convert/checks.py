@@ -51,6 +51,7 @@ _LAYOUT = {
     "vskip", "topskip", "stepcounter", "refstepcounter", "thequestion", "begingroup", "endgroup",
     "enlargethispage", "fontsize", "hline",
     "hskip", "kern", "hrule", "vrule", "penalty", "break", "vss", "hss", "strut", "leavevmode",
+    "quad", "qquad", "enspace", "enskip", "thinspace", "negthinspace", "color", "addcontentsline", "phantomsection",
 }
 _OVERLAY = re.compile(r"\s*\\begin\{tikzpicture\}\s*\[[^\]]*\boverlay\b")
 """A TikZ picture drawn over the page (``[remember picture, overlay]``): page decoration."""
@@ -282,7 +283,12 @@ def _drop_not_text(body: str) -> str:
             stop = _strip_groups(body, m.end(), _ARGS_NOT_TEXT[name])
         blank(m.start(), stop)
         i = stop
-    # Key=value option lists and float placements.
+    # Key=value option lists and float placements; an optional argument right after a command
+    # (``\\quizanswerkey[key]{…}``: a key, a short form or options, never the sheet's words).
+    text = "".join(chars)
+    for m in re.finditer(r"\\[A-Za-z@]+\*?(\[[^\[\]\n]*\])", body):
+        if m.group(0)[1:].split("[")[0].rstrip("*") != "item":
+            blank(m.start(1), m.end(1))
     text = "".join(chars)
     for m in re.finditer(r"\[[^\[\]]*=[^\[\]]*\]|\[[htbpH!]+\]", text):
         blank(m.start(), m.end())

@@ -24,7 +24,7 @@ class Inputs(BaseModel):
 
     ``source_bytes``/``solutions_bytes``: the documents; ``filter_source``: a Lua filter
     given with ``--filter`` (or saved as ``filter.lua`` among the replies); ``replies``:
-    saved reply texts by stage (``route-a``, ``adjudication``); ``areas``: the saved answer
+    saved reply texts by stage (``route-a``, ``adjudication``, ``compare``); ``areas``: the saved answer
     box replies (``areas.json``) by part key (``q1.p1``); ``export``: the export read, and
     ``export_boxes``/``export_rtol`` its answer boxes and their tolerances by part key.
     """
@@ -75,6 +75,17 @@ def _read_bytes(path: Path, what: str) -> bytes:
     elif what in ("document", "solutions document"):
         check_text_sheet(path, data)
     return data
+
+
+def read_document(path: str | Path) -> bytes:
+    """A document's bytes, read as a run reads its sheet (its stated size, a text sheet's
+    checks); raises :class:`InputError` naming the file."""
+    return _read_bytes(Path(path), "document")
+
+
+def read_saved_reply(path: str | Path) -> str:
+    """A saved reply's text (at most its stated size, UTF-8); raises :class:`InputError`."""
+    return _read_text(Path(path), "saved reply")
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -134,10 +145,14 @@ def read_inputs(
         rd = Path(replies)
         if not rd.is_dir():
             raise InputError(str(rd), "no such folder of saved replies")
-        for stage in ("route-a", "adjudication"):
+        for stage in ("route-a", "adjudication", "compare"):
             p = rd / f"{stage}.json"
             if p.is_file():
                 inputs.replies[stage] = _read_text(p, "saved reply")
+        if "compare" in inputs.replies:  # its shape checked here: one line naming the file, nothing written
+            from tasks.pages.ask import read_saved
+
+            read_saved(inputs.replies["compare"], str(rd / "compare.json"))
         saved_areas = rd / "areas.json"
         if saved_areas.is_file():
             inputs.areas = read_saved(_read_text(saved_areas, "saved reply"), str(saved_areas))

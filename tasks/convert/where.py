@@ -45,8 +45,9 @@ def words_before(source: str, line: int, column: int = 1, skipped: str = "", fir
     """The last :data:`NEAR_WORDS` words of four letters or more of ``source`` before the
     piece ``skipped`` that pandoc reported at 1-based ``line`` and ``column`` (pandoc gives the
     line it starts on and a column at or after its first characters), from line ``first`` on
-    (the body), comments,
-    command names and environment names left out, joined by spaces; ``""`` when there are none."""
+    (the body), comments, command names, environment names and the names a command takes
+    (labels, references, citation keys, files: :data:`_ENV_NAME`) left out, joined by spaces;
+    ``""`` when there are none."""
     lines = _PICTURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source).split("\n")  # no drawing's words
     start = max(1, line)
     cut = lines[start - 1] if start - 1 < len(lines) else ""
@@ -62,4 +63,7 @@ def words_before(source: str, line: int, column: int = 1, skipped: str = "", fir
     return " ".join(words[-NEAR_WORDS:])
 
 
-_ENV_NAME = re.compile(r"\\(?:begin|end)\s*\{[^}]*\}")
+_ENV_NAME = re.compile(r"\\(?:begin|end|label|ref|eqref|pageref|cref|Cref|autoref|cite[tp]?|includegraphics|input|include)"
+                       r"\*?\s*(?:\[[^\]]*\])?\s*\{[^}]*\}")
+"""Commands whose argument is a name, never words of the sheet (an environment, a label or a
+reference to one, a citation key, a file): left out of the words before a loss."""

@@ -3,7 +3,8 @@
 One call: ``POST {ANTHROPIC_BASE_URL or https://api.anthropic.com}/v1/messages`` with the
 system prompt as one text block marked ``cache_control: {"type": "ephemeral"}`` (prompt
 caching: later calls with the same system prefix read it from the cache), the user text
-as the one user message, and ``max_tokens``.
+as the one user message (with a request's images, the image blocks before it:
+:meth:`AnthropicBackend.content`), and ``max_tokens``.
 
 Structured output, when ``request.json_schema`` is set, in one of two ways (``structured``):
 
@@ -125,7 +126,7 @@ class AnthropicBackend(LiveBackend):
             "model": self.model,
             "max_tokens": max_tokens or request.max_tokens,
             "system": [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}],
-            "messages": [{"role": "user", "content": request.user}],
+            "messages": [{"role": "user", "content": self.content(request)}],
         }
         output_config: dict[str, Any] = {}
         if self.effort:
@@ -145,6 +146,21 @@ class AnthropicBackend(LiveBackend):
         if output_config:
             params["output_config"] = output_config
         return params
+
+    @staticmethod
+    def content(request: LLMRequest) -> str | list[dict[str, Any]]:
+        """The user message's content: the user text, or with images each image block (a
+        base64 source) after a text block of its label, then the user text (the Messages
+        API's image content blocks; images before the text, as its vision guide advises)."""
+        if not request.images:
+            return request.user
+        blocks: list[dict[str, Any]] = []
+        for image in request.images:
+            if image.label:
+                blocks.append({"type": "text", "text": image.label})
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": image.media_type,
+                                                       "data": image.data}})
+        return blocks + [{"type": "text", "text": request.user}]
 
     def _exchange(self, request: LLMRequest) -> LLMReply | str:
         """The reply (text, model used, usage with cost, stop reason, HTTP attempts),

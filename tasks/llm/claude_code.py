@@ -12,6 +12,9 @@ Claude Code has no structured output flag this backend relies on: when
 ``request.json_schema`` is set the schema goes into the prompt with the instruction to
 answer with only JSON; a reply that is exactly one fenced code block is unwrapped.
 
+A request with images (the compare check's pages) is refused: print mode takes the prompt as
+text on stdin, and with every tool off the model could not open an image file either.
+
 The JSON result (``type: "result"``, ``subtype``, ``is_error``, ``result``,
 ``stop_reason``, ``usage``, ``modelUsage`` per model, ``total_cost_usd``) gives the text,
 the model used (the one in ``modelUsage`` with most output tokens), tokens and cost (Claude
@@ -77,6 +80,8 @@ class ClaudeCodeBackend(LiveBackend):
     (default ``SHEET2LAMBDA_LLM_TIMEOUT``, 600 s) bounds one run. Holds no key."""
 
     name = "claude-code"
+    images = False
+    """It cannot send a request's images (:mod:`tasks.pages` skips its check with this backend)."""
 
     def __init__(self, model: str, timeout: float | None = None):
         self.model = model
@@ -117,6 +122,9 @@ class ClaudeCodeBackend(LiveBackend):
         named), prints something that is not its JSON result, or is cut off even at the
         raised output limit.
         """
+        if request.images:
+            return "claude-code sends no images to the model (its print mode reads text): a page check needs " \
+                   "the anthropic, openrouter or openai backend"
         executable = shutil.which("claude")
         if not executable:
             return "no claude executable on PATH"

@@ -1,7 +1,7 @@
 """OpenRouter and any OpenAI-compatible server (vLLM, llama.cpp server, Ollama), over ``requests``.
 
 One call: ``POST {base}/chat/completions`` with ``messages`` (the system prompt, then the
-user text), ``max_tokens`` and, when ``request.json_schema`` is set, ``response_format:
+user text: with a request's images, content parts, each image a data URL), ``max_tokens`` and, when ``request.json_schema`` is set, ``response_format:
 {"type": "json_schema", "json_schema": {"name", "schema", "strict": false}}`` (the OpenAI
 structured-output request, which OpenRouter, vLLM, llama.cpp server and Ollama accept).
 
@@ -104,7 +104,7 @@ class OpenAICompatBackend(LiveBackend):
             "model": self.model,
             "messages": [
                 {"role": "system", "content": request.system},
-                {"role": "user", "content": request.user},
+                {"role": "user", "content": self.content(request)},
             ],
             "max_tokens": max_tokens or request.max_tokens,
         }
@@ -114,6 +114,21 @@ class OpenAICompatBackend(LiveBackend):
                 "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": False},
             }
         return body
+
+    @staticmethod
+    def content(request: LLMRequest) -> str | list[dict[str, Any]]:
+        """The user message's content: the user text, or with images a list of content parts,
+        each image (``{"type": "image_url", "image_url": {"url": "data:image/png;base64,…"}}``,
+        the chat completions image input as a data URL) after a text part of its label, then
+        the user text."""
+        if not request.images:
+            return request.user
+        parts: list[dict[str, Any]] = []
+        for image in request.images:
+            if image.label:
+                parts.append({"type": "text", "text": image.label})
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}})
+        return parts + [{"type": "text", "text": request.user}]
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}

@@ -21,7 +21,9 @@ first rule that matches:
    sheet clearly better.
 4. **Confidence** (:func:`runner_up_flags`): when the runner-up scores within
    :data:`CLOSE` of the chosen reading and reads a question differently (another part count,
-   another opening), that question gets a ``structure`` flag naming both readings.
+   another opening), that question gets a ``structure`` flag naming both readings; and a run of
+   questions numbered from 1 again inside the sheet's numbering, which resumes after it, is
+   doubted (:func:`interrupted_flags`).
 """
 
 from __future__ import annotations
@@ -236,6 +238,31 @@ def runner_up_flags(ranked: list[Reading]) -> list[Flag]:
         for i in disagreements(best, second)]
 
 
+def interrupted_flags(numbers: Numbers) -> list[Flag]:
+    """``structure`` flags (field ``q<n>``) on the questions of a run numbered from 1 again
+    inside the sheet's own numbering, which resumes after it (questions 1-6, then 1-5, then 7-9:
+    a numbered list inside a question read as questions): each of the run's questions after its
+    first (the first may hold the lead-in the list belongs to). ``numbers``: the chosen reading's
+    numbering (:data:`tasks.read.route_b.Numbers`)."""
+    ns = [_int(n) for n, _ in numbers]
+    flags = []
+    i = 1
+    while i < len(ns):
+        if ns[i] == 1 and ns[i - 1] is not None and ns[i - 1] >= 1:
+            j = i
+            while j + 1 < len(ns) and ns[j + 1] is not None and ns[j] is not None and ns[j + 1] == ns[j] + 1:
+                j += 1
+            if j + 1 < len(ns) and ns[j + 1] == ns[i - 1] + 1 and j > i:
+                flags += [Flag(field=f"q{k + 1}", kind="structure", reason=(
+                    f"questions {i + 1}-{j + 1} are numbered 1-{ns[j]} inside the sheet's own numbering, which runs "
+                    f"on from {ns[i - 1]} to {ns[j + 1]} after them: a numbered list inside question {i + 1} read as "
+                    "questions?")) for k in range(i + 1, j + 1)]
+            i = j + 1
+        else:
+            i += 1
+    return flags
+
+
 def choose(filter_source: str, markdown: str, role: str = "questions",
            solution_numbers: list[str] | None = None, found: Found | None = None, **limits) -> list[Reading]:
     """Every candidate reading of ``markdown`` (:func:`candidates` of what :func:`discover`
@@ -310,6 +337,8 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
                     [n for n, _ in s_numbers or [] if n] or None, found=found, **limits)
     best = ranked[0]
     flags = runner_up_flags(ranked)
+    said = {f.field for f in flags}
+    flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]
     if (best.no_marker or best.layout.mode == "whole") and not flags:
         flags.append(Flag(field="q1", kind="structure", reason=(
             "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "

@@ -131,6 +131,10 @@ def _labelled(labels: list[str], parts: list[Part]) -> bool:
     return bool(labels) and len(labels) == len(parts) and all(labels)
 
 
+_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,2}[.)]|\(?[a-z]\))[ \t]+\S", re.M)
+"""A list item opening a line of a question's text (a bullet, ``1.``, ``a)``, ``(b)``)."""
+
+
 def _unpaired_flag(qi: int, number: str, label: str, q_labels: list[str]) -> Flag:
     have = ", ".join(f"({lab})" for lab in q_labels if lab)
     return Flag(field=f"q{qi + 1}", kind="structure", reason=(
@@ -155,7 +159,9 @@ def merge_by_number(
     common: the sheet's (1), (2), the solutions' (a), (b)) by position (a question with fewer parts
     gets parts with empty content appended; a question with no parts at all takes a
     solution of several parts whole, as its one part: restated sub-items in the solution
-    make no parts the sheet does not have). A solution whose number names no question is
+    make no parts the sheet does not have; when two or more of those pieces answer and the
+    question's text holds a list of as many items, the question is flagged ``structure``: its
+    parts may be left in its text). A solution whose number names no question is
     left out and flagged (``structural``, field ``solutions``). Returns the merged copy and
     the flags; the inputs are not changed.
     """
@@ -173,6 +179,12 @@ def merge_by_number(
         q_labels = q_numbers[qi][1]
         s_labels = s_numbers[si][1] if si < len(s_numbers) else []
         if not q.parts and len(sq.parts) > 1:
+            answered = sum(1 for sp in sq.parts if sp.answer or sp.worked_solution)
+            if answered > 1 and len(_ITEM.findall(q.main_text)) == answered:
+                flags.append(Flag(field=f"q{qi + 1}", kind="structure", reason=(
+                    f"solution {number} answers {answered} pieces one by one, and question {number}'s text holds a "
+                    f"list of {answered} items, read as no parts: its parts may be left in its text (the pieces are "
+                    "joined as one solution)")))
             sq = Question(parts=[_joined(sq.parts)])
             s_labels = []
         s_ok = _labelled(s_labels, sq.parts)
@@ -207,8 +219,8 @@ def merge_solutions(
     By number (:func:`merge_by_number`) when both numberings are given, every question
     has a number, no number twice, and so has every solution or most solutions name a
     question by number (:func:`_mostly_named`); else by position
-    (:func:`merge_by_position`), flagging (``structural``) a count of solutions that
-    differs from the count of questions. ``solutions=None`` gives a copy and
+    (:func:`merge_by_position`), flagging (``structural``, on question 1, where the pairing
+    starts) a count of solutions that differs from the count of questions. ``solutions=None`` gives a copy and
     ``Pairing("none")``.
     """
     if solutions is None:
@@ -219,9 +231,10 @@ def merge_solutions(
     flags = []
     if len(solutions) != len(questions):
         flags.append(Flag(
-            field="solutions", kind="structural",
+            field="q1", kind="structural",
             reason=(f"the solutions do not number their questions and hold {len(solutions)} where the sheet has "
-                    f"{len(questions)}: paired by position, so answers may sit on the wrong question"),
+                    f"{len(questions)}: paired by position from question 1 on, so answers may sit on the wrong "
+                    "question: check each question's solution against the solutions"),
         ))
     return merge_by_position(questions, solutions), Pairing("position", flags)
 

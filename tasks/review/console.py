@@ -16,7 +16,7 @@ from schemas.flags import ROUTE_TEXT_KINDS
 from schemas.review import Decision, ReviewEntry, ReviewForm, ReviewResult
 
 _CHOICE = {"a": "A", "b": "B", "k": "keep", "keep": "keep", "s": "source", "source": "source", "n": "note",
-           "note": "note", "": None, "-": None, "skip": None}
+           "note": "note", "p": "page", "page": "page", "": None, "-": None, "skip": None}
 
 
 def _show(text: str | None, width: int = 600) -> str:
@@ -32,10 +32,11 @@ def entry_lines(entry: ReviewEntry, total: int | None = None) -> list[str]:
     number = f"flag {entry.flag} of {total}" if total else f"flag {entry.flag}"
     lines = ["", f"{number}  {entry.field}  [{entry.kind}]  {entry.reason}"]
     routes = entry.kind in ROUTE_TEXT_KINDS
-    if entry.a is not None:  # a disputed field's route A text, else the passage flagged
-        lines += ["  A:" if routes else "  flagged:", _show(entry.a)]
+    ocr = entry.kind == "ocr"
+    if entry.a is not None:  # a disputed field's route A text, the OCR's reading, else the passage flagged
+        lines += ["  A:" if routes else "  the OCR read:" if ocr else "  flagged:", _show(entry.a)]
     if entry.b is not None:
-        lines += ["  B:", _show(entry.b)]
+        lines += ["  the page shows:" if ocr else "  B:", _show(entry.b)]
     if entry.current is not None and entry.current not in (entry.a, entry.b):
         lines += ["  the set holds now:", _show(entry.current)]
     return lines
@@ -54,7 +55,7 @@ def ask_form(form: ReviewForm, lines: Iterator[str], say: Callable[[str], None] 
              decide: Callable[[ReviewEntry], Decision] | None = None, total: int | None = None) -> ReviewForm:
     """``form`` with the choices read from ``lines`` (one answer a line): for each entry a
     choice among its ``choices`` (``A``, ``B``, ``keep``/``k``, ``source``/``s``,
-    ``note``/``n``; empty or ``skip``: leave it open); after ``source`` the passage (lines
+    ``note``/``n``, ``page``/``p``; empty or ``skip``: leave it open); after ``source`` the passage (lines
     up to an empty line), after ``note`` the note (one line) and, when the field holds
     several display equations, which one. An answer that is not allowed is asked again
     (three times, then the flag stays open). The end of the input leaves the remaining

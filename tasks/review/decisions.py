@@ -9,7 +9,9 @@ field the flag names (``q2.p1.worked_solution``, ``q1.title``, ``q5.p3.options[2
   the sheet's markdown (:mod:`tasks.settle.verbatim`, the check every field passed),
   else the choice is refused and the flag stays open;
 - ``note``: one model call corrects one display equation (:mod:`tasks.review.notes`);
-  an ambiguous note or a refused correction leaves the flag open.
+  an ambiguous note or a refused correction leaves the flag open;
+- ``page`` (an ``ocr`` flag): the OCR's span in the field becomes the page's reading
+  (:func:`tasks.pages.reading.page_reading`), refused unless that changes one place only.
 
 Decisions are made in order on a working copy of the set, so a later choice sees the text
 an earlier one left. A refused choice is a decision too (recorded, not resolving).
@@ -24,6 +26,7 @@ from schemas.flags import Flag
 from schemas.review import Choice, Decision, NoteOutcome, ReviewEntry
 from schemas.sheet import SheetSet
 from tasks.llm import Backend
+from tasks.pages.reading import page_reading
 from tasks.review.notes import correct_equation, display_equations
 from tasks.settle.fold import fold_whitespace
 from tasks.settle.verbatim import missing_paragraphs, title_ok
@@ -83,10 +86,13 @@ def set_field(questions: SheetSet, key: str, text: str) -> SheetSet:
 def choices_for(flag: Flag, current: str | None) -> list[Choice]:
     """What may be chosen for ``flag`` given the field's ``current`` text: the choices the
     flag allows (:attr:`schemas.flags.Flag.choices`: by its kind, ``A``/``B`` only where it
-    holds the routes' texts), ``source`` only on a text field (``current`` not ``None``),
-    ``note`` only where the text holds a display equation; ``keep`` always."""
+    holds the routes' texts), ``page`` only where the page's reading may replace the OCR's
+    (:func:`tasks.pages.reading.page_reading`), ``source`` only on a text field (``current``
+    not ``None``), ``note`` only where the text holds a display equation; ``keep`` always."""
     allowed = flag.choices
     out: list[Choice] = [c for c in ("A", "B") if c in allowed]
+    if "page" in allowed and page_reading(current, flag.a, flag.b)[0] is not None:
+        out.append("page")
     out.append("keep")
     if current is None:
         return out
@@ -136,6 +142,9 @@ def decide(entry: ReviewEntry, flag: Flag, questions: SheetSet, sources: list[st
         return Decision(**base, resolved=True, text=current)
     if choice in ("A", "B"):
         return Decision(**base, resolved=True, text=flag.a if choice == "A" else flag.b)
+    if choice == "page":
+        text, said = page_reading(current, flag.a, flag.b)
+        return Decision(**base, resolved=text is not None, text=text if text is not None else current, reason=said)
     if choice == "source":
         refusal = passage_refusal(flag.field, entry.passage, sources)
         if refusal:

@@ -12,7 +12,8 @@ and images (a sheet's text is rendered with raw HTML off, and links elsewhere lo
 Routes under the token: ``/`` the page; ``static/…`` its script and stylesheet;
 ``api/overview``; ``api/flag/N``; ``POST api/flag/N/decide`` (JSON ``choice`` and, as the
 choice needs, ``passage``, ``note``, ``equation``); ``POST api/undo``; ``POST api/done``
-(the person is finished: the server stops); ``set.zip`` the rebuilt set; ``image/N``.
+(the person is finished: the server stops); ``set.zip`` the rebuilt set; ``image/N``;
+``crop/N`` the page crop of flag N (an ``ocr`` flag).
 """
 
 from __future__ import annotations
@@ -129,6 +130,13 @@ def make_app(session: ReviewSession, token: str, on_done: Callable[[], None] | N
         path = session.image_file(int(request.path_params["i"]))
         return FileResponse(path) if path is not None else PlainTextResponse("no such image", 404)
 
+    async def crop(request):
+        try:
+            path = await run_in_threadpool(session.crop_file, int(request.path_params["n"]))
+        except InputError:
+            path = None
+        return FileResponse(path, media_type="image/png") if path is not None else PlainTextResponse("no crop", 404)
+
     async def static(request):
         name = request.path_params["name"]
         kinds = {"page.js": "text/javascript", "page.css": "text/css"}
@@ -143,6 +151,7 @@ def make_app(session: ReviewSession, token: str, on_done: Callable[[], None] | N
         Route("/", page), Route("/api/overview", overview), Route("/api/flag/{n:int}", flag),
         Route("/api/flag/{n:int}/decide", decide, methods=["POST"]), Route("/api/undo", undo, methods=["POST"]),
         Route("/api/done", done, methods=["POST"]), Route("/set.zip", zipped), Route("/image/{i:int}", image),
+        Route("/crop/{n:int}", crop),
         Route("/static/{name}", static)])]
     app = Starlette(routes=routes)
     app.add_middleware(TokenGate, token=token)

@@ -5,7 +5,7 @@ input type :func:`pause_input` makes. The paused run's description (markdown, sh
 form in the Prefect UI) holds every open flag with its context — field, kind, reason, both
 routes' texts or the passage flagged — and the link to the review page the run serves
 meanwhile (:mod:`tasks.review.page`). The form itself holds only the choice per flag, a
-drop-down of the choices that flag allows that need no text (``A``, ``B``, ``keep``, or
+drop-down of the choices that flag allows that need no text (``A``, ``B``, ``page``, ``keep``, or
 :data:`OPEN`): nothing in it is context a person could edit by mistake. A passage of the sheet
 and an equation note need text: they are taken on the review page, which writes the same
 ``review.json``.
@@ -23,7 +23,7 @@ from schemas.review import ReviewEntry, ReviewForm
 OPEN = "leave open"
 """The form's choice that decides nothing: the flag stays open."""
 
-FORM_CHOICES = ("A", "B", "keep")
+FORM_CHOICES = ("A", "B", "page", "keep")
 """The choices the form offers (those needing no text); a flag's own allowed ones only."""
 
 SHOWN_CHARS = 600
@@ -51,12 +51,16 @@ def description(form: ReviewForm, total: int, page_url: str | None, out: str) ->
                   "their differences marked, the sheet's own lines beside them; a passage of the sheet or a note "
                   "correcting an equation is taken there. Decisions on the page are saved at once; its Finish "
                   "button resumes this run.", ""]
-    lines += ["Or choose below, per flag, among the choices it allows (A: route A's text, B: route B's, keep: the "
-              f"text the set holds now); *{OPEN}* keeps the flag for later (`sheet2lambda review {out}`).", ""]
+    lines += ["Or choose below, per flag, among the choices it allows (A: route A's text, B: route B's, page: the "
+              "page's reading in place of the OCR's, keep: the text the set holds now); *{OPEN}* keeps the flag for later (`sheet2lambda review {out}`).", ""]
     for e in form.entries:
         lines += [f"### flag {e.flag} of {total} · `{e.field}` · {e.kind}", "", e.reason, ""]
         if e.kind in ("disputed", "not_verbatim"):
             for label, text in (("Route A", e.a), ("Route B", e.b)):
+                if text is not None:
+                    lines += [f"**{label}**", ""] + _fenced(text) + [""]
+        elif e.kind == "ocr":
+            for label, text in (("The OCR read", e.a), ("The page shows", e.b)):
                 if text is not None:
                     lines += [f"**{label}**", ""] + _fenced(text) + [""]
         elif e.a:

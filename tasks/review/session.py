@@ -29,10 +29,10 @@ from tasks.review.lines import Document, place_flag, place_text
 from tasks.review.render import diff_marks, render_field
 
 LABELS = {"A": "Take route A", "B": "Take route B", "keep": "Keep as it is", "source": "Use the selected passage",
-          "note": "Correct an equation"}
+          "note": "Correct an equation", "page": "Take the page's reading"}
 """The page's button for each choice."""
 
-KEYS = {"A": "a", "B": "b", "keep": "k", "source": "s", "note": "n"}
+KEYS = {"A": "a", "B": "b", "keep": "k", "source": "s", "note": "n", "page": "p"}
 """The keyboard shortcut of each choice (the page also takes ``u`` for undo, ``←``/``→`` to move)."""
 
 HINTS = {
@@ -50,11 +50,14 @@ HINTS = {
     "structure": "The questions or parts here do not follow the sheet's own numbering. Check the field against the "
                  "sheet.",
     "katex": "The platform cannot show this maths (it would appear as red source). Check it against the sheet.",
+    "ocr": "The PDF's page shows something other than the OCR read here (the crop of the page is below). Take the "
+           "page's reading if the crop bears it out, else keep the field as it is.",
 }
 """What a person does about a flag of each kind, shown under its reason."""
 
 SAID = {"A": "route A's text taken", "B": "route B's text taken", "keep": "kept as it is",
-        "source": "the selected passage of the sheet taken", "note": "the equation corrected from your note"}
+        "source": "the selected passage of the sheet taken", "note": "the equation corrected from your note",
+        "page": "the page's reading taken"}
 
 
 @dataclass
@@ -110,6 +113,20 @@ class ReviewSession:
         links = sorted(files)
         return Path(files[links[i]]) if 0 <= i < len(links) else None
 
+    def crop_file(self, n: int, run: ReviewRun | None = None) -> Path | None:
+        """The page crop of flag ``n`` (an ``ocr`` flag's ``spot.crop`` under the run's
+        ``pages/``, a plain file name only), or ``None``."""
+        from tasks.write.manifest import plain_name
+
+        run = run or self.run()
+        if not 1 <= n <= len(run.record.flags):
+            return None
+        spot = run.record.flags[n - 1].spot
+        if spot is None or not plain_name(spot.crop):
+            return None
+        path = run.out / "pages" / spot.crop
+        return path if path.is_file() and not path.is_symlink() and not (run.out / "pages").is_symlink() else None
+
     def zip_path(self, run: ReviewRun | None = None) -> Path:
         """The set's zip in the output folder (rebuilt after every decision)."""
         run = run or self.run()
@@ -121,7 +138,9 @@ class ReviewSession:
         or ``None``; ``choices`` (``key``, ``label``, ``shortcut``); ``shown`` the field's
         text now rendered as the platform shows it (``shown_what`` says what it is);
         ``routes`` (``a``/``b`` the two routes' texts, rendered with their differences
-        marked) or ``passage`` (the passage the flag is about, rendered); ``place`` where in
+        marked), ``readings`` (an ``ocr`` flag: the OCR's and the page's readings as text,
+        the page's number and document) with ``crop`` (the URL of the page cropped around
+        it, or ``None``), or ``passage`` (the passage the flag is about, rendered); ``place`` where in
         the sheet it came from (``document`` index, ``lines`` ranges, ``whole``) or
         ``None``; ``also`` the line ranges of the other route's reading not in ``place``;
         ``equations`` in the field. Raises ``IndexError`` for no such flag."""
@@ -147,6 +166,11 @@ class ReviewSession:
             ma, mb = diff_marks(flag.a, flag.b)
             out["routes"] = {"a": render_field(flag.a, images, ma) if flag.a is not None else None,
                              "b": render_field(flag.b, images, mb) if flag.b is not None else None}
+        elif flag.kind == "ocr":
+            out["readings"] = {"ocr": flag.a or "", "page": flag.b or "",
+                               "page_number": flag.spot.page if flag.spot else None,
+                               "document": flag.spot.document if flag.spot else ""}
+            out["crop"] = f"crop/{n}" if self.crop_file(n, run) is not None else None
         elif flag.a:
             out["passage"] = render_field(flag.a, images)
         qi = _question(flag.field)

@@ -20,6 +20,9 @@ _TOP_ITEM = re.compile(r"^(\d+)[.)](?:\s+|$)")
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+)\.?\s*(\d+(?:\.\d+)*[a-z]?)(.*)$")
 _BARE_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.):]?(?:\s+(.*))?$")
 _NUMBER_TITLE = re.compile(r"^(\d+)\.(?=[A-Za-z]{2})")
+_DATE = re.compile(r"^\d{1,2}\.?\s+[^\W\d_]{3,}\.?,?\s+\d{2,4}\b")
+"""A heading opening with a date (``5 Sep 23 - Activity``, ``31 August 2024``): a day, a month's
+name and a year, not a question number followed by a title."""
 _SOLUTIONS_HEADING = re.compile(r"^(?:worked\s+)?(?:solutions?|answers?)\b", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -42,6 +45,8 @@ def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | 
     → ``2``, ``1.lambda`` → ``1``; ``""`` for a question word alone, ``Question``), or ``None``
     when the text is no marker. ``words`` are the marker words."""
     text = text.strip()
+    if _DATE.match(text):
+        return None
     if text.lower().rstrip(" :.") in _QUESTION_WORDS[:6]:
         return ""  # ``#### Question``: a question marker with no number
     m = _WORD_NUMBER.match(text)

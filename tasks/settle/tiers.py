@@ -10,7 +10,8 @@
 - Tier 3: flags a person reads: ``not_verbatim``, ``structural``, ``disputed``,
   ``stray_minus`` (Mathpix only), ``uncovered``, ``conversion_loss`` (the kinds and what a
   person does about each: ``tasks/settle/README.md``). What concerns no field (the preamble,
-  packages, page layout, metadata) is no flag: :func:`conversion_notes` for the report.
+  packages, page layout, metadata) is no flag: :func:`tasks.settle.conversion_flags.conversion_notes`
+  for the report.
 
 A flagged field still carries a text (A's where A has one) so the set is complete; the
 flag list says which fields a person must read before publishing.
@@ -28,6 +29,12 @@ from schemas.routes import Adjudication, AdjudicationResult, RouteResult
 from schemas.sheet import Part, PartKey, Question, SheetSet, field_key
 from schemas.tiers import FieldOutcome, Settled
 from tasks.cache import stage
+from tasks.settle.conversion_flags import (  # noqa: F401  (re-exported: the tiers' document-level flags)
+    SHEET_KINDS,
+    conversion_loss_flags,
+    conversion_notes,
+    sheet_wide,
+)
 from tasks.settle.fold import fold, fold_whitespace
 from tasks.settle.verbatim import missing_paragraphs, title_ok
 
@@ -241,118 +248,6 @@ def stray_minus_flags(questions: SheetSet) -> list[Flag]:
                     reasons.append(f"a line holding only a minus (line {line_no} of the field)")
             if reasons:
                 flags.append(Flag(field=key, kind="stray_minus", reason="; ".join(reasons), a=text))
-    return flags
-
-
-SHEET_KINDS = frozenset({"Metadata", "MetadataNotKept", "HiddenDropped", "UnknownMacro", "CouldNotLoadIncludeFile"})
-"""Conversion warnings that concern no field, whatever their ``about``: the document's
-metadata, what the conversion left out on purpose (text under ``\\answersfalse``, a
-``comment`` environment, a placeholder solution), how a command or environment no file here
-defines was read (its text kept), and a macro or setup file pandoc could not load (what it
-lacks shows as undefined maths, flagged on each field that uses it)."""
-
-
-def sheet_wide(w: ConversionWarning) -> bool:
-    """Whether a conversion warning concerns no field: ``about == "sheet"`` (the preamble,
-    packages, page layout, metadata) or a kind of :data:`SHEET_KINDS`. Such a warning goes to
-    ``report.json`` (:func:`conversion_notes`), never to ``flags.json``."""
-    return w.about == "sheet" or w.kind in SHEET_KINDS
-
-
-def conversion_notes(warnings: dict[str, list[ConversionWarning]]) -> list[str]:
-    """``report.json``'s ``conversion``: one line per warning that concerns no field
-    (:func:`sheet_wide`), ``"<role>: <message>"``, in order, duplicates dropped."""
-    return list(dict.fromkeys(f"{role}: {w.message}" for role, ws in warnings.items() for w in ws if sheet_wide(w)))
-
-
-_WORDS = re.compile(r"[A-Za-z]{4,}")
-
-
-def _locate(w: ConversionWarning, fields: list[tuple[str, str]]) -> str | None:
-    """The field a lost piece of the sheet sits in: the field holding the longest run of the
-    sheet's words just before it (``w.near``, else the words of ``w.text``), the closest words
-    first, at least three of them (all when fewer); the first such field. ``None`` when no
-    field holds enough of them."""
-    words = (w.near or " ".join(_WORDS.findall(w.text))).split()
-    if not words:
-        return None
-    need = min(3, len(words))
-    best, best_k = None, 0
-    for key, text in fields:
-        have = set(_WORDS.findall(text or ""))
-        k = 0
-        while k < len(words) and words[-1 - k] in have:
-            k += 1
-        if k > best_k:
-            best, best_k = key, k
-    return best if best_k >= need else None
-
-
-def _what_was_lost(w: ConversionWarning) -> str:
-    """A plain sentence for a person: what the conversion lost, and where in the sheet."""
-    where = f" (line {w.line} of the sheet)" if w.line else ""
-    snippet = " ".join((w.text or "").split())
-    snippet = snippet if len(snippet) <= 80 else snippet[:79] + "…"
-    if w.kind == "SkippedContent":
-        return (f"the conversion skipped {snippet!r}{where}, next to this field's text: compare the field with the "
-                "sheet and add what it lacks (text, maths or a drawing), or keep it if nothing is missing")
-    return (f"the conversion may have lost something{where} next to this field's text ({w.message}): compare the "
-            "field with the sheet and add what it lacks, or keep it if nothing is missing")
-
-
-def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled: SheetSet | None = None) -> list[Flag]:
-    """``conversion_loss`` flags for what the conversion lost of the document ``role``, one per
-    field (the causes on one field joined), for the warnings that concern content
-    (:func:`sheet_wide` ones go to the report instead):
-
-    - ``UndefinedMaths`` (maths using a command nobody defines): on each field of ``settled``
-      holding the command (``a``: the commands, one per line; KaTeX's flag for the same
-      command is folded into it, :func:`tasks.write.katex.katex_flags`);
-    - ``EquationNotRead`` (a Word equation kept only as a metafile picture,
-      :func:`tasks.convert.docx.equation_warnings`): on each field holding its picture's link;
-    - any other: on the field the lost piece sits in (:func:`_locate`: the sheet's words just
-      before it; for ``solutions`` only answers and worked solutions), ``a`` what was lost;
-      when no field holds those words, one flag ``<role>:conversion`` (sheet-wide).
-    """
-    from schemas.sheet import iter_fields
-
-    fields = [(k, t) for k, t in iter_fields(settled)] if settled is not None else []
-    if role == "solutions":
-        fields = [(k, t) for k, t in fields if k.endswith((".answer", ".worked_solution"))]
-    by_field: dict[str, list[tuple[str, str | None]]] = {}
-    undefined: dict[str, list[str]] = {}
-    for w in warnings:
-        if sheet_wide(w):
-            continue
-        if w.kind == "UndefinedMaths" and w.text:
-            command = re.compile(re.escape(w.text) + r"(?![A-Za-z@])")
-            keys = [key for key, text in fields if text and command.search(text)]
-            for key in keys:
-                undefined.setdefault(key, []).append(w.text)
-            if keys:
-                continue
-            by_field.setdefault(f"{role}:conversion", []).append((w.message, w.text or None))
-            continue
-        if w.kind == "EquationNotRead" and w.text:  # the picture's link
-            keys = [key for key, text in fields if text and w.text in text]
-            for key in keys or [f"{role}:conversion"]:
-                by_field.setdefault(key, []).append((w.message, w.text))
-            continue
-        key = _locate(w, fields) or f"{role}:conversion"
-        by_field.setdefault(key, []).append((_what_was_lost(w) if ":conversion" not in key else w.message,
-                                             w.text or None))
-    flags = []
-    for key, commands in undefined.items():
-        names = list(dict.fromkeys(commands))
-        flags.append(Flag(field=key, kind="conversion_loss", a="\n".join(names), reason=(
-            f"the maths uses {', '.join(names)}, which no file here defines (a class or package we do not have), so "
-            "the platform shows it as red source: give the file that defines it (beside the sheet, or --tex-root) "
-            "and run again, or write the maths out with a note")))
-    for key, causes in by_field.items():
-        reasons = list(dict.fromkeys(r for r, _ in causes))
-        lost = [a for _, a in causes if a]
-        flags.append(Flag(field=key, kind="conversion_loss", reason="; ".join(reasons),
-                          a="\n".join(dict.fromkeys(lost)) or None))
     return flags
 
 

@@ -33,8 +33,18 @@ DEFAULT_TITLE = re.compile(r"Question \d+")
 
 
 def paragraphs(text: str) -> list[str]:
-    """The non-empty paragraphs of a field, split at blank lines."""
-    return [p.strip() for p in _PARAGRAPH_BREAK.split(text or "") if p.strip()]
+    """The non-empty paragraphs of a field, split at blank lines, but never inside display
+    maths: a ``$$ … $$`` span holding a blank line (as a notebook's markdown may) is one
+    paragraph, a whole span to quote (split there, neither half is a whole maths span)."""
+    out: list[str] = []
+    open_display = False
+    for piece in _PARAGRAPH_BREAK.split(text or ""):
+        if open_display and out:
+            out[-1] += "\n\n" + piece
+        else:
+            out.append(piece)
+        open_display = out[-1].count("$$") % 2 == 1
+    return [p.strip() for p in out if p.strip()]
 
 
 @lru_cache(maxsize=64)

@@ -16,10 +16,16 @@ where its quirks are handled.
   names and rewrites the links first.
 - in2lambda's ``katex_convert`` rewriter changes meaning and is never used; maths is checked
   (never changed) by :mod:`tasks.write.katex`.
+- in2lambda names each question's file after its title (``question_NNN_<title>.json``, every
+  character but a word character, ``.`` or ``-`` made ``_``), so a long title (a heading
+  holding a whole prompt) is a name past the file system's 255 bytes and ``OSError`` 36. A title past :data:`FILE_TITLE`
+  characters is given to in2lambda cut short, and the whole title is put back into the written
+  JSON and its zip (:func:`_restore_titles`): the platform reads the title from the JSON.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from functools import lru_cache
@@ -27,7 +33,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from schemas.areas import Box
-from schemas.sheet import PartKey, SheetSet
+from schemas.sheet import Part, PartKey, SheetSet
+from tasks.boxes.settings import box_settings
 
 
 @lru_cache(maxsize=1)
@@ -51,7 +58,32 @@ def load_in2lambda() -> SimpleNamespace:
             from in2lambda.api.set import Set as I2LSet
     finally:
         sys.excepthook = hook
-    return SimpleNamespace(Set=I2LSet, Question=I2LQuestion, Part=I2LPart, areas=response_area)
+    return SimpleNamespace(Set=I2LSet, Question=I2LQuestion, Part=I2LPart, areas=response_area,
+                           zip_folder=in2lambda.json_convert.json_convert._zip_sorted_folder)
+
+
+FILE_TITLE = 80
+"""Characters of a title in2lambda may put into a file name (``question_NNN_`` and ``.json``
+around it, each character up to 4 bytes in UTF-8: far inside 255 bytes)."""
+
+
+def _restore_titles(set_dir: Path, zip_path: Path, titles: dict[int, str]) -> None:
+    """Put each whole title of ``titles`` (by question index) back into the question files
+    in2lambda wrote into ``set_dir`` (found by their ``question_NNN_`` prefix) and write
+    ``zip_path`` again from ``set_dir`` with in2lambda's own zipper (same order and layout).
+    Raises ``OSError`` when a question file is not there."""
+    lib = load_in2lambda()
+    for index, title in titles.items():
+        found = sorted(set_dir.glob(f"question_{index:03d}_*.json"))
+        if len(found) != 1:
+            raise OSError(f"in2lambda wrote no single question file for question {index + 1}")
+        data = json.loads(found[0].read_text(encoding="utf-8"))
+        data["title"] = title
+        with open(found[0], "w") as fh:  # as in2lambda writes it (json.dump, default settings)
+            json.dump(data, fh)
+    if titles:
+        zip_path.unlink()
+        lib.zip_folder(str(set_dir), str(zip_path))
 
 
 def default_title(title: str, index: int) -> str:
@@ -69,25 +101,31 @@ def default_titles(questions: SheetSet) -> SheetSet:
     )
 
 
-def to_in2lambda(box: Box, options: list[str]):
-    """``box`` as in2lambda 1.1.0's response area, with the class's default evaluation
-    function and grade parameters: ``NumericUnits``, ``MathSingleLine`` or
-    ``MultipleChoice`` (``options`` the part's options; ``single`` when exactly one is
-    true). ``label`` becomes ``pre_text``.
+def to_in2lambda(box: Box, part: Part, main_text: str = ""):
+    """``box`` of ``part`` (``main_text`` its question's) as in2lambda 1.1.0's response area,
+    with the class's default evaluation function (compareExpressions for ``NumericUnits`` and
+    ``MathSingleLine``, arrayEqual for ``MultipleChoice``) and the settings of
+    :func:`tasks.boxes.settings.box_settings`: its grade parameters (``strict_syntax`` false, a
+    tolerance), its input symbols (shown to the student, as the ME2 author shows them). A
+    multiple choice carries the part's options and is ``single`` when exactly one is true.
+    ``label`` becomes ``pre_text``.
 
     Raises ``ValueError`` for a kind not of the three, or a multiple choice whose answer
     is not one boolean per option (boxes kept by :func:`tasks.boxes.check.check` never do).
     """
     ra = load_in2lambda().areas
-    if box.kind == "NUMERIC_UNITS" and isinstance(box.answer, str):
-        return ra.NumericUnits(answer=box.answer, pre_text=box.label)
-    if box.kind == "MATH_SINGLE_LINE" and isinstance(box.answer, str):
-        return ra.MathSingleLine(answer=box.answer, pre_text=box.label)
+    options = part.options
     if box.kind == "MULTIPLE_CHOICE" and isinstance(box.answer, list) and len(box.answer) == len(options):
         return ra.MultipleChoice(
             answer=list(box.answer), options=list(options), single=sum(box.answer) == 1, pre_text=box.label
         )
-    raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
+    if box.kind not in ("NUMERIC_UNITS", "MATH_SINGLE_LINE") or not isinstance(box.answer, str):
+        raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
+    settings = box_settings(box, part, main_text)
+    symbols = [ra.InputSymbol(symbol=s.latex, code=s.code, aliases=list(s.aliases)) for s in settings.symbols]
+    kind = ra.NumericUnits if box.kind == "NUMERIC_UNITS" else ra.MathSingleLine
+    return kind(answer=box.answer, pre_text=box.label, grade_params=settings.params, input_symbols=symbols,
+                display_input_symbols=bool(symbols))
 
 
 def write_with_in2lambda(
@@ -99,8 +137,9 @@ def write_with_in2lambda(
     ``folder/<name>.zip``.
 
     ``images[i]`` are the files question ``i`` attaches (copied into ``media/`` under their own
-    names); ``boxes`` maps a part's key (``q2.p1``) to its boxes (:func:`to_in2lambda`; a
-    multiple choice carries the part's options). Options are written into no field.
+    names); ``boxes`` maps a part's key (``q2.p1``) to its boxes (:func:`to_in2lambda`: a
+    multiple choice carries the part's options, the others their tolerance and symbols).
+    Options are written into no field.
     ``description`` is the set's description (the document's title; none when empty).
 
     Raises ``OSError`` when in2lambda fails to write either file, and what in2lambda raises
@@ -111,19 +150,25 @@ def write_with_in2lambda(
     i2l_set.set_name(name)
     if description:
         i2l_set.set_description(description)  # the document's title, as the sheet writes it
+    long_titles: dict[int, str] = {}
     for qi, q in enumerate(written.root):
+        title = q.title
+        if len(title) > FILE_TITLE:
+            long_titles[qi] = title
+            title = title[:FILE_TITLE]
         parts = [
             lib.Part(
                 content=p.content,
                 answer=p.answer,
                 worked_solution=p.worked_solution,
-                response_areas=[to_in2lambda(b, p.options) for b in boxes.get(str(PartKey(qi, pi)), [])],
+                response_areas=[to_in2lambda(b, p, q.main_text) for b in boxes.get(str(PartKey(qi, pi)), [])],
             )
             for pi, p in enumerate(q.parts)
         ] or [lib.Part()]
         i2l_set.questions.append(
-            lib.Question(title=q.title, parts=parts, images=images[qi], master_content=q.main_text)
+            lib.Question(title=title, parts=parts, images=images[qi], master_content=q.main_text)
         )
     i2l_set.to_json(str(folder))
+    _restore_titles(folder / name, folder / f"{name}.zip", long_titles)
     if not (folder / name / f"set_{name}.json").is_file() or not (folder / f"{name}.zip").is_file():
         raise OSError(f"in2lambda did not write {name}/set_{name}.json and {name}.zip")

@@ -17,7 +17,7 @@ MANIFEST = ".sheet2lambda-outputs.json"
 """Lists the entries a run wrote into its output folder, so the next run may replace them."""
 
 OUTPUT_NAMES = {"source.md", "solutions.md", "replies", "media", "flags.json", "report.json", "comparison.json",
-                "katex.json", "settled.json"}
+                "katex.json", "settled.json", "pages"}
 """The fixed entries a document run writes (besides the set's folder and zip)."""
 
 REVIEW = "review.json"

@@ -13,6 +13,7 @@ from prefect.cache_policies import NO_CACHE
 
 from schemas.areas import PartBoxes
 from schemas.build import BuiltSet
+from schemas.compare import CompareResult
 from schemas.export import Comparison
 from schemas.flags import Flag
 from schemas.markdown import SheetText
@@ -49,14 +50,15 @@ def _json(items) -> str:
 def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
                   adjudication: AdjudicationResult, saved_areas: str | None, built: BuiltSet,
                   comparison: Comparison | None, report: Report, flags: list[Flag],
-                  record: SettledRecord | None = None) -> list[str]:
+                  record: SettledRecord | None = None, compared: CompareResult | None = None) -> list[str]:
     """Write a run's outputs into a scratch folder and :func:`publish` them into ``out``.
 
     The set (``built.files``), ``source.md``/``solutions.md``, the docx images of
     ``media_dir``, ``replies/`` (every reply had, so ``--replies`` repeats the run),
-    ``flags.json``, ``report.json``, ``comparison.json``, ``katex.json`` and, given
+    ``flags.json``, ``report.json``, ``comparison.json``, ``katex.json``, given
     ``record``, ``settled.json`` (what a person's review rebuilds the set from:
-    :mod:`tasks.review`). Returns the
+    :mod:`tasks.review`) and, given ``compared``, ``replies/compare.json`` and the page crops
+    of its findings in ``pages/`` (:mod:`tasks.pages`). Returns the
     entries written. Raises :class:`InputError` when ``out`` holds a user's entry of the
     same name.
     """
@@ -74,9 +76,11 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
         rep = staging / "replies"
         rep.mkdir()
         for name, text in (("route-a.json", a.raw), ("adjudication.json", adjudication.raw),
-                           ("filter.lua", b.filter_source), ("route-b.json", b.raw), ("areas.json", saved_areas)):
+                           ("filter.lua", b.filter_source), ("route-b.json", b.raw), ("areas.json", saved_areas),
+                           ("compare.json", compared.raw() if compared is not None else None)):
             if text:
                 (rep / name).write_text(text, encoding="utf-8")
+        write_crops(staging, compared)
         (staging / "flags.json").write_text(_json(flags), encoding="utf-8")
         (staging / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
         if comparison is not None:
@@ -88,10 +92,22 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
         return publish(staging, Path(out), report.source)
 
 
+def write_crops(folder: Path, compared: CompareResult | None) -> None:
+    """The compare check's page crops into ``folder/pages/`` (none: nothing written)."""
+    if compared is None or not compared.crops:
+        return
+    pages = folder / "pages"
+    pages.mkdir(exist_ok=True)
+    for name, png in compared.crops.items():
+        if plain_name(name):
+            (pages / name).write_bytes(png)
+
+
 @task(name="outputs", cache_policy=NO_CACHE, persist_result=False)
 def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
                  adjudication: AdjudicationResult, part_boxes: list[PartBoxes | list[PartBoxes]], built: BuiltSet,
-                 comparison: Comparison | None, report: Report, settled: Settled) -> list[str]:
+                 comparison: Comparison | None, report: Report, settled: Settled,
+                 compared: CompareResult | None = None) -> list[str]:
     """:func:`write_outputs` as a task (never cached, its result not stored: it writes files); the answer boxes'
     replies are taken from ``part_boxes`` (the answer-box tasks' results,
     :func:`tasks.boxes.propose.gathered`); the flags are :func:`tasks.check.report.run_flags`."""
@@ -100,9 +116,9 @@ def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: 
 
     part_boxes = gathered(part_boxes)
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
-    flags = run_flags(settled, part_boxes, built)
+    flags = run_flags(settled, part_boxes, built, compared, sheet)
     return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report, flags,
-                         settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags))
+                         settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags), compared)
 
 
 def settled_record(source: str, set_name: str, sheet: SheetText, settled: Settled, part_boxes: list[PartBoxes],

@@ -35,7 +35,7 @@ def test_pandoc_runs_under_a_time_limit():
 
 
 @pytest.mark.parametrize("suffix,size", [(".md", bounds.MAX_TEXT_BYTES + 1), (".tex", bounds.MAX_TEXT_BYTES + 1),
-                                         (".docx", bounds.MAX_DOCX_BYTES + 1)])
+                                         (".docx", bounds.MAX_DOCX_BYTES + 1), (".pdf", bounds.MAX_PDF_BYTES + 1)])
 def test_a_sheet_over_the_stated_size_is_refused_with_one_line(tmp_path, suffix, size):
     sheet = tmp_path / f"big{suffix}"
     with open(sheet, "wb") as f:
@@ -43,6 +43,18 @@ def test_a_sheet_over_the_stated_size_is_refused_with_one_line(tmp_path, suffix,
     with pytest.raises(InputError) as e:
         read_inputs(str(sheet))
     assert "too large" in str(e.value) and "\n" not in str(e.value) and str(sheet) in str(e.value)
+
+
+def test_a_scanned_pdf_of_megabytes_is_not_refused_for_its_size(tmp_path):
+    # The text limit (2 MiB) once applied to PDFs too, refusing most scanned sheets.
+    sheet = tmp_path / "scanned.pdf"
+    with open(sheet, "wb") as f:
+        f.write(b"%PDF-1.4\n")
+        f.truncate(5 << 20)
+    try:
+        read_inputs(str(sheet))
+    except InputError as e:
+        assert "too large" not in str(e)
 
 
 def _bomb(member: str, size: int) -> bytes:

@@ -77,6 +77,18 @@ def test_the_kept_server_starts_with_its_auth_and_no_model_key(home, monkeypatch
     assert "ANTHROPIC_API_KEY" not in seen and "MY_SERVICE_TOKEN" not in seen
 
 
+def test_a_stale_exported_auth_string_gives_way_to_the_kept_servers(home, monkeypatch):
+    server.private_home()
+    url = "http://127.0.0.1:9/api"
+    server.state_file().write_text(json.dumps({"pid": os.getpid(), "url": url}))
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "sheet2lambda:" + "from-a-server-long-gone")
+    server.use_auth(url)
+    assert os.environ["PREFECT_API_AUTH_STRING"] == server.auth_string()
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "someone:else")
+    server.use_auth("http://127.0.0.1:10/api")  # not the kept server: the user's string stays
+    assert os.environ["PREFECT_API_AUTH_STRING"] == "someone:else"
+
+
 def test_the_warm_runner_starts_with_no_model_key(home, monkeypatch):
     seen = {}
 

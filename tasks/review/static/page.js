@@ -136,6 +136,19 @@ async function show(n) {
   if (v.routes) { fill("route-a", v.routes.a); fill("route-b", v.routes.b); }
   $("passage-box").hidden = !v.passage;
   if (v.passage) fill("passage", v.passage);
+  $("readings").hidden = !v.readings;
+  if (v.readings) {
+    $("ocr-reading").textContent = v.readings.ocr;
+    $("page-reading").textContent = v.readings.page;
+    $("page-number").textContent = v.readings.page_number ? `(page ${v.readings.page_number} of the ${v.readings.document} PDF)` : "";
+  }
+  $("crop-box").hidden = !v.crop;
+  if (v.crop) {
+    $("crop").src = v.crop;
+    $("crop-caption").textContent = `Page ${v.readings.page_number} of the ${v.readings.document} PDF, around the finding (boxed in red when it was located)`;
+  } else {
+    $("crop").removeAttribute("src");
+  }
   drawChoices();
   closeNote();
   if (v.place) {
@@ -271,7 +284,7 @@ document.addEventListener("keydown", (e) => {
   }
   if (e.altKey || e.metaKey) return;
   if (e.ctrlKey) { if (e.key === "z") { e.preventDefault(); undo(); } return; }
-  const keys = { a: "A", b: "B", k: "keep", s: "source", n: "note" };
+  const keys = { a: "A", b: "B", k: "keep", s: "source", n: "note", p: "page" };
   if (keys[e.key]) { e.preventDefault(); choose(keys[e.key]); }
   else if (e.key === "u") { e.preventDefault(); undo(); }
   else if (e.key === "ArrowLeft") { e.preventDefault(); show(state.n - 1); }

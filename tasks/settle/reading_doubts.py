@@ -1,0 +1,291 @@
+"""Structure doubts of the audit (:mod:`tasks.settle.audit`) that read the sheet's text beside
+the set: what a reading can know of its own misreads with no second route to compare with.
+Each is a ``structure`` flag on the question or field it concerns:
+
+- **a heading inside a field** students see (main text, part content), outside code: the sheet
+  opens a section there, so what follows may be a question or a part read into this field;
+- **answer blanks on several lines** of a part's content, or of the main text of a question
+  with one part or none (each line ending in ``____`` or ``$\\underline{\\qquad}$``): parts
+  left in the text, or several parts read as one;
+- **a prompt read as a title**: a title that is a sentence (it ends with ``.``, ``?`` or
+  ``!`` in the sheet, or holds a sentence break) of several words, or a title over a dozen
+  words, or any title of a question holding no words outside code and maths;
+- **solution text in no field**: lines of the solutions document (not restating the
+  questions) that no field quotes, on the question whose solution marker they sit under
+  (matched by number to the sheet's question marker), else on their lines;
+- **a solution that restates its question**: an answer or worked solution whose first
+  paragraph opens with the question's or the part's own words (a restatement the exact cut
+  missed: :mod:`tasks.read.restated`);
+- **a shared stem left out**: text in no field under a heading naming a range of questions
+  (``## Questions 1-3``), on the first question of the range;
+- **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
+  and no solution was read from it, so its answers may sit in the questions' text (one flag
+  on each question).
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemas.flags import Flag
+from schemas.sheet import SheetSet, field_key
+from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
+from tasks.settle.markers import question_markers
+from tasks.settle.source_lines import SourceLines, question_starts
+
+KIND = "structure"
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+\S")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BLANK_END = re.compile(r"(?:(?:\\_){3,}|_{4,}|\\underline\{\\q?quad\}\s*\$)\s*\**\s*$")
+_MATHS = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
+_CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`", re.S)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_SENTENCE_BREAK = re.compile(r"[.?!]\s+[A-Z]")
+_FOLD = re.compile(r"[\W_]+")
+TITLE_WORDS = 12
+"""A title with more words than this is a prompt, not a name."""
+SENTENCE_WORDS = 4
+"""A title that ends as a sentence ends is a prompt when it has at least this many words."""
+KEY = 40
+"""Folded characters of a solution's opening compared with its question (as the truth scorer)."""
+
+
+def _outside_code(text: str) -> list[str]:
+    out, fence = [], None
+    for line in text.splitlines():
+        m = _FENCE.match(line)
+        if fence:
+            fence = None if m and m.group(1) == fence else fence
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        out.append(line)
+    return out
+
+
+def _fold(text: str) -> str:
+    return _FOLD.sub("", text.lower())
+
+
+def _visible(questions: SheetSet):
+    """``(question index, field key, text)`` of the fields students read below the title."""
+    for qi, q in enumerate(questions.root):
+        yield qi, field_key(qi, "main_text"), q.main_text
+        for pi, p in enumerate(q.normalised_parts()):
+            yield qi, field_key(qi, "content", pi), p.content
+
+
+def heading_flags(questions: SheetSet) -> list[Flag]:
+    """A heading of the sheet inside a main text or a part's content (code left alone)."""
+    flags = []
+    for qi, key, text in _visible(questions):
+        heads = [ln.strip() for ln in _outside_code(text) if _HEADING.match(ln)]
+        if heads:
+            shown = ", ".join(repr(h[:40]) for h in heads[:3]) + (" …" if len(heads) > 3 else "")
+            flags.append(Flag(field=key, kind=KIND, a=text, reason=(
+                f"this field holds the sheet's heading{'s' if len(heads) > 1 else ''} {shown}: a new section of the "
+                f"sheet starts there, so a question or part may be read into question {qi + 1}")))
+    return flags
+
+
+def blank_flags(questions: SheetSet) -> list[Flag]:
+    """Several lines of one part's content, or of the main text of a question of one part or
+    none, ending in an answer blank: answers of their own read as one text."""
+    flags = []
+    for qi, key, text in _visible(questions):
+        if key.endswith(".main_text") and len(questions.root[qi].normalised_parts()) > 1:
+            continue
+        blanks = [ln for ln in _outside_code(text) if _BLANK_END.search(ln)]
+        if len(blanks) >= 2:
+            flags.append(Flag(field=key, kind=KIND, a=text, reason=(
+                f"{len(blanks)} lines of this field end in a blank to fill in: each may be a part of question "
+                f"{qi + 1} with an answer of its own, read as one text")))
+    return flags
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(_MATHS.sub(" ", _CODE.sub(" ", text))))
+
+
+def title_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """A title that is a prompt (see the module)."""
+    src = SourceLines(questions_md)
+    flags = []
+    for qi, q in enumerate(questions.root):
+        title = q.title.strip()
+        n = len(title.split())
+        if not title:
+            continue
+        texts = [q.main_text] + [p.content for p in q.normalised_parts()]
+        wordless = not any(_words(t) for t in texts)
+        at = src.find(title)
+        after = src.written[at].split(title[-20:], 1)[-1].lstrip("*_ ") if at is not None and title[-20:] in src.written[at] else ""
+        sentence = title[-1:] in ".?!" or after[:1] in (".", "?", "!") or bool(_SENTENCE_BREAK.search(title))
+        if wordless or n > TITLE_WORDS or (sentence and n >= SENTENCE_WORDS):
+            why = ("the question holds no words outside code and maths" if wordless
+                   else "it reads as a sentence, not a name")
+            flags.append(Flag(field=field_key(qi, "title"), kind=KIND, a=q.title, reason=(
+                f"question {qi + 1}'s title is its prompt? ({why}): a student may not see it as the question's text; "
+                "check the title and the main text against the sheet")))
+    return flags
+
+
+def restated_flags(questions: SheetSet) -> list[Flag]:
+    """An answer or worked solution opening with its question's or part's own words."""
+    flags = []
+    for qi, q in enumerate(questions.root):
+        asked = _fold(q.main_text)
+        for pi, p in enumerate(q.normalised_parts()):
+            own = asked + _fold(p.content)
+            for name in ("answer", "worked_solution"):
+                first = next((para for para in re.split(r"\n\s*\n", getattr(p, name)) if para.strip()), "")
+                key = _fold(first)[:KEY]
+                if len(key) >= 20 and key in own:
+                    flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=getattr(p, name), reason=(
+                        f"this solution opens with question {qi + 1}'s own words ({first.strip()[:60]!r}): the "
+                        "question restated, or a placeholder copied, rather than its solution?")))
+    return flags
+
+
+def _question_numbered(questions: SheetSet, questions_md: str) -> dict[str, int]:
+    """Question number (as the sheet prints it) → the question (0-based) whose text starts first
+    after that marker and before the next one."""
+    markers = question_markers(questions_md)
+    starts = question_starts(questions, SourceLines(questions_md))
+    out: dict[str, int] = {}
+    for k, m in enumerate(markers):
+        nxt = markers[k + 1].line if k + 1 < len(markers) else 1 << 30
+        qi = next((i for i, s in enumerate(starts) if s is not None and m.line <= s + 1 < nxt), None)
+        if qi is not None and m.number:
+            out.setdefault(m.number, qi)
+    return out
+
+
+_LABEL_WORDS = re.compile(r"^\W*(?:final\s+answers?|worked\s+solutions?|solutions?|answers?)\b\W*", re.I)
+_IMAGE_ONLY = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?\s*$")
+LOST_CHARS = 10
+"""Folded characters a solutions line needs before it counts as lost text (a lone ``$x$`` or
+a bare label is not a solution missing)."""
+
+
+RESTATED_SHARE = 0.75
+"""A solutions line whose words are this share or more words of the questions document restates
+a prompt (perhaps reworded: ``both`` for ``all``), and is no solution lost."""
+
+
+def _lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> list[tuple[int, str]]:
+    """The lines of the solutions document that no field quotes (:func:`uncovered_runs`),
+    ``(1-based line, line)``, less those that say nothing lost: a restatement of the questions
+    document (its words, folded, are there, or most of its words are: :data:`RESTATED_SHARE`),
+    text a field holds once a leading ``Answer:`` / ``Solution`` label is cut, a lone picture, a
+    line of under :data:`LOST_CHARS` folded characters."""
+    asked = _fold(questions_md)
+    asked_words = {w.lower() for w in _WORD.findall(questions_md)}
+    held = _fold("\n".join(field_texts(questions)))
+    written = solutions_md.splitlines()
+    out = []
+    for a, b, _ in uncovered_runs(solutions_md, field_texts(questions)):
+        for n in range(a, b + 1):
+            line = written[n - 1]
+            body = _fold(_LABEL_WORDS.sub("", markers_removed(line).lstrip("> \t")))
+            words = [w.lower() for w in _WORD.findall(line)]
+            again = bool(words) and sum(w in asked_words for w in words) >= RESTATED_SHARE * len(words)
+            if len(body) < LOST_CHARS or _IMAGE_ONLY.match(line) or body in asked or body in held or again:
+                continue
+            out.append((n, line))
+    return out
+
+
+def _spans(numbers: list[int]) -> str:
+    """``[3, 4, 5, 9]`` → ``3-5, 9``."""
+    out: list[list[int]] = []
+    for n in numbers:
+        if out and n == out[-1][1] + 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)
+
+
+def solution_text_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
+    """Lines of the solutions document in no field (:func:`_lost_lines`): one flag per question
+    they answer, by the solution markers' numbers; under no marker, one ``uncovered`` flag on
+    the lines (under a marker naming no question, the solution-number check says so)."""
+    if not solutions_md:
+        return []
+    lost = _lost_lines(solutions_md, questions_md, questions)
+    if not lost:
+        return []
+    markers = question_markers(solutions_md, solutions=True)
+    numbered = _question_numbered(questions, questions_md)
+    by_question: dict[int, list[int]] = {}
+    loose: list[tuple[int, str]] = []
+    for n, line in lost:
+        marker = next((m for m in reversed(markers) if m.line <= n), None)
+        if marker is None:
+            loose.append((n, line))
+        elif (qi := numbered.get(marker.number)) is not None:
+            by_question.setdefault(qi, []).append(n)
+    flags = []
+    if loose:
+        first, last = loose[0][0], loose[-1][0]
+        flags.append(Flag(field=f"solutions:{first}" if first == last else f"solutions:{first}-{last}",
+                          kind="uncovered", a="\n".join(line for _, line in loose), reason=(
+            f"lines {_spans([n for n, _ in loose])} of the solutions are in no field: a solution not read, or not "
+            "paired with its question; keep leaves them out")))
+    for qi, numbers in sorted(by_question.items()):
+        flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+            f"the solutions' text for question {qi + 1} (lines {_spans(numbers)} of the solutions) is in no field: "
+            "its solution was not read, or not all of it")))
+    return flags
+
+
+def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: bool) -> list[Flag]:
+    """One flag per question when the sheet's file name says it holds solutions and no solution
+    was read (no solutions document, no answer or worked solution in the set)."""
+    from pathlib import Path
+
+    from tasks.convert.pairing import is_solutions_name
+
+    if not name or solutions_read or not is_solutions_name(Path(name)):
+        return []
+    if any(p.answer.strip() or p.worked_solution.strip() for q in questions.root for p in q.parts):
+        return []
+    return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+        f"the sheet's file name ({name}) says it holds solutions, and none was read: question {qi + 1}'s answers may "
+        "sit in its text, where students see them")) for qi in range(len(questions))]
+
+
+_RANGE_HEADING = re.compile(r"^ {0,3}#{1,6}\s+[^\W\d_]+\.?\s+(\d+)\s*[-\u2013\u2014]\s*(\d+)\b")
+"""A group heading naming a range of questions (``## Questions 1-3``, ``### Problems 4–6``)."""
+
+
+def shared_stem_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """Text in no field under a heading that names a range of questions, before the next
+    heading: the stem those questions share, left out. One flag on the first question of the
+    range (the question its number's marker opens, else the first question starting after it)."""
+    written = questions_md.splitlines()
+    lost = {a: (a, b) for a, b, _ in uncovered_runs(questions_md, field_texts(questions))}
+    starts = question_starts(questions, SourceLines(questions_md))
+    numbered = _question_numbered(questions, questions_md)
+    flags = []
+    for i, line in enumerate(written):
+        m = _RANGE_HEADING.match(line)
+        if not m:
+            continue
+        end = next((j for j in range(i + 1, len(written)) if _HEADING.match(written[j])), len(written))
+        runs = [(a, b) for a, (_, b) in lost.items() if i + 1 < a <= end]
+        if not runs:
+            continue
+        qi = numbered.get(m.group(1))
+        if qi is None:
+            qi = next((k for k, s in enumerate(starts) if s is not None and s + 1 > runs[0][1]), None)
+        if qi is None:
+            continue
+        where = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+        flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+            f"the text under {line.strip().lstrip('#').strip()!r} (lines {where}) is in no field: the stem these "
+            f"questions share, left out of question {qi + 1}?")))
+    return flags

@@ -1,0 +1,77 @@
+"""Where a field's text starts in a markdown document: the lines as coverage reads them
+(markers cut, list marker and label stripped, whitespace folded), so the structure audit
+(:mod:`tasks.settle.audit`) can compare the set's questions with the sheet's markers."""
+
+from __future__ import annotations
+
+import re
+
+from schemas.sheet import SheetSet
+from tasks.settle.coverage import PIECES, line_content, markers_removed
+from tasks.settle.fold import fold_whitespace
+from tasks.settle.markers import LABEL
+
+_FENCE = re.compile(r"^(?:```|~~~)")
+_WORD = re.compile(r"[^\W_]")
+
+
+class SourceLines:
+    """A document's lines, each as coverage reads it (markers cut, list marker and label
+    stripped, whitespace folded), for finding where a field's text starts."""
+
+    def __init__(self, markdown: str):
+        self.written = markdown.splitlines()
+        cut = markers_removed("\n".join(self.written)).split("\n")
+        self.lines = [fold_whitespace(line_content(c).replace(PIECES, " ")) for c in cut]
+
+    def find(self, text: str, start: int = 0) -> int | None:
+        """The 0-based index of the first line at or after ``start`` whose content holds
+        the first line of ``text`` (a reader cuts fields at line boundaries) that can say where
+        it is: not a code fence (a fence opens every chunk alike) and with two letters or digits
+        at least; ``None`` when there is none."""
+        first = ""
+        for line in markers_removed(text).splitlines():
+            first = fold_whitespace(line_content(line).replace(PIECES, " "))
+            if first and first != "$$" and not _FENCE.match(first) and len(_WORD.findall(first)) >= 2:
+                break
+            first = ""
+        if not first:
+            return None
+        key = first[:80]
+        for i in range(start, len(self.lines)):
+            if self.lines[i] and key in self.lines[i]:
+                return i
+        return None
+
+    def label(self, i: int) -> str | None:
+        """The part label opening line ``i`` as written, or ``None``."""
+        m = LABEL.match(self.written[i])
+        return (m.group("p") or m.group("c")) if m else None
+
+
+def question_starts(questions: SheetSet, src: SourceLines) -> list[int | None]:
+    """Where each question's first text starts in the source (0-based line), in order."""
+    out: list[int | None] = []
+    at = 0
+    for q in questions.root:
+        texts = [q.main_text] + [t for p in q.parts for t in (p.content, *p.options)]
+        pos = None
+        for t in texts:
+            if t.strip():
+                pos = src.find(t, at)
+                if pos is not None:
+                    break
+        out.append(pos)
+        if pos is not None:
+            at = pos + 1  # the next question starts further on (two may open alike)
+    return out
+
+
+def question_at(questions: SheetSet, questions_md: str, line: int) -> int | None:
+    """The question (0-based) whose text starts last at or before 1-based ``line`` of the
+    questions document, ``None`` when the line comes before every question's text."""
+    best = None
+    for qi, st in enumerate(question_starts(questions, SourceLines(questions_md))):
+        if st is not None and st + 1 <= line:
+            best = qi
+    return best

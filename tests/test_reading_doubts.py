@@ -1,0 +1,112 @@
+"""The audit's doubts that read the sheet beside the set (tasks/settle/reading_doubts.py), on
+small sheets and readings of its own: each names the misread, and a faithful reading is left
+alone."""
+
+from __future__ import annotations
+
+from schemas.sheet import Part, Question, SheetSet
+from tasks.settle.audit import audit
+from tasks.settle.reading_doubts import (
+    blank_flags,
+    heading_flags,
+    restated_flags,
+    shared_stem_flags,
+    solution_text_flags,
+    solutions_name_flags,
+    title_flags,
+)
+
+
+def fields(flags) -> list[str]:
+    return [f.field for f in flags]
+
+
+def test_a_heading_inside_a_field_is_a_section_read_into_it_but_not_in_code():
+    reading = SheetSet([
+        Question(main_text="Load the orchard data.\n\n### Step A\n\nCount the trees.\n\n### Step B\n\nCount the apples."),
+        Question(main_text="Run this:\n\n```python\n# a comment, not a heading\nprint(1)\n```"),
+    ])
+    flags = heading_flags(reading)
+    assert fields(flags) == ["q1.main_text"] and "'### Step A', '### Step B'" in flags[0].reason
+    assert flags[0].kind == "structure"
+
+
+def test_several_lines_ending_in_a_blank_are_parts_left_in_the_text():
+    blanks = SheetSet([Question(main_text="Use the bar chart.\n\n*Which fruit is most common?* \\_\\_\\_\\_\n\n"
+                                          "*Which fruit is rarest?* \\_\\_\\_\\_")])
+    assert fields(blank_flags(blanks)) == ["q1.main_text"]
+    one = SheetSet([Question(main_text="Name the capital of Peru: \\_\\_\\_\\_")])
+    assert blank_flags(one) == []
+    # the main text of a question read with its parts is left alone; two answers in one part are not
+    parted = SheetSet([Question(main_text="Fill in:\n\nRed is \\_\\_\\_\\_\n\nBlue is \\_\\_\\_\\_",
+                                parts=[Part(content="Green is $\\underline{\\qquad}$"),
+                                       Part(content="$y = \\underline{\\qquad}$\n\nFind the slope.\n\n"
+                                                    "$m = \\underline{\\qquad}$")])])
+    assert fields(blank_flags(parted)) == ["q1.p2.content"]
+
+
+def test_a_title_that_is_the_prompt_is_doubted_and_a_name_is_not():
+    md = ("**1. Describe the soil samples you took.**\n\n_Write here._\n\n"
+          "### Task 2 - Fit a model\n\n```r\nfit <- lm(y ~ x)\n```\n\n"
+          "## Heat engines\n\nFind the efficiency of the cycle.\n")
+    reading = SheetSet([
+        Question(title="Describe the soil samples you took", main_text="_Write here._"),
+        Question(title="Fit a model", main_text="```r\nfit <- lm(y ~ x)\n```"),
+        Question(title="Heat engines", main_text="Find the efficiency of the cycle."),
+    ])
+    flags = title_flags(reading, md)
+    assert fields(flags) == ["q1.title", "q2.title"]
+    assert "sentence" in flags[0].reason and "no words outside code" in flags[1].reason
+
+
+def test_a_solution_opening_with_its_question_restated_is_doubted():
+    reading = SheetSet([Question(main_text="Estimate the height of the tower from its shadow.", parts=[
+        Part(worked_solution="Estimate the height of the tower from its shadow, using the sun.\n\nIt is 40 m.")]),
+        Question(main_text="Find the mass.", parts=[Part(answer="The mass is 2 kg.")])])
+    assert fields(restated_flags(reading)) == ["q1.p1.worked_solution"]
+
+
+SHEET = "## Question 1\n\nWhy is the sea salty?\n\n## Question 2\n\nWhy is the sky blue?\n"
+
+
+def test_solution_text_in_no_field_is_flagged_on_the_question_it_answers():
+    reading = SheetSet([Question(main_text="Why is the sea salty?", parts=[Part(answer="Rivers carry salts into it.")]),
+                        Question(main_text="Why is the sky blue?")])
+    solutions = ("## Question 1\n\nAnswer: Rivers carry salts into it.\n\n## Question 2\n\nWhy is the sky blue?\n\n"
+                 "Short waves of sunlight scatter more in the air.\n")
+    flags = solution_text_flags(reading, SHEET, solutions)
+    # question 1's answer is held (its label cut), question 2's restated prompt is no loss: only its answer is
+    assert fields(flags) == ["q2"] and "line 11" not in flags[0].reason and "lines 9" in flags[0].reason
+    # under no solution marker: the lines themselves
+    flags = solution_text_flags(reading, SHEET, "Notes.\n\nShort waves of sunlight scatter more in the air.\n")
+    assert fields(flags) == ["solutions:3"] and flags[0].kind == "uncovered"
+    # under a marker naming no question of the sheet, the solution-number check says it once
+    stray = "## Question 7\n\nShort waves of sunlight scatter more in the air.\n"
+    assert solution_text_flags(reading, SHEET, stray) == []
+    assert [f.field for f in audit(reading, SHEET, stray)] == ["solutions:1"]
+    # the whole audit raises it, and nothing when every solution was read
+    read = reading.model_copy(deep=True)
+    read.root[1].parts = [Part(answer="Short waves of sunlight scatter more in the air.")]
+    assert solution_text_flags(read, SHEET, solutions) == []
+    assert "q2" in fields(audit(reading, SHEET, solutions))
+
+
+def test_a_sheet_named_as_solutions_with_no_solution_read_is_doubted_on_each_question():
+    reading = SheetSet([Question(main_text="Why is the sea salty?\n\nRivers carry salts."),
+                        Question(main_text="Why is the sky blue?")])
+    assert fields(solutions_name_flags(reading, "week3-solutions.qmd", solutions_read=False)) == ["q1", "q2"]
+    assert solutions_name_flags(reading, "week3.qmd", solutions_read=False) == []
+    assert solutions_name_flags(reading, "week3-solutions.qmd", solutions_read=True) == []
+    answered = reading.model_copy(deep=True)
+    answered.root[0].parts = [Part(answer="Rivers carry salts.")]
+    assert solutions_name_flags(answered, "week3-solutions.qmd", solutions_read=False) == []
+
+
+def test_the_stem_a_range_of_questions_shares_left_out_is_doubted_on_the_first_of_them():
+    md = ("## Questions 1-2\n\nA train leaves at noon at 80 km/h.\n\n### Question 1\n\nWhen is it 40 km out?\n\n"
+          "### Question 2\n\nHow far has it gone by two?\n")
+    reading = SheetSet([Question(main_text="When is it 40 km out?"), Question(main_text="How far has it gone by two?")])
+    flags = shared_stem_flags(reading, md)
+    assert fields(flags) == ["q1"] and "'Questions 1-2' (lines 3)" in flags[0].reason
+    kept = SheetSet([Question(main_text="A train leaves at noon at 80 km/h.\n\nWhen is it 40 km out?"), reading.root[1]])
+    assert shared_stem_flags(kept, md) == []
