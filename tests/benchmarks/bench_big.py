@@ -29,7 +29,10 @@ process it starts is stopped at the end, and the folder removed unless ``--keep`
 5. **pool**: the same corpus swept over a process work pool (``deployments/prefect.yaml``)
    with 1, 2 and 4 workers (``prefect worker start --limit 1``: a folder run each at a
    time), no run served from another's cache (``PREFECT_TASKS_REFRESH_CACHE`` for the
-   workers): throughput against one worker, and against the machine's limit (its cores).
+   workers): throughput against one worker, and against the machine's limit: the CPU the sweep
+   cost (the command, the workers and their flow runs with pandoc, the server) over the wall
+   times the cores, the share of the cores it kept busy (100 % is the physical limit; on a
+   shared machine, what the others leave).
 
 The load average is printed beside every figure: on a shared machine, read the ratios of
 runs made at a similar load.
@@ -101,18 +104,34 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a live process and of its children it has waited for (a pool worker and
+    the flow runs it started, with their pandoc runs); 0 when gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+WORKER_PIDS: list[int] = []
+"""The pool's worker processes, once started (their CPU is counted per command)."""
+
+
 def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> dict:
     """Run ``python -m module args`` in a process of its own (through :func:`child`): its wall,
     exit status, peak memory (MB), the seconds to its first ``[1/N]`` line from its start
     (``first``) and from its run's first line (``backend``, the flow's body begun:
     ``first_in_run``), Prefect tracebacks in its output, the load before and after, and the
     CPU seconds it cost (``cpu``: the command and its pandoc runs, and the server's; less
-    shaken than the wall by what else the machine runs). Its output goes to ``tmp/name.log``."""
+    shaken than the wall by what else the machine runs; with a pool, its workers' and their flow
+    runs' too). Its output goes to ``tmp/name.log``."""
     from tests.benchmarks.support import proc_cpu
 
     peak, log = tmp / f"{name}.peak", tmp / f"{name}.log"
     server = SERVER_PID[0] if SERVER_PID else None
     cpu0, server0 = children_cpu(), proc_cpu(server)
+    workers0 = sum(map(tree_cpu, WORKER_PIDS))
     before, t0, first, began = load(), time.monotonic(), None, None
     with open(log, "w", encoding="utf-8") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "tests.benchmarks.bench_big", "--child", str(peak), module, *args],
@@ -127,7 +146,7 @@ def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> di
         code = proc.wait()
     wall = time.monotonic() - t0
     time.sleep(2)  # the server's tail: what the command sent it last
-    cpu = children_cpu() - cpu0 + proc_cpu(server) - server0
+    cpu = children_cpu() - cpu0 + proc_cpu(server) - server0 + sum(map(tree_cpu, WORKER_PIDS)) - workers0
     text = log.read_text(encoding="utf-8")
     return {"wall": wall, "code": code, "first": first, "load": f"{before} → {load()}", "cpu": cpu,
             "first_in_run": first - began if first is not None and began is not None else None,
@@ -269,14 +288,17 @@ def pools(tmp: Path, corpus: Path, n: int, env: dict, counts: list[int]) -> dict
                     cwd=ROOT, env={**env, "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_TASKS_REFRESH_CACHE": "true"},
                     start_new_session=True, stdout=open(tmp / f"worker{len(workers)}.log", "ab"),
                     stderr=subprocess.STDOUT))
+                WORKER_PIDS.append(workers[-1].pid)
             time.sleep(10)  # the new workers poll the pool
             r = command(tmp, f"pool{count}", "flows.sweep",
                         [str(corpus), "--offline", "--pool", "sheet2lambda", "--out", str(tmp / f"pool-out{count}")], env)
             report = json.loads((tmp / f"pool-out{count}" / "report.json").read_text())
-            r.update(built=report.get("built", 0), sheets=report.get("sheets", 0), throughput=n / r["wall"])
+            r.update(built=report.get("built", 0), sheets=report.get("sheets", 0), throughput=n / r["wall"], n=n,
+                     busy=r["cpu"] / (r["wall"] * (os.cpu_count() or 1)))
             found[count] = r
             print(f"  pool of {count} worker{'s' if count > 1 else ''}: {r['wall']:.1f} s, {r['built']}/{r['sheets']} "
-                  f"built, {r['throughput']:.2f} sheets/s, exit {r['code']} ({r['load']})", flush=True)
+                  f"built, {r['throughput']:.2f} sheets/s, {r['cpu'] / n:.3f} s of CPU a sheet, the cores "
+                  f"{r['busy']:.0%} busy with it, exit {r['code']} ({r['load']})", flush=True)
     finally:
         for w in workers:
             if w.poll() is None:
@@ -323,8 +345,9 @@ def summary(parts: dict) -> list[str]:
         cores = os.cpu_count() or 1
         for count, r in sorted(p.items()):
             limit = min(count, cores)
-            lines.append(f"pool of {count}: throughput {r['throughput'] / one:.2f} × one worker's; the machine's limit "
-                         f"{limit:.0f} × ({cores} cores): {r['throughput'] / one / limit:.0%} of it  ({r['load']})")
+            lines.append(f"pool of {count}: throughput {r['throughput'] / one:.2f} × one worker's [≤ {limit}: {cores} "
+                         f"cores]; of the machine's limit ({cores} cores busy with the sweep alone, "
+                         f"{cores / (r['cpu'] / r['n']):.2f} sheets/s at its CPU a sheet): {r['busy']:.0%}  ({r['load']})")
         if "sweep" in parts:
             lines.append(f"pool of 1 / the sweep in one process (wall): {p[min(p)]['wall'] / parts['sweep']['first']['wall']:.2f}")
     return lines
