@@ -137,12 +137,17 @@ def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> di
         proc = subprocess.Popen([sys.executable, "-m", "tests.benchmarks.bench_big", "--child", str(peak), module, *args],
                                 cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
-        for line in proc.stdout:
-            fh.write(line)
-            if began is None and line.startswith("backend "):
-                began = time.monotonic() - t0
-            if first is None and line.startswith("[1/"):
-                first = time.monotonic() - t0
+        try:
+            for line in proc.stdout:
+                fh.write(line)
+                if began is None and line.startswith("backend "):
+                    began = time.monotonic() - t0
+                if first is None and line.startswith("[1/"):
+                    first = time.monotonic() - t0
+        except KeyboardInterrupt:  # the benchmark stopped: so is its command
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait()
+            raise
         code = proc.wait()
     wall = time.monotonic() - t0
     time.sleep(2)  # the server's tail: what the command sent it last
@@ -154,9 +159,8 @@ def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> di
             "tracebacks": text.count("Traceback"), "keyerrors": text.count("KeyError")}
 
 
-def folders(tmp: Path, sizes: list[int], env: dict) -> list[dict]:
-    """Part 1: the folder command on each size."""
-    runs = []
+def folders(tmp: Path, sizes: list[int], env: dict, runs: list[dict]) -> list[dict]:
+    """Part 1: the folder command on each size, each run appended to ``runs`` as it ends."""
     for n in sizes:
         folder = tmp / f"folder{n}"
         write_sheets(folder, n, f"f{n}")
@@ -269,8 +273,9 @@ def sweeps(tmp: Path, corpus: Path, n: int, env: dict) -> dict:
     return {"first": first, "second": second, "changes": changes, "k": k}
 
 
-def pools(tmp: Path, corpus: Path, n: int, env: dict, counts: list[int]) -> dict:
-    """Part 5: the corpus swept over a process work pool with each count of workers."""
+def pools(tmp: Path, corpus: Path, n: int, env: dict, counts: list[int], found: dict) -> dict:
+    """Part 5: the corpus swept over a process work pool with each count of workers, each
+    sweep put in ``found`` as it ends."""
     prefect = str(Path(sys.executable).with_name("prefect"))
     yaml = (ROOT / "deployments" / "prefect.yaml").read_text(encoding="utf-8")
     (tmp / "prefect.yaml").write_text(yaml.replace('"{{ $PWD }}/.."', f'"{tmp}"'), encoding="utf-8")  # runs' root
@@ -279,7 +284,6 @@ def pools(tmp: Path, corpus: Path, n: int, env: dict, counts: list[int]) -> dict
     subprocess.run([prefect, "--no-prompt", "deploy", "--all", "--prefect-file", str(tmp / "prefect.yaml")],
                    cwd=ROOT, env={**env, "PWD": str(ROOT)}, check=True, capture_output=True)
     workers: list[subprocess.Popen] = []
-    found = {}
     try:
         for count in counts:
             while len(workers) < count:
@@ -353,6 +357,11 @@ def summary(parts: dict) -> list[str]:
     return lines
 
 
+def stopped(signum, frame) -> None:
+    """SIGTERM stops the benchmark as Ctrl-C does: its processes stopped, the ratios so far printed."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
@@ -381,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     runtime.quiet_environment()
     parts: dict = {}
     t_all = time.monotonic()
+    signal.signal(signal.SIGTERM, stopped)
     print(f"work folder {tmp}; {load()}", flush=True)
     try:
         if "overhead" in only:
@@ -397,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nprefect server started in {time.monotonic() - t0:.1f} s at {url}; {load()}", flush=True)
         if "folders" in only:
             print(f"\n1. folders of {', '.join(map(str, sizes))} tiny sheets, each command in its own process", flush=True)
-            parts["folders"] = folders(tmp, sizes, env)
+            folders(tmp, sizes, env, parts.setdefault("folders", []))
         corpus, n = tmp / "corpus", max(sizes)
         if only & {"sweep", "pool"}:
             make_corpus(corpus, args.folders, n, "c")
@@ -409,10 +419,12 @@ def main(argv: list[str] | None = None) -> int:
         if "pool" in only:
             counts = [int(c) for c in args.workers.split(",")]
             print(f"\n5. the sweep of {n} sheets over a work pool of {', '.join(map(str, counts))} workers", flush=True)
-            parts["pool"] = pools(tmp, corpus, n, env, counts)
-        print("\n".join(summary(parts)))
-        print(f"\nwhole benchmark: {time.monotonic() - t_all:.0f} s; {load()}")
+            pools(tmp, corpus, n, env, counts, parts.setdefault("pool", {}))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the ratios of the parts that ended
+        print("\nstopped: the ratios below are of the parts that ended", flush=True)
     finally:
+        print("\n".join(summary({k: v for k, v in parts.items() if v})))
+        print(f"\nwhole benchmark: {time.monotonic() - t_all:.0f} s; {load()}", flush=True)
         server.stop()
         if args.keep:
             print(f"kept {tmp}")
