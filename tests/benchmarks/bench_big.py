@@ -92,6 +92,9 @@ def child(argv: list[str]) -> None:
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
+START = 600.0
+"""Seconds a benchmark's Prefect server may take to answer (on a loaded shared machine, minutes)."""
+
 SERVER_PID: list[int] = []
 """The benchmark's Prefect server's process, once started (its CPU is counted per command)."""
 
@@ -133,7 +136,7 @@ def command(tmp: Path, name: str, module: str, args: list[str], env: dict) -> di
     cpu0, server0 = children_cpu(), proc_cpu(server)
     workers0 = sum(map(tree_cpu, WORKER_PIDS))
     before, t0, first, began = load(), time.monotonic(), None, None
-    with open(log, "w", encoding="utf-8") as fh:
+    with open(log, "w", encoding="utf-8", buffering=1) as fh:  # by line: watch_folder reads it live
         proc = subprocess.Popen([sys.executable, "-m", "tests.benchmarks.bench_big", "--child", str(peak), module, *args],
                                 cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
@@ -216,7 +219,7 @@ def server_cpu(tmp: Path, env: dict) -> dict:
         os.environ.update({"PREFECT_HOME": str(home), **settings})
         os.environ.pop("PREFECT_API_URL", None)
         try:
-            url = server.start(port=server.free_port())
+            url = server.start(port=server.free_port(), timeout=START)
             pid = int(server.recorded()["pid"])
             folder = tmp / f"server-folder-{len(found)}"
             write_sheets(folder, 40, f"s{len(found)}")
@@ -400,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n3. the server's CPU per task run", flush=True)
             parts["server"] = server_cpu(tmp, dict(os.environ, SHEET2LAMBDA_WARM="0"))
         t0 = time.monotonic()
-        url = server.start(port=server.free_port())
+        url = server.start(port=server.free_port(), timeout=START)
         SERVER_PID.append(int(server.recorded()["pid"]))
         os.environ["PREFECT_API_URL"] = url
         env = dict(os.environ, SHEET2LAMBDA_WARM="0")
