@@ -45,6 +45,8 @@ FRESH_OCR_HELP = ("convert PDFs with Mathpix again even when the OCR cache holds
 DASK_HELP = ("hand the sheets' stages to the Dask cluster whose scheduler is at ADDR (e.g. tcp://10.0.0.5:8786; "
              "prefect-dask's DaskTaskRunner) instead of this process's threads; its workers need this project "
              "installed, the same paths (sheets, --out, the temporary folder) and the same Prefect server")
+IN_FLIGHT_HELP = ("sheets in flight at once; the next starts as one ends (default: twice the cores, and with a "
+                  "live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT)")
 POOL_HELP = ("spread the folders over the workers of this Prefect work pool: each folder a run of the folder "
              "deployment on the pool (deployments/prefect.yaml), one report gathered here; the workers need "
              "the same paths")
@@ -102,6 +104,7 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
                    help=f"stage tasks run at once, over all sheets (default {DEFAULT_THREADS}); live model calls "
                         "are bounded by SHEET2LAMBDA_MAX_IN_FLIGHT")
+    p.add_argument("--sheets-in-flight", type=int, metavar="N", help=IN_FLIGHT_HELP)
     p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
     p.add_argument("--model", help=MODEL_HELP)
     p.add_argument("--tries", type=int, default=3, help=TRIES_HELP)
@@ -122,6 +125,7 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
                    help=f"stage tasks run at once (default {DEFAULT_THREADS}); live calls are bounded by "
                         "SHEET2LAMBDA_MAX_IN_FLIGHT")
+    p.add_argument("--sheets-in-flight", type=int, metavar="N", help=IN_FLIGHT_HELP + " (each folder's)")
     p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
                    "(accepted differences: <baseline folder>/<corpus folder>/accepted.txt)")
     p.add_argument("--record-baseline", help="write this run's baseline to FILE")
@@ -298,6 +302,10 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"--dask-address {value}: not a Dask scheduler address ({form}); give tcp://HOST:PORT, "
                        "e.g. tcp://10.0.0.5:8786")
 
+    def need_in_flight(n: int | None) -> None:
+        if n is not None and n < 1:
+            out.append(f"--sheets-in-flight {n}: must be at least 1")
+
     def need_sheets(path: str) -> None:  # a folder read for sheets, never a run's outputs
         if Path(path).is_dir() and holds_outputs(path):
             out.append(f"{path}: holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the folder "
@@ -338,6 +346,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
                 out.append(f"{target}: " + out_inside(args.out is not None, args.folder, "the folder it reads"))
         if args.max_concurrency < 1:
             out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
+        need_in_flight(args.sheets_in_flight)
         need_dask(args.dask_address)
         need_server("--dask-address", args.dask_address)
     elif command == "review":
@@ -373,6 +382,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             target = args.out or Path("out") / "sweep"
             if inside(target, args.root):
                 out.append(f"{target}: " + out_inside(args.out is not None, args.root, "the corpus ROOT"))
+        need_in_flight(args.sheets_in_flight)
         need_dask(args.dask_address)
         need_server("--pool", args.pool)
         need_server("--dask-address", args.dask_address)

@@ -25,8 +25,9 @@ without one is ``tcp`` (``distributed.comm.addressing.parse_address``)."""
 NETWORK_SCHEMES = ("tcp", "tls", "ws", "wss")
 """The schemes whose address is ``HOST:PORT`` and which this module can try to connect to."""
 
-CONNECT_TIMEOUT = 3.0
-"""Seconds a scheduler or a Prefect API is given to accept a connection or answer."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds a scheduler or a Prefect API is given to accept a connection or answer (a kept
+server on a shared machine under a load of 30 took over 3 s to answer ``/health``)."""
 
 _checked: dict[tuple, str | None] = {}
 """Answers already found in this process (a command checks its line twice: at its entry and

@@ -17,6 +17,12 @@ Beside the kept server runs the warm runner (:mod:`commandline.warm`), which has
 flows imported: ``server start`` starts it, the first command after the server started
 starts it for the next ones, ``server stop`` stops it, ``server status`` reports it.
 
+The kept server starts with this project's Prefect settings (:data:`commandline.runtime.DEFAULTS`,
+unless set in the environment), as a temporary one does: without them its task-run recorder
+and event persister stored every task run's three events: 36 ms of the server's CPU per task
+run against 6 (a folder of 40 sheets, ``tests/benchmarks/bench_big.py``: ``flows/README.md``,
+"Big folders").
+
 Only the standard library is imported here.
 """
 
@@ -34,6 +40,7 @@ import urllib.request
 from pathlib import Path
 
 from commandline import procs
+from commandline.runtime import DEFAULTS
 from tasks.secret_names import without_secrets
 
 STATE_NAME = "sheet2lambda-server.json"
@@ -216,6 +223,8 @@ def _start(port: int, timeout: float) -> str:
     home = private_home()
     log = home / "sheet2lambda-server.log"
     env = without_secrets(dict(os.environ))  # the server needs no model key
+    for key, value in DEFAULTS.items():  # the project's settings, unless the user set their own
+        env.setdefault(key, value)
     env.update({"PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api", "PREFECT_SERVER_API_AUTH_STRING": auth_string()})
     env.pop("PREFECT_API_URL", None)
     old = os.umask(0o077)  # its database and log: this user's only

@@ -1,18 +1,22 @@
 """Serve sheet2lambda's flows to the Prefect UI from this process (no work pool needed).
 
-    python -m deployments.serve [--base DIR] [--corpus ROOT] [--cron "0 3 * * *"]
-                                [--baseline FILE] [--sweep-out DIR] [--paused]
+    python -m deployments.serve [--base DIR] [--corpus ROOT] [--sweep-out DIR] [--cron "0 3 * * *"]
+                                [--sweep-offline] [--sweep-pool NAME] [--baseline FILE] [--paused]
 
 Three deployments, each run in a subprocess of this one when the UI (or the API) asks:
 
 - ``document/served``: one sheet; the UI's form shows each parameter with its description
   (read from the flow's docstring);
 - ``folder/served``: a folder of sheets, likewise;
-- ``sweep/served``: an offline sweep of ``--corpus`` on the ``--cron`` schedule (a
-  parameter of this command: the deployment's schedule), at most one run at a time
-  (concurrency limit 1), with the gate (``--baseline``) so that a regression fails the
-  scheduled run. (The work-pool route's sweep, ``sweep/pool`` in ``prefect.yaml``, has its
-  schedule off and its own output folder: following both routes still sweeps once a night.)
+- ``sweep/served``: the sweep of your courses, ``--corpus`` (default ``sheets/`` under
+  ``--base``: a folder per course) into ``--sweep-out`` (default ``out/sweep``), on the
+  ``--cron`` schedule, at most one run at a time (concurrency limit 1). Its root and out are
+  the deployment's parameters and the cron its schedule, all changeable in the UI. Every run
+  converts only the sheets new or changed since the last (the others are answered by the
+  cache) and says how many were new, changed, unchanged and failed. Live calls as the
+  environment allows (``--backend auto``; ``--sweep-offline`` for none), the folders spread
+  over a work pool's workers with ``--sweep-pool``, and a gate with ``--baseline``. This is
+  the one route that schedules the sweep: ``prefect.yaml``'s ``sweep/pool`` has no schedule.
 
 Each deployment is named ``served`` (this route) where ``prefect.yaml``'s are named ``pool``.
 
@@ -34,19 +38,28 @@ from pathlib import Path
 DEFAULT_CRON = "0 3 * * *"
 """The corpus sweep's schedule by default: every day at 03:00 (UTC)."""
 
+DEFAULT_CORPUS = "sheets"
+"""The scheduled sweep's root by default, under ``--base``: a folder per course."""
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line of ``python -m deployments.serve``."""
     p = argparse.ArgumentParser(prog="python -m deployments.serve", description=__doc__.split("\n\n")[0])
     p.add_argument("--base", default=".", help="the folder relative paths in run parameters resolve against "
                    "(default: this folder)")
-    p.add_argument("--corpus", default="../shared/corpus", help="the scheduled sweep's corpus root, relative to "
-                   "--base (default ../shared/corpus)")
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="the scheduled sweep's root: your courses, a folder "
+                   f"each, relative to --base (default {DEFAULT_CORPUS})")
+    p.add_argument("--sweep-out", default="out/sweep", help="the scheduled sweep's output folder, relative to --base "
+                   "(default out/sweep; never inside --corpus)")
     p.add_argument("--cron", default=DEFAULT_CRON, help=f"the sweep's schedule, a cron expression in UTC "
                    f"(default '{DEFAULT_CRON}')")
-    p.add_argument("--baseline", default="baselines/corpus.json", help="the gate's baseline for the scheduled "
-                   "sweep, relative to --base; '' for no gate (default baselines/corpus.json)")
-    p.add_argument("--sweep-out", default="out/sweep", help="the scheduled sweep's output folder, relative to --base")
+    p.add_argument("--sweep-offline", action="store_true", help="the scheduled sweep makes no live call (default: "
+                   "as the environment allows, --backend auto; the cache keeps unchanged sheets from calling)")
+    p.add_argument("--sweep-pool", metavar="NAME", help="spread the scheduled sweep's folders over this work pool's "
+                   "workers (prefect.yaml's folder/pool deployed on it)")
+    p.add_argument("--baseline", default="", help="a gate for the scheduled sweep: a baseline recorded from your "
+                   "corpus (sweep --record-baseline FILE), relative to --base; a sheet doing worse fails the run "
+                   "(default: no gate)")
     p.add_argument("--paused", action="store_true", help="create the sweep's schedule paused")
     p.add_argument("--root", default=None, help="the folder every path of a deployed run must stay inside, fixed "
                    "in the deployments (default: the folder holding both --base and --corpus)")
@@ -78,11 +91,15 @@ def deployments(args: argparse.Namespace) -> list:
                         f"every path stays inside {root}."),
         sweep_flow.to_deployment(
             name="served", cron=args.cron, paused=args.paused or None, concurrency_limit=1, entrypoint_type=module,
-            parameters={"root": args.corpus, "out": args.sweep_out, "offline": True,
-                        "baseline": args.baseline or None, "base": base},
+            parameters={"root": args.corpus, "out": args.sweep_out, "base": base,
+                        **({"offline": True} if args.sweep_offline else {}),
+                        **({"pool": args.sweep_pool} if args.sweep_pool else {}),
+                        **({"baseline": args.baseline} if args.baseline else {})},
             tags=["sheet2lambda"],
-            description=f"Offline sweep of {args.corpus} on '{args.cron}', the gate against {args.baseline or 'nothing'}; "
-                        f"relative paths against {base}."),
+            description=f"Sweep of {args.corpus} into {args.sweep_out} on '{args.cron}': only new or changed sheets are "
+                        f"converted (the cache answers the others), and the summary counts them"
+                        + (f"; the gate against {args.baseline}" if args.baseline else "")
+                        + f". Relative paths against {base}."),
     ]
 
 
@@ -94,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.base).is_dir():
         print(f"{args.base}: no such folder", file=sys.stderr)
         return 1
+    corpus = Path(args.base) / args.corpus
+    if not corpus.is_dir():
+        print(f"sweep/served: {corpus}: no such folder yet; its scheduled runs fail until it holds your courses "
+              "(--corpus DIR names another)", file=sys.stderr)
     from commandline.server import connect
 
     connect()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prefect.futures import PrefectFuture
+from prefect.utilities.annotations import opaque
 
 from schemas.llm import BackendSpec
 from schemas.report import RunInfo
@@ -44,6 +45,46 @@ from tasks.settle.checks import checks_task
 from tasks.settle.tiers import settle_task
 from tasks.write.build import build_task
 from tasks.write.outputs import outputs_task
+
+
+def _in_process() -> bool:
+    """Whether the current flow run's tasks run on this process's threads (Prefect's thread
+    pool, :class:`commandline.runners.Threads` among them)."""
+    from prefect.context import FlowRunContext
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    ctx = FlowRunContext.get()
+    return ctx is not None and isinstance(ctx.task_runner, ThreadPoolTaskRunner)
+
+
+def as_input(value):
+    """A stage's argument for ``submit``: a future (or each future of a list) in Prefect's
+    ``opaque``, so that the task engine resolves it to its result without walking that result
+    for nested futures; a model, dict or list of values in ``opaque`` too, not walked (nothing
+    in them is a future: the DAG passes futures only as arguments or lists of them). Each
+    stage's result is a large model, and the walk was a good part of Prefect's CPU per task run
+    (Prefect recommends ``opaque`` for large inputs: ``prefect.utilities.annotations.opaque``). A
+    future inside ``opaque`` is still the task run's input in the run graph. Only on this
+    process's threads: a Dask cluster's workers receive the arguments pickled, and an
+    ``opaque`` there arrived as a bare tuple."""
+    if not _in_process():
+        return value
+    if isinstance(value, list) and any(isinstance(v, PrefectFuture) for v in value):
+        return [opaque(v) if isinstance(v, PrefectFuture) else v for v in value]
+    if value is None or isinstance(value, (str, bytes, int, float, bool)):
+        return value
+    return opaque(value)
+
+
+UNCACHED = frozenset({"sheet", "report", "outputs"})
+"""The stages never cached (:data:`SheetRun.futures`' names): they read the sheet's files or
+write its outputs, so they run every time."""
+
+
+def fresh_stages(task_states: dict[str, str]) -> int:
+    """How many of a sheet's cached stages ran rather than being answered by Prefect's cache,
+    from its stages' final state names (``DocumentOutcome.task_states``)."""
+    return sum(1 for name, state in task_states.items() if name not in UNCACHED and state != "Cached")
 
 
 @dataclass
@@ -121,7 +162,8 @@ def submit_markdown(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, sp
         docs.append((inputs.solutions, inputs.solutions_bytes, "solutions"))
     roots = inputs.tex_roots or None
     run.markdown = [markdown_task.submit(p.name, data, role, str(p.resolve().parent), media_dir,
-                                         tex_context(p, roots, fresh=inputs.fresh_ocr), roots=roots,
+                                         as_input(tex_context(p, roots, fresh=inputs.fresh_ocr)),
+                                         roots=as_input(roots),
                                          fresh_ocr=inputs.fresh_ocr, offline=offline)
                     for p, data, role in docs]
     return run
@@ -149,10 +191,12 @@ def submit_routes(run: SheetRun, chosen: FolderFilter | PrefectFuture | None, tr
     inputs, spec, offline = run.inputs, run.spec, run.offline
     if run.route_a is None:
         submit_route_a(run)
-    run.route_b = route_b_task.submit(run.sheet, chosen, spec, tries)
-    run.checks = checks_task.submit(run.route_a, run.route_b, run.sheet)
-    run.adjudicate = adjudicate_task.submit(run.checks, run.sheet, inputs.replies.get("adjudication"), spec, offline)
-    run.settled = settle_task.submit(run.route_a, run.route_b, run.sheet, run.adjudicate)  # tiers, then the structure audit
+    run.route_b = route_b_task.submit(as_input(run.sheet), as_input(chosen), as_input(spec), tries)
+    run.checks = checks_task.submit(as_input(run.route_a), as_input(run.route_b), as_input(run.sheet))
+    run.adjudicate = adjudicate_task.submit(as_input(run.checks), as_input(run.sheet),
+                                            as_input(inputs.replies.get("adjudication")), as_input(spec), offline)
+    run.settled = settle_task.submit(as_input(run.route_a), as_input(run.route_b), as_input(run.sheet),
+                                     as_input(run.adjudicate))  # tiers, then the structure audit
     return run
 
 
@@ -161,14 +205,16 @@ def submit_route_a(run: SheetRun) -> SheetRun:
     filter is still being chosen); :func:`submit_routes` then wires the rest."""
     if run.sheet is None:
         submit_sheet(run)
-    run.route_a = route_a_task.submit(run.sheet, run.inputs.replies.get("route-a"), run.spec, run.offline)
+    run.route_a = route_a_task.submit(as_input(run.sheet), as_input(run.inputs.replies.get("route-a")),
+                                      as_input(run.spec), run.offline)
     return run
 
 
 def submit_sheet(run: SheetRun) -> SheetRun:
     """Submit the sheet both routes read (the markdown checked, images resolved)."""
     inputs = run.inputs
-    run.sheet = sheet_task.submit(run.markdown[0], run.markdown[1] if len(run.markdown) > 1 else None,
+    run.sheet = sheet_task.submit(as_input(run.markdown[0]),
+                                  as_input(run.markdown[1] if len(run.markdown) > 1 else None),
                                   str(inputs.source), str(inputs.solutions) if inputs.solutions else None,
                                   run.media_dir)
     return run
@@ -185,7 +231,9 @@ def submit_pages(run: SheetRun, size: int) -> SheetRun:
     if files:
         if run.sheet is None:
             submit_sheet(run)
-        run.pages = compare_pages_task.submit(run.sheet, files, inputs.replies.get("compare"), run.spec, run.offline, size)
+        run.pages = compare_pages_task.submit(as_input(run.sheet), as_input(files),
+                                             as_input(inputs.replies.get("compare")), as_input(run.spec),
+                                             run.offline, size)
     return run
 
 
@@ -204,23 +252,25 @@ def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
         for qi, pi, part in answerable:
             key = part_field(qi, pi)
             if needs_call(part, inputs.areas.get(key), run.spec):
-                run.boxes[key] = areas_task.submit(part, qi, pi, inputs.areas.get(key), run.spec, run.offline)
+                run.boxes[key] = areas_task.submit(as_input(part), qi, pi, as_input(inputs.areas.get(key)),
+                                                   as_input(run.spec), run.offline)
             else:
                 unasked.append((qi, pi, part))
         if unasked:
-            run.unasked = unasked_areas_task.submit(unasked, run.offline)
+            run.unasked = unasked_areas_task.submit(as_input(unasked), run.offline)
     part_boxes = run.box_futures()
-    run.build = build_task.submit(run.settled, run.info.set_name, run.sheet, part_boxes)
+    run.build = build_task.submit(as_input(run.settled), run.info.set_name, as_input(run.sheet), as_input(part_boxes))
     if inputs.export is not None:
-        run.compare = compare_task.submit(run.build, inputs.export)
+        run.compare = compare_task.submit(as_input(run.build), as_input(inputs.export))
         if areas:  # --no-areas: no boxes, so nothing to score
-            run.score = score_task.submit(run.build, inputs.export_boxes, inputs.export_rtol)
-    run.report = report_task.submit(run.info, run.sheet, run.route_a, run.route_b, run.adjudicate, run.settled,
-                                    part_boxes, run.boxes_status, run.answerable, run.build, run.compare, run.score,
-                                    run.pages)
-    run.outputs = outputs_task.submit(str(run.out), run.media_dir, run.sheet, run.route_a, run.route_b,
-                                      run.adjudicate, part_boxes, run.build, run.compare, run.report, run.settled,
-                                      run.pages)
+            run.score = score_task.submit(as_input(run.build), as_input(inputs.export_boxes),
+                                          as_input(inputs.export_rtol))
+    run.report = report_task.submit(*map(as_input, (run.info, run.sheet, run.route_a, run.route_b, run.adjudicate,
+                                              run.settled, part_boxes, run.boxes_status, run.answerable, run.build,
+                                              run.compare, run.score, run.pages)))
+    run.outputs = outputs_task.submit(*map(as_input, (str(run.out), run.media_dir, run.sheet, run.route_a, run.route_b,
+                                                run.adjudicate, part_boxes, run.build, run.compare, run.report,
+                                                run.settled, run.pages)))
     return run
 
 

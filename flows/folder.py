@@ -106,6 +106,7 @@ def folder_flow(
     accepted: str | None = None,
     root: str | None = None,
     dask_address: str | None = None,
+    in_flight: int | None = None,
 ) -> FolderOutcome:
     """Convert every sheet of a folder in one house style, with one route B filter for all.
 
@@ -130,6 +131,7 @@ def folder_flow(
         accepted: the folder's accepted.txt, differences from the export already accepted (default: beside the saved filter, else in the folder).
         root: the folder the run stays inside: a sheet or link leaving it is skipped (default: the folder itself; a sweep passes its corpus root).
         dask_address: hand the sheets' stages to the Dask cluster whose scheduler is at this address (e.g. tcp://10.0.0.5:8786) instead of threads; its workers need the same paths and Prefect server.
+        in_flight: sheets in flight at once, the next started as one ends (default: twice the cores; with a live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT).
     """
     if dask_address and not on_dask():
         # A deployment's task runner is fixed when its run starts: the sheets go to the cluster
@@ -137,7 +139,7 @@ def folder_flow(
         # Its state, not its result: the run ends as the nested run did (Built with failures, Failed).
         return folder_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
             folder, out, filter, suffixes, replies, offline, backend, model, tries, areas, base, fresh_ocr=fresh_ocr,
-            accepted=accepted, root=root, dask_address=dask_address, return_state=True)
+            accepted=accepted, root=root, dask_address=dask_address, in_flight=in_flight, return_state=True)
     t0 = time.monotonic()
     runtime.mark_body("body_started")
     folder, out, filter, replies, accepted, root = (resolve(p, base) for p in (folder, out, filter, replies, accepted,
@@ -164,7 +166,7 @@ def folder_flow(
                                  replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
                                  progress_id=progress, total=len(pairs), areas=areas, bar=bar,
                                  accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
-                                 fresh_ocr=fresh_ocr)
+                                 fresh_ocr=fresh_ocr, in_flight=in_flight)
     except InputError as e:  # --out is not ours to write: one line, no traceback
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))
@@ -211,7 +213,7 @@ def _main(args) -> int:
     with runtime.no_heartbeats():
         state = flow_(args.folder, args.out, args.filter, suffixes, args.replies, args.offline,
                       args.backend, args.model, args.tries, args.areas, dask_address=args.dask_address, fresh_ocr=args.fresh_ocr,
-                      return_state=True)
+                      in_flight=args.sheets_in_flight, return_state=True)
     if not state.is_completed():
         try:
             state.result()

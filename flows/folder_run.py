@@ -1,10 +1,12 @@
 """A folder's sheets through their DAGs: the wiring under the folder flow and the sweep.
 
-:func:`run_folder` pairs a folder's sheets with their solutions, submits every sheet's
-stages (:mod:`flows.dag`) to the calling flow's task runner at once, moves each sheet on the
-moment its own stage is done (route B once the folder's one filter is chosen: given, saved or
-written from the first sheet; with none of those, each sheet's own library filter, as alone), and writes
-the folder's report, ``flags.md`` and ``filter.lua``. Wiring only.
+:func:`run_folder` pairs a folder's sheets with their solutions, keeps a bounded number of
+them in flight (:func:`sheets_in_flight`; the next starts as one ends), submits each sheet's
+stages (:mod:`flows.dag`) to the calling flow's task runner, moves each sheet on the moment
+its own stage is done (route B once the folder's one filter is chosen: given, saved or
+written from the first sheet; with none of those, each sheet's own library filter, as alone),
+writes each sheet's outputs and report row as it ends, and at the end the folder's report,
+``flags.md`` and ``filter.lua``. Wiring only.
 """
 
 from __future__ import annotations
@@ -13,20 +15,23 @@ import commandline.runtime as runtime
 
 runtime.quiet_environment()
 
+import os  # noqa: E402
 import queue  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections import deque  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect.artifacts import update_progress_artifact  # noqa: E402
 
 from commandline.logs import say  # noqa: E402
+from commandline.runners import release  # noqa: E402
 from commandline.options import OUTPUT_MANIFEST, holds_outputs, inside, out_inside, shown_name, utf8_name  # noqa: E402
 from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
-    SheetRun, first_converted, next_event, submit_markdown, submit_rest, submit_route_a, submit_routes, unconverted, unread,
-    when_done,
+    SheetRun, as_input, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a,
+    submit_routes, unconverted, unread, when_done,
 )
 from flows.document import failure_line, finish, run_info  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -40,6 +45,30 @@ from tasks.convert.tree import leaves, skipped_line  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
+
+
+PROGRESS_SECONDS = 1.0
+"""Least seconds between two updates of the run's progress artifact (a request each)."""
+
+
+def sheets_in_flight(live: bool, given: int | None = None) -> int:
+    """How many sheets a folder run keeps in flight: ``given`` when set (at least 1); else
+    twice the cores this process may use (an offline sheet's work is CPU: pandoc and
+    Python), and with a live backend at least twice its in-flight limit
+    (``SHEET2LAMBDA_MAX_IN_FLIGHT``, :func:`tasks.llm.limits.max_in_flight`), so that its
+    calls' places stay filled while each sheet waits on its own calls in turn."""
+    if given:
+        return max(1, given)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    n = 2 * cores
+    if live:
+        from tasks.llm.limits import max_in_flight
+
+        n = max(n, 2 * max_in_flight())
+    return n
 
 
 def run_folder(
@@ -61,11 +90,15 @@ def run_folder(
     root: Path | None = None,
     bar: Bar | None = None,
     fresh_ocr: bool = False,
+    in_flight: int | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
-    report. Call inside a flow run (the folder flow, or the sweep): every sheet's stages
-    are submitted to the flow's task runner at once (:mod:`flows.dag`), so each sheet's
-    markdown and route A start at once and only route B waits for the folder's filter.
+    report. Call inside a flow run (the folder flow, or the sweep): ``in_flight`` sheets at
+    most (default :func:`sheets_in_flight`) have their stages on the flow's task runner
+    (:mod:`flows.dag`), started in the folder's order, the next as one ends; a sheet's
+    markdown and route A start at once and only route B waits for the folder's filter. Each
+    sheet's outputs are written as it ends, and its row appended to ``report.csv`` (which
+    the end rewrites in the folder's order, with the totals).
     ``accepted_file`` is the folder's ``accepted.txt`` (default: beside its saved filter,
     else in the folder); ``areas`` False skips the answer boxes; ``done``/``total`` count
     sheets finished across folders (a sweep) for the progress line and artifact. ``root``
@@ -120,6 +153,8 @@ def run_folder(
     flags_by_sheet: dict[str, list] = {}
     seen: set[str] = set()
     started: dict[str, float] = {}
+    shown_at = [0.0]
+    rows_csv = folder_report.start_rows(out)
 
     def finished(pair: SheetPair, row: SheetRow) -> None:
         key = first_of.get(str(pair.source), str(pair.source))  # a fallback format's row stands for its sheet
@@ -138,10 +173,12 @@ def run_folder(
                 shown = pair.source.name
             line = f"[{done[0]}/{total}] {shown}: {what} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
-        if progress_id is not None:
+        folder_report.append_row(rows_csv, row)
+        if progress_id is not None and (done[0] == total or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
+            shown_at[0] = time.monotonic()  # one request a second at most, and the last
             update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total, 1))
 
-    # 1. Every sheet's reading, all at once; the first sheet's markdown decides the filter.
+    # 1. How each sheet is started and read; the first sheet's markdown decides the filter.
     media = Path(tempfile.mkdtemp(prefix="sheet2lambda-folder-"))
     runs: dict[str, tuple[SheetPair, SheetRun]] = {}
     filter_f = None
@@ -188,33 +225,51 @@ def run_folder(
                             pair.alternates[1:])
             first_of[str(alt)] = key
             fell_back[key] = f"{Path(key).name} could not be converted ({error.split(': ', 1)[-1]}); read {alt.name}"
-            run = start(nxt, key, len(started) + len(first_of))
+            run = start(nxt, key, len(pairs) + len(first_of))
             if not isinstance(run, str):
                 return nxt, run
             pair, error = nxt, run
         return None
 
-    try:
-        for i, pair in enumerate(pairs):
+    # 2. At most `window` sheets in flight: the next sheet starts as one ends, so memory holds
+    # a window's futures and results, not the folder's, and the first sheets end at once.
+    # Each sheet moves on the moment its own stage is done (no sheet waits for another): its
+    # markdown → route A at once, and route B once the folder's filter is chosen (from the
+    # first sheet, in the folder's order, that converts: the same sheet every run, so the
+    # filter writer's cache holds) → settled → answer boxes, set, report → outputs; its row
+    # is appended to report.csv as it ends.
+    events: queue.Queue[tuple[str, str]] = queue.Queue()
+    order = [str(p.source) for p in pairs]
+    converted: dict[str, bool] = {}
+    waiting_for_filter: list[str] = []
+    waiting = deque(enumerate(pairs))
+    window = sheets_in_flight(spec is not None, in_flight)
+
+    def launch() -> None:
+        """Start sheets, in the folder's order, until `window` are in flight or none is left."""
+        while waiting and len(runs) < window:
+            i, pair = waiting.popleft()
             key = str(pair.source)
             started[key] = time.monotonic()
             run = start(pair, key, i)
             if isinstance(run, str):
+                converted[key] = False
                 finished(pair, failed_row(pair, folder).model_copy(update={"reason": run}))
             else:
                 runs[key] = (pair, run)
-        # 2. Each sheet moves on the moment its own stage is done (no sheet waits for another):
-        # its markdown → route A at once, and route B once the folder's filter is chosen (from
-        # the first sheet, in the folder's order, that converts: the same sheet every run, so
-        # the filter writer's cache holds) → settled → answer boxes, set, report → outputs.
-        events: queue.Queue[tuple[str, str]] = queue.Queue()
-        order = list(runs)
-        converted: dict[str, bool] = {}
-        waiting_for_filter: list[str] = []
-        for key, (_, run) in runs.items():
-            when_done(run.markdown, events, "markdown", key)
-        left = len(runs)
-        while left:
+                when_done(run.markdown, events, "markdown", key)
+
+    def ended(key: str, row: SheetRow) -> None:
+        """A sheet in flight ended with ``row``: its row written, its place given to the next sheet."""
+        pair, run = runs.pop(key)
+        finished(pair, row)
+        release([*run.futures().values(), *run.box_futures()])  # what Prefect keeps of its task runs
+        shutil.rmtree(run.media_dir, ignore_errors=True)
+        launch()
+
+    try:
+        launch()
+        while runs:
             what, key = next_event(events)
             pair, run = runs[key]
             if what == "markdown":
@@ -227,8 +282,7 @@ def run_folder(
                 if error:
                     if key in fell_back:
                         error = f"{fell_back[key]}, which failed too: {error}"
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": error}))
-                    left -= 1
+                    ended(key, failed_row(pair, folder).model_copy(update={"reason": error}))
                 else:
                     submit_route_a(run)
                     waiting_for_filter.append(key)
@@ -239,7 +293,7 @@ def run_folder(
                     if first is None:
                         continue  # an earlier sheet's markdown decides the filter: wait for it
                     if first:
-                        filter_f = folder_filter_task.submit(runs[first][1].sheet, spec, tries)
+                        filter_f = folder_filter_task.submit(as_input(runs[first][1].sheet), as_input(spec), tries)
                 for ready in waiting_for_filter:
                     submit_routes(runs[ready][1], None if own_library else chosen if chosen is not None else filter_f,
                                   tries)
@@ -249,27 +303,25 @@ def run_folder(
                 try:
                     settled = run.settled.result()
                 except Exception:
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": failure_line(run)}))
-                    left -= 1
+                    ended(key, failed_row(pair, folder).model_copy(update={"reason": failure_line(run)}))
                     continue
                 nothing = unread(run, str(saved) if chosen is not None and saved is not None else None)
                 if nothing:  # neither route read it (the folder's filter failed on it): a failed row
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": nothing}))
-                    left -= 1
+                    ended(key, failed_row(pair, folder).model_copy(update={"reason": nothing}))
                     continue
                 submit_rest(run, settled, areas)
                 when_done([run.outputs], events, "outputs", key)
             else:
-                left -= 1
                 outcome = finish(run, verbose=False)
                 if outcome.report is None:
-                    finished(pair, failed_row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
+                    ended(key, failed_row(pair, folder).model_copy(update={"reason": outcome.error or "not built"}))
                     continue
                 flags_by_sheet[pair.source.name] = [f.model_dump() for f in outcome.flags]
                 if own_library:
                     read_b = run.route_b.result()
                     libraries[read_b.filter_label] = read_b.filter_source
-                finished(pair, built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline))
+                row = built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline)
+                ended(key, row.model_copy(update={"fresh_stages": fresh_stages(outcome.task_states)}))
     finally:
         shutil.rmtree(media, ignore_errors=True)
     if started:  # the span of the sheets' own work, for the command's overhead line

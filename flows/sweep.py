@@ -6,7 +6,9 @@ flow, and one combined report (a row per sheet, a row per folder, a grand total)
                           [--pool NAME] [--dask-address ADDR]
 
 It never writes into the corpus (outputs go under ``--out``, default ``out/sweep/``), and a
-second run makes no model call (every stage is cached by content). With ``--offline`` and
+second run makes no model call (every stage is cached by content): it says how many sheets
+are new, changed or unchanged since the last sweep into the same ``--out``, how many failed,
+and for how many the stages ran (:mod:`tasks.check.changes`). With ``--offline`` and
 ``--baseline`` it is the gate: it exits 1 when any sheet does worse than the recorded
 baseline (not built where it was, more flags, more new content differences).
 
@@ -53,7 +55,7 @@ from commandline.options import (  # noqa: E402
 from commandline.terminal import Bar, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
-from tasks.check import folder_report  # noqa: E402
+from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
@@ -165,6 +167,7 @@ def sweep_flow(
     pool: str | None = None,
     dask_address: str | None = None,
     pool_wait: float = DEFAULT_WAIT_MINUTES,
+    in_flight: int | None = None,
 ) -> list[FolderOutcome]:
     """Run every sheet folder of a corpus through the folder flow's DAG, with one report.
 
@@ -192,12 +195,14 @@ def sweep_flow(
         pool: spread the folders over this work pool's workers, each folder a run of the folder deployment on it (default: every folder in this run, one after another).
         dask_address: hand each folder's sheets to the Dask cluster whose scheduler is at this address instead of threads.
         pool_wait: with `pool`, minutes to wait for a worker to take a folder run (none of them running) before the sweep gives up, cancels its folder runs and fails (default 10).
+        in_flight: sheets of a folder in flight at once, the next started as one ends (default: twice the cores; with a live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT).
     """
     if dask_address and not pool and not on_dask():
         # A deployment's task runner is fixed when its run starts: one nested run with the Dask runner.
         return sweep_flow.with_options(task_runner=task_runner(dask_address=dask_address))(
             root, paths, suffixes, out, offline, backend, model, accepted_root, areas, baseline, record_baseline,
-            base, fresh_ocr=fresh_ocr, pool=pool, dask_address=dask_address, pool_wait=pool_wait, return_state=True)
+            base, fresh_ocr=fresh_ocr, pool=pool, dask_address=dask_address, pool_wait=pool_wait, in_flight=in_flight,
+            return_state=True)
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
@@ -230,6 +235,7 @@ def sweep_flow(
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))
+    previous = sweep_changes.read_record(out_dir)  # what each sheet read at the last sweep into out
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:
@@ -256,7 +262,7 @@ def sweep_flow(
                 "folder": str(f.resolve()), "out": str(o.resolve()), "suffixes": list(sfx), "offline": offline,
                 "backend": backend, "model": model, "areas": areas,
                 "accepted": str(kept.resolve()) if kept else None, "root": str(r.resolve()),
-                "dask_address": dask_address, "fresh_ocr": fresh_ocr}) for f, o, kept, r in jobs]
+                "dask_address": dask_address, "fresh_ocr": fresh_ocr, "in_flight": in_flight}) for f, o, kept, r in jobs]
             try:
                 outcomes = run_on_pool(pool, pool_jobs, sfx, bar, wait_minutes=pool_wait)
             except PoolTimeout as e:  # no worker: one line; the folder runs it created are cancelled
@@ -265,12 +271,17 @@ def sweep_flow(
         for f, o, kept, r in ([] if pool else jobs):
             try:
                 outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
-                                           accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr))
+                                           accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
+                                           in_flight=in_flight))
             except InputError as e:  # its output folder is not ours to write: the other folders go on
                 say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]
+    changes, record = sweep_changes.compare(rows, base_dir, previous)
+    if paths:  # a sweep of some folders keeps what the others read last time
+        record = {**(previous or {}), **record}
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
     folder_report.write(df, out_dir)
+    sweep_changes.write_record(out_dir, record)
     (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
     create_table_artifact(key=artifact_key(base_dir.resolve().name, "sweep-report"),
                           table=folder_report.ui_rows(df, base_dir), description=f"sweep of {base_dir}")
@@ -280,14 +291,16 @@ def sweep_flow(
         say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
     create_markdown_artifact(key=artifact_key(base_dir.resolve().name, "sweep-summary"), markdown="\n".join(
-        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "", "```"]
+        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
+         changes.line().split(None, 1)[1], "", "```"]
         + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
         + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else
            ([f"- gate passed against {baseline}"] if recorded is not None else []))))
     began, since = runtime.run_started(t0)
     write_run_json(out_dir, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
-                   gate=None if recorded is None else ("failed" if worse else "passed"))
+                   gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump())
     say(*short_table(rows, base_dir))
+    say(changes.line())
     for s in stale:
         say(f"accepted difference that no longer occurs: {s}")
     say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
@@ -324,7 +337,8 @@ def _main(args) -> int:
         flow_ = sweep_flow.with_options(task_runner=task_runner(args.max_concurrency, on_cluster))
         state = flow_(args.root, args.paths or None, suffixes, args.out, args.offline, args.backend,
                       args.model, None, args.areas, args.baseline, args.record_baseline, pool=args.pool, fresh_ocr=args.fresh_ocr,
-                      dask_address=args.dask_address, pool_wait=args.pool_wait, return_state=True)
+                      dask_address=args.dask_address, pool_wait=args.pool_wait, in_flight=args.sheets_in_flight,
+                      return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
         print(state.message, file=sys.stderr)
         return 1

@@ -25,7 +25,8 @@ class SheetRow(Counts, RowHead):
     split the content differences by the folder's ``accepted.txt``), and the answer box
     columns: ``boxes_proposed`` (in the replies), ``boxes_refused`` (refusals, flagged
     ``area``), ``boxes_written`` (in the set), and where an export exists ``boxes_matched`` of
-    ``boxes_in_export``.
+    ``boxes_in_export``; last ``fresh_stages``, the sheet's cached stages that ran rather than
+    being answered by Prefect's cache (0: it did no work but writing its outputs).
     """
 
     compared: int | None = None
@@ -39,6 +40,7 @@ class SheetRow(Counts, RowHead):
     boxes_written: int = 0
     boxes_matched: int | None = None
     boxes_in_export: int | None = None
+    fresh_stages: int = 0
 
 
 class FolderOutcome(BaseModel):

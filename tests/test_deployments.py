@@ -231,8 +231,27 @@ def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
             time.sleep(3)
     assert runs, "the scheduler created no run of the sweep"
     assert done, ([(r.name, r.state.name if r.state else None) for r in runs], (tmp / "serve.log").read_text()[-3000:])
-    assert done[0].parameters["root"] == "corpus" and done[0].parameters["offline"] is True
-    assert (base / "sweep-out" / "report.json").is_file()
+    assert done[0].parameters["root"] == "corpus" and done[0].parameters["out"] == "sweep-out"
+    assert "offline" not in done[0].parameters and "baseline" not in done[0].parameters  # as the environment allows
+    changes = json.loads((base / "sweep-out" / "report.json").read_text())["changes"]
+    assert changes["new"] + changes["changed"] + changes["unchanged"] == 1 and changes["failed"] == 0, changes
+
+
+def test_the_scheduled_sweep_defaults_to_the_users_courses_not_the_projects_corpus(tmp_path, monkeypatch):
+    """Without options: the root is sheets/ under --base, the out out/sweep, daily at 03:00, no
+    gate, live calls as the environment allows; each is an option."""
+    from commandline.confine import ROOT_VARIABLE
+    from deployments.serve import deployments, parse_args
+
+    monkeypatch.setenv(ROOT_VARIABLE, str(tmp_path))  # deployments() sets it for the runs it serves: undone after
+
+    [sweep] = [d for d in deployments(parse_args(["--base", str(tmp_path)])) if d.flow_name == "sweep"]
+    assert sweep.parameters == {"root": "sheets", "out": "out/sweep", "base": str(tmp_path.resolve())}
+    assert [s.schedule.cron for s in sweep.schedules] == ["0 3 * * *"]
+    pooled = [d for d in deployments(parse_args(["--base", str(tmp_path), "--corpus", "courses", "--sweep-offline",
+                                                 "--sweep-pool", "p", "--baseline", "b.json"])) if d.flow_name == "sweep"]
+    assert pooled[0].parameters == {"root": "courses", "out": "out/sweep", "base": str(tmp_path.resolve()),
+                                    "offline": True, "pool": "p", "baseline": "b.json"}
 
 
 @pytest.fixture(scope="module")
@@ -265,15 +284,16 @@ def pooled(served):
 
 def test_prefect_yaml_deploys_to_a_process_work_pool(pooled):
     """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
-    the sweep on its schedule with concurrency 1 and ``base`` the folder deployed from."""
+    the sweep with concurrency 1, no schedule (the served route is the one that schedules it),
+    the user's courses as its root and ``base`` the folder deployed from."""
     doc, sweep = _deployment("document/pool"), _deployment("sweep/pool")
     _deployment("folder/pool")
     assert doc.work_pool_name == "sheet2lambda" and doc.parameters["base"] == str(ROOT)
-    assert [s.schedule.cron for s in sweep.schedules] == ["0 3 * * *"]
-    # Off, and its own folder: with the served route's sweep too, one sweep a night, never two into one out/sweep.
-    assert [s.active for s in sweep.schedules] == [False] and sweep.parameters["out"] == "out/sweep-pool"
+    assert sweep.schedules == []
+    # Its own folder: a sweep run by hand here never writes into the served sweep's out/sweep.
+    assert sweep.parameters["root"] == "sheets" and sweep.parameters["out"] == "out/sweep-pool"
     limit = sweep.global_concurrency_limit.limit if sweep.global_concurrency_limit else sweep.concurrency_limit
-    assert limit == 1 and sweep.parameters["baseline"] == "baselines/corpus.json"
+    assert limit == 1 and "baseline" not in sweep.parameters
 
 
 def _artifacts(run_id) -> dict:

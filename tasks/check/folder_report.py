@@ -65,6 +65,22 @@ def write(df: pl.DataFrame, out: Path, stem: str = "report") -> list[Path]:
     return [csv, parquet]
 
 
+def start_rows(out: Path, stem: str = "report") -> Path:
+    """``<stem>.csv`` in ``out`` holding the header only, for :func:`append_row` to add each
+    sheet's row as the sheet ends (a run stopped half-way leaves the rows of the sheets it
+    ended); :func:`write` replaces it at the end with every row, in order, and the totals."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{stem}.csv"
+    frame([]).write_csv(path)
+    return path
+
+
+def append_row(path: Path, row: SheetRow) -> None:
+    """Append ``row`` to the CSV :func:`start_rows` began, as one line of the same columns."""
+    with open(path, "ab") as fh:
+        frame([row]).write_csv(fh, include_header=False)
+
+
 def table(df: pl.DataFrame) -> str:
     """The report as a printed table (the columns a person reads first)."""
     import polars as pl

@@ -7,12 +7,19 @@ a scrubbed environment (no API keys can reach pandoc or a filter it runs), a tim
 on what it writes (:data:`MAX_OUTPUT_BYTES`, ``RLIMIT_FSIZE``), and its stderr captured so
 that ``--verbose`` warnings can be reported. Running children are known
 (:func:`kill_running`), so an interrupted run stops them at once.
+
+The limits are set by util-linux's ``prlimit`` (``prlimit --as=… --cpu=… -- pandoc …``, in
+a session of its own), so the child is started with ``vfork``: a Python hook run in the child
+between fork and exec (``preexec_fn``) makes ``subprocess`` copy the whole parent with
+``fork``, whose cost grows with the parent's memory and threads (a folder run's, and so with
+the folder's size). Where ``prlimit`` is absent the hook sets the same limits.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -68,6 +75,12 @@ def pandoc_path() -> str:
     return str(path)
 
 
+@lru_cache(maxsize=1)
+def prlimit_path() -> str | None:
+    """util-linux's ``prlimit`` (``/usr/bin/prlimit`` on Debian and most Linux), or ``None``."""
+    return shutil.which("prlimit", path="/usr/bin:/bin")
+
+
 @dataclass
 class PandocRun:
     """The outcome of one pandoc run: exit status, stdout (bytes) and stderr (text)."""
@@ -104,6 +117,23 @@ def run_pandoc(
     (RLIMIT_AS) of the process (default :data:`MEMORY_BYTES`; ``None`` or 0: no cap).
     """
     cpu = int(timeout) + 5 if timeout else None
+    prlimit = prlimit_path()
+    if prlimit:
+        limit_args = [f"--fsize={MAX_OUTPUT_BYTES}", "--core=0"]
+        if memory_bytes:
+            limit_args.append(f"--as={memory_bytes}")
+        if cpu:
+            limit_args.append(f"--cpu={cpu}:{cpu + 2}")
+        proc = subprocess.Popen(
+            [prlimit, *limit_args, "--", pandoc_path(), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=clean_env(str(cwd) if cwd else None),
+            start_new_session=True,
+        )
+        return _watched(proc, stdin, timeout)
 
     def limits() -> None:
         os.setsid()
@@ -123,6 +153,10 @@ def run_pandoc(
         env=clean_env(str(cwd) if cwd else None),
         preexec_fn=limits,
     )
+    return _watched(proc, stdin, timeout)
+
+
+def _watched(proc: subprocess.Popen, stdin: bytes | None, timeout: float | None) -> PandocRun:
     with _RUNNING_LOCK:
         _RUNNING.add(proc)
     try:

@@ -28,10 +28,11 @@ beside a set they were not made on."""
 
 
 FOLDER_OUTPUT_NAMES = {"report.csv", "report.parquet", "report.json", "flags.md", "filter.lua", "baseline.json",
-                       "outcome.json"}
+                       "outcome.json", "sheets.json"}
 """The files a folder or sweep run writes into its ``--out`` itself (besides a folder per sheet):
-``baseline.json`` is the sweep's, ``outcome.json`` the folder run's outcome (read back by a sweep
-on a work pool); one set for both, so neither overwrites a user's file of those names."""
+``baseline.json`` and ``sheets.json`` (what each sheet read: :mod:`tasks.check.changes`) are the
+sweep's, ``outcome.json`` the folder run's outcome (read back by a sweep on a work pool); one set
+for both, so neither overwrites a user's file of those names."""
 
 
 def default_out(source: str) -> Path:

@@ -58,7 +58,7 @@ from collections import Counter
 from pathlib import Path
 
 from tests.benchmarks import support
-from tests.benchmarks.overhead_report import calls, load, overhead, summary
+from tests.benchmarks.overhead_report import calls, load, medians, overhead, summary
 
 LAYOUTS = ("07", "08", "09", "10", "11", "14", "18")
 """The markdown layouts of ``../shared/corpus/layouts`` the default folder holds."""
@@ -295,6 +295,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "for an unfinished run's state (GET /task_runs/{id}), to measure what commandline.runners.Threads saves")
     p.add_argument("--show", action="store_true", help="show the flows' own output")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (its path is printed)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the fresh rounds' medians to FILE "
+                   "(tests.benchmarks.bench_big reads them)")
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
@@ -392,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"runners, {backend}, answer boxes on")
         lines, failed = summary(header, warm, rounds, cached, loads, stand_in is not None)
         print("\n".join(lines), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps({**medians(rounds), "failed": failed, "loads": loads}, indent=1))
         print(f"\nwhole benchmark: {time.monotonic() - t_all:.0f} s", flush=True)
     finally:
         undo()

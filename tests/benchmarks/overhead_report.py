@@ -30,6 +30,33 @@ def whole(r: dict) -> float:
     return 100.0 * (r["a"]["wall"] - r["b"]["wall"] + r["a"]["flow_level"]) / r["a"]["wall"]
 
 
+def cpu_share(r: dict) -> float:
+    """Prefect's share of (a)'s CPU, in %: (a)'s CPU above (b)'s in this process and in the
+    server, with the flow run's own Prefect seconds counted as CPU (an upper bound), over
+    (a)'s whole CPU (this process, pandoc, the server). Less shaken than the walls by a busy
+    machine, where a CPU second of Prefect's costs more than a second of wall."""
+    a, b = r["a"], r["b"]
+    server = lambda run: run["cpu_server"] + run["cpu_server_tail"]  # noqa: E731
+    prefect = (a["cpu_self"] - b["cpu_self"]) + (server(a) - server(b)) + a["flow_level"]
+    return 100.0 * prefect / max(a["cpu_self"] + a["cpu_pandoc"] + server(a), 1e-9)
+
+
+def medians(rounds: list[dict]) -> dict:
+    """The rounds' medians, for ``--json``: walls, Prefect's share of the wall in this process
+    (:func:`whole`), its per-task part (:func:`overhead`), its share of the CPU
+    (:func:`cpu_share`), and the CPU per task run above (b)'s."""
+    return {
+        "wall_a": statistics.median(r["a"]["wall"] for r in rounds),
+        "wall_b": statistics.median(r["b"]["wall"] for r in rounds),
+        "share_wall": statistics.median(whole(r) for r in rounds),
+        "per_task_wall": statistics.median(overhead(r) for r in rounds),
+        "share_cpu": statistics.median(cpu_share(r) for r in rounds),
+        "cpu_ms_per_task_run": statistics.median(
+            1000 * (r["a"]["cpu_self"] - r["b"]["cpu_self"]) / max(r["a"]["tasks"], 1) for r in rounds),
+        "task_runs": rounds[0]["a"]["tasks"],
+    }
+
+
 def spread(values: list[float], fmt: str) -> str:
     """``median (min–max)``."""
     return f"{format(statistics.median(values), fmt)} ({format(min(values), fmt)}–{format(max(values), fmt)})"
@@ -64,7 +91,8 @@ def table(title: str, rounds: list[dict]) -> list[str]:
             f"  per-task overhead (a-b)/a {spread([overhead(r) for r in rounds], '.1f')} %; "
             f"per task run {spread([1000 * (r['a']['wall'] - r['b']['wall']) / max(r['a']['tasks'], 1) for r in rounds], '.1f')} ms wall",
             f"  flow run's own Prefect time in (a) {spread([x['flow_level'] for x in a_runs], '.2f')} s; "
-            f"Prefect's share in this process {spread([whole(r) for r in rounds], '.1f')} %",
+            f"Prefect's share in this process {spread([whole(r) for r in rounds], '.1f')} % of the wall, "
+            f"{spread([cpu_share(r) for r in rounds], '.1f')} % of the CPU (process, pandoc, server)",
             f"  process CPU a {spread([x['cpu_self'] for x in a_runs], '.2f')} s, b {spread([x['cpu_self'] for x in b_runs], '.2f')} s; "
             f"per task run {spread([1000 * (r['a']['cpu_self'] - r['b']['cpu_self']) / max(r['a']['tasks'], 1) for r in rounds], '.1f')} ms CPU",
             f"  server CPU (with its tail after the run) a {spread([x['cpu_server'] + x['cpu_server_tail'] for x in a_runs], '.2f')} s, "

@@ -35,6 +35,7 @@ from prefect.futures import PrefectFuture, PrefectWrappedFuture
 from prefect.results import ResultRecord, ResultRecordMetadata
 from prefect.states import Completed, Failed, Pending, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+from prefect.utilities.annotations import BaseAnnotation
 
 from commandline.runners import Threads
 
@@ -196,7 +197,11 @@ def upstream_value(f: PrefectFuture) -> Any:
 def resolve(value: Any) -> Any:
     """``value`` with every future in it replaced by its result, looking inside lists,
     tuples, sets and dicts (exactly those types; Prefect's own walk also enters models and
-    dataclasses, which the DAG never fills with futures: the benchmark's equal outputs say so)."""
+    dataclasses, which the DAG never fills with futures: the benchmark's equal outputs say so),
+    and Prefect's annotations taken off (``opaque``: its future resolved, as Prefect does)."""
+    if isinstance(value, BaseAnnotation):
+        value = value.unwrap()
+        return upstream_value(value) if isinstance(value, PrefectFuture) else value
     if isinstance(value, PrefectFuture):
         return upstream_value(value)
     kind = type(value)
