@@ -214,3 +214,9 @@ def test_a_question_wholly_in_bold_counts_for_its_words_without_bold_and_number(
     assert uncovered(md, ["Block maxima", "How many maxima do you take?", "Why is the deck steel?"]) == []
     assert uncovered(md, ["Block maxima"]) == [(1, "**2. Block maxima. How many maxima do you take?**"),
                                                (3, "**1.1) Why is the deck steel?**")]
+
+
+def test_a_part_label_set_in_bold_is_cut_as_the_reader_cuts_it():
+    md = "**A.** Sketch the pond.\n\n__(b)__ Count the frogs.\n\n**Note.** Bring boots.\n"
+    assert uncovered(md, ["Sketch the pond.", "Count the frogs.", "**Note.** Bring boots."]) == []
+    assert uncovered(md, ["Sketch the pond.", "Count the frogs.", "Bring boots."]) == [(5, "**Note.** Bring boots.")]

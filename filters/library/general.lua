@@ -192,7 +192,9 @@ for _, w in ipairs({ 'answer', 'answers', 'solution', 'solutions', 'réponse', '
 
 -- A marker text (a heading's text, a bold run): number, title; nil when none.
 local function marker_of(text)
-  text = trim(text)
+  -- a no-break space is a space to the reader (Word puts one between `Question 1` and
+  -- its points: `Question 1 (30 points)`)
+  text = trim((text:gsub('\u{A0}', ' ')))
   local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
@@ -244,6 +246,10 @@ local function plain_marker(b)
   local text = sheet.text_of(b)
   local word, num, rest = text:match('^([%a\128-\255]+)%.?[ \t]*(%d+)[%.:%)][ \t]*(.*)$')
   if word and FOUND_WORDS[word:lower()] then return num, '', rest, '' end
+  -- `1. A SNP …`, `2) Write …`: a typed number (pandoc writes `1\.`), when the sheet's
+  -- paragraphs open so in sequence (tasks/read/discovery.py names them `#`)
+  num, rest = text:match('^(%d+)\\?[%.%)][ \t]+(.*)$')
+  if num and FOUND_WORDS['#'] then return num, '', rest, '' end
   return nil
 end
 
@@ -308,6 +314,11 @@ local function line_label(line)
   if inner and (inner:match('^%(%w+%)$') or inner:match('^%l+[%.%)]$')) then
     after = after:gsub('^\u{A0}', ''):gsub('^%s+', '')
     s = inner .. ' ' .. after
+  elseif inner and (inner:match('^%(%u%)$') or inner:match('^%u[%.%)]$')) then
+    -- `**A.**`, `**(B)**`: a capital letter set in bold opens a part as a small one does
+    -- (its label read in lower case, so `A`, `B`, `C` step as `a`, `b`, `c`)
+    after = after:gsub('^\u{A0}', ''):gsub('^%s+', '')
+    s = inner:lower() .. ' ' .. after
   end
   -- `\(a\)`: the escaped parentheses pandoc writes for a typed `(a)` (Word)
   local el, erest = s:match('^\\%((%w+)\\%)%s*(.*)$')
