@@ -629,3 +629,35 @@ Their lengths are listed in the appendix.
     assert out[0].main_text.startswith("Which river is the longest")
     assert [p.content for p in out[1].parts] == ["Order them by length.", "Say which one floods most often."]
     assert out[2].main_text == "Draw the river nearest your house."
+
+
+def test_bulleted_prompts_closing_a_question_are_its_parts_but_not_a_stems_bullets_or_choices():
+    md = """## Exercise 1
+
+- Does the bridge sway in a strong wind?
+
+- If it does, what could the engineers change to stop it?
+
+## Exercise 2
+
+Two bridges are compared:
+
+- The first bridge is made of steel and stone.
+
+- The second bridge is made of wood and rope.
+
+Say which one lasts longer.
+
+## Exercise 3
+
+Which bridge is the oldest in town?
+
+- The one by the mill is oldest.
+
+- The one near the church is oldest.
+"""
+    out = inferred(md)
+    assert [len(q.parts) for q in out.root] == [2, 0, 0]
+    assert out[0].parts[1].content == "If it does, what could the engineers change to stop it?"
+    assert "The second bridge is made of wood" in out[1].main_text
+    assert "The one near the church" in out[2].main_text

@@ -619,6 +619,23 @@ local function plain_choices(b)
   return true
 end
 
+-- A bullet list whose items each ask something: one paragraph each, a sentence of four
+-- words or more (`- Interpret the slope in context.`, `- Does the intercept mean anything?`),
+-- no item opening with a bold or linked word (`- **Null:** …`, `- [AE 3](…)`): the items'
+-- texts and whole items, else nil. They are parts when they close a question
+-- (:func:`closing_prompts`).
+local function prompt_items(b)
+  if b.t ~= 'BulletList' or #b.content < 2 then return nil end
+  local out = {}
+  for _, item in ipairs(b.content) do
+    if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return nil end
+    local t = trim(sheet.text_of(item[1]))
+    if words_in(t) < 4 or not t:match('[%.%?!]$') or t:match('^[%*_%[]') then return nil end
+    out[#out + 1] = { text = t, whole = sheet.text(item) }
+  end
+  return out
+end
+
 local function options_unit(b)
   local options, correct = {}, {}
   for i, item in ipairs(b.content) do
@@ -1041,7 +1058,7 @@ local function block_units(b, units)
     else
       -- a plain list (items one short paragraph each) keeps its items: the options of
       -- a multiple-choice question when an answer marks them, an answer's values
-      local unit = { k = 'text', text = sheet.text_of(b) }
+      local unit = { k = 'text', text = sheet.text_of(b), prompts = prompt_items(b) }
       if plain_choices(b) or (#b.content == 1 and #b.content[1] == 1 and (b.content[1][1].t == 'Plain' or b.content[1][1].t == 'Para')) then
         unit.items = {}
         for _, item in ipairs(b.content) do unit.items[#unit.items + 1] = trim(sheet.text(item)) end
@@ -1266,8 +1283,29 @@ local function merge_solution_units(q, units)
   merge_parts(q, s)
 end
 
+-- A question whose last block is a list of prompts (:func:`prompt_items`) and which has no
+-- part of its own asks each prompt as a part (`## Exercise 3` over two bulleted questions),
+-- unless the text just before the list asks or leads into it as a question does its
+-- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's.
+local function closing_prompts(units)
+  local last = #units
+  for _, u in ipairs(units) do
+    if u.k ~= 'text' then return units end
+  end
+  local list = units[last]
+  if not list or not list.prompts then return units end
+  local before = units[last - 1] and trim(units[last - 1].text) or ''
+  if before:match('[%?:]$') then return units end
+  local out = { table.unpack(units, 1, last - 1) }
+  for _, p in ipairs(list.prompts) do
+    out[#out + 1] = { k = 'open', label = '', form = 'bullet', text = p.text, whole = p.whole }
+  end
+  return out
+end
+
 assemble = function(q)
   local units = q.units
+  if ROLE == 'questions' and not INLINE then units = closing_prompts(units) end
   -- questions: a `Solution` heading inside the question; what follows it is its solution
   local sol_units = nil
   if ROLE == 'questions' then
