@@ -661,3 +661,17 @@ Which bridge is the oldest in town?
     assert out[0].parts[1].content == "If it does, what could the engineers change to stop it?"
     assert "The second bridge is made of wood" in out[1].main_text
     assert "The one near the church" in out[2].main_text
+
+
+def test_typed_letters_that_pandoc_escapes_open_parts():
+    # a notebook cell or Word paragraph typed `a. …` reaches the reader as `a\\. …`
+    md = """## Question 1
+
+Look at the map of the valley.
+
+a\\. Name the river that runs through it.
+
+b\\. Say where the bridge should go.
+"""
+    out = inferred(md)
+    assert [p.content for p in out[0].parts] == ["Name the river that runs through it.", "Say where the bridge should go."]

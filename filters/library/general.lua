@@ -326,6 +326,9 @@ local function line_label(line)
   -- `a\)`: `a)` as pandoc escapes it at a line start
   local ol, orest = s:match('^(%l+)\\%)%s*(.*)$')
   if ol then s = ol .. ') ' .. orest end
+  -- `a\.`: a typed `a.` as pandoc escapes it (a notebook's or Word's own letters)
+  local dl, drest = s:match('^(%l)\\%.%s+(.*)$')
+  if dl then s = dl .. '. ' .. drest end
   local l, rest = s:match('^%((%l+)%)%s*(.*)$')
   if not l then l, rest = s:match('^(%l+)%)%s*(.*)$') end
   if not l then
