@@ -68,14 +68,16 @@ def fold_source(source: str) -> str:
     return folded
 
 
-@lru_cache(maxsize=64)
 def _maths(folded_source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(starts, ends) of the maths spans of a folded source, sorted by start (those found
     before folding when :func:`fold_source` folded it)."""
+    return _SPANS.get(folded_source) or _maths_of_folded(folded_source)
+
+
+@lru_cache(maxsize=64)
+def _maths_of_folded(folded_source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     from tasks.write.katex import find_maths
 
-    if folded_source in _SPANS:
-        return _SPANS[folded_source]
     spans = sorted((s.start, s.end) for s in find_maths(folded_source))
     return tuple(s for s, _ in spans), tuple(e for _, e in spans)
 
