@@ -214,3 +214,13 @@ def test_a_question_wholly_in_bold_counts_for_its_words_without_bold_and_number(
     assert uncovered(md, ["Block maxima", "How many maxima do you take?", "Why is the deck steel?"]) == []
     assert uncovered(md, ["Block maxima"]) == [(1, "**2. Block maxima. How many maxima do you take?**"),
                                                (3, "**1.1) Why is the deck steel?**")]
+
+
+def test_a_part_label_set_in_bold_is_cut_as_the_reader_cuts_it():
+    md = "**A.** Sketch the pond.\n\n__(b)__ Count the frogs.\n\n**Note.** Bring boots.\n"
+    assert uncovered(md, ["Sketch the pond.", "Count the frogs.", "**Note.** Bring boots."]) == []
+    assert uncovered(md, ["Sketch the pond.", "Count the frogs.", "Bring boots."]) == [(5, "**Note.** Bring boots.")]
+
+
+def test_a_typed_letter_pandoc_escapes_is_cut_as_the_reader_cuts_it():
+    assert uncovered("a\\. Name the river.\n\nb\\.c is a file name.\n", ["Name the river."]) == [(3, "b\\.c is a file name.")]

@@ -287,6 +287,18 @@ def test_a_notebook_is_read_by_pandoc_with_its_cells_unwrapped_and_directives_re
     assert "BEGIN QUESTION" not in text and text.endswith("**Question 2.** Why?\n")
 
 
+def test_a_notebook_cell_keeps_the_number_its_list_starts_at():
+    # Jupyter renders each cell as CommonMark, which shows a list's own first number
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": [f"{n}. Name the tallest tree in park {n}.\n"]}
+             for n in (1, 2, 3)]
+    for i, n in enumerate((1, 2)):
+        cells.insert(2 * i + 1, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                 "source": ["# your answer"]})
+    nb = {**NOTEBOOK, "cells": cells}
+    text = to_markdown("trees.ipynb", json.dumps(nb).encode(), "questions").text
+    assert [line[:3] for line in text.splitlines() if "tallest" in line] == ["1. ", "2. ", "3. "]
+
+
 def test_a_file_that_is_no_notebook_is_one_clear_line():
     import pytest
 

@@ -177,3 +177,9 @@ def test_katex_flags_are_one_per_field_and_fold_into_the_undefined_commands_flag
     alone = katex_flags(warnings)
     assert [f.field for f in alone] == ["q1.main_text", "q2.p1.content", "q3.p1.content"]
     assert alone[0].a == "\\bp{x}\n\\frac{" and "2 maths spans" in alone[0].reason
+
+
+def test_an_indented_code_block_holds_no_maths_but_a_list_items_indented_lines_do():
+    text = ("Fit the model to $n$ rows.\n\n    fit <- lm(y ~ x, data = df$train)\n    df$pred <- predict(fit)\n\n"
+            "1.  Give $\\hat y$.\n\n    Then give $r^2$ too.\n\nA line\n    run on with $z$.\n")
+    assert [t for _, t in spans(text)] == ["n", "\\hat y", "r^2", "z"]

@@ -577,3 +577,101 @@ A 300 mm deep section deflects 12 mm, within the limit.
     assert [p.worked_solution for p in one.parts] == ["The lower chord.", "Yes: $m + r = 2j$."]
     (doubt,) = [f for f in pairing.flags if f.field == "q2"]
     assert "answer them once" in doubt.reason
+
+
+def test_capital_letters_in_bold_open_parts():
+    md = """## Question 1: Ponds
+
+**A.** Sketch the pond behind the school.
+
+**B.** Count the frogs you see in ten minutes.
+
+**C.** Compare your count with a friend's.
+
+## Question 2: Birds
+
+**A.** Name three birds at the feeder.
+
+**B.** Say which came most often.
+"""
+    out = inferred(md)
+    assert [len(q.parts) for q in out.root] == [3, 2]
+    assert out[0].parts[1].content == "Count the frogs you see in ten minutes."
+    assert out[1].parts[0].content == "Name three birds at the feeder."
+
+
+def test_a_heading_marker_with_a_no_break_space_before_its_points_opens_a_question():
+    md = "# Question 1\u00a0(10 points)\n\nHow tall is the mast?\n\n# Question 2\u00a0(5 points)\n\nHow deep is the keel?\n"
+    out = inferred(md)
+    assert mains(out) == ["How tall is the mast?", "How deep is the keel?"]
+
+
+def test_paragraphs_opening_with_typed_numbers_are_questions():
+    # a Word document whose numbers are typed (pandoc writes `1\\.`), not Word's numbering
+    md = """**Geography quiz**
+
+**Due Friday**
+
+1\\. Which river is the longest in the county? (5 points)
+
+2\\. Rivers of the county:
+
+Their lengths are listed in the appendix.
+
+\\(a\\) Order them by length.
+
+\\(b\\) Say which one floods most often.
+
+3\\. Draw the river nearest your house.
+"""
+    out = inferred(md)
+    assert len(out) == 3
+    assert out[0].main_text.startswith("Which river is the longest")
+    assert [p.content for p in out[1].parts] == ["Order them by length.", "Say which one floods most often."]
+    assert out[2].main_text == "Draw the river nearest your house."
+
+
+def test_bulleted_prompts_closing_a_question_are_its_parts_but_not_a_stems_bullets_or_choices():
+    md = """## Exercise 1
+
+- Does the bridge sway in a strong wind?
+
+- If it does, what could the engineers change to stop it?
+
+## Exercise 2
+
+Two bridges are compared:
+
+- The first bridge is made of steel and stone.
+
+- The second bridge is made of wood and rope.
+
+Say which one lasts longer.
+
+## Exercise 3
+
+Which bridge is the oldest in town?
+
+- The one by the mill is oldest.
+
+- The one near the church is oldest.
+"""
+    out = inferred(md)
+    assert [len(q.parts) for q in out.root] == [2, 0, 0]
+    assert out[0].parts[1].content == "If it does, what could the engineers change to stop it?"
+    assert "The second bridge is made of wood" in out[1].main_text
+    assert "The one near the church" in out[2].main_text
+
+
+def test_typed_letters_that_pandoc_escapes_open_parts():
+    # a notebook cell or Word paragraph typed `a. …` reaches the reader as `a\\. …`
+    md = """## Question 1
+
+Look at the map of the valley.
+
+a\\. Name the river that runs through it.
+
+b\\. Say where the bridge should go.
+"""
+    out = inferred(md)
+    assert [p.content for p in out[0].parts] == ["Name the river that runs through it.", "Say where the bridge should go."]

@@ -32,3 +32,13 @@ def test_a_written_word_fails_and_names_the_field_and_paragraph():
 
 def test_titles_are_not_checked():
     assert not_verbatim(SheetSet([Question(title="Question 1")]), [SHEET]) == {}
+
+
+def test_code_holding_dollar_signs_is_quoted_whole():
+    # R's `df$col` twice in an indented code block: no maths span of the sheet, so the code
+    # is a quote (folding joins the lines, where the two `$` would read as maths)
+    sheet = "Fit it.\n\n    fit <- lm(y ~ x, data = df$train)\n    df$pred <- predict(fit)\n\nCost: $c = 2$.\n"
+    for field in ("fit <- lm(y ~ x, data = df$train)\n    df$pred <- predict(fit)", "df$pred <- predict(fit)"):
+        assert not_verbatim(SheetSet([Question(main_text=field)]), [sheet]) == {}
+    # a piece of a real maths span still is no quote
+    assert not_verbatim(SheetSet([Question(main_text="c = 2")]), [sheet]) != {}

@@ -192,7 +192,9 @@ for _, w in ipairs({ 'answer', 'answers', 'solution', 'solutions', 'réponse', '
 
 -- A marker text (a heading's text, a bold run): number, title; nil when none.
 local function marker_of(text)
-  text = trim(text)
+  -- a no-break space is a space to the reader (Word puts one between `Question 1` and
+  -- its points: `Question 1 (30 points)`)
+  text = trim((text:gsub('\u{A0}', ' ')))
   local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
@@ -244,6 +246,10 @@ local function plain_marker(b)
   local text = sheet.text_of(b)
   local word, num, rest = text:match('^([%a\128-\255]+)%.?[ \t]*(%d+)[%.:%)][ \t]*(.*)$')
   if word and FOUND_WORDS[word:lower()] then return num, '', rest, '' end
+  -- `1. A SNP …`, `2) Write …`: a typed number (pandoc writes `1\.`), when the sheet's
+  -- paragraphs open so in sequence (tasks/read/discovery.py names them `#`)
+  num, rest = text:match('^(%d+)\\?[%.%)][ \t]+(.*)$')
+  if num and FOUND_WORDS['#'] then return num, '', rest, '' end
   return nil
 end
 
@@ -308,6 +314,11 @@ local function line_label(line)
   if inner and (inner:match('^%(%w+%)$') or inner:match('^%l+[%.%)]$')) then
     after = after:gsub('^\u{A0}', ''):gsub('^%s+', '')
     s = inner .. ' ' .. after
+  elseif inner and (inner:match('^%(%u%)$') or inner:match('^%u[%.%)]$')) then
+    -- `**A.**`, `**(B)**`: a capital letter set in bold opens a part as a small one does
+    -- (its label read in lower case, so `A`, `B`, `C` step as `a`, `b`, `c`)
+    after = after:gsub('^\u{A0}', ''):gsub('^%s+', '')
+    s = inner:lower() .. ' ' .. after
   end
   -- `\(a\)`: the escaped parentheses pandoc writes for a typed `(a)` (Word)
   local el, erest = s:match('^\\%((%w+)\\%)%s*(.*)$')
@@ -315,6 +326,9 @@ local function line_label(line)
   -- `a\)`: `a)` as pandoc escapes it at a line start
   local ol, orest = s:match('^(%l+)\\%)%s*(.*)$')
   if ol then s = ol .. ') ' .. orest end
+  -- `a\.`: a typed `a.` as pandoc escapes it (a notebook's or Word's own letters)
+  local dl, drest = s:match('^(%l)\\%.%s+(.*)$')
+  if dl then s = dl .. '. ' .. drest end
   local l, rest = s:match('^%((%l+)%)%s*(.*)$')
   if not l then l, rest = s:match('^(%l+)%)%s*(.*)$') end
   if not l then
@@ -606,6 +620,23 @@ local function plain_choices(b)
     if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return false end
   end
   return true
+end
+
+-- A bullet list whose items each ask something: one paragraph each, a sentence of four
+-- words or more (`- Interpret the slope in context.`, `- Does the intercept mean anything?`),
+-- no item opening with a bold or linked word (`- **Null:** …`, `- [AE 3](…)`): the items'
+-- texts and whole items, else nil. They are parts when they close a question
+-- (:func:`closing_prompts`).
+local function prompt_items(b)
+  if b.t ~= 'BulletList' or #b.content < 2 then return nil end
+  local out = {}
+  for _, item in ipairs(b.content) do
+    if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return nil end
+    local t = trim(sheet.text_of(item[1]))
+    if words_in(t) < 4 or not t:match('[%.%?!]$') or t:match('^[%*_%[]') then return nil end
+    out[#out + 1] = { text = t, whole = sheet.text(item) }
+  end
+  return out
 end
 
 local function options_unit(b)
@@ -1030,7 +1061,7 @@ local function block_units(b, units)
     else
       -- a plain list (items one short paragraph each) keeps its items: the options of
       -- a multiple-choice question when an answer marks them, an answer's values
-      local unit = { k = 'text', text = sheet.text_of(b) }
+      local unit = { k = 'text', text = sheet.text_of(b), prompts = prompt_items(b) }
       if plain_choices(b) or (#b.content == 1 and #b.content[1] == 1 and (b.content[1][1].t == 'Plain' or b.content[1][1].t == 'Para')) then
         unit.items = {}
         for _, item in ipairs(b.content) do unit.items[#unit.items + 1] = trim(sheet.text(item)) end
@@ -1255,8 +1286,29 @@ local function merge_solution_units(q, units)
   merge_parts(q, s)
 end
 
+-- A question whose last block is a list of prompts (:func:`prompt_items`) and which has no
+-- part of its own asks each prompt as a part (`## Exercise 3` over two bulleted questions),
+-- unless the text just before the list asks or leads into it as a question does its
+-- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's.
+local function closing_prompts(units)
+  local last = #units
+  for _, u in ipairs(units) do
+    if u.k ~= 'text' then return units end
+  end
+  local list = units[last]
+  if not list or not list.prompts then return units end
+  local before = units[last - 1] and trim(units[last - 1].text) or ''
+  if before:match('[%?:]$') then return units end
+  local out = { table.unpack(units, 1, last - 1) }
+  for _, p in ipairs(list.prompts) do
+    out[#out + 1] = { k = 'open', label = '', form = 'bullet', text = p.text, whole = p.whole }
+  end
+  return out
+end
+
 assemble = function(q)
   local units = q.units
+  if ROLE == 'questions' and not INLINE then units = closing_prompts(units) end
   -- questions: a `Solution` heading inside the question; what follows it is its solution
   local sol_units = nil
   if ROLE == 'questions' then

@@ -447,7 +447,7 @@ def _convert_docx(name: str, data: bytes, media_dir: str | None,
 
     original = data
     data = notebooks.prepare(name, data) if reader == "ipynb" else docx.prepare(data)
-    fmt = "ipynb+fenced_divs" if reader == "ipynb" else reader  # the solution divs notebooks.prepare writes
+    fmt = notebooks.READER if reader == "ipynb" else reader
     args = ["-f", fmt, "--sandbox", f"--lua-filter={TIDY_FILTER}", "-M", f"sheet2lambda-reader={reader}"]
     if media_dir:
         media = Path(media_dir).resolve()

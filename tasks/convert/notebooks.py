@@ -20,6 +20,12 @@ import json
 
 from tasks.errors import InputError
 
+READER = "ipynb+fenced_divs+startnum"
+"""pandoc's notebook reader as we call it: ``fenced_divs`` for the solution divs :func:`prepare`
+writes; ``startnum`` because Jupyter renders a cell's markdown as CommonMark, which shows a
+list's own first number (a cell ``2. You are given …`` reads "2.", not "1."; pandoc's
+``ipynb`` format leaves the extension off and would restart every cell's list at 1)."""
+
 REMOVE_CELL = ("remove-cell", "remove_cell")
 REMOVE_INPUT = ("remove-input", "remove_input")
 

@@ -22,6 +22,11 @@ _WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)(?:[.\d]*[a-z]?)(?=$|[\s.:),;
 _LETTERED = ("LowerAlpha", "UpperAlpha", "LowerRoman", "UpperRoman")
 _PLAIN_OPENING = re.compile(r"^([^\W\d_]+)\.?[ \t]*(\d+)[.:)](?=\s|$)", re.UNICODE)
 _BARE_NUMBER = re.compile(r"^(\d+)(?:\.\d+)*[.):]?(?=\s|$)")
+_TYPED_NUMBER = re.compile(r"^(\d+)[.)][ \t]+\S")
+TYPED = "#"
+"""The key :attr:`Found.plain` counts plain paragraphs opening with a typed number under
+(``1. A SNP …``, ``2) Write …``: a Word document's questions typed, not numbered by Word);
+the general reader opens a question at such a paragraph when the layout names it."""
 
 
 @dataclass
@@ -92,6 +97,9 @@ def _opening(text: str, found: Found, plain: bool = False) -> None:
         (found.plain if plain else found.words).setdefault(w, []).append(int(m.group(2)))
         found.forms.setdefault(w, set()).add(m.group(1))
     elif plain:
+        if m := _TYPED_NUMBER.match(text.strip()):
+            found.plain.setdefault(TYPED, []).append(int(m.group(1)))
+            found.forms.setdefault(TYPED, {TYPED})
         return
     elif _BARE_NUMBER.match(text.strip()):
         found.bare += 1

@@ -37,7 +37,7 @@ import re
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.read.discovery import QUESTION_WORDS, Found, ast, discover, repeated_words
+from tasks.read.discovery import QUESTION_WORDS, TYPED, Found, ast, discover, repeated_words
 from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
@@ -71,7 +71,11 @@ def candidates(found: Found) -> list[Layout]:
         out.append(Layout("markers " + "/".join(words), "markers", words=_forms(found, words)))
     plain = tuple(repeated_words(found, plain=True))
     if plain:
-        out.append(Layout("paragraphs opening " + "/".join(plain), "markers", words=_forms(found, plain), plain=True))
+        # typed numbers (`1. …`) and words (`Exercise 2. …`) are two kinds of opening, two readings
+        for kind in [w for w in plain if w != TYPED], [w for w in plain if w == TYPED]:
+            if kind:
+                named = "/".join("typed numbers" if w == TYPED else w for w in kind)
+                out.append(Layout("paragraphs opening " + named, "markers", words=_forms(found, tuple(kind)), plain=True))
     levels = sorted(level for level, n in found.levels.items() if n >= 2)
     for level in levels:
         out.append(Layout(f"headings of level {level}", "headings", level=level))

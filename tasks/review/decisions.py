@@ -29,7 +29,7 @@ from tasks.llm import Backend
 from tasks.pages.reading import page_reading
 from tasks.review.notes import correct_equation, display_equations
 from tasks.settle.fold import fold_whitespace
-from tasks.settle.verbatim import missing_paragraphs, title_ok
+from tasks.settle.verbatim import fold_source, missing_paragraphs, title_ok
 
 _FIELD = re.compile(r"q([1-9]\d*)\.(?:(title|main_text)|p([1-9]\d*)\.(content|answer|worked_solution|options\[([1-9]\d*)\]))")
 
@@ -106,7 +106,7 @@ def choices_for(flag: Flag, current: str | None) -> list[Choice]:
 def passage_refusal(key: str, passage: str, sources: list[str]) -> str | None:
     """``None`` when ``passage`` may fill field ``key``: every paragraph a whole quote of one
     of the markdown ``sources`` (a title may also be ``Question N``); else the reason."""
-    folded = [fold_whitespace(s) for s in sources if s]
+    folded = [fold_source(s) for s in sources if s]
     if key.endswith(".title"):
         return None if title_ok(passage, folded) else "the passage is not a quote of the sheet"
     missing = missing_paragraphs(passage, folded)

@@ -104,7 +104,9 @@ def field_texts(questions: SheetSet) -> list[str]:
 
 _TASK_BOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]?\]\s+")
 _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:pts?|points?|marks?)\s*[)\]]\s*)?")
-_ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\))\s*")  # `\(a\)`, `a\)`
+_ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\)|[a-z]\\\.(?=\s)"
+                            r"|(\*\*|__)(?:\((?:[A-Za-z]|[ivx]+)\)|(?:[A-Za-z]|[ivx]+)[.)])\4)\s*")
+r"""`\(a\)`, `a\)`, `a\.`, and a part label set in bold (`**A.**`, `**(b)**`): the reader cuts them."""
 _FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[A-Za-z][\w-]*)?\s*$")
 _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)

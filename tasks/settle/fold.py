@@ -81,3 +81,32 @@ def fold_whitespace(text: str | None) -> str:
     markdown hard line break (a lone backslash ending a line; not maths' ``\\\\``) is
     whitespace too: a reader that joins the lines copies the same words."""
     return re.sub(r"\s+", " ", _HARD_BREAK.sub(" ", text or "")).strip()
+
+
+_FOLDED_RUN = re.compile(r"(?:(?<!\\)\\(?=[ \t]*\n)|\s)+")
+
+
+def fold_whitespace_mapped(text: str) -> tuple[str, list[int]]:
+    """:func:`fold_whitespace` of ``text`` and, for each offset ``0 … len(text)`` of ``text``,
+    the offset of the folded text it lands on (a folded run of whitespace maps to its one
+    space; offsets in the stripped ends to 0 or the end)."""
+    out: list[str] = []
+    where = [0] * (len(text) + 1)
+    pos = prev = 0
+    for m in _FOLDED_RUN.finditer(text):
+        for k in range(prev, m.start()):
+            where[k] = pos + k - prev
+        pos += m.start() - prev
+        out.append(text[prev:m.start()])
+        for k in range(m.start(), m.end()):
+            where[k] = pos
+        out.append(" ")
+        pos += 1
+        prev = m.end()
+    for k in range(prev, len(text) + 1):
+        where[k] = pos + k - prev
+    out.append(text[prev:])
+    folded = "".join(out)
+    lead = len(folded) - len(folded.lstrip(" "))
+    stripped = folded.strip(" ")
+    return stripped, [min(max(w - lead, 0), len(stripped)) for w in where]

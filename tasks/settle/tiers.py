@@ -35,8 +35,8 @@ from tasks.settle.conversion_flags import (  # noqa: F401  (re-exported: the tie
     conversion_notes,
     sheet_wide,
 )
-from tasks.settle.fold import fold, fold_whitespace
-from tasks.settle.verbatim import missing_paragraphs, title_ok
+from tasks.settle.fold import fold
+from tasks.settle.verbatim import fold_source, missing_paragraphs, title_ok
 
 Side = Literal["A", "B"]
 
@@ -49,7 +49,7 @@ class _Settler:
     """Field-by-field settlement state for one document (internal)."""
 
     def __init__(self, sources: list[str], verdicts: dict[str, Adjudication], adjudication_ran: bool):
-        self.folded = [fold_whitespace(s) for s in sources if s]
+        self.folded = [fold_source(s) for s in sources if s]
         self.verdicts = verdicts
         self.adjudication_ran = adjudication_ran
         self.fields: list[FieldOutcome] = []

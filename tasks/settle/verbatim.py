@@ -47,9 +47,35 @@ def paragraphs(text: str) -> list[str]:
     return [p.strip() for p in out if p.strip()]
 
 
-@lru_cache(maxsize=64)
+_SPANS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+"""Maths spans of sources folded by :func:`fold_source`, found before folding (folded → spans)."""
+
+
+def fold_source(source: str) -> str:
+    """``source`` (a markdown text a route read) folded as :func:`fold_whitespace` folds it,
+    its maths spans found in the text as written: folding joins the lines, so a code block's
+    ``$`` (R's ``df$col``, a shell's ``$HOME``) would read as maths in the folded text and
+    fail every quote of that code (:func:`tasks.write.katex.find_maths` knows code blocks by
+    their lines)."""
+    from tasks.settle.fold import fold_whitespace_mapped
+    from tasks.write.katex import find_maths
+
+    folded, where = fold_whitespace_mapped(source)
+    spans = sorted((where[s.start], where[s.end]) for s in find_maths(source))
+    if len(_SPANS) >= 64:
+        _SPANS.clear()
+    _SPANS[folded] = (tuple(a for a, _ in spans), tuple(b for _, b in spans))
+    return folded
+
+
 def _maths(folded_source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(starts, ends) of the maths spans of a folded source, sorted by start."""
+    """(starts, ends) of the maths spans of a folded source, sorted by start (those found
+    before folding when :func:`fold_source` folded it)."""
+    return _SPANS.get(folded_source) or _maths_of_folded(folded_source)
+
+
+@lru_cache(maxsize=64)
+def _maths_of_folded(folded_source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     from tasks.write.katex import find_maths
 
     spans = sorted((s.start, s.end) for s in find_maths(folded_source))
@@ -130,7 +156,7 @@ def not_verbatim(reading: SheetSet, sources: list[str]) -> dict[str, list[str]]:
     A title fails when it is neither a quote nor ``Question N``. An empty dict means every
     field is verbatim.
     """
-    folded = [fold_whitespace(s) for s in sources if s]
+    folded = [fold_source(s) for s in sources if s]
     failures: dict[str, list[str]] = {}
     for key, text in iter_fields(reading):
         if not text.strip():

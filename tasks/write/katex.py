@@ -98,6 +98,20 @@ class MathSpan:
         return self.delim in ("$$", "\\[")
 
 
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|#\.|\d{1,9}[.)]|\(?[A-Za-z]{1,4}[.)])(?:[ \t]|$)")
+
+
+def _indented_code_end(text: str, i: int) -> int:
+    """End of the indented code block whose first line starts at ``i`` (CommonMark spec 4.4:
+    lines indented four spaces or a tab, blank lines inside): the start of the first later
+    line that is not blank and indented less."""
+    for m in re.finditer(r"\n([^\n]*)", text[i:]):
+        line = m.group(1)
+        if line.strip() and not line.startswith(("    ", "\t")) and len(line) - len(line.lstrip(" ")) < 4:
+            return i + m.start() + 1
+    return len(text)
+
+
 def _blank_line_between(text: str, a: int, b: int) -> bool:
     return re.search(r"\n[ \t]*\n", text[a:b]) is not None
 
@@ -153,18 +167,29 @@ def find_maths(text: str) -> list[MathSpan]:
     whitespace right after it and the closing one no space right before it; braces must
     balance (a stray ``}`` means no maths); a ``$`` that opens nothing is text and the
     next ``$`` may open maths. ``\\(…\\)`` and ``\\[…\\]`` are found too. A
-    backslash-escaped ``\\$`` is not maths, nor is anything in a code span, a fenced
-    code block, an HTML comment or a raw HTML block (CommonMark spec 4.6, kinds 1, 2
-    and 6); no span crosses a blank line.
+    backslash-escaped ``\\$`` is not maths, nor is anything in a code span, a fenced or
+    indented code block (not a list item's own indented lines), an HTML comment or a raw
+    HTML block (CommonMark spec 4.4, 4.5, 4.6 kinds 1, 2 and 6); no span crosses a blank line.
     Returns a list of :class:`MathSpan`; never raises.
     """
     spans: list[MathSpan] = []
     n = len(text)
     i = 0
-    at_line_start = True
+    at_line_start = after_blank = True
+    listed = False  # inside a list item, whose own lines are indented (no code block)
     while i < n:
         if at_line_start:
             at_line_start = False
+            eol = text.find("\n", i)
+            line = text[i:eol if eol >= 0 else n]
+            indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+            if line.strip() and indent >= 4 and after_blank and not listed:
+                i = _indented_code_end(text, i)  # an indented code block: no maths in it
+                at_line_start = True
+                continue
+            if line.strip() and indent < 4:
+                listed = _LIST_ITEM.match(line) is not None
+            after_blank = not line.strip()
             m = _FENCE.match(text, i)
             if m:
                 fence = m.group(1)
