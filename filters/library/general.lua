@@ -1492,6 +1492,15 @@ local function new_question(list, number, title, level)
   return q
 end
 
+-- A numbered list at the top level that starts at the number after question `q`'s (a
+-- question marked `6`, then a list from `7.`): it goes on numbering the questions.
+local function continues_numbering(b, q)
+  if b.t ~= 'OrderedList' then return false end
+  local n, style = tonumber(q.number), b.listAttributes.style
+  return n ~= nil and b.listAttributes.start == n + 1
+    and (style == 'Decimal' or style == 'DefaultStyle')
+end
+
 local function has_markers(blocks)
   for _, b in ipairs(blocks) do
     if b.t == 'Header' and heading_marker(b) then return true end
@@ -1954,6 +1963,14 @@ local function segment(blocks)
         label_units(rest, cur.units)
         local last = cur.units[#cur.units]
         if last and last.k == 'text' then cur.units[#cur.units] = nil; text_unit(last.text, cur.units) end
+      end
+    elseif markers and cur and continues_numbering(b, cur) then
+      -- numbered items that go on from the marked question's number (`### Question 6`, then
+      -- `7. …`, `8. …`): the same questions, written another way from there on
+      local start, level = b.listAttributes.start, cur.level
+      for i, item in ipairs(b.content) do
+        cur = new_question(qs, tostring(start + i - 1), '', level)
+        for _, c in ipairs(item) do block_units(c, cur.units) end
       end
     elseif numbered and (b.t == 'Para' or b.t == 'Plain') and numbered_label(sheet.text_of(b)) then
       local n, l, rest = numbered_label(sheet.text_of(b))
