@@ -822,3 +822,16 @@ def test_solutions_numbered_by_headings_then_by_a_list_going_on_from_them_pair_b
     assert "Stirred clockwise." in three.parts[0].worked_solution and "Stirred back." in three.parts[1].worked_solution
     assert "Served hot." in (four.parts[0].worked_solution + four.parts[0].answer)
     assert pairing.how == "number" and not pairing.flags
+
+
+def test_sub_headings_the_knitted_document_numbers_are_the_parts_of_their_heading_s_question():
+    sheet = ("# Kitchen - `r nextTask()`\n\nA kettle and a pot.\n\n## `r nextStep()`\n\nBoil the water.\n\n"
+             "## `r nextStep()`\n\nPour it.\n\n# Garden - `r nextTask()`\n\nA rake.\n\n## `r nextStep()`\n\n"
+             "Rake the leaves.\n")
+    answers = ("# Kitchen - `r nextTask()`\n\nA kettle and a pot.\n\n## `r nextStep()`\n\nBoil the water.\n\nBoiled.\n\n"
+               "## `r nextStep()`\n\nPour it.\n\nPoured.\n\n# Garden - `r nextTask()`\n\nA rake.\n\n## `r nextStep()`\n\n"
+               "Rake the leaves.\n\nRaked.\n")
+    out = read(sheet, answers)
+    assert len(out) == 2 and out.root[0].main_text == "A kettle and a pot."
+    assert contents(out.root[0]) == ["Boil the water.", "Pour it."] and contents(out.root[1]) == ["Rake the leaves."]
+    assert "Poured." in out.root[0].parts[1].worked_solution + out.root[0].parts[1].answer

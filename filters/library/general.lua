@@ -340,6 +340,11 @@ end
 -- sub-question headings (lower case word → true). Set per document (:func:`Pandoc`).
 local PART_WORDS = {}
 
+-- Heading texts the knitted document computes (only inline R code, `` `r ctrQ()` ``), at
+-- a level where they come two or more times: the sheet's numbered sub-question headings,
+-- whose numbers the source never writes (text .. level → true). Set per document.
+local GENERATED = {}
+
 -- `Step A`, `Part 2`: word (lower case), label, form; nil for any other text.
 local function word_label(text)
   local w, l = text:match('^([%a\128-\255]+)%s+(%u)[%.:]?$')
@@ -364,7 +369,24 @@ local function part_heading(h)
   if l then return l, 'alpha' end
   local w, wl, wform = word_label(text)
   if w and PART_WORDS[w] then return wl, wform end
+  -- (no label the source writes: the parts pair in order)
+  if GENERATED[text .. '\0' .. h.level] then return '', 'digit' end
   return nil
+end
+
+local function discover_generated(blocks)
+  local seen, out = {}, {}
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      local text = heading_text(b)
+      if text:match('^`r [^`]+`$') then
+        local key = text .. '\0' .. b.level
+        seen[key] = (seen[key] or 0) + 1
+        if seen[key] >= 2 then out[key] = true end
+      end
+    end
+  end
+  return out
 end
 
 local function discover_part_words(blocks)
@@ -2187,6 +2209,7 @@ end
 function Pandoc(doc)
   ROLE = sheet.role(doc)
   PART_WORDS = discover_part_words(doc.blocks)
+  GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)
   BLANK_RUNS = find_blank_runs(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
