@@ -809,3 +809,29 @@ def test_solution_headings_that_name_their_questions_pair_by_those_numbers():
     assert "time is 2" in q2.parts[0].worked_solution and "time is 2" in q3.parts[0].worked_solution
     assert [p.worked_solution for p in q4.parts] == ["Slower in water.", "Slower in water.", "Slowest."]
     assert "Draw the axes" not in " ".join(p.worked_solution for q in out.root for p in q.parts)
+
+
+def test_solutions_numbered_by_headings_then_by_a_list_going_on_from_them_pair_by_number():
+    questions = ("## Question 1\n\nBoil the water.\n\n## Question 2\n\nPour it.\n\n(a) Into the pot.\n\n"
+                 "## Question 3\n\nStir the pot.\n\n(a) Clockwise.\n\n(b) Backwards.\n\n## Question 4\n\nServe it.\n")
+    solutions = ("### Question 1\n\nBoiled.\n\n### Question 2\n\n(a) Poured.\n\n3.  Stir the pot.\n\n"
+                 "(a) Stirred clockwise.\n\n(b) Stirred back.\n\n4.  Serve it.\n\nServed hot.\n")
+    out, pairing = read_and_pair(GENERAL, questions, solutions)
+    one, two, three, four = out.root
+    assert "Poured." in two.parts[0].worked_solution and "Stirred" not in two.parts[0].worked_solution
+    assert "Stirred clockwise." in three.parts[0].worked_solution and "Stirred back." in three.parts[1].worked_solution
+    assert "Served hot." in (four.parts[0].worked_solution + four.parts[0].answer)
+    assert pairing.how == "number" and not pairing.flags
+
+
+def test_sub_headings_the_knitted_document_numbers_are_the_parts_of_their_heading_s_question():
+    sheet = ("# Kitchen - `r nextTask()`\n\nA kettle and a pot.\n\n## `r nextStep()`\n\nBoil the water.\n\n"
+             "## `r nextStep()`\n\nPour it.\n\n# Garden - `r nextTask()`\n\nA rake.\n\n## `r nextStep()`\n\n"
+             "Rake the leaves.\n")
+    answers = ("# Kitchen - `r nextTask()`\n\nA kettle and a pot.\n\n## `r nextStep()`\n\nBoil the water.\n\nBoiled.\n\n"
+               "## `r nextStep()`\n\nPour it.\n\nPoured.\n\n# Garden - `r nextTask()`\n\nA rake.\n\n## `r nextStep()`\n\n"
+               "Rake the leaves.\n\nRaked.\n")
+    out = read(sheet, answers)
+    assert len(out) == 2 and out.root[0].main_text == "A kettle and a pot."
+    assert contents(out.root[0]) == ["Boil the water.", "Pour it."] and contents(out.root[1]) == ["Rake the leaves."]
+    assert "Poured." in out.root[0].parts[1].worked_solution + out.root[0].parts[1].answer

@@ -447,6 +447,40 @@ def test_cut_restated_keeps_short_answers_and_different_text():
     assert not only_points_elsewhere("The solution is $x = 3$.")
 
 
+def test_one_solution_restating_each_part_s_prompt_in_turn_is_split_at_the_prompts():
+    md = """## Question 1
+
+We brew tea for the whole team this afternoon.
+
+(a) Which kettle heats the water fastest of the three?
+
+(b) How long should the leaves steep in the pot?
+
+(c) Which cups hold the most tea without spilling?
+"""
+    solutions = """## Question 1
+
+We brew tea for the whole team this afternoon.
+
+#### Which kettle heats the water fastest of the three?
+
+The copper one.
+
+#### How long should the leaves steep in the pot?
+
+Four minutes.
+
+#### Which cups hold the most tea without spilling?
+
+The tall mugs.
+"""
+    parts = inferred(md, solutions)[0].parts
+    said = [p.worked_solution + p.answer for p in parts]
+    assert [("copper" in x, "Four" in x, "mugs" in x) for x in said] == [
+        (True, False, False), (False, True, False), (False, False, True)], said
+    assert not any("steep" in x or "afternoon" in x for x in said)
+
+
 def test_a_sheet_that_numbers_nothing_takes_its_repeated_headings_as_questions():
     md = """# Lists
 

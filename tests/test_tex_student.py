@@ -222,10 +222,37 @@ def test_a_preamble_line_pandoc_cannot_parse_is_left_out_not_the_sheet():
     assert "Find" in out.text and "for the sample." in out.text
     notes = [w for w in out.warnings if w.kind == "PreambleUnread"]
     assert len(notes) == 1 and "\\Odd2" in notes[0].text and notes[0].about == "sheet"
-    # an error in the body still refuses the sheet (that text is the questions')
-    from tasks.errors import InputError
-    with pytest.raises(InputError, match="pandoc cannot read it"):
-        md("Find \\begin{tabular}{ll} one & two")
+
+
+@pytest.mark.parametrize("body, cut", [
+    # a command that takes an argument written bare takes the environment after it
+    ("Intro.\n\n\\textbf\n\\begin{center}Boil.\\end{center}\n\\section{Task 2}\nPour the tea.", "\\textbf"),
+    ("Intro.\n\nStir } the pot.\n\n\\section{Task 2}\nPour the tea.", "}"),  # a closer with no opener
+    ("Intro.\n\nStir \\end{itemize} the pot.\n\n\\section{Task 2}\nPour the tea.", "\\end{itemize}"),
+    ("Intro.\n\nStir { the pot.\n\n\\section{Task 2}\nPour the tea.", "{"),  # an opener never closed
+    ("Intro.\n\n\\begin{tabular}{ll} stir & pot\n\n\\section{Task 2}\nPour the tea.", "\\begin{tabular}{ll}"),
+])
+def test_tex_in_the_body_pandoc_cannot_parse_is_left_out_not_the_sheet(body, cut):
+    out = md(body)
+    assert "# Task 2" in out.text and "Pour the tea." in out.text and "Intro." in out.text, out.text
+    notes = [w for w in out.warnings if w.kind == "BodyUnread"]
+    assert [w.text for w in notes] == [cut] and notes[0].about == "sheet"
+
+
+def test_a_command_given_a_bare_argument_that_prints_nothing_keeps_the_heading_after_it():
+    out = md("Intro.\n\\mbox\n\n\n\\noindent {\\bf Task 2: (5 points)}\n\nPour the tea.\n\n\\mbox\n"
+             "\\noindent {\\bf Task 3: (5 points)}\n\nDry the cups.\n\n\\mbox\n\n\\section{Task 4}\nSweep.")
+    lines = out.text.splitlines()
+    assert "**Task 2: (5 points)**" in lines and "**Task 3: (5 points)**" in lines and "# Task 4" in lines, out.text
+    assert "Dry the cups." in lines and not [w for w in out.warnings if w.kind == "BodyUnread"]
+
+
+def test_a_body_line_pandoc_cannot_parse_at_all_is_left_out_with_a_note_on_its_field():
+    from tasks.convert import tex_body_unread
+    src = "\\begin{document}\nIntro words here.\n\nStir \\weird the pot.\n\nPour the tea.\n\\end{document}\n"
+    kinds = [tex_body_unread.leave_out(src, "Error at (line 4, column 7): unexpected x", k) for k in range(3)]
+    assert kinds[0][1].text == "Stir \\weird the pot." and kinds[0][1].about == "content"
+    assert kinds[0][1].near == "Intro words here" and "Pour the tea." in kinds[0][0] and kinds[1] is None
 
 
 def test_class_markers_open_lines_after_a_display_or_under_a_lead_in():

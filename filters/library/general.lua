@@ -354,6 +354,11 @@ end
 -- sub-question headings (lower case word → true). Set per document (:func:`Pandoc`).
 local PART_WORDS = {}
 
+-- Heading texts the knitted document computes (only inline R code, `` `r ctrQ()` ``), at
+-- a level where they come two or more times: the sheet's numbered sub-question headings,
+-- whose numbers the source never writes (text .. level → true). Set per document.
+local GENERATED = {}
+
 -- `Step A`, `Part 2`: word (lower case), label, form; nil for any other text.
 local function word_label(text)
   local w, l = text:match('^([%a\128-\255]+)%s+(%u)[%.:]?$')
@@ -378,7 +383,24 @@ local function part_heading(h)
   if l then return l, 'alpha' end
   local w, wl, wform = word_label(text)
   if w and PART_WORDS[w] then return wl, wform end
+  -- (no label the source writes: the parts pair in order)
+  if GENERATED[text .. '\0' .. h.level] then return '', 'digit' end
   return nil
+end
+
+local function discover_generated(blocks)
+  local seen, out = {}, {}
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      local text = heading_text(b)
+      if text:match('^`r [^`]+`$') then
+        local key = text .. '\0' .. b.level
+        seen[key] = (seen[key] or 0) + 1
+        if seen[key] >= 2 then out[key] = true end
+      end
+    end
+  end
+  return out
 end
 
 local function discover_part_words(blocks)
@@ -1544,6 +1566,15 @@ local function new_question(list, number, title, level)
   return q
 end
 
+-- A numbered list at the top level that starts at the number after question `q`'s (a
+-- question marked `6`, then a list from `7.`): it goes on numbering the questions.
+local function continues_numbering(b, q)
+  if b.t ~= 'OrderedList' then return false end
+  local n, style = tonumber(q.number), b.listAttributes.style
+  return n ~= nil and b.listAttributes.start == n + 1
+    and (style == 'Decimal' or style == 'DefaultStyle')
+end
+
 local function has_markers(blocks)
   for _, b in ipairs(blocks) do
     if b.t == 'Header' and heading_marker(b) then return true end
@@ -2007,6 +2038,14 @@ local function segment(blocks)
         local last = cur.units[#cur.units]
         if last and last.k == 'text' then cur.units[#cur.units] = nil; text_unit(last.text, cur.units) end
       end
+    elseif markers and cur and continues_numbering(b, cur) then
+      -- numbered items that go on from the marked question's number (`### Question 6`, then
+      -- `7. …`, `8. …`): the same questions, written another way from there on
+      local start, level = b.listAttributes.start, cur.level
+      for i, item in ipairs(b.content) do
+        cur = new_question(qs, tostring(start + i - 1), '', level)
+        for _, c in ipairs(item) do block_units(c, cur.units) end
+      end
     elseif numbered and (b.t == 'Para' or b.t == 'Plain') and numbered_label(sheet.text_of(b)) then
       local n, l, rest = numbered_label(sheet.text_of(b))
       if not cur or cur.number ~= n then cur = new_question(qs, n, '', 99) end
@@ -2222,6 +2261,7 @@ end
 function Pandoc(doc)
   ROLE = sheet.role(doc)
   PART_WORDS = discover_part_words(doc.blocks)
+  GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)
   BLANK_RUNS = find_blank_runs(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end

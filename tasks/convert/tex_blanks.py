@@ -10,6 +10,11 @@ pre-pass does: :mod:`tasks.convert.latex`).
 - A layout command that takes no argument in LaTeX (``\noindent``, ``\medskip``, ``\quad``
   …: :data:`LAYOUT_NO_ARG`) right before a brace group is cut: pandoc skips
   it *with* the group (``\noindent{\bf Problem 3.}`` lost the heading).
+- A command that takes an argument written bare at a line's end (``\mbox`` ⏎ ⏎
+  ``\noindent {\bf Problem 2.}``): TeX takes the next token as its argument — a paragraph
+  break or a layout command, which print nothing — while pandoc swallows the heading after it
+  (or stops on it: ``\mbox`` ⏎ ⏎ ``\section{…}``). The command is cut (with a layout
+  command it took; a paragraph break is kept).
 """
 
 from __future__ import annotations
@@ -99,6 +104,26 @@ def layout_before_group(ed, nodes: list, i: int) -> bool:
         return False
     n = nodes[i]
     ed.edit(n.pos, end_of_args(n) if n.macroname in LAYOUT_WITH_ARGS else nodes[i + 1].pos, "")
+    return True
+
+
+def bare_argument(ed, n) -> bool:
+    """Cut a command given a bare argument that prints nothing (see the module docstring);
+    False when ``n`` is none."""
+    if not isinstance(n, LatexMacroNode) or n.nodeargd is None or not n.nodeargd.argnlist:
+        return False
+    arg = n.nodeargd.argnlist[-1]
+    if arg is None or isinstance(arg, LatexGroupNode):
+        return False
+    name_end = n.pos + 1 + len(n.macroname)
+    if "\n" not in ed.src[name_end:arg.pos + (arg.len if isinstance(arg, LatexCharsNode) else 0)]:
+        return False
+    prints_nothing = (isinstance(arg, LatexCharsNode) and not arg.chars.strip()) or (
+        isinstance(arg, LatexMacroNode) and (arg.macroname in LAYOUT_NO_ARG or arg.macroname == "par"))
+    if not prints_nothing or any(a is not None for a in n.nodeargd.argnlist[:-1]):
+        return False
+    # a layout command is cut with it: pandoc would skip the group after it (as above)
+    ed.edit(n.pos, name_end if isinstance(arg, LatexCharsNode) else arg.pos + len(arg.macroname) + 1, "")
     return True
 
 

@@ -6,8 +6,8 @@ on one it cannot parse (``\DeclareMathOperator{\Invchi2}{Inv-\chi^2}``: ``Error 
 are in the body. When pandoc's error names a line of the preamble, the top-level
 command holding that line is left out of what pandoc reads (the sheet's own file is never
 changed) and pandoc reads again; each line left out is a ``PreambleUnread`` conversion
-note about the sheet (no field holds the preamble). An error in the body is the sheet's
-and refuses it as before.
+note about the sheet (no field holds the preamble). An error in the body leaves out the
+least piece there instead (:mod:`tasks.convert.tex_body_unread`), never the whole sheet.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Callable, TypeVar
 from pylatexenc.latexwalker import LatexCommentNode
 
 from schemas.markdown import ConversionWarning
+from tasks.convert import tex_body_unread
 from tasks.convert.latex import Prepared, parse_nodes
 from tasks.errors import InputError
 
@@ -79,9 +80,13 @@ def leave_out(source: str, reason: str) -> tuple[str, ConversionWarning] | None:
 
 
 def without(tex: str, unread: list[ConversionWarning]) -> str:
-    r"""``tex`` with each preamble command of ``unread`` made blank lines (the first time its
-    text appears before ``\begin{document}``)."""
+    r"""``tex`` with each piece of ``unread`` made blank lines: a preamble command the first
+    time its text appears before ``\begin{document}``, a piece of the body
+    (``BodyUnread``, :func:`tasks.convert.tex_body_unread.without`) where the note places it."""
     for note in unread:
+        if note.kind == "BodyUnread":
+            tex = tex_body_unread.without(tex, note)
+            continue
         at, begin = tex.find(note.text), tex.find("\\begin{document}")
         if 0 <= at < begin:
             tex = tex[:at] + "\n" * note.text.count("\n") + tex[at + len(note.text):]
@@ -91,17 +96,32 @@ def without(tex: str, unread: list[ConversionWarning]) -> str:
 def read_past_preamble(tex: str, prepare: Callable[[str], Prepared],
                        read: Callable[[str], T]) -> tuple[Prepared, T, list[ConversionWarning]]:
     """``read`` (pandoc; raises :class:`InputError`) of ``prepare(tex)`` (the pre-pass); when
-    pandoc's error names a preamble command, that command is left out of ``tex`` and the
-    sheet prepared and read again, at most :data:`MAX_CUTS` times. Returns the prepared
-    source, what ``read`` returned and a ``PreambleUnread`` note per command left out.
-    Raises the last :class:`InputError` when pandoc still cannot read it."""
+    pandoc's error names a preamble command, that command is left out of ``tex``, and when it
+    names a place in the body, the least piece there
+    (:func:`tasks.convert.tex_body_unread.leave_out`; when leaving it out gets pandoc no
+    further, the next kind is tried instead), and the sheet prepared and read again, at most
+    :data:`MAX_CUTS` pieces. Returns the prepared source, what ``read`` returned and a
+    ``PreambleUnread``/``BodyUnread`` note per piece left out. Raises the last
+    :class:`InputError` when pandoc still cannot read it."""
     unread: list[ConversionWarning] = []
+    spot: tuple[str, str, int] | None = None  # the error, source and kind of the last body cut
+    tries = 0
     while True:
         prepared = prepare(without(tex, unread))
         try:
             return prepared, read(prepared.source), unread
         except InputError as e:
+            if tries > 2 * MAX_CUTS:
+                raise
             out = leave_out(prepared.source, e.problem) if len(unread) < MAX_CUTS else None
+            if out is None and len(unread) <= MAX_CUTS:
+                problem, source, kind = e.problem, prepared.source, 0
+                if spot is not None and spot[0] == e.problem and unread:  # that cut got pandoc no further
+                    unread.pop()
+                    problem, source, kind = spot[0], spot[1], spot[2] + 1
+                out = tex_body_unread.leave_out(source, problem, kind)
+                spot = (problem, source, kind)
+                tries += 1
             now = without(tex, unread)
             if out is None or without(now, [out[1]]) == now:
                 raise

@@ -11,6 +11,11 @@ digits only), is
 - or nearly one paragraph of that question (:data:`NEAR` of it alike, both at least
   :data:`MIN_FOLDED` characters): the question restated with a word or a link changed.
 
+A solution read as one piece for a question of several parts, whose worked solution restates
+two or more of the parts' prompts in order (``#### Assign names to each variable.`` over
+each answer), is first split at those restatements, one piece per part
+(:func:`split_at_prompts`): it answers the parts one by one, in the question's words.
+
 Such paragraphs are cut from the part's worked solution and final answer; a solution part
 left with nothing (the prompt of a part the solutions do not answer) is no solution. Nor is
 a solution that only points elsewhere (:func:`only_points_elsewhere`: ``See the solution in
@@ -100,6 +105,42 @@ def _question_paragraphs(q: Question) -> list[str]:
     return [f for t in [q.main_text, *(p.content for p in q.parts)] for p in _paragraphs(t) if (f := fold(p))]
 
 
+def _prompt_at(paragraph: str, prompts: list[str], start: int) -> int | None:
+    """The first part from ``start`` whose folded prompt ``paragraph`` restates (a heading's
+    ``#`` marks aside): the same, or one holding the other, at least :data:`MIN_FOLDED`
+    characters, or :data:`NEAR` alike."""
+    folded = fold(re.sub(r"^\s*#+\s*", "", paragraph))
+    if len(folded) < MIN_FOLDED:
+        return None
+    for j in range(start, len(prompts)):
+        q = prompts[j]
+        if len(q) >= MIN_FOLDED and (folded == q or folded in q or q in folded
+                                     or SequenceMatcher(None, folded, q, autojunk=False).ratio() >= NEAR):
+            return j
+    return None
+
+
+def split_at_prompts(text: str, question: Question) -> list[str] | None:
+    """``text`` (one solution of ``question``, which has two parts or more) split before each
+    paragraph restating a part's prompt (its first paragraph), the parts found in order: one
+    text per part of the question (text before the first restatement goes with that part;
+    a part not restated gets ``""``); ``None`` when fewer than two parts are restated."""
+    prompts = [fold(_paragraphs(p.content)[0]) if p.content.strip() else "" for p in question.parts]
+    if len(prompts) < 2:
+        return None
+    pieces: dict[int, list[str]] = {}
+    at, first = None, []
+    for paragraph in _paragraphs(text):
+        j = _prompt_at(paragraph, prompts, 0 if at is None else at + 1)
+        if j is not None:
+            at = j
+        (pieces.setdefault(at, []) if at is not None else first).append(paragraph)
+    if len(pieces) < 2:
+        return None
+    pieces[min(pieces)] = first + pieces[min(pieces)]
+    return ["\n\n".join(pieces.get(j, [])) for j in range(len(prompts))]
+
+
 def without_restatements(solutions: SheetSet, questions: SheetSet,
                          s_numbers: list | None = None, q_numbers: list | None = None) -> SheetSet:
     """A copy of ``solutions`` with every paragraph that restates its question cut from worked
@@ -125,6 +166,11 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
         if not text:
             continue
         paragraphs = _question_paragraphs(question)
+        if len(sq.parts) == 1 and len(question.parts) > 1 and (split := split_at_prompts(sq.parts[0].worked_solution, question)):
+            answer = sq.parts[0].answer
+            sq.parts = [p.model_copy(update={"worked_solution": w, "answer": ""}) for p, w in
+                        zip([sq.parts[0]] * len(split), split)]
+            sq.parts[0].answer = answer
         for p in sq.parts:
             p.worked_solution = cut_restated(p.worked_solution, text, paragraphs)
             p.answer = cut_restated(p.answer, text, paragraphs)
