@@ -50,6 +50,9 @@ def test_what_concerns_no_field_is_a_count_on_the_terminal_and_lines_in_the_repo
     assert [ln for ln in lines if ln.startswith("conversion")] == [
         "conversion 2 notes on no field (preamble, packages, page layout, metadata): in report.json, not flags"]
     assert not [ln for ln in summary_lines(report("ran", "ran")) if ln.startswith("conversion")]
+    one = r.model_copy(update={"conversion": r.conversion[:1]})
+    assert [ln for ln in summary_lines(one) if ln.startswith("conversion")] == [
+        "conversion 1 note on no field (preamble, packages, page layout, metadata): in report.json, not flags"]
     from tasks.write.artifacts import report_rows
     rows = {row["measure"]: row["value"] for row in report_rows(r)}
     assert rows["title"] == "Statics" and rows["conversion notes (no field: preamble, packages, layout, metadata)"] == "2"
