@@ -297,7 +297,8 @@ def sweep_flow(
                                          encoding="utf-8")
         say(f"baseline   recorded in {record_baseline}")
     next_step = folder_next_line(out_dir, [Path(o.out) / Path(r.source).stem for o in outcomes for r in o.rows
-                                           if r.outcome == "built" and r.flagged], "each folder's flags.md")
+                                           if r.outcome == "built" and r.flagged], "each folder's flags.md",
+                                 "<folder>/<sheet>")
     if recorded is not None:
         if worse:
             message = "\n".join([f"gate       FAILED: {len(worse)} sheets do worse than the baseline"]

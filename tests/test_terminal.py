@@ -73,8 +73,10 @@ def test_a_folders_next_line_names_the_sheet_to_review(monkeypatch, tmp_path):
     out = tmp_path / "out" / "ci-tex"
     assert folder_next_line(out, []) == "next       import each sheet's zip (out/ci-tex/<sheet>/<set>.zip) on Lambda Feedback"
     one = folder_next_line(out, [out / "solutions-2"])
-    assert one.endswith("; first read its flags: flags.md, or sheet2lambda review out/ci-tex/solutions-2")
-    many = folder_next_line("out/sweep", [f"out/sweep/f/s{i}" for i in range(5)], "each folder's flags.md")
+    assert one.endswith("; first read the flags: flags.md, or sheet2lambda review out/ci-tex/solutions-2")
+    many = folder_next_line("out/sweep", [f"out/sweep/f/s{i}" for i in range(5)], "each folder's flags.md",
+                            "<folder>/<sheet>")
+    assert many.startswith("next       import each sheet's zip (out/sweep/<folder>/<sheet>/<set>.zip)")
     assert "each folder's flags.md" in many and "each of the 5 sheets with flags" in many
     assert "out/sweep/f/s2, …" in many and "s3" not in many
 
