@@ -72,6 +72,25 @@ def test_the_flags_artifact_says_each_flag_in_words_with_its_whole_reason():
     assert "| a |" not in md and "No flags" in flags_markdown("w3", [])
 
 
+def test_a_reason_quoting_latex_shows_as_written_in_the_ui():
+    """A stray_minus reason quotes LaTeX: in the UI its underscores became italics and its
+    backslashes vanished. Rendered by a CommonMark renderer (markdown-it, rich's), the
+    paragraph's text is the reason as written."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    from schemas.flags import Flag
+    from tasks.write.artifacts import flags_markdown
+
+    reason = "display maths begins with a minus: '-\\dot{m}_{a d}=\\dot{m}_{a b}+*x*' <b> [1](y) # `z` | ~w~"
+    page = MarkdownIt("commonmark").render(flags_markdown("w3", [Flag(field="q2.p1.worked_solution",
+                                                                      kind="stray_minus", reason=reason)]))
+    (paragraph,) = [p for p in re.findall(r"<p>(.*?)</p>", page, re.S) if "minus" in p]
+    assert html.unescape(paragraph) == reason
+
+
 def test_the_report_table_puts_relative_paths_last(tmp_path, monkeypatch):
     from tasks.write.artifacts import report_rows
 
