@@ -295,16 +295,25 @@ def connect() -> tuple[str, float]:
     try:
         url = start()
     except (RuntimeError, OSError) as e:
-        print(f"prefect    could not start a server to keep ({e}); using a temporary one", file=sys.stderr)
+        _say(f"prefect    could not start a server to keep ({e}); using a temporary one", sys.stderr)
         return ("Prefect's temporary server: it starts with the flow run, so its start is inside the flow run's "
                 "time"), time.monotonic() - t0
     os.environ["PREFECT_API_URL"] = KEPT = url
     use_auth(url)
     spent = time.monotonic() - t0
-    print(f"prefect    started a server at {url} in {spent:.1f} s and left it running for the next commands "
-          "(`sheet2lambda server stop` stops it; SHEET2LAMBDA_SERVER=temporary uses a temporary one per command)",
-          flush=True)
+    _say(f"prefect    started a server at {url} in {spent:.1f} s and left it running for the next commands "
+         "(`sheet2lambda server stop` stops it; SHEET2LAMBDA_SERVER=temporary uses a temporary one per command)")
     return f"started the server at {url}", spent
+
+
+def _say(line: str, stream=None) -> None:
+    """Print ``line`` to ``stream`` (default stdout) wrapped to the terminal's width, as every
+    line of a run is (:func:`commandline.logs.fit_lines`; Prefect is not imported)."""
+    from commandline.logs import fit_lines, width
+
+    stream = stream or sys.stdout
+    for part in fit_lines(line, width(stream)):
+        print(part, file=stream, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -324,8 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         if warm.enabled() and (not info or warm.differs(info.get("identity", {}), {**warm.identity(), "api": url})):
             warm.stop()  # none, or one on other code: a fresh one, answering before this returns
             warm.start(url, wait=120.0)
-        print(f"prefect server running at {url} (UI: {url[:-4]}); commands now reuse it; "
-              "`sheet2lambda server stop` stops it")
+        _say(f"prefect server running at {url} (UI: {url[:-4]}); commands now reuse it; "
+             "`sheet2lambda server stop` stops it")
         print(warm.status(url))
         return 0
     if args.action == "stop":

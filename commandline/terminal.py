@@ -66,6 +66,24 @@ def next_line(out: str | Path, zip_name: str | None, flags: int) -> str:
     return f"next       {what}"
 
 
+def folder_next_line(out: str | Path, flagged: list[str | Path], flags_md: str = "flags.md",
+                     each: str = "<sheet>") -> str:
+    """The last line of a folder run or a sweep: each sheet's zip to import (in
+    ``out/each/``), and with flags (``flagged``: the output folders of the sheets with flags)
+    where to read them first: ``flags_md``, or ``sheet2lambda review`` on that folder (on
+    the first few, when several)."""
+    where = shown_path(out)
+    line = f"next       import each sheet's zip ({where}/{each}/<set>.zip) on Lambda Feedback"
+    if not flagged:
+        return line
+    dirs = [shown_path(d) for d in flagged]
+    if len(dirs) == 1:
+        return line + f"; first read the flags: {flags_md}, or sheet2lambda review {dirs[0]}"
+    shown = ", ".join(dirs[:FLAGS_SHOWN]) + (", …" if len(dirs) > FLAGS_SHOWN else "")
+    return line + (f"; first read the flags: {flags_md}, or sheet2lambda review on each of the "
+                   f"{counted(len(dirs), 'sheet')} with flags ({shown})")
+
+
 def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 

@@ -288,9 +288,11 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
     offline_line = no_model_line(run, auto)
     first = ([offline_line] if offline_line else []) + (
         [f"ROUTE FAILED {outcome.route_failed}"] if outcome.route_failed else [])
-    # The OFFLINE line already says nothing was cross-checked, and why: not twice.
+    # The OFFLINE line already says nothing was cross-checked, and why; the solutions stage
+    # line how solutions were found: not twice.
+    said = {f"warning    {run.info.solutions_note}"} if run.info.solutions_note else set()
     summary = first + [line for line in summary_lines(report)
-                       if not (offline_line and line.startswith("NOT CROSS-CHECKED"))]
+                       if not (offline_line and line.startswith("NOT CROSS-CHECKED")) and line not in said]
     zip_name = f"{run.info.set_name}.zip" if f"{run.info.set_name}.zip" in written else None
     if verbose:
         say(*summary)

@@ -37,7 +37,7 @@ from commandline.ends import built_with_failures, failed as failed_state  # noqa
 from commandline.logs import fit_lines, say, width  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
-from commandline.terminal import Bar, counted, shown_path, short_table  # noqa: E402
+from commandline.terminal import Bar, folder_next_line, shown_path, short_table  # noqa: E402
 from commandline.confine import confine  # noqa: E402
 from flows.folder_run import run_folder  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
@@ -188,9 +188,7 @@ def folder_flow(
     say(f"out        {shown_path(out_dir)}/ (report.csv and report.parquet: every column; report.json, flags.md, "
         "filter.lua, one folder per sheet)")
     flagged = [r for r in outcome.rows if r.outcome == "built" and r.flagged]
-    say("next       import each sheet's zip (OUT/<sheet>/<set>.zip) on Lambda Feedback"
-        + (f"; first read the flags: flags.md, or sheet2lambda review {shown_path(out_dir)}/<sheet> for "
-           f"{counted(len(flagged), 'sheet')} with flags" if flagged else ""))
+    say(folder_next_line(out_dir, [out_dir / Path(r.source).stem for r in flagged]))
     runtime.mark_body("body_ended")
     return built_with_failures(outcome.rows, outcome)
 

@@ -81,21 +81,47 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
                     else None
                 result, each = apply_decisions(run, decide_form(run, form, live or NoBackend())), True
             elif not form.entries:
-                print(f"review     {args.out}: no open flags")
+                _say(f"review     {args.out}: no open flags", _next(run, 0))
                 return 0
             else:
                 total = len(run.record.flags)
-                print(f"review     {args.out}: {len(form.entries)} open flags of {total}")
+                _say(f"review     {args.out}: {len(form.entries)} open flags of {total}")
                 decider = Decider(run, lambda: select_backend(args.backend, args.model) or NoBackend())
                 ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""),
-                         decide=decider.decide, total=total)
+                         say=_say, decide=decider.decide, total=total)
                 result, each = apply_decisions(run, decider.made), False
         except (InputError, BackendMissing, ValueError) as e:
             print(str(e), file=sys.stderr)
             return 1
-        for line in result_lines(result, each=each):
-            print(line)
+        _say(*result_lines(result, each=each), _next(run, result.summary.open))
         return 0
+
+
+def _say(*lines: str) -> None:
+    """Print ``lines`` (each may hold several) wrapped at word boundaries to the terminal's
+    width (:func:`commandline.logs.fit_lines`; an indented line, such as a route's text,
+    keeps its indent on every piece)."""
+    import textwrap
+
+    from commandline.logs import fit_lines, width
+
+    cols = width()
+    for text in lines:
+        for line in text.split("\n"):
+            lead = len(line) - len(line.lstrip(" "))
+            parts = fit_lines(line, cols) if not lead or cols is None or len(line) <= cols else \
+                textwrap.wrap(line, cols, subsequent_indent=" " * lead, break_long_words=True,
+                              break_on_hyphens=False) or [line]
+            for part in parts:
+                print(part, flush=True)
+
+
+def _next(run, open_flags: int) -> str:
+    """The review's last line: the rebuilt set's zip to import, or the flags still open."""
+    from commandline.terminal import next_line
+
+    zip_name = f"{run.record.set_name}.zip"
+    return next_line(run.out, zip_name if (Path(run.out) / zip_name).is_file() else None, open_flags)
 
 
 def page_review(args: argparse.Namespace, run) -> int:
@@ -112,8 +138,8 @@ def page_review(args: argparse.Namespace, run) -> int:
     server = PageServer(ReviewSession(run.out, backend), port=args.port).start()
     print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
     print(f"           {server.url}")
-    print("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
-          + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
+    _say("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
+         + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
     if not args.no_open:
         import webbrowser
 
@@ -126,8 +152,8 @@ def page_review(args: argparse.Namespace, run) -> int:
         server.stop()
     done = load_run(run.out)
     s = summarise(done, done.log.decisions)
-    print(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
-          f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}")
+    _say(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
+         f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}", _next(done, s.open))
     return 0
 
 

@@ -52,7 +52,7 @@ from commandline.options import (  # noqa: E402
     OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_inside, parser, resolve, shown_name, under_root,
     utf8_name,
 )
-from commandline.terminal import Bar, short_table  # noqa: E402
+from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
@@ -309,6 +309,9 @@ def sweep_flow(
         Path(record_baseline).write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True) + "\n",
                                          encoding="utf-8")
         say(f"baseline   recorded in {record_baseline}")
+    next_step = folder_next_line(out_dir, [Path(o.out) / Path(r.source).stem for o in outcomes for r in o.rows
+                                           if r.outcome == "built" and r.flagged], "each folder's flags.md",
+                                 "<folder>/<sheet>")
     if recorded is not None:
         if worse:
             message = "\n".join([f"gate       FAILED: {len(worse)} sheets do worse than the baseline"]
@@ -316,6 +319,7 @@ def sweep_flow(
             say(message, echo=False, level=logging.ERROR)
             return failed_state(message)
         say(f"gate       passed: no sheet does worse than {baseline}")
+    say(next_step)
     return built_with_failures(rows, outcomes)
 
 

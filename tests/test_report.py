@@ -50,6 +50,9 @@ def test_what_concerns_no_field_is_a_count_on_the_terminal_and_lines_in_the_repo
     assert [ln for ln in lines if ln.startswith("conversion")] == [
         "conversion 2 notes on no field (preamble, packages, page layout, metadata): in report.json, not flags"]
     assert not [ln for ln in summary_lines(report("ran", "ran")) if ln.startswith("conversion")]
+    one = r.model_copy(update={"conversion": r.conversion[:1]})
+    assert [ln for ln in summary_lines(one) if ln.startswith("conversion")] == [
+        "conversion 1 note on no field (preamble, packages, page layout, metadata): in report.json, not flags"]
     from tasks.write.artifacts import report_rows
     rows = {row["measure"]: row["value"] for row in report_rows(r)}
     assert rows["title"] == "Statics" and rows["conversion notes (no field: preamble, packages, layout, metadata)"] == "2"
@@ -67,6 +70,25 @@ def test_the_flags_artifact_says_each_flag_in_words_with_its_whole_reason():
     assert "**route A's text**" in md and "**route B's text**" in md
     assert "**the passage**\n\n```text\n\\sqrtt{k}\n```" in md  # not a route's text; backslashes kept
     assert "| a |" not in md and "No flags" in flags_markdown("w3", [])
+
+
+def test_a_reason_quoting_latex_shows_as_written_in_the_ui():
+    """A stray_minus reason quotes LaTeX: in the UI its underscores became italics and its
+    backslashes vanished. Rendered by a CommonMark renderer (markdown-it, rich's), the
+    paragraph's text is the reason as written."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    from schemas.flags import Flag
+    from tasks.write.artifacts import flags_markdown
+
+    reason = "display maths begins with a minus: '-\\dot{m}_{a d}=\\dot{m}_{a b}+*x*' <b> [1](y) # `z` | ~w~"
+    page = MarkdownIt("commonmark").render(flags_markdown("w3", [Flag(field="q2.p1.worked_solution",
+                                                                      kind="stray_minus", reason=reason)]))
+    (paragraph,) = [p for p in re.findall(r"<p>(.*?)</p>", page, re.S) if "minus" in p]
+    assert html.unescape(paragraph) == reason
 
 
 def test_the_report_table_puts_relative_paths_last(tmp_path, monkeypatch):

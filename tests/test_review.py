@@ -501,3 +501,18 @@ def test_the_review_form_in_the_ui_speaks_to_a_person_not_a_developer():
     text = _json.dumps(ReviewForm.model_json_schema())
     assert ":func:" not in text and ":class:" not in text and "``" not in text
     assert ReviewEntry.model_json_schema()["description"].startswith("One open flag")
+
+
+def test_the_terminal_review_fits_100_columns_and_ends_with_the_next_step(out, capsys, monkeypatch):
+    from flows.review import main
+
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.chdir(out.parent)
+    answers = ["B" if e.field == "q1.p1.content" else "" for e in build_form(load_run(out)).entries]
+    assert main([out.name, "--terminal", "--backend", "none"], lines=answers) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed and all(len(line) <= 100 for line in printed), [ln for ln in printed if len(ln) > 100]
+    still = len(json.loads((out / "flags.json").read_text())) - 1
+    assert "1 decision recorded" in printed[-3] + printed[-2]
+    assert " ".join(printed[-2:]).split() == (f"next read the {still} flags first: sheet2lambda review {out.name}; "
+                                             f"then import {out.name}/mech.zip on Lambda Feedback").split()

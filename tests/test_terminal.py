@@ -64,3 +64,49 @@ def test_plurals_flags_and_the_next_step(monkeypatch, tmp_path):
     assert next_line(tmp_path / "out" / "week3", "week3.zip", 0) == "next       import out/week3/week3.zip on Lambda Feedback"
     assert next_line("out/week3", "week3.zip", 1) == ("next       read the 1 flag first: sheet2lambda review out/week3; "
                                                       "then import out/week3/week3.zip on Lambda Feedback")
+
+
+def test_a_folders_next_line_names_the_sheet_to_review(monkeypatch, tmp_path):
+    from commandline.terminal import folder_next_line
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out" / "ci-tex"
+    assert folder_next_line(out, []) == "next       import each sheet's zip (out/ci-tex/<sheet>/<set>.zip) on Lambda Feedback"
+    one = folder_next_line(out, [out / "solutions-2"])
+    assert one.endswith("; first read the flags: flags.md, or sheet2lambda review out/ci-tex/solutions-2")
+    many = folder_next_line("out/sweep", [f"out/sweep/f/s{i}" for i in range(5)], "each folder's flags.md",
+                            "<folder>/<sheet>")
+    assert many.startswith("next       import each sheet's zip (out/sweep/<folder>/<sheet>/<set>.zip)")
+    assert "each folder's flags.md" in many and "each of the 5 sheets with flags" in many
+    assert "out/sweep/f/s2, …" in many and "s3" not in many
+
+
+def test_the_server_lines_fit_the_terminal(monkeypatch, capsys):
+    from commandline.server import _say
+
+    monkeypatch.setenv("COLUMNS", "100")
+    _say("prefect    started a server at http://127.0.0.1:4200/api in 12.5 s and left it running for the next "
+         "commands (`sheet2lambda server stop` stops it; SHEET2LAMBDA_SERVER=temporary uses a temporary one)")
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 100 for line in lines)
+    assert all(line.startswith(" " * 11) for line in lines[1:])
+
+
+def test_the_command_name_is_no_secret_but_the_servers_password_is(monkeypatch):
+    """The kept server's auth string is ``sheet2lambda:PASSWORD``: blanking it whole turned
+    every ``sheet2lambda review OUT`` the terminal printed into ``*** review OUT``."""
+    import base64
+
+    from commandline.terminal import next_line
+    from tasks.llm.secrets import redact
+
+    password = "kept-" + "server-" + "0123456789abcdef"
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", f"sheet2lambda:{password}")
+    line = next_line("out/week3", "week3.zip", 2)
+    assert redact(line) == line and "sheet2lambda review out/week3" in line
+    header = "Authorization: Basic " + base64.b64encode(f"sheet2lambda:{password}".encode()).decode()
+    for shown in (f"sheet2lambda:{password}", password[:14], header):
+        assert password[:12] not in redact(shown) and "***" in redact(shown)
+    assert redact(header).count("***") == 1 and header[-16:] not in redact(header)
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "admin:short")  # a short password: blanked with its name
+    assert "short" not in redact("sent admin:short")

@@ -134,7 +134,7 @@ def summary_lines(report: Report) -> list[str]:
     for m in report.areas.misses:
         lines.append(f"miss       {m.part}: wanted {m.wanted}; made {m.made}")
     if report.conversion:
-        lines.append(f"conversion {len(report.conversion)} notes on no field (preamble, packages, page layout, "
+        lines.append(f"conversion {counted(len(report.conversion), 'note')} on no field (preamble, packages, page layout, "
                      "metadata): in report.json, not flags")
     for w in report.warnings:
         lines.append(f"warning    {w}")

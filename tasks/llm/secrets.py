@@ -180,10 +180,24 @@ def secret_values() -> list[str]:
     for source in (env, dotenv):
         for name, value in source.items():
             if value and (name in SECRET_NAMES or SECRET_PATTERN.search(name)):
-                values.add(value.strip())
+                values.add(auth_password(name, value.strip()))
             elif value and "://" in value:
                 values.update(url_secrets(value))
     return sorted((v for v in values if len(v) >= MIN_SECRET), key=len, reverse=True)
+
+
+def auth_password(name: str, value: str) -> str:
+    """What of secret variable ``name``'s ``value`` is the secret: for a basic-auth string
+    (``*_AUTH_STRING``, Prefect's ``user:password``) the password alone, as the user name is
+    public (the kept server's is ``sheet2lambda``, the command's own name, which blanking
+    would turn every ``sheet2lambda review OUT`` the terminal prints into ``*** review OUT``);
+    the whole value when the password is shorter than :data:`MIN_SECRET` (so a short one is
+    still blanked with its user name) and for every other variable."""
+    if name.upper().endswith("AUTH_STRING") and ":" in value:
+        password = value.split(":", 1)[1]
+        if len(password) >= MIN_SECRET:
+            return password
+    return value
 
 
 _QUERY_SECRET = re.compile(r"(?:^|[_-])(?:key|api_?key|token|secret|sig|signature|password|passwd|pwd|auth)$", re.I)

@@ -136,7 +136,7 @@ def result_lines(result: ReviewResult, each: bool = True) -> list[str]:
     s = result.summary
     lines.append(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open"
                  + (f" ({', '.join(f'{k} {v}' for k, v in s.open_by_kind.items())})" if s.open_by_kind else "")
-                 + f"; {s.decisions} decisions recorded")
+                 + f"; {s.decisions} decision{'' if s.decisions == 1 else 's'} recorded")
     if s.corrected_by_note:
         lines.append(f"notes      corrected by a person's note (not a quote of the sheet): {', '.join(s.corrected_by_note)}")
     if result.katex_warnings:

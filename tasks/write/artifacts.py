@@ -59,6 +59,14 @@ def flag_rows(flags: list[Flag]) -> list[dict[str, str]]:
              FLAG_COLUMNS["a"]: _cut(f.a), FLAG_COLUMNS["b"]: _cut(f.b)} for f in flags]
 
 
+def as_written(text: str) -> str:
+    """``text`` for a markdown paragraph shown as written: every ASCII punctuation character
+    backslash-escaped (CommonMark 0.31, "Backslash escapes"), so a reason quoting LaTeX
+    (``'-\\dot{m}_{a d}=\\dot{m}_{a b}'``) keeps its backslashes and underscores instead of
+    turning into italics in the UI."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
 def flags_markdown(set_name: str, flags: list[Flag]) -> str:
     """The ``<set>-flags`` artifact: a heading per flag (number, field, kind), its reason
     whole, then each route's text where it has one, quoted."""
@@ -66,7 +74,7 @@ def flags_markdown(set_name: str, flags: list[Flag]) -> str:
         return f"# Flags of {set_name}\n\nNo flags: nothing to read.\n"
     out = [f"# Flags of {set_name}\n", f"{len(flags)} to read (`sheet2lambda review OUT` decides them).\n"]
     for i, (flag, row) in enumerate(zip(flags, flag_rows(flags)), start=1):
-        out.append(f"## {i}. {row['field']} — {row['kind']}\n\n{row['reason']}\n")
+        out.append(f"## {i}. {row['field']} — {row['kind']}\n\n{as_written(row['reason'])}\n")
         texts = ((FLAG_COLUMNS["a"], FLAG_COLUMNS["b"]) if flag.kind in ROUTE_TEXT_KINDS
                  else (FLAG_COLUMNS["a"],))
         for who in texts:
