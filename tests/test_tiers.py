@@ -236,3 +236,13 @@ def test_a_flag_offers_only_the_choices_that_can_settle_it():
     assert Flag(field="q1.p1.correct", kind="disputed", reason="r", a="x", b="y").choices == ["A", "B", "keep"]
     assert Flag(field="q1.main_text", kind="katex", reason="r", a="\\frac{").choices == ["keep", "source", "note"]
     assert Flag(field="q1.p2", kind="area", reason="r").choices == ["keep"]
+
+
+def test_a_stray_minus_reason_quotes_the_maths_as_written():
+    """The reason is read by a person on the terminal, in flags.json and in the UI: the maths
+    with its own backslashes, not a Python repr's doubled ones."""
+    from tasks.settle.tiers import stray_minus_flags
+
+    sheet = SheetSet.model_validate([{"main_text": "Show that\n\n$$\n-\\dot{m}_a = \\dot{m}_b\n$$"}])
+    (flag,) = stray_minus_flags(sheet)
+    assert flag.field == "q1.main_text" and "-\\dot{m}_a" in flag.reason and "\\\\dot" not in flag.reason

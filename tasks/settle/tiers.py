@@ -239,9 +239,9 @@ def stray_minus_flags(questions: SheetSet) -> list[Flag]:
             for m in _DISPLAY.finditer(text):
                 tex = m.group(1).strip()
                 if tex.startswith(("-", "−")):
-                    reasons.append(f"display maths begins with a minus: {tex[:40]!r}")
+                    reasons.append(f"display maths begins with a minus: {tex[:40]}")
                 if tex.endswith(("-", "−")):
-                    reasons.append(f"display maths ends with a minus: {tex[-40:]!r}")
+                    reasons.append(f"display maths ends with a minus: {tex[-40:]}")
             if _DISPLAY.search(text):
                 for m in _LONE_MINUS.finditer(text):
                     line_no = text.count("\n", 0, m.start()) + 1
