@@ -258,6 +258,22 @@ def out_inside(given: bool, read: str | Path, what: str) -> str:
             "sheets: choose another --out")
 
 
+def out_above(given: bool, read: str | Path, what: str) -> str:
+    """The problem (after ``<out>: ``) of an output folder holding the folder ``read`` (see
+    :func:`out_apart`)."""
+    which = "--out" if given else "the default --out"
+    return (f"{which} holds {what} ({read}): its manifest would mark the sheets' own folder as a run's "
+            "outputs, refused by the next run: choose a folder beside it")
+
+
+def out_apart(out: str | Path, read: str | Path) -> bool:
+    """Whether the output folder ``out`` is neither inside the folder ``read`` that a run reads
+    nor above it: an ``--out`` holding the folder would put the run's manifest above the course,
+    and a later folder or sweep run there would take the whole course for a previous run's
+    outputs and refuse it."""
+    return not inside(out, read) and not inside(read, out)
+
+
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see."""
     out: list[str] = []
@@ -342,8 +358,9 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         if not out:
             need_sheets(args.folder)
             target = args.out or default_folder_out(args.folder)
-            if inside(target, args.folder):
-                out.append(f"{target}: " + out_inside(args.out is not None, args.folder, "the folder it reads"))
+            if not out_apart(target, args.folder):
+                why = out_inside if inside(target, args.folder) else out_above
+                out.append(f"{target}: " + why(args.out is not None, args.folder, "the folder it reads"))
         if args.max_concurrency < 1:
             out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
         need_in_flight(args.sheets_in_flight)
@@ -380,8 +397,9 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_out(args.out)
         if not out:
             target = args.out or Path("out") / "sweep"
-            if inside(target, args.root):
-                out.append(f"{target}: " + out_inside(args.out is not None, args.root, "the corpus ROOT"))
+            if not out_apart(target, args.root):
+                why = out_inside if inside(target, args.root) else out_above
+                out.append(f"{target}: " + why(args.out is not None, args.root, "the corpus ROOT"))
         need_in_flight(args.sheets_in_flight)
         need_dask(args.dask_address)
         need_server("--pool", args.pool)

@@ -10,6 +10,20 @@ import time
 from tasks.pids import alive  # noqa: F401 - one rule, used here and re-exported
 
 
+PID_MAX = 2**22
+"""Linux's largest process id (``/proc/sys/kernel/pid_max`` can be at most 2^22, proc(5))."""
+
+
+def recorded_pid(value: object) -> int:
+    """The process id a record (``sheet2lambda-server.json``, the warm runner's) names, or 0
+    when it names none that can be a process: anything but an integer in 1..:data:`PID_MAX`
+    (``null``, a string, ``true``, ``-1``, ``1e30``) is 0, never signalled. A record is a file
+    and may be damaged: a damaged one means "not running", never a traceback."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= PID_MAX:
+        return 0
+    return value
+
+
 def started(pid: int) -> int | None:
     """When process ``pid`` started, in clock ticks since boot (field 22 of
     ``/proc/<pid>/stat``, proc(5)), or ``None`` when it is gone or there is no ``/proc``. A pid
@@ -29,7 +43,7 @@ def ours(pid: int, start: object) -> bool:
     :func:`started`) and owned by this user: never signal a pid the system gave to another
     process since. A record with no start (an older version's) is ours only where there is no
     ``/proc`` to tell (then alive is all that can be known)."""
-    if pid <= 0 or not alive(pid):
+    if recorded_pid(pid) == 0 or not alive(pid):
         return False
     if not os.path.isdir("/proc/self"):
         return True

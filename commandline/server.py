@@ -60,29 +60,63 @@ def prefect_home() -> Path:
     return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
 
 
+def home_problem() -> str | None:
+    """One line when ``PREFECT_HOME`` is not this user's alone, else ``None``: the folder (its
+    target, when a link) owned by another user, or one of this project's files in it
+    (:data:`AUTH_NAME`, :data:`STATE_NAME`, the warm runner's) a link or another user's. Whoever
+    owns the folder can replace the password file (then drive the server), the server's record
+    or Prefect's stored results, whatever their modes; so such a home is refused, not used."""
+    home = prefect_home()
+    uid = os.getuid()
+    try:
+        st = home.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"PREFECT_HOME {home}: {e.strerror}"
+    if st.st_uid != uid:
+        return (f"PREFECT_HOME {home} belongs to another user (uid {st.st_uid}), who could replace the kept "
+                "server's password and read every run: set PREFECT_HOME to a folder of your own")
+    for name in (AUTH_NAME, STATE_NAME, "sheet2lambda-warm.json", "sheet2lambda-warm"):
+        try:
+            entry = os.lstat(home / name)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            return f"PREFECT_HOME {home}: {name}: {e.strerror}"
+        if entry.st_uid != uid or (name != "sheet2lambda-warm" and not os.path.isfile(home / name)) \
+                or os.path.islink(home / name):
+            return (f"PREFECT_HOME {home}: {name} is not this user's own file (another user's, or a link): "
+                    "remove it, or set PREFECT_HOME to a folder of your own")
+    return None
+
+
 def private_home() -> Path:
-    """``PREFECT_HOME``, created 0700 and, when this user owns it, everything under it made
-    readable by this user only (folders 0700, files 0600): its database holds every run's
-    parameters and logs, its storage the sheets' text. Returns the folder."""
+    """``PREFECT_HOME``, created 0700 and everything under it made readable by this user only
+    (folders 0700, files 0600): its database holds every run's parameters and logs, its storage
+    the sheets' text. Returns the folder; raises ``RuntimeError`` with :func:`home_problem`'s
+    line, or naming the first entry under it another user owns."""
     home = prefect_home()
     old = os.umask(0o077)
     try:
         home.mkdir(parents=True, exist_ok=True)
     finally:
         os.umask(old)
+    problem = home_problem()
+    if problem:
+        raise RuntimeError(problem)
+    uid = os.getuid()
     try:
-        if home.stat().st_uid != os.getuid():
-            return home
         os.chmod(home, 0o700)
         for folder, dirs, files in os.walk(home):
-            for name in dirs:
+            for name in dirs + files:
                 path = os.path.join(folder, name)
-                if not os.path.islink(path):
-                    os.chmod(path, 0o700)
-            for name in files:
-                path = os.path.join(folder, name)
-                if not os.path.islink(path) and os.stat(path).st_mode & 0o077:
-                    os.chmod(path, os.stat(path).st_mode & 0o700)
+                st = os.lstat(path)
+                if st.st_uid != uid:
+                    raise RuntimeError(f"PREFECT_HOME {home}: {path} belongs to another user (uid {st.st_uid}): "
+                                       "remove it, or set PREFECT_HOME to a folder of your own")
+                if not os.path.islink(path) and st.st_mode & 0o077:
+                    os.chmod(path, st.st_mode & 0o700)
     except OSError:
         pass
     return home
@@ -145,17 +179,19 @@ def healthy(url: str, timeout: float = 0.5) -> bool:
 def recorded() -> dict | None:
     """The recorded server (``{pid, url, port, log}``), or ``None`` when none is recorded."""
     try:
-        return json.loads(state_file().read_text(encoding="utf-8"))
+        state = json.loads(state_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return state if isinstance(state, dict) else None
 
 
 def running() -> str | None:
     """The API address of the server this project started, when it is alive and answers."""
     state = recorded()
-    if not state or not procs.ours(int(state.get("pid", 0)), state.get("start")):
+    if not state or not procs.ours(procs.recorded_pid(state.get("pid")), state.get("start")):
         return None
-    return state["url"] if healthy(state["url"]) else None
+    url = state.get("url")
+    return url if isinstance(url, str) and healthy(url) else None
 
 
 def _free(port: int) -> bool:
@@ -266,8 +302,8 @@ def stop(timeout: float = 15.0) -> bool:
         pass
     if not state:
         return False
-    pid = int(state.get("pid", 0))
-    if not procs.ours(pid, state.get("start")):  # gone, or the pid is another process's now
+    pid = procs.recorded_pid(state.get("pid"))
+    if not procs.ours(pid, state.get("start")):  # gone, damaged, or the pid is another process's now
         return False
     return procs.end(pid, timeout, group=True, poll=0.1)
 
@@ -280,6 +316,10 @@ def connect() -> tuple[str, float]:
     global KEPT
     KEPT = None
     t0 = time.monotonic()
+    problem = home_problem()
+    if problem:  # Prefect keeps its database, settings and stored results there, whichever server
+        print(problem, file=sys.stderr)
+        raise SystemExit(1)
     if os.environ.get("PREFECT_API_URL"):
         use_auth(os.environ["PREFECT_API_URL"])  # the kept server's address, exported as the README says
         return f"server at PREFECT_API_URL ({os.environ['PREFECT_API_URL']})", time.monotonic() - t0
@@ -321,6 +361,10 @@ def main(argv: list[str] | None = None) -> int:
     from commandline.options import precheck
 
     args = precheck("server", argv)
+    problem = home_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     if args.action == "start":
         try:
             url = start(args.port)

@@ -316,11 +316,12 @@ def _wait(sock: socket.socket, reader: Reader) -> int:
 # --- starting and stopping -------------------------------------------------------------------
 
 def recorded() -> dict | None:
-    """The recorded runner (``{pid, socket, log, code}``), or ``None``."""
+    """The recorded runner (``{pid, socket, log, code}``), or ``None`` (also for a damaged record)."""
     try:
-        return json.loads(state_file().read_text(encoding="utf-8"))
+        state = json.loads(state_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return state if isinstance(state, dict) else None
 
 
 def start(api: str | None = None, wait: float = 0.0) -> bool:
@@ -334,7 +335,7 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     state = recorded() or {}
     if state.get("failed") and state.get("code") == fingerprint():
         return False
-    if state.get("pid") and "code" not in state and procs.alive(int(state["pid"])):
+    if procs.recorded_pid(state.get("pid")) and "code" not in state and procs.alive(procs.recorded_pid(state["pid"])):
         return True  # one is still importing: a second would only compete with it
     env = without_secrets(dict(os.environ))  # each command brings its own keys: none stays in /proc/<pid>/environ
     if api:
@@ -364,7 +365,7 @@ def stop(timeout: float = 5.0) -> bool:
         state_file().unlink()
     except OSError:
         pass
-    pid = int(state.get("pid") or 0)
+    pid = procs.recorded_pid(state.get("pid"))
     if not procs.ours(pid, state.get("start")):  # gone, or the pid is another process's now
         return False
     return procs.end(pid, timeout)

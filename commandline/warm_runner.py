@@ -143,9 +143,14 @@ def _server_gone(api: str) -> bool:
     state = server.recorded()
     if not state or state.get("url") != api:
         return True
+    from commandline import procs
+
+    pid = procs.recorded_pid(state.get("pid"))
+    if not pid:  # a damaged record: no server this runner can serve
+        return True
     try:
-        os.kill(int(state.get("pid", 0)), 0)
-    except (ProcessLookupError, ValueError):
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return True
     except PermissionError:
         pass

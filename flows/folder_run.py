@@ -27,7 +27,8 @@ from prefect.artifacts import update_progress_artifact  # noqa: E402
 
 from commandline.logs import say  # noqa: E402
 from commandline.runners import release  # noqa: E402
-from commandline.options import OUTPUT_MANIFEST, holds_outputs, inside, out_inside, shown_name, utf8_name  # noqa: E402
+from commandline.options import (  # noqa: E402
+    OUTPUT_MANIFEST, holds_outputs, inside, out_above, out_inside, shown_name, utf8_name)
 from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
     SheetRun, as_input, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a,
@@ -109,6 +110,8 @@ def run_folder(
     ``fresh_ocr`` converts PDFs with Mathpix again."""
     if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
         raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
+    if inside(folder, out):  # the manifest above the course would make it "a run's outputs"
+        raise InputError(str(out), out_above(True, folder, "the folder it reads"))
     if holds_outputs(folder):
         raise InputError(str(folder), f"holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the "
                                       "folder of sheets")

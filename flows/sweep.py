@@ -49,7 +49,7 @@ from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, tas
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from commandline.logs import say  # noqa: E402
 from commandline.options import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_inside, parser, resolve, shown_name, under_root,
+    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, parser, resolve, shown_name, under_root,
     utf8_name,
 )
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
@@ -224,6 +224,8 @@ def sweep_flow(
     out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
     if lies_inside(out_dir, base_dir):
         raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
+    if lies_inside(base_dir, out_dir):
+        raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
     for f in paths or []:
         if not Path(f).is_dir():
             raise InputError(f, f"no such folder under {root}")

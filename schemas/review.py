@@ -100,6 +100,12 @@ class ReviewForm(BaseModel):
     entries: list[ReviewEntry] = Field(default_factory=list, description="one entry per open flag")
 
 
+MAX_DECISION_TEXT = 100_000
+"""Longest passage or note a decision may give, in characters: a passage is a quote of one
+field of the sheet and a note a sentence, and each decision, refused ones too, is recorded in
+``review.json`` (itself bounded: :data:`tasks.convert.bounds.MAX_SAVED_BYTES`)."""
+
+
 class DecisionInput(BaseModel):
     """One choice as a ``--decisions`` file gives it: ``{"flag": 3, "choice": "B"}``,
     ``{"flag": 4, "choice": "note", "note": "…", "equation": 1}``, ``{"flag": 5, "choice":
@@ -107,11 +113,11 @@ class DecisionInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    flag: int = Field(ge=1)
+    flag: int = Field(ge=1, strict=True)  # 3, never true or 3.0
     choice: Choice
-    passage: str = ""
-    note: str = ""
-    equation: int | None = Field(default=None, ge=1)
+    passage: str = Field(default="", max_length=MAX_DECISION_TEXT)
+    note: str = Field(default="", max_length=MAX_DECISION_TEXT)
+    equation: int | None = Field(default=None, ge=1, strict=True)
 
 
 class DecisionsFile(BaseModel):

@@ -11,9 +11,11 @@
   member lie about it (:func:`read_member`).
 - A file of a run's own kind read back (a saved reply, ``areas.json``, a filter, a review's
   ``review.json``) is at most :data:`MAX_SAVED_BYTES`; what it holds is counted too: a set of
-  at most :data:`MAX_QUESTIONS` questions, :data:`MAX_PARTS` parts in all (a reply, the answer
-  boxes' keys), a review of at most :data:`MAX_DECISIONS` decisions (:func:`check_count`).
-- A sheet of text (markdown, LaTeX) holds no NUL byte (:func:`check_text_sheet`).
+  at most :data:`MAX_QUESTIONS` questions, :data:`MAX_PARTS` parts and :data:`MAX_OPTIONS`
+  options in all (a reply, the answer boxes' keys), a review (or a ``--decisions`` file) of at
+  most :data:`MAX_DECISIONS` decisions (:func:`check_count`).
+- A sheet of text (markdown, LaTeX) holds no NUL byte (:func:`check_text_sheet`), and no
+  document's text once converted holds a control character (:func:`check_converted_text`).
 - JSON from outside (a reply, an export, a filter's output) nests at most
   :data:`MAX_JSON_DEPTH` deep (:func:`json_loads`), so a deeply nested one is a one-line
   error, never a ``RecursionError``.
@@ -22,6 +24,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -52,6 +55,8 @@ MAX_QUESTIONS = 1000
 """Most questions a set (a reply, a filter's reading) may hold: a sheet has tens."""
 MAX_PARTS = 5000
 """Most parts a set may hold in all, and so most keys of an ``areas.json``."""
+MAX_OPTIONS = 20_000
+"""Most options of multiple-choice parts a set may hold in all (a part has a handful)."""
 MAX_DECISIONS = 20_000
 """Most decisions a ``review.json`` may record (a few per flag)."""
 MAX_AST_DEPTH = 256
@@ -92,9 +97,12 @@ def oversized_set(data: Any) -> str | None:
         return None
     if len(data) > MAX_QUESTIONS:
         return f"it holds {len(data):,} questions, more than the {MAX_QUESTIONS:,} a set can have"
-    parts = sum(len(q["parts"]) for q in data if isinstance(q, dict) and isinstance(q.get("parts"), list))
-    if parts > MAX_PARTS:
-        return f"it holds {parts:,} parts, more than the {MAX_PARTS:,} a set can have"
+    parts = [p for q in data if isinstance(q, dict) and isinstance(q.get("parts"), list) for p in q["parts"]]
+    if len(parts) > MAX_PARTS:
+        return f"it holds {len(parts):,} parts, more than the {MAX_PARTS:,} a set can have"
+    options = sum(len(p["options"]) for p in parts if isinstance(p, dict) and isinstance(p.get("options"), list))
+    if options > MAX_OPTIONS:
+        return f"it holds {options:,} options, more than the {MAX_OPTIONS:,} a set can have"
     return None
 
 
@@ -104,6 +112,23 @@ def check_text_sheet(path: Path, data: bytes) -> None:
     if path.suffix.lower() not in (".docx", ".pdf") and b"\x00" in data:
         at = data.index(b"\x00")
         raise InputError(str(path), f"holds a NUL byte (at byte {at:,}): not a text file in UTF-8")
+
+
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+"""A C0 control character other than tab, line feed, vertical tab, form feed and carriage return
+(which are white space to pandoc and to the platform), or DEL: nothing a sheet's text holds."""
+
+
+def check_converted_text(name: str, text: str) -> None:
+    """Refuse a document whose text, once converted to markdown, holds a control character
+    (:data:`CONTROL_CHARACTER`): a NUL or an escape reaches the text through a notebook's JSON
+    (``\\u0000``), a Word document or a markdown file alike, and would go into the set silently.
+    :class:`InputError` naming the file, the character and its line."""
+    m = CONTROL_CHARACTER.search(text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        raise InputError(name, f"holds the control character U+{ord(m.group()):04X} (line {line} of its text "
+                               "once converted): not a sheet's text")
 
 
 def check_zip(zf: zipfile.ZipFile, name: str) -> None:

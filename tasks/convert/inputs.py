@@ -146,24 +146,40 @@ def read_inputs(
         if not rd.is_dir():
             raise InputError(str(rd), "no such folder of saved replies")
         for stage in ("route-a", "adjudication", "compare"):
-            p = rd / f"{stage}.json"
-            if p.is_file():
+            p = _saved(rd, f"{stage}.json")
+            if p is not None:
                 inputs.replies[stage] = _read_text(p, "saved reply")
         if "compare" in inputs.replies:  # its shape checked here: one line naming the file, nothing written
             from tasks.pages.ask import read_saved
 
             read_saved(inputs.replies["compare"], str(rd / "compare.json"))
-        saved_areas = rd / "areas.json"
-        if saved_areas.is_file():
+        saved_areas = _saved(rd, "areas.json")
+        if saved_areas is not None:
             inputs.areas = read_saved(_read_text(saved_areas, "saved reply"), str(saved_areas))
-        saved_filter = rd / "filter.lua"
-        if inputs.filter_source is None and saved_filter.is_file():
+        saved_filter = _saved(rd, "filter.lua")
+        if inputs.filter_source is None and saved_filter is not None:
             inputs.filter_source, inputs.filter_path = _read_text(saved_filter, "Lua filter"), saved_filter
     if export:
         files = read_export_files(Path(export))  # read once: the fields and the answer boxes
         inputs.export = export_of(files, export)
         inputs.export_boxes, inputs.export_rtol = areas_of_members(files, export)
     return inputs
+
+
+def _saved(replies: Path, name: str) -> Path | None:
+    """``replies/name`` when it is a file, else ``None``; raises :class:`InputError` when it is
+    a link leading out of the folder of saved replies: the folder is named, its files are found
+    by name, and a link among them would read (and copy into the outputs) any file the run can
+    read, as a deployed run's confinement to its root must not allow."""
+    from tasks.convert.tree import leaves
+
+    path = replies / name
+    if not path.is_file():
+        return None
+    if leaves(path, replies):
+        raise InputError(str(path), "a link leading out of the folder of saved replies: not read (copy the file "
+                                    "into the folder instead)")
+    return path
 
 
 def _refused_note(found: Path, place: Path) -> str:

@@ -83,7 +83,7 @@ from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, 
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks, tex_preamble
-from tasks.convert.bounds import ast_loads
+from tasks.convert.bounds import ast_loads, check_converted_text
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text, student_text
 from tasks.convert.mdmath import dollar_maths
@@ -184,6 +184,7 @@ def to_markdown(
         base = str(Path(media_dir).parent) if media_dir else None
     if not text.strip():
         raise InputError(name, "no text once converted (a preamble or macro file, not a sheet?)")
+    check_converted_text(name, text)
 
     images, refused = resolve_links(links, base)
     return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images,

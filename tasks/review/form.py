@@ -10,7 +10,6 @@ from it by :mod:`tasks.review.pause_form`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,9 +146,16 @@ def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
     flag decided before may be decided again, the new decision replacing the recorded one).
     Raises :class:`InputError` naming the file when it cannot be read, does not validate,
     or names a flag that is not in ``form``."""
+    from tasks.convert.bounds import MAX_DECISIONS, check_count, check_saved_size, json_loads
+
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        check_saved_size(path, path.stat().st_size, "decisions file")
+        raw = json_loads(path.read_text(encoding="utf-8"))
+        if isinstance(raw, dict) and isinstance(raw.get("decisions"), list):
+            check_count(len(raw["decisions"]), MAX_DECISIONS, "decisions", str(path))
+        elif isinstance(raw, list):
+            check_count(len(raw), MAX_DECISIONS, "decisions", str(path))
         given = DecisionsFile.model_validate(raw).decisions
     except OSError as e:
         raise InputError(str(path), f"cannot read the decisions: {e.strerror or e}") from None

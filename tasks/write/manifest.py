@@ -152,11 +152,18 @@ def check_set_name(name: str, where: str) -> None:
 
 
 def check_apart(out: Path, *files: Path | None) -> None:
-    """Refuse an ``--out`` that is the folder of the sheet or its solutions (``files``): the
-    run's outputs and manifest would sit among the course's own files, and a later folder run
-    there would take the folder for a run's output and refuse it. Raises :class:`InputError`."""
+    """Refuse an ``--out`` that is the folder of the sheet or its solutions (``files``), or any
+    folder above it: the run's outputs and manifest would sit among the course's own files (or
+    above them), and a later folder run there would take the folder for a run's output and
+    refuse it. Raises :class:`InputError`."""
     target = out.resolve()
     for f in files:
-        if f is not None and Path(f).resolve().parent == target:
+        if f is None:
+            continue
+        folder = Path(f).resolve().parent
+        if folder == target:
             raise InputError(str(out), f"--out is the folder of {Path(f).name} itself: give a folder of its own "
                                        "(the default is out/<sheet name>/)")
+        if target in folder.parents:
+            raise InputError(str(out), f"--out holds the folder of {Path(f).name} ({folder}): give a folder of "
+                                       "its own (the default is out/<sheet name>/)")

@@ -107,3 +107,34 @@ def test_a_pool_runs_own_job_variable_override_never_widens_the_root(monkeypatch
     assert [str(r) for r in roots] == ["/", "/srv/courses"]
     with pytest.raises(InputError):
         confine({"source": "/etc/passwd"}, None, roots=roots)
+
+
+# --- a fresh attacker's round (issue 23, fourth round) ----------------------------------------
+
+
+@pytest.mark.parametrize("name", ["route-a.json", "adjudication.json", "areas.json", "filter.lua", "compare.json"])
+def test_a_saved_reply_that_links_out_of_its_folder_is_not_read(root, tmp_path, name):
+    """A ``replies`` folder inside the root passes ``confine``, but its ``route-a.json`` was a
+    link to a file outside the root: it was read, and its text copied into the set, flags.json
+    and settled.json. The files of a folder of saved replies are found by name, so a link among
+    them leading out of the folder is one line, never read (a command line run alike)."""
+    from tasks.convert.inputs import read_inputs
+
+    (tmp_path / "private" / name).write_text('[{"title": "SECRET", "main_text": "x", "parts": []}]')
+    replies = root / "week1" / "replies"
+    replies.mkdir()
+    (replies / name).symlink_to(tmp_path / "private" / name)
+    confine({"replies": str(replies)}, str(root), roots=[root])  # the folder itself is inside
+    with pytest.raises(InputError) as e:
+        read_inputs(str(root / "week1" / "sheet.md"), replies=str(replies))
+    assert "link leading out of the folder of saved replies" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_saved_reply_linked_within_its_folder_is_read(root):
+    from tasks.convert.inputs import read_inputs
+
+    replies = root / "week1" / "replies"
+    replies.mkdir()
+    (replies / "kept.json").write_text('[{"title": "T", "main_text": "Words.", "parts": []}]')
+    (replies / "route-a.json").symlink_to(replies / "kept.json")
+    assert "route-a" in read_inputs(str(root / "week1" / "sheet.md"), replies=str(replies)).replies

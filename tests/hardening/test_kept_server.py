@@ -185,3 +185,51 @@ def test_an_in_place_edit_of_any_loaded_module_makes_the_runner_stale(tmp_path, 
     why = warm.changed_since(loaded)
     assert why is not None and "s2l_probe_dep.py" in why and "code changed" in why
     monkeypatch.delitem(sys.modules, "s2l_probe_dep")
+
+
+# --- a fresh attacker's round (issue 23, fourth round) ----------------------------------------
+
+
+def test_a_prefect_home_owned_by_another_user_is_refused(home, monkeypatch):
+    """A PREFECT_HOME another user made (say in /tmp, 0777) was used as it was: that user
+    swapped ``sheet2lambda-auth`` for a password of hers before the owner's next ``server
+    start`` and drove the server. Now every command refuses it with one line, before any
+    server is chosen or started."""
+    home.mkdir(mode=0o700)
+    real_uid = os.getuid()
+    monkeypatch.setattr(server.os, "getuid", lambda: real_uid + 4242)  # as if we were another user
+    problem = server.home_problem()
+    assert problem and "belongs to another user" in problem and "\n" not in problem
+    with pytest.raises(SystemExit) as e:
+        server.connect()
+    assert e.value.code == 1
+    with pytest.raises(RuntimeError):
+        server.private_home()
+    assert server.main(["status"]) == 1
+
+
+@pytest.mark.parametrize("name", [server.AUTH_NAME, server.STATE_NAME])
+def test_a_link_in_place_of_the_password_or_the_record_is_refused(home, tmp_path, name):
+    home.mkdir(mode=0o700)
+    (tmp_path / "elsewhere").write_text("sheet2lambda:someone-elses\n")
+    (home / name).symlink_to(tmp_path / "elsewhere")
+    problem = server.home_problem()
+    assert problem and name in problem
+
+
+@pytest.mark.parametrize("pid", [None, "1", True, 1e30, 99_999_999_999, -1, 0, [1], {"a": 1}])
+def test_a_damaged_record_is_not_running_never_a_traceback(home, pid):
+    """``server stop`` with a record naming pid 1e30 or null was an OverflowError or TypeError."""
+    server.private_home()
+    server.state_file().write_text(json.dumps({"pid": pid, "start": 1, "url": "http://127.0.0.1:9/api"}))
+    warm.state_file().write_text(json.dumps({"pid": pid, "start": 1}))
+    assert server.running() is None
+    assert server.stop(timeout=1) is False
+    assert warm.stop(timeout=1) is False
+
+
+def test_a_record_that_is_not_an_object_is_no_record(home):
+    server.private_home()
+    server.state_file().write_text("[1, 2]")
+    warm.state_file().write_text('"x"')
+    assert server.recorded() is None and warm.recorded() is None and server.running() is None

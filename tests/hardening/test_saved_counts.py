@@ -121,3 +121,98 @@ def test_a_document_run_into_the_sheets_folder_writes_nothing(tmp_path, prefect_
     before = sorted(p.name for p in course.iterdir())
     assert main([str(sheet), "--offline", "--out", str(course)]) != 0
     assert sorted(p.name for p in course.iterdir()) == before
+
+
+# --- a fresh attacker's round (issue 23, fourth round): what got past the bounds above ------
+
+
+def test_a_reply_with_two_million_options_is_one_line_at_once():
+    """One part of 2,000,000 options (10 MB, under the size bound) ran for minutes in 5 GB."""
+    text = json.dumps([{"title": "T", "main_text": "x", "parts": [{"content": "y", "options": ["o"] * 2_000_000}]}])
+    t = time.monotonic()
+    with pytest.raises(ValueError) as e:
+        parse_reply(text)
+    assert "options" in str(e.value) and "more than" in str(e.value) and "\n" not in str(e.value)
+    assert time.monotonic() - t < 30
+
+
+@pytest.mark.parametrize("decisions, words", [
+    ([{"flag": 1, "choice": "keep"}] * (bounds.MAX_DECISIONS + 1), "more than"),
+    ({"decisions": [{"flag": 1, "choice": "keep"}] * (bounds.MAX_DECISIONS + 1)}, "more than"),
+    ([{"flag": 1, "choice": "source", "passage": "x" * 100_001}], "not a valid decisions file"),
+    ([{"flag": 1, "choice": "note", "note": "n" * 100_001}], "not a valid decisions file"),
+    ([{"flag": True, "choice": "keep"}], "not a valid decisions file"),
+    ([{"flag": 1.0, "choice": "keep"}], "not a valid decisions file"),
+])
+def test_a_decisions_file_past_its_bounds_is_one_line_at_once(tmp_path, decisions, words):
+    """Two million decisions ran for minutes in 4.5 GB; a 15 MB passage was recorded whole in
+    ``review.json`` (past the size a review can read back); ``true`` was taken as flag 1."""
+    from schemas.review import ReviewForm
+    from tasks.review.form import read_decisions
+
+    path = tmp_path / "choices.json"
+    path.write_text(json.dumps(decisions))
+    t = time.monotonic()
+    with pytest.raises(InputError) as e:
+        read_decisions(path, ReviewForm(set_name="s", entries=[]))
+    assert words in str(e.value) and "\n" not in str(e.value)
+    assert time.monotonic() - t < 30
+
+
+def test_a_decisions_file_over_the_saved_size_is_refused_before_it_is_read(tmp_path):
+    from schemas.review import ReviewForm
+    from tasks.review.form import read_decisions
+
+    path = tmp_path / "choices.json"
+    path.write_bytes(b"[" + b" " * (bounds.MAX_SAVED_BYTES + 1) + b"]")
+    with pytest.raises(InputError) as e:
+        read_decisions(path, ReviewForm(set_name="s", entries=[]))
+    assert "too large" in str(e.value)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("nb.ipynb", json.dumps({"cells": [{"cell_type": "markdown", "metadata": {},
+                                        "source": ["## Question 1\n", "\n", "Find the\u0000 speed.\n"]}],
+                             "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()),
+    ("esc.md", b"## Question 1\n\nFind \x1b[2J\x1b[31mthe speed.\n"),
+    ("bell.md", b"## Question 1\n\nFind the\x07 speed\x08.\n"),
+    ("esc.tex", b"\\documentclass{article}\\begin{document}\\section*{Question 1}\nFind \x1b the speed.\n\\end{document}\n"),
+])
+def test_a_control_character_in_a_sheets_converted_text_is_one_line(name, data):
+    """A NUL through a notebook's JSON escape, an escape sequence or a bell in markdown or
+    LaTeX reached the set silently."""
+    from tasks.convert.markdown import to_markdown
+
+    with pytest.raises(InputError) as e:
+        to_markdown(name, data, "questions")
+    assert "control character" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_tabs_form_feeds_and_crlf_are_not_control_characters():
+    from tasks.convert.markdown import to_markdown
+
+    md = to_markdown("ok.md", b"## Question 1\r\n\r\nFind\tthe speed.\x0c\r\n", "questions")
+    assert "Find" in md.text
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_an_out_above_the_sheets_folder_is_refused(tmp_path, depth):
+    """``--out ..`` (or a deployment's ``out: .`` over its root) wrote the manifest above the
+    course, and the next folder run of the course was refused as "a previous run's outputs"."""
+    sheet = write_sheet(tmp_path / "course" / "week1")
+    above = sheet.parent.parents[depth - 1]
+    with pytest.raises(InputError) as e:
+        check_apart(above, sheet, None)
+    assert "--out holds the folder of cart.md" in str(e.value)
+
+
+@pytest.mark.parametrize("command", ["folder", "sweep"])
+def test_a_folder_or_sweep_out_above_what_it_reads_is_refused(tmp_path, command):
+    from commandline.options import precheck
+
+    course = tmp_path / "course"
+    write_sheet(course / "week1")
+    read = course / "week1" if command == "folder" else course
+    with pytest.raises(SystemExit) as e:
+        precheck(command, [str(read), "--out", str(tmp_path)])
+    assert e.value.code == 1
