@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 from commandline.later import BACKENDS, MODEL_HELP, compare_options, review_options
-
+from commandline.out_paths import (  # noqa: F401  (re-exported: the flows check their folders with them)
+    OUTPUT_MANIFEST, default_folder_out, holds_outputs, inside, out_above, out_apart, out_inside)
 
 DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
 """Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
@@ -219,59 +220,12 @@ def _text_problem(path: Path) -> str | None:
     return None
 
 
-OUTPUT_MANIFEST = ".sheet2lambda-outputs.json"
-"""The manifest every run writes into its output folders (:data:`tasks.write.outputs.MANIFEST`,
-named here so that checking a command line imports nothing of the run): a folder holding one
-is a previous run's outputs, never a folder of sheets."""
-
-
-def inside(path: str | Path, folder: str | Path) -> bool:
-    """Whether ``path`` is ``folder`` or lies under it (links followed: both resolved)."""
-    return Path(path).resolve().is_relative_to(Path(folder).resolve())
-
-
-def holds_outputs(folder: str | Path) -> bool:
-    """Whether ``folder`` is a previous run's output folder (its manifest is there)."""
-    return (Path(folder) / OUTPUT_MANIFEST).is_file()
-
-
 def under_root(root: str, path: str, base: str | None = None) -> str:
     """A sweep's folder argument ``path`` as the folder meant: ``ROOT/path`` when that is a
     folder (folder arguments are under ROOT), else ``path`` itself (absolute, or relative to
     ``base``/the working folder)."""
     joined = Path(root) / path
     return str(joined) if joined.is_dir() else (resolve(path, base) or path)
-
-
-def default_folder_out(folder: str, base: str | None = None) -> Path:
-    """The folder command's default ``--out``: ``out/<folder's name>/`` under ``base`` (the
-    working folder)."""
-    return Path(base or ".") / "out" / Path(folder).resolve().name
-
-
-def out_inside(given: bool, read: str | Path, what: str) -> str:
-    """The problem (after ``<out>: ``) of an output folder inside the folder ``read`` that a
-    run reads (``what``: ``the folder it reads`` or ``the corpus ROOT``); ``given``: whether
-    the user gave that --out (else it is the default)."""
-    which = "--out" if given else "the default --out"
-    return (f"{which} is inside {what} ({read}), whose next run would read its flags.md and source.md as "
-            "sheets: choose another --out")
-
-
-def out_above(given: bool, read: str | Path, what: str) -> str:
-    """The problem (after ``<out>: ``) of an output folder holding the folder ``read`` (see
-    :func:`out_apart`)."""
-    which = "--out" if given else "the default --out"
-    return (f"{which} holds {what} ({read}): its manifest would mark the sheets' own folder as a run's "
-            "outputs, refused by the next run: choose a folder beside it")
-
-
-def out_apart(out: str | Path, read: str | Path) -> bool:
-    """Whether the output folder ``out`` is neither inside the folder ``read`` that a run reads
-    nor above it: an ``--out`` holding the folder would put the run's manifest above the course,
-    and a later folder or sweep run there would take the whole course for a previous run's
-    outputs and refuse it."""
-    return not inside(out, read) and not inside(read, out)
 
 
 def _problems(command: str, args: argparse.Namespace) -> list[str]:

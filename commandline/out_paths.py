@@ -1,0 +1,54 @@
+"""Where a run's outputs may go: an output folder is never inside the folder a run reads nor
+above it, and a folder holding the run manifest is a previous run's outputs. Checked on the
+command line before Prefect is imported, so this module imports nothing of the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+OUTPUT_MANIFEST = ".sheet2lambda-outputs.json"
+"""The manifest every run writes into its output folders (:data:`tasks.write.outputs.MANIFEST`,
+named here so that checking a command line imports nothing of the run): a folder holding one
+is a previous run's outputs, never a folder of sheets."""
+
+
+def inside(path: str | Path, folder: str | Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (links followed: both resolved)."""
+    return Path(path).resolve().is_relative_to(Path(folder).resolve())
+
+
+def holds_outputs(folder: str | Path) -> bool:
+    """Whether ``folder`` is a previous run's output folder (its manifest is there)."""
+    return (Path(folder) / OUTPUT_MANIFEST).is_file()
+
+
+def default_folder_out(folder: str, base: str | None = None) -> Path:
+    """The folder command's default ``--out``: ``out/<folder's name>/`` under ``base`` (the
+    working folder)."""
+    return Path(base or ".") / "out" / Path(folder).resolve().name
+
+
+def out_inside(given: bool, read: str | Path, what: str) -> str:
+    """The problem (after ``<out>: ``) of an output folder inside the folder ``read`` that a
+    run reads (``what``: ``the folder it reads`` or ``the corpus ROOT``); ``given``: whether
+    the user gave that --out (else it is the default)."""
+    which = "--out" if given else "the default --out"
+    return (f"{which} is inside {what} ({read}), whose next run would read its flags.md and source.md as "
+            "sheets: choose another --out")
+
+
+def out_above(given: bool, read: str | Path, what: str) -> str:
+    """The problem (after ``<out>: ``) of an output folder holding the folder ``read`` (see
+    :func:`out_apart`)."""
+    which = "--out" if given else "the default --out"
+    return (f"{which} holds {what} ({read}): its manifest would mark the sheets' own folder as a run's "
+            "outputs, refused by the next run: choose a folder beside it")
+
+
+def out_apart(out: str | Path, read: str | Path) -> bool:
+    """Whether the output folder ``out`` is neither inside the folder ``read`` that a run reads
+    nor above it: an ``--out`` holding the folder would put the run's manifest above the course,
+    and a later folder or sweep run there would take the whole course for a previous run's
+    outputs and refuse it."""
+    return not inside(out, read) and not inside(read, out)
