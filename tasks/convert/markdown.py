@@ -74,19 +74,21 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
-from urllib.parse import unquote
 
-from schemas.markdown import ConversionWarning, Converted, ImageLink, Markdown, Role
+from schemas.markdown import ConversionWarning, Converted, Markdown, Role
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks, tex_preamble
 from tasks.convert.bounds import ast_loads, check_converted_text
+from tasks.convert.images import (  # noqa: F401  (re-exported: the image rules' old home)
+    IMAGE_EXTENSIONS, image_file, resolve_image, resolve_images, resolve_links)
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text, student_text
+from tasks.convert.mathpix_maths import mathpix_style  # noqa: F401  (re-exported)
 from tasks.convert.mdmath import dollar_maths
+from tasks.convert.ocr_cache import ocr_markdown
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
@@ -99,8 +101,6 @@ STRUCTURE_FILTER = ROOT / "filters" / "convert" / "structure.lua"
 
 PANDOC_READERS = {".tex": "latex", ".docx": "docx", ".ipynb": "ipynb"}
 SUPPORTED = MARKDOWN_SUFFIXES + CHUNKED + tuple(PANDOC_READERS) + (".pdf",)
-IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
-"""Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
 
 UNKNOWN_PASSES = 3
 """Most extra pandoc readings of a LaTeX sheet for commands defined in no file we have."""
@@ -157,7 +157,7 @@ def to_markdown(
 
     ocr_pages = 0
     if suffix == ".pdf":  # Mathpix OCR (cached by the PDF's bytes), then read as Mathpix markdown
-        raw, ocr_pages = _ocr_markdown(name, data, media_dir, fresh_ocr, offline)
+        raw, ocr_pages = ocr_markdown(name, data, media_dir, fresh_ocr, offline)
         text = dollar_maths(raw)
         ast = _read_markdown(name, text)
         warnings = checks.raw_tex_warnings(ast)
@@ -189,128 +189,6 @@ def to_markdown(
     images, refused = resolve_links(links, base)
     return Markdown(name=name, role=role, suffix=suffix, digest=digest, text=text, images=images,
                     warnings=warnings + refused, ocr_pages=ocr_pages)
-
-
-def _ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool, offline: bool) -> tuple[str, int]:
-    """A PDF's Mathpix markdown from the OCR cache (or Mathpix), its images copied into
-    ``media_dir``, and the pages Mathpix converted for it now (0 from the cache)."""
-    from tasks.convert.mathpix import MathpixError
-    from tasks.convert.ocr_cache import MEDIA, ocr_pdf
-
-    try:
-        got = ocr_pdf(data, name, fresh=True if fresh else None, offline=offline)  # None: SHEET2LAMBDA_FRESH_OCR decides
-    except MathpixError as e:
-        raise InputError(name, e.reason) from None
-    if not got.markdown.strip():
-        raise InputError(name, "Mathpix found no text in it (a blank page, or a scan it could not read)")
-    if media_dir and got.images:
-        Path(media_dir).mkdir(parents=True, exist_ok=True)
-        for file_name in got.images:
-            if not (Path(media_dir) / file_name).exists():
-                shutil.copyfile(Path(got.folder) / MEDIA / file_name, Path(media_dir) / file_name)
-    text = got.markdown.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return text, 0 if got.cached else (got.entry.pages or 0)
-
-
-def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | None = None) -> Markdown:
-    """A copy of ``markdown`` with every image link resolved again (files may have moved).
-
-    Links of a ``.docx`` or ``.pdf`` are resolved against ``media_dir``'s parent (where
-    :func:`to_markdown` linked them from), others against ``base_dir``. Never raises for a
-    missing file: its ``path`` is ``None``.
-    """
-    if markdown.suffix in (".docx", ".pdf", ".ipynb"):
-        base = str(Path(media_dir).parent) if media_dir else None
-    else:
-        base = base_dir
-    images, refused = resolve_links([i.link for i in markdown.images], base)
-    kept = [w for w in markdown.warnings if not (w.kind == "FileRefused" and w.message.startswith(_IMAGE_REFUSED))]
-    return markdown.model_copy(update={"images": images, "warnings": kept + refused})
-
-
-_IMAGE_REFUSED = "[sheet2lambda] image "
-
-MAX_IMAGES_BYTES = 64 << 20
-"""Most bytes of images one document may link in all (64 MiB); past it an image is refused."""
-
-
-def resolve_links(links: list[str], base_dir: str | None) -> tuple[list[ImageLink], list[ConversionWarning]]:
-    """Each image link with the file found for it (:func:`image_file`), and one
-    ``FileRefused`` warning (a ``conversion_loss`` flag naming the link) per link whose file
-    exists but may not be read: hidden, under ``/proc``, ``/dev`` or ``/sys``, not a regular
-    file, over :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`, outside the sheet's folder,
-    or past :data:`MAX_IMAGES_BYTES` in all."""
-    images: list[ImageLink] = []
-    refused: list[ConversionWarning] = []
-    total = 0
-    for link in links:
-        path, why = image_file(link, base_dir)
-        if path is not None:
-            size = Path(path).stat().st_size
-            if total + size > MAX_IMAGES_BYTES:
-                path, why = None, f"the document's images pass {MAX_IMAGES_BYTES >> 20} MiB in all"
-            else:
-                total += size
-        if why is not None:
-            refused.append(ConversionWarning(kind="FileRefused", text=link,
-                                             message=f"{_IMAGE_REFUSED}{link} not read: {why}"))
-        images.append(ImageLink(link=link, path=path))
-    return images, refused
-
-
-def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]:
-    """``(absolute path, None)`` of the file an image ``link`` names; ``(None, why)`` when a
-    file exists for it that the sheet may not read (the rule of
-    :func:`tasks.convert.tex_files.refusal`, inside ``base_dir`` only, images up to
-    :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`); ``(None, None)`` when there is none.
-
-    The link is percent-decoded and taken relative to ``base_dir``; a link without an
-    extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:`` …) and
-    links with no ``base_dir`` find no file.
-    """
-    from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
-
-    if not base_dir or not link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", link):
-        return None, None
-    base = Path(base_dir).resolve()
-    target = base / unquote(link)
-    candidates = [target]
-    if not Path(unquote(link)).suffix:
-        candidates += [target.with_name(target.name + ext) for ext in IMAGE_EXTENSIONS]
-    for c in candidates:
-        try:
-            there = c.exists() or c.is_symlink()
-        except OSError:
-            continue
-        if not there:
-            continue
-        why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
-        if why is not None:
-            return None, why
-        if c.resolve().is_file():
-            return str(c.resolve()), None
-    return None, None
-
-
-def resolve_image(link: str, base_dir: str | None) -> str | None:
-    """The absolute path of the file an image ``link`` names, or ``None`` (no file, or one
-    the sheet may not read: :func:`image_file`)."""
-    return image_file(link, base_dir)[0]
-
-
-_MATHPIX_TRAITS = re.compile(r"\\mathrm\{~|cdn\.mathpix\.com|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d+")
-
-
-def mathpix_style(markdown: str) -> bool:
-    """True when ``markdown`` looks converted by Mathpix (from a PDF).
-
-    Both must hold: display maths fenced by ``$$`` on lines of their own (pandoc writes
-    ``$$…$$`` inside the paragraph instead), and a Mathpix trait: ``\\mathrm{~`` (units
-    spaced with a tie), a ``cdn.mathpix.com`` image, or Mathpix's image names
-    (``<uuid>-<page>``). Used by the flow to decide the ``stray_minus`` check.
-    """
-    own_line = re.search(r"^[ \t]*(?:[-*+][ \t]+)?\$\$[ \t]*$", markdown, re.M)
-    return bool(own_line and _MATHPIX_TRAITS.search(markdown))
 
 
 # --- reading ----------------------------------------------------------------------

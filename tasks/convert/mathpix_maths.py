@@ -40,3 +40,18 @@ def _dollar_text(text: str) -> str:
         return f"{m.group(1)}${body}$"
 
     return _INLINE.sub(inline, text)
+
+
+_MATHPIX_TRAITS = re.compile(r"\\mathrm\{~|cdn\.mathpix\.com|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d+")
+
+
+def mathpix_style(markdown: str) -> bool:
+    """True when ``markdown`` looks converted by Mathpix (from a PDF).
+
+    Both must hold: display maths fenced by ``$$`` on lines of their own (pandoc writes
+    ``$$…$$`` inside the paragraph instead), and a Mathpix trait: ``\\mathrm{~`` (units
+    spaced with a tie), a ``cdn.mathpix.com`` image, or Mathpix's image names
+    (``<uuid>-<page>``). Used by the flow to decide the ``stray_minus`` check.
+    """
+    own_line = re.search(r"^[ \t]*(?:[-*+][ \t]+)?\$\$[ \t]*$", markdown, re.M)
+    return bool(own_line and _MATHPIX_TRAITS.search(markdown))

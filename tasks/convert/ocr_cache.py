@@ -33,6 +33,7 @@ from typing import Callable
 
 from schemas.ocr import MathpixConversion, OcrEntry, OcrResult
 from tasks.convert.mathpix import REQUEST_OPTIONS, MathpixError, convert_pdf, dollar_maths
+from tasks.errors import InputError
 from tasks.llm.secrets import setting
 
 MEDIA = "media"
@@ -195,3 +196,21 @@ def _put(work: Path, final: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)  # another process put the same entry first
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool, offline: bool) -> tuple[str, int]:
+    """A PDF's Mathpix markdown from the OCR cache (or Mathpix), its images copied into
+    ``media_dir``, and the pages Mathpix converted for it now (0 from the cache)."""
+    try:
+        got = ocr_pdf(data, name, fresh=True if fresh else None, offline=offline)  # None: SHEET2LAMBDA_FRESH_OCR decides
+    except MathpixError as e:
+        raise InputError(name, e.reason) from None
+    if not got.markdown.strip():
+        raise InputError(name, "Mathpix found no text in it (a blank page, or a scan it could not read)")
+    if media_dir and got.images:
+        Path(media_dir).mkdir(parents=True, exist_ok=True)
+        for file_name in got.images:
+            if not (Path(media_dir) / file_name).exists():
+                shutil.copyfile(Path(got.folder) / MEDIA / file_name, Path(media_dir) / file_name)
+    text = got.markdown.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text, 0 if got.cached else (got.entry.pages or 0)

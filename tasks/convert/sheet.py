@@ -14,7 +14,9 @@ from prefect.cache_policies import NO_CACHE
 
 from schemas.markdown import Converted, ImageLink, Markdown, SheetText
 from tasks.convert.inputs import file_digest
-from tasks.convert.markdown import mathpix_style, resolve_images, restore_media
+from tasks.convert.images import resolve_images
+from tasks.convert.markdown import restore_media
+from tasks.convert.mathpix_maths import mathpix_style
 from tasks.errors import InputError
 
 
@@ -59,5 +61,5 @@ def sheet_task(questions: Converted, solutions: Converted | None, questions_path
 
 def _mathpix(markdown) -> bool:
     """Mathpix markdown: a PDF's (Mathpix converted it here), or markdown that looks
-    converted by Mathpix elsewhere (:func:`tasks.convert.markdown.mathpix_style`)."""
+    converted by Mathpix elsewhere (:func:`tasks.convert.mathpix_maths.mathpix_style`)."""
     return markdown.suffix == ".pdf" or mathpix_style(markdown.text)

@@ -92,7 +92,7 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
     file (:data:`MAX_FILE_BYTES`, :data:`MAX_IMAGE_BYTES` for an image); ``tex`` False
     leaves the ``--tex-root`` hint out of the phrase (a markdown sheet's image). See the
     module docstring for the rule; the same rule decides every file a sheet of any format
-    names (its ``\\input``s, its packages, its images: :func:`tasks.convert.markdown.image_file`).
+    names (its ``\\input``s, its packages, its images: :func:`tasks.convert.images.image_file`).
     """
     try:
         real = path.resolve()
