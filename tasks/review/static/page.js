@@ -33,6 +33,7 @@ function setBusy(busy) {
 }
 
 async function load(n) {
+  const seq = state.seq;  // a flag the person opens while the overview loads is not taken back
   const o = await api("api/overview");
   if (!o.flags) { say(o.said || "this run cannot be reviewed", false); return; }
   state.overview = o;
@@ -44,7 +45,8 @@ async function load(n) {
     $("reason").textContent = "This run has no flags: nothing to review. The set can be downloaded as it is.";
     return;
   }
-  await show(n || o.first);
+  if (seq === state.seq) await show(n || o.first);
+  else drawStrip();
 }
 
 function drawStrip() {
