@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from commandline.later import BACKENDS, MODEL_HELP, compare_options, review_options
-from commandline.out_paths import (  # noqa: F401  (re-exported: the flows check their folders with them)
+from commandline.out_paths import (
     OUTPUT_MANIFEST, default_folder_out, holds_outputs, inside, out_above, out_apart, out_inside)
 
 DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")

@@ -27,8 +27,8 @@ from prefect.artifacts import update_progress_artifact  # noqa: E402
 
 from commandline.logs import say  # noqa: E402
 from commandline.runners import release  # noqa: E402
-from commandline.options import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside, out_above, out_inside, shown_name, utf8_name)
+from commandline.options import shown_name, utf8_name  # noqa: E402
+from commandline.out_paths import OUTPUT_MANIFEST, holds_outputs, inside, out_above, out_inside  # noqa: E402
 from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
     SheetRun, as_input, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a,

@@ -45,13 +45,12 @@ from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E
 
 from commandline.runners import Threads  # noqa: E402
 
-from flows.folder import DEFAULT_THREADS, OUTCOME_NAME, on_dask, run_folder, task_runner  # noqa: E402
+from flows.folder import DEFAULT_THREADS, on_dask, run_folder, task_runner  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from commandline.logs import say  # noqa: E402
-from commandline.options import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, parser, resolve, shown_name, under_root,
-    utf8_name,
-)
+from commandline.options import parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
+from commandline.out_paths import (  # noqa: E402
+    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -67,7 +66,7 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
     """Every folder under ``root`` (``root`` included) that holds a sheet, sorted; folders
     whose name starts with ``.`` or ``set_`` (an export) are not entered, nor is a link to a
     folder outside ``root`` (its line is added to ``skipped``), nor a previous run's output
-    folder (:func:`commandline.options.holds_outputs`: its flags.md and source.md are not sheets; a
+    folder (:func:`commandline.out_paths.holds_outputs`: its flags.md and source.md are not sheets; a
     line too)."""
     from tasks.convert.tree import leaves, skipped_line
 

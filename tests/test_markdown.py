@@ -14,12 +14,9 @@ import pytest
 from schemas.markdown import Markdown
 from tasks.errors import InputError
 from tasks.convert.checks import math_not_kept, structure_lost
-from tasks.convert.markdown import (
-    mathpix_style,
-    resolve_image,
-    resolve_images,
-    to_markdown,
-)
+from tasks.convert.images import resolve_image, resolve_images
+from tasks.convert.markdown import to_markdown
+from tasks.convert.mathpix_maths import mathpix_style
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 

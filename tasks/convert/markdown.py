@@ -82,11 +82,9 @@ from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks, tex_preamble
 from tasks.convert.bounds import ast_loads, check_converted_text
-from tasks.convert.images import (  # noqa: F401  (re-exported: the image rules' old home)
-    IMAGE_EXTENSIONS, image_file, resolve_image, resolve_images, resolve_links)
+from tasks.convert.images import resolve_image, resolve_links
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text, student_text
-from tasks.convert.mathpix_maths import mathpix_style  # noqa: F401  (re-exported)
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.ocr_cache import ocr_markdown
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk

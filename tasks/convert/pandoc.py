@@ -124,16 +124,8 @@ def run_pandoc(
             limit_args.append(f"--as={memory_bytes}")
         if cpu:
             limit_args.append(f"--cpu={cpu}:{cpu + 2}")
-        proc = subprocess.Popen(
-            [prlimit, *limit_args, "--", pandoc_path(), *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=clean_env(str(cwd) if cwd else None),
-            start_new_session=True,
-        )
-        return _watched(proc, stdin, timeout)
+        return _watched(_start([prlimit, *limit_args, "--", pandoc_path(), *args], cwd, start_new_session=True),
+                        stdin, timeout)
 
     def limits() -> None:
         os.setsid()
@@ -144,16 +136,15 @@ def run_pandoc(
         resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    proc = subprocess.Popen(
-        [pandoc_path(), *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=clean_env(str(cwd) if cwd else None),
-        preexec_fn=limits,
-    )
-    return _watched(proc, stdin, timeout)
+    return _watched(_start([pandoc_path(), *args], cwd, preexec_fn=limits), stdin, timeout)
+
+
+def _start(argv: list[str], cwd, **how) -> subprocess.Popen:
+    """pandoc (or prlimit running it) started with piped streams, in ``cwd``, with the clean
+    environment; ``how``: how its limits are set (a new session for prlimit, a preexec hook
+    without it)."""
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                            env=clean_env(str(cwd) if cwd else None), **how)
 
 
 def _watched(proc: subprocess.Popen, stdin: bytes | None, timeout: float | None) -> PandocRun:

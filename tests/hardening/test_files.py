@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tasks.convert.inputs import tex_context
-from tasks.convert.markdown import resolve_images, to_markdown
+from tasks.convert.images import resolve_images
+from tasks.convert.markdown import to_markdown
 from tasks.convert.tex_files import MAX_IMAGE_BYTES, inline
 from tasks.settle.tiers import conversion_loss_flags
 from tests.hardening.support import tex

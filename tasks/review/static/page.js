@@ -45,8 +45,7 @@ async function load(n) {
     $("reason").textContent = "This run has no flags: nothing to review. The set can be downloaded as it is.";
     return;
   }
-  if (seq === state.seq) await show(n || o.first);
-  else drawStrip();
+  if (seq === state.seq) await show(n || o.first);  // else the flag the person opened stays, its strip drawn
 }
 
 function drawStrip() {
