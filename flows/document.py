@@ -47,7 +47,7 @@ from schemas.report import RunInfo  # noqa: E402
 from schemas.routes import RouteResult  # noqa: E402
 from tasks.check.report import offline_refusals, summary_lines  # noqa: E402
 from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
-from tasks.errors import InputError  # noqa: E402
+from tasks.errors import InputError, system_problem  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.pages.ask import batch_size  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
@@ -229,6 +229,9 @@ def failure_line(run: SheetRun) -> str:
             err = state.result(raise_on_failure=False)
             if isinstance(err, InputError):
                 return str(err)
+            if system_problem(err):  # a file-size limit, a full disk: one line, --out untouched
+                return (f"{run.inputs.source}: {name} failed: {system_problem(err, 'a temporary file')}; "
+                        f"nothing in {run.out} was replaced")
             text = str(err).splitlines()[0] if str(err) else ""
             return f"{run.inputs.source}: {name} failed: {type(err).__name__}: {text}"
     return f"{run.inputs.source}: the run did not finish"
@@ -334,7 +337,11 @@ def _main(args: argparse.Namespace) -> int:
     flow_seconds = time.monotonic() - t_flow
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None
     if not state.is_completed():
-        print(state.message or "the run failed", file=sys.stderr)
+        try:  # a crash by a file-size limit or a full disk: one line
+            err = state.result(raise_on_failure=False)
+        except Exception as e:
+            err = e
+        print(system_problem(err) or state.message or "the run failed", file=sys.stderr)
         return 1
     if args.verbose:
         print(*fit_lines(runtime.startup_line(flow_seconds), width()), sep="\n")

@@ -55,7 +55,7 @@ from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E40
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
-from tasks.errors import InputError  # noqa: E402
+from tasks.errors import InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -350,7 +350,7 @@ def _main(args) -> int:
     try:
         outcomes = state.result()
     except Exception as e:
-        print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
+        print(system_problem(e) or (str(e).splitlines()[0] if str(e) else type(e).__name__), file=sys.stderr)
         return 1
     rows = [r for o in outcomes for r in o.rows]
     return 0 if all(r.outcome == "built" for r in rows) else 2
