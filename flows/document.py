@@ -59,6 +59,7 @@ from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa:
 from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
+from commandline.out_paths import out_over_inputs  # noqa: E402
 
 quiet_deliberate_ends()  # a run that fails on purpose: its line, no traceback, in the run's log (commandline/ends.py)
 
@@ -145,6 +146,10 @@ def document_flow(
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
         check_apart(out_dir, inputs.source, inputs.solutions)
+        overlap = out_over_inputs(out_dir, {"--replies": replies, "--export": export},
+                                  {"--filter": filter, "--export": export})
+        if overlap:  # its outputs over the saved replies, or beside the filter or export it reads
+            raise InputError(str(out_dir), overlap)
         check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"}, str(inputs.source))
     except InputError as e:
         return failed(str(e))
