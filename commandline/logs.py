@@ -84,9 +84,9 @@ def say(*lines: str, err: bool = False, level: int = logging.INFO, echo: bool = 
 
 
 class InputErrorsOffConsole(logging.Filter):
-    """Drops, from a console handler, Prefect's task-run and flow-run records of a run that
-    failed with :class:`tasks.errors.InputError`, or with an ``OSError`` of the machine's
-    refusal (:data:`tasks.errors.SYSTEM_ERRNOS`: a file-size limit, a full or read-only disk,
+    """Drops, from a console handler, Prefect's task-run records of a task that failed with
+    :class:`tasks.errors.InputError`, and its task-run and flow-run records of one that failed
+    with an ``OSError`` of the machine's refusal (:data:`tasks.errors.SYSTEM_ERRNOS`: a file-size limit, a full or read-only disk,
     too many open files): its "… failed with exception" record and traceback, its "Finished in
     state Failed" line, and the "Finished in state NotReady" lines of the stages that waited on
     it. Such a failure is the user's input or the machine's limit (``--out`` taken by another
@@ -96,16 +96,18 @@ class InputErrorsOffConsole(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         from tasks.errors import SYSTEM_ERRNOS, InputError, system_problem
 
-        if not record.name.startswith(("prefect.task_runs", "prefect.flow_runs")):
+        task = record.name.startswith("prefect.task_runs")
+        if not task and not record.name.startswith("prefect.flow_runs"):
             return True
-        if record.exc_info and (isinstance(record.exc_info[1], InputError) or system_problem(record.exc_info[1])):
+        exc = record.exc_info[1] if record.exc_info else None
+        if system_problem(exc) or (task and isinstance(exc, InputError)):  # a flow's InputError is no task's
             return False
         message = record.getMessage()
-        if message.startswith("Finished in state NotReady("):
+        if task and message.startswith("Finished in state NotReady("):
             return False
         if not message.startswith(("Finished in state Failed(", "Encountered exception during execution")):
             return True
-        return not (f" {InputError.__name__}: " in message
+        return not ((task and f" {InputError.__name__}: " in message)
                     or any(f"OSError: [Errno {n}]" in message or f"OSError({n}," in message for n in SYSTEM_ERRNOS))
 
 
