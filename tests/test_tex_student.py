@@ -72,6 +72,35 @@ def test_exam_class_answers_follow_the_class_option_and_printanswers():
     assert "SECRET" not in commented.text
 
 
+EXAM_SOLVED = ("\\begin{questions}\\question Name the gas.\n\\begin{solution}SECRET oxygen.\\end{solution}\n"
+               "\\question Weigh it.\n\\begin{solutionorbox}[2cm]SECRET scales.\\end{solutionorbox}\n\\end{questions}")
+
+
+@pytest.mark.parametrize("preamble, options", [
+    ("", ""),                                            # the class's default: answers off
+    ("\\usepackage{../shared/house}\n", "noanswers"),   # stated by the sheet, a course file absent
+    ("\\printanswers\n\\noprintanswers\n", ""),         # the last setting wins
+])
+def test_exam_answer_environments_do_not_print_with_answers_off(preamble, options):
+    out = md(EXAM_SOLVED, preamble, cls="exam", options=options)
+    assert "Name the gas." in out.text and "Weigh it." in out.text
+    assert "SECRET" not in out.text and "solution" not in out.text
+    assert len([h for h in hidden(out) if "SECRET" in h]) == 2
+    # what was cut never reached pandoc: neither its words nor its markers are "lost"
+    assert not [w for w in out.warnings if w.kind in ("ContentLost", "StructureLost")]
+
+
+@pytest.mark.parametrize("preamble, options", [
+    ("", "answers"),
+    ("\\noprintanswers\n\\printanswers\n", ""),
+    ("\\usepackage{../shared/house}\n", ""),  # a course file not at hand may turn answers on: not known
+])
+def test_exam_answer_environments_stay_solutions_when_answers_are_on_or_unknown(preamble, options):
+    out = md(EXAM_SOLVED, preamble, cls="exam", options=options)
+    assert "::: {.solution}\n    SECRET oxygen.\n    :::" in out.text
+    assert "SECRET scales." in out.text and not hidden(out)
+
+
 def test_a_class_beside_the_sheet_declares_the_option_that_hides_answers(tmp_path):
     (tmp_path / "drill.cls").write_text("\\LoadClass{article}\n\\newif\\if@key\\@keyfalse\n"
                                         "\\DeclareOption{key}{\\@keytrue}\n\\ProcessOptions\n"

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from tasks.convert.tex_expand import Budget, Expander, Stream, Unknown, fresh as _fresh
 from tasks.convert.tex_defs import DEFINERS, Definitions
+from tasks.convert.tex_exam import ExamAnswers
 from tasks.convert.tex_tests import ConditionalTests
 from tasks.convert.tex_tokens import BEGIN, CS, OTHER, SPACE, Tok, render, tokenize
 
@@ -48,7 +49,8 @@ EXAM_PRELUDE = (r"\newif\ifprintanswers \DeclareOption{answers}{\printanswerstru
                 r"\DeclareOption{noanswers}{\printanswersfalse}\ProcessOptions"
                 r"\def\printanswers{\printanswerstrue}\def\noprintanswers{\printanswersfalse}")
 """What the exam class defines that decides what a student sees (exam.cls's documented
-interface, written here in TeX; the class file itself is not at hand)."""
+interface, written here in TeX; the class file itself is not at hand). Its answer
+environments, printed only under ``\\ifprintanswers``, are :mod:`tasks.convert.tex_exam`'s."""
 PRELUDES = {"exam": EXAM_PRELUDE}
 ANSWER_SWITCHES = {"ifprintanswers"}
 """Conditionals whose true branch the class prints only in the answers version."""
@@ -72,7 +74,7 @@ class Resolved:
     dropped: list[tuple[str, str]] = field(default_factory=list)
 
 
-class Resolver(Definitions, ConditionalTests, Expander):
+class Resolver(ExamAnswers, Definitions, ConditionalTests, Expander):
     """Runs a token list as TeX's stomach would for conditionals and definitions: tokens it
     does not execute pass to the output unchanged."""
 
@@ -159,9 +161,12 @@ class Resolver(Definitions, ConditionalTests, Expander):
             if name in ("else", "or") and conds:
                 out.append(t)
                 continue
+            self.note_setter(t)
             mac = self.macro(name)
             if mac is not None:
                 self.call(t, mac, s, out)
+                continue
+            if name == "begin" and not self.in_preamble and self.answer_env(t, s):
                 continue
             if name == "begin" and self.in_preamble:
                 self.in_preamble = not self.opens_document(s)
