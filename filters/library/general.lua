@@ -1708,6 +1708,19 @@ local function paragraph_layout(blocks)
   return restarts >= 2
 end
 
+-- In the paragraph layout, is the paragraph at `i` text closing the question before it? It
+-- is when no numbered list restarting at 1 follows it before the next heading or the end:
+-- a question there is a stem with its list, so a paragraph no list follows is no stem
+-- (`Submit the time it took.` after the parts, at the end of its section).
+local function closes_question(blocks, i)
+  for j = i + 1, #blocks do
+    local b = blocks[j]
+    if b.t == 'Header' then return true end
+    if b.t == 'OrderedList' and (b.listAttributes.start or 1) == 1 then return false end
+  end
+  return true
+end
+
 local function list_kind(b)
   return tostring(b.listAttributes.style) .. '/' .. tostring(b.listAttributes.delimiter)
 end
@@ -1969,7 +1982,7 @@ local function segment(blocks)
     end
     named = nil
   end
-  for _, b in ipairs(blocks) do
+  for bi, b in ipairs(blocks) do
     if named and b.t ~= 'Header' then
       named.blocks[#named.blocks + 1] = b
       goto next_block
@@ -2065,7 +2078,8 @@ local function segment(blocks)
       and not (b.t == 'Div' and is_answer_class(b.classes))
       and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
       lead[#lead + 1] = b
-    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) then
+    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed)
+      and not (cur and closes_question(blocks, bi)) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
     elseif paragraphs and b.t == 'OrderedList' and cur then
