@@ -743,3 +743,29 @@ Send a photo if you took one.
     assert out.root[1].main_text.startswith("Count the birds at a feeder")
     text = [q.main_text + "\n" + "\n".join(p.content for p in q.parts) for q in out.root]
     assert "Upload your notes" in text[0] and "Send a photo" in text[1]
+
+
+def test_a_lone_number_opening_a_list_item_is_its_points_not_a_part():
+    # each item opens with its points in parentheses, (4), (2), (3): the list labels the
+    # items already, and one number opens no run of parts; a run (1), (2) still does
+    md = """1.  A pond holds 40 frogs and 10 newts.
+
+    1.  \\(4\\) What share of the animals are frogs?
+
+    2.  \\(2\\) What share are newts?
+
+2.  \\(3\\) Which of these ponds is larger?
+
+3.  Two jars of beads.
+
+    \\(1\\) Count the first jar.
+
+    \\(2\\) Count the second jar.
+"""
+    out = inferred(md)
+    assert [len(q.parts) for q in out.root] == [2, 0, 2]
+    first, second = out.root[0], out.root[1]
+    assert first.parts[0].content == "\\(4\\) What share of the animals are frogs?"
+    assert first.parts[1].content == "\\(2\\) What share are newts?"
+    assert second.main_text == "\\(3\\) Which of these ponds is larger?"
+    assert [p.content for p in out.root[2].parts] == ["Count the first jar.", "Count the second jar."]
