@@ -40,6 +40,9 @@ CONDITIONALS = [
      "Name the gas. \\ifkey SECRET oxygen.\\fi Shown after."),
     ("\\newif\\ifkey\\keyfalse\n\\newcommand{\\answer}[1]{\\ifkey\\par\\textbf{Answer:} #1\\fi}\n",
      "Name the gas. \\answer{SECRET oxygen.} Shown after."),
+    # a handout's own macro that never prints its argument (the key's prints it)
+    ("\\newcommand{\\key}[1]{\\vspace{1cm}}\n", "Name the gas. \\key{SECRET oxygen.} Shown after."),
+    ("\\newcommand{\\key}[2][1cm]{\\vspace{#1}}\n", "Name the gas. \\key[2cm]{SECRET oxygen.} Shown after."),
 ]
 
 
