@@ -143,6 +143,17 @@ def test_part_labels_that_skip_repeat_or_restart_inside_a_question():
     assert [f.field for f in audit(faithful(), md) if "restarts" in f.reason] == ["q2.p3"]
 
 
+def test_points_after_an_items_own_number_are_no_part_labels():
+    # numbered items each opening with their points, (4), (2), (3): the list numbers the
+    # parts 1-3 in sequence, so nothing skips or runs back
+    md = ("1.  A pond holds frogs and newts.\n\n    1.  \\(4\\) What share are frogs?\n\n"
+          "    2.  \\(2\\) What share are newts?\n\n    3.  \\(3\\) Which is commoner?\n")
+    reading = SheetSet([Question(main_text="A pond holds frogs and newts.", parts=[
+        Part(content="\\(4\\) What share are frogs?"), Part(content="\\(2\\) What share are newts?"),
+        Part(content="\\(3\\) Which is commoner?")])])
+    assert not [f for f in audit(reading, md) if "part labels" in f.reason]
+
+
 def test_an_empty_part_and_a_question_with_no_text():
     reading = faithful()
     reading.root[1].parts.append(Part(worked_solution="$q = kA\\,\\Delta T / L$"))

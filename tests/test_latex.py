@@ -154,7 +154,7 @@ def test_wrapped_items_and_headings_inside_a_question_list_keep_every_question()
     out = md("\\begin{questions}\n\\begin{keeptogether}\n\\question Name a prime.\n"
              "\\begin{solution}Two.\\end{solution}\n\\end{keeptogether}\n\\section{Graphs}\nSome reminders.\n"
              "\\begin{keeptogether}\n\\question Draw a cycle.\n\\end{keeptogether}\n\\question Colour it.\n"
-             "\\end{questions}", cls="exam")
+             "\\end{questions}", "\\printanswers\n", cls="exam")  # answers on: the solution prints
     lines = out.text.splitlines()
     assert "1.  Name a prime." in lines and "# Graphs" in lines and "Some reminders." in lines
     assert "2.  Draw a cycle." in lines and "3.  Colour it." in lines

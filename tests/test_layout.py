@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
 from tasks.read.discovery import ast, discover, repeated_words
-from tasks.read.layout import (Layout, Reading, candidates, choose, interrupted_flags,
+from tasks.read.layout import (Layout, Reading, candidates, choose, interrupted_flags, numbered_parts,
                                read_and_pair_inferred, read_with, runner_up_flags)
 from tasks.read.layout_score import in_sequence
 from tasks.read.restated import cut_restated, fold
@@ -107,6 +107,29 @@ def test_a_sheet_with_no_marker_is_one_question_with_its_text():
         assert len(out) == 1
         assert out.root[0].main_text.startswith("Estimate the mass of the air")
         assert "State every assumption" in out.root[0].main_text
+
+
+def test_a_stem_whose_numbered_items_read_as_its_parts_is_no_sheet_without_markers():
+    # a class exercise: chrome lines, a table of counts, then eight numbered prompts, each
+    # with a spacer line; read as one question whose parts are the items 1-8, the sheet's
+    # markers are explained, so "no question marker found" would be a false doubt
+    items = ["What share of the jars hold a red marble?", "What share hold a red and a blue marble?",
+             "What share hold a red marble given a blue one?", "Name each share above as marginal, joint or conditional.",
+             "What share hold a red or a blue marble?", "How many jars hold neither?",
+             "What share hold a green marble given a red one?", "Do colours seem linked? Say why in a sentence."]
+    md = ("Plain Sans Light\n\nDr. Someone Teacher Course 12: Counting Things\\\nSome College - Department of Counting\\\n"
+          "Exercise 3.2:\\\nMarbles in jars\n\n$\\:$\\\nTeam name: $\\underline{\\qquad}$\\\n$\\:$\\\n"
+          "Bench: $\\qquad$ 9:00 $\\qquad$ 11:00 $\\qquad$ 2:00\\\n$\\:$\\\nWrite neatly in the spaces below. One sheet per team.\n\n"
+          "The table gives the marbles found in 60 jars.\\\n\n"
+          "|      | small | large | total |\n|-----:|------:|------:|------:|\n| red  | 10 | 12 | 22 |\n| blue | 8 | 9 | 17 |\n"
+          "| green | 6 | 15 | 21 |\n| total | 24 | 36 | 60 |\n\nAnswer from these counts. Show your working.\\\n\n"
+          + "".join(f"{i}.  {t}\n\n    $\\:$\\\n\n" for i, t in enumerate(items, 1)))
+    out, pairing = inferred(md)
+    assert [len(q.parts) for q in out.root] == [8] and pairing.layout == "one question"
+    assert not [f for f in pairing.flags if "no question marker" in f.reason]
+    assert numbered_parts([("", [str(i) for i in range(1, 9)])]) and numbered_parts([("", ["a", "b"])])
+    assert not numbered_parts([("", ["1", "3"])]) and not numbered_parts([("", ["", ""])])
+    assert not numbered_parts([("1", ["a", "b"]), ("2", [])])
 
 
 def test_a_sheet_with_labels_only_is_one_question_with_parts():

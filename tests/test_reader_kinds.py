@@ -709,3 +709,63 @@ b\\. Say where the bridge should go.
 """
     out = inferred(md)
     assert [p.content for p in out[0].parts] == ["Name the river that runs through it.", "Say where the bridge should go."]
+
+
+def test_text_after_a_stems_list_closes_its_question_when_no_list_follows_it():
+    # stems each followed by a list restarting at 1 (the paragraph layout), one per section;
+    # a paragraph after the list that no list follows before the next heading (or the end)
+    # is the question's closing text, not a question of its own
+    md = """# Field notes
+
+Go outside for an hour and watch the birds near you, then answer:
+
+1.  Which species did you see most often?
+
+2.  Where did they feed?
+
+Upload your notes to the course page as well.
+
+# Counting
+
+Count the birds at a feeder for ten minutes. Report:
+
+1.  The total you counted.
+
+2.  The species you could not name.
+
+Say how sure you are of each count.
+
+Send a photo if you took one.
+"""
+    out = inferred(md)
+    assert [len(q.parts) for q in out.root] == [2, 2]
+    assert out.root[0].main_text.startswith("Go outside for an hour")
+    assert out.root[1].main_text.startswith("Count the birds at a feeder")
+    text = [q.main_text + "\n" + "\n".join(p.content for p in q.parts) for q in out.root]
+    assert "Upload your notes" in text[0] and "Send a photo" in text[1]
+
+
+def test_a_lone_number_opening_a_list_item_is_its_points_not_a_part():
+    # each item opens with its points in parentheses, (4), (2), (3): the list labels the
+    # items already, and one number opens no run of parts; a run (1), (2) still does
+    md = """1.  A pond holds 40 frogs and 10 newts.
+
+    1.  \\(4\\) What share of the animals are frogs?
+
+    2.  \\(2\\) What share are newts?
+
+2.  \\(3\\) Which of these ponds is larger?
+
+3.  Two jars of beads.
+
+    \\(1\\) Count the first jar.
+
+    \\(2\\) Count the second jar.
+"""
+    out = inferred(md)
+    assert [len(q.parts) for q in out.root] == [2, 0, 2]
+    first, second = out.root[0], out.root[1]
+    assert first.parts[0].content == "\\(4\\) What share of the animals are frogs?"
+    assert first.parts[1].content == "\\(2\\) What share are newts?"
+    assert second.main_text == "\\(3\\) Which of these ponds is larger?"
+    assert [p.content for p in out.root[2].parts] == ["Count the first jar.", "Count the second jar."]

@@ -40,6 +40,9 @@ CONDITIONALS = [
      "Name the gas. \\ifkey SECRET oxygen.\\fi Shown after."),
     ("\\newif\\ifkey\\keyfalse\n\\newcommand{\\answer}[1]{\\ifkey\\par\\textbf{Answer:} #1\\fi}\n",
      "Name the gas. \\answer{SECRET oxygen.} Shown after."),
+    # a handout's own macro that never prints its argument (the key's prints it)
+    ("\\newcommand{\\key}[1]{\\vspace{1cm}}\n", "Name the gas. \\key{SECRET oxygen.} Shown after."),
+    ("\\newcommand{\\key}[2][1cm]{\\vspace{#1}}\n", "Name the gas. \\key[2cm]{SECRET oxygen.} Shown after."),
 ]
 
 
@@ -70,6 +73,35 @@ def test_exam_class_answers_follow_the_class_option_and_printanswers():
     assert "Name the gas. SECRET" not in on.text
     commented = md(body, "%\\printanswers\n", cls="exam")
     assert "SECRET" not in commented.text
+
+
+EXAM_SOLVED = ("\\begin{questions}\\question Name the gas.\n\\begin{solution}SECRET oxygen.\\end{solution}\n"
+               "\\question Weigh it.\n\\begin{solutionorbox}[2cm]SECRET scales.\\end{solutionorbox}\n\\end{questions}")
+
+
+@pytest.mark.parametrize("preamble, options", [
+    ("", ""),                                            # the class's default: answers off
+    ("\\usepackage{../shared/house}\n", "noanswers"),   # stated by the sheet, a course file absent
+    ("\\printanswers\n\\noprintanswers\n", ""),         # the last setting wins
+])
+def test_exam_answer_environments_do_not_print_with_answers_off(preamble, options):
+    out = md(EXAM_SOLVED, preamble, cls="exam", options=options)
+    assert "Name the gas." in out.text and "Weigh it." in out.text
+    assert "SECRET" not in out.text and "solution" not in out.text
+    assert len([h for h in hidden(out) if "SECRET" in h]) == 2
+    # what was cut never reached pandoc: neither its words nor its markers are "lost"
+    assert not [w for w in out.warnings if w.kind in ("ContentLost", "StructureLost")]
+
+
+@pytest.mark.parametrize("preamble, options", [
+    ("", "answers"),
+    ("\\noprintanswers\n\\printanswers\n", ""),
+    ("\\usepackage{../shared/house}\n", ""),  # a course file not at hand may turn answers on: not known
+])
+def test_exam_answer_environments_stay_solutions_when_answers_are_on_or_unknown(preamble, options):
+    out = md(EXAM_SOLVED, preamble, cls="exam", options=options)
+    assert "::: {.solution}\n    SECRET oxygen.\n    :::" in out.text
+    assert "SECRET scales." in out.text and not hidden(out)
 
 
 def test_a_class_beside_the_sheet_declares_the_option_that_hides_answers(tmp_path):
@@ -141,7 +173,8 @@ def test_a_question_environment_with_arguments_prints_them_as_its_label():
 def test_a_footnote_stays_inside_its_part():
     out = md("\\begin{enumerate}\\item Weigh the sample\\footnote{Use the lab scale.} twice.\n"
              "\\item Dry it.\\end{enumerate}\n\nHand in the sheet.")
-    assert "1.  Weigh the sample^1^ twice.\n\n    ^1^ Use the lab scale.\n\n2.  Dry it." in out.text
+    # the mark as maths: the platform renders it raised, where ^1^ would show as text
+    assert "1.  Weigh the sample$^{1}$ twice.\n\n    $^{1}$ Use the lab scale.\n\n2.  Dry it." in out.text
     assert "[^1]" not in out.text and out.text.rstrip().endswith("Hand in the sheet.")
 
 

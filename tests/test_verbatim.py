@@ -42,3 +42,14 @@ def test_code_holding_dollar_signs_is_quoted_whole():
         assert not_verbatim(SheetSet([Question(main_text=field)]), [sheet]) == {}
     # a piece of a real maths span still is no quote
     assert not_verbatim(SheetSet([Question(main_text="c = 2")]), [sheet]) != {}
+
+
+def test_a_hard_break_ending_a_field_is_the_line_end_it_was_in_the_sheet():
+    # a prompt followed by a spacer line that ends in markdown's hard break: the field ends
+    # there, so its last backslash has no line end after it, as it had in the sheet
+    sheet = "1.  Name the colour of the sky.\n\n    $\\:$\\\n\n2.  Name another.\n"
+    reading = SheetSet([Question(parts=[Part(content="Name the colour of the sky.\n\n$\\:$\\")])])
+    assert not_verbatim(reading, [sheet]) == {}
+    # the folded backslash is still no licence for a written word
+    wrong = SheetSet([Question(parts=[Part(content="Name the colour of the sea.\n\n$\\:$\\")])])
+    assert list(not_verbatim(wrong, [sheet])) == ["q1.p1.content"]

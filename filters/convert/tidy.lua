@@ -25,7 +25,7 @@ cannot render and never adds or rewrites a word of the sheet:
   after its marker with two spaces moves the item's content column, so that the item's
   nested list would read back as a code block;
 - a footnote stays where the student reads it: its mark becomes the superscript number
-  LaTeX prints, and its text follows the block that holds the mark, with that number
+  LaTeX prints (as maths, `$^{1}$`: the platform shows markdown's `^1^` as text), and its text follows the block that holds the mark, with that number
   in front (inside the same list item). Written as a markdown footnote, its text would
   sit at the end of the document, and a reader taking the part's source span from the
   mark would run to the end of the document;
@@ -188,6 +188,12 @@ end
 -- block that holds its mark.
 local NOTE = "sheet2lambda-note"
 
+-- The mark as maths (`$^{1}$`): the platform renders it as the raised number LaTeX prints,
+-- where markdown's `^1^` would show as text.
+local function Mark(n)
+  return pandoc.Math("InlineMath", "^{" .. n .. "}")
+end
+
 local function NumberNotes(doc)
   local count = 0
   return doc:walk({
@@ -208,7 +214,7 @@ local function Footnotes(blocks)
           if el.classes[1] ~= NOTE then return nil end
           local mark = el.attributes.n
           notes:insert({ mark = mark, blocks = el.content[1].content })
-          return pandoc.Superscript({ pandoc.Str(mark) })
+          return Mark(mark)
         end,
       })
       out:insert(b)
@@ -217,9 +223,9 @@ local function Footnotes(blocks)
         local first = note.blocks[1]
         if first and (first.t == "Para" or first.t == "Plain") then
           first.content:insert(1, pandoc.Space())
-          first.content:insert(1, pandoc.Superscript({ pandoc.Str(note.mark) }))
+          first.content:insert(1, Mark(note.mark))
         else
-          out:insert(pandoc.Para({ pandoc.Superscript({ pandoc.Str(note.mark) }) }))
+          out:insert(pandoc.Para({ Mark(note.mark) }))
         end
         out:extend(note.blocks)
       end

@@ -883,6 +883,21 @@ local function only_html(b)
 end
 
 -- Units of one block (and its children where they carry structure).
+-- The units of a list item's first paragraph, opening with a lone parenthesised number
+-- (`1.  (4) Write the hypotheses.`, a sheet's points) and no other label: the item is
+-- labelled by its list already, and one number opens no run of parts; it is the item's
+-- text, as written.
+-- `from`: the item's first unit in `sub` (default 1); the units after it are the item's.
+local function lone_number_is_text(sub, from)
+  from = from or 1
+  local head = sub[from]
+  if not head or head.k ~= 'open' or head.form ~= 'digit' or not head.whole then return end
+  for k = from + 1, #sub do
+    if sub[k].k == 'open' and sub[k].form == 'digit' and sub[k].whole then return end
+  end
+  sub[from] = { k = 'text', text = head.whole }
+end
+
 local function block_units(b, units)
   if html_capture then
     local text = sheet.text_of(b)
@@ -984,6 +999,7 @@ local function block_units(b, units)
       local rest_from = 1
       if first and (first.t == 'Para' or first.t == 'Plain') then
         label_units(sheet.text_of(first), sub)
+        lone_number_is_text(sub)
         rest_from = 2
       end
       local body = {}
@@ -1708,6 +1724,19 @@ local function paragraph_layout(blocks)
   return restarts >= 2
 end
 
+-- In the paragraph layout, is the paragraph at `i` text closing the question before it? It
+-- is when no numbered list restarting at 1 follows it before the next heading or the end:
+-- a question there is a stem with its list, so a paragraph no list follows is no stem
+-- (`Submit the time it took.` after the parts, at the end of its section).
+local function closes_question(blocks, i)
+  for j = i + 1, #blocks do
+    local b = blocks[j]
+    if b.t == 'Header' then return true end
+    if b.t == 'OrderedList' and (b.listAttributes.start or 1) == 1 then return false end
+  end
+  return true
+end
+
 local function list_kind(b)
   return tostring(b.listAttributes.style) .. '/' .. tostring(b.listAttributes.delimiter)
 end
@@ -1969,7 +1998,7 @@ local function segment(blocks)
     end
     named = nil
   end
-  for _, b in ipairs(blocks) do
+  for bi, b in ipairs(blocks) do
     if named and b.t ~= 'Header' then
       named.blocks[#named.blocks + 1] = b
       goto next_block
@@ -2057,7 +2086,9 @@ local function segment(blocks)
         cur = new_question(qs, tostring(start + i - 1), group, 99)
         cur.group = group ~= ''
         if i == 1 then flush_lead(cur) end
+        local from = #cur.units + 1
         for _, c in ipairs(item) do block_units(c, cur.units) end
+        if item[1] and (item[1].t == 'Para' or item[1].t == 'Plain') then lone_number_is_text(cur.units, from) end
       end
       after_heading = false
     elseif listed and (cur or after_heading) and b.t ~= 'RawBlock'
@@ -2065,7 +2096,8 @@ local function segment(blocks)
       and not (b.t == 'Div' and is_answer_class(b.classes))
       and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
       lead[#lead + 1] = b
-    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) then
+    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed)
+      and not (cur and closes_question(blocks, bi)) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
     elseif paragraphs and b.t == 'OrderedList' and cur then

@@ -232,17 +232,19 @@ def defined(tex: str) -> set[str]:
     return {next(g for g in m.groups() if g) for m in _DEFINITION.finditer(tex)}
 
 
-def structure_lost(body: str, entries: list[dict], ast: dict, defined: set[str] = frozenset()) -> list[ConversionWarning]:
+def structure_lost(body: str, entries: list[dict], ast: dict, defined: set[str] = frozenset(),
+                   hidden: str = "") -> list[ConversionWarning]:
     """``StructureLost`` warnings: exam-style markers (:data:`_MARKER_MACROS`,
     :data:`_MARKER_ENVS`) in the LaTeX ``body`` that outnumber those pandoc either turned
     into a div of their name or named in a log entry. Markers the source defines itself
-    (``defined``) are skipped: pandoc expands them."""
+    (``defined``) are skipped: pandoc expands them; those in ``hidden`` (text the pre-pass
+    left out of the student's version) were never given to pandoc."""
     reported, found, out = _reported(entries), divs(ast), []
     for name in _MARKER_MACROS:
         if name in defined:
             continue
         pat = re.compile(r"\\" + name + r"(?![A-Za-z@])")
-        n, told = len(pat.findall(body)), len(pat.findall(reported))
+        n, told = len(pat.findall(body)) - len(pat.findall(hidden)), len(pat.findall(reported))
         if n > told:
             out.append(ConversionWarning(
                 kind="StructureLost", text="\\" + name,
@@ -252,7 +254,7 @@ def structure_lost(body: str, entries: list[dict], ast: dict, defined: set[str] 
         if env in defined:
             continue
         pat = re.compile(r"\\begin\{" + re.escape(env) + r"\}")
-        n = len(pat.findall(body))
+        n = len(pat.findall(body)) - len(pat.findall(hidden))
         told = max(len(pat.findall(reported)), found.get(env, 0))
         if n > told:
             out.append(ConversionWarning(

@@ -357,9 +357,9 @@ def _finish(
         body = checks.tex_body(tex)
         converted = prepared.converted if prepared else set()
         warnings += prepared.notes if prepared else []
-        warnings += checks.structure_lost(body, entries, ast, checks.defined(tex) | converted)
-        meta = " ".join(plain(v) for v in ast.get("meta", {}).values())
         hidden = prepared.hidden if prepared else ""
+        warnings += checks.structure_lost(body, entries, ast, checks.defined(tex) | converted, hidden)
+        meta = " ".join(plain(v) for v in ast.get("meta", {}).values())
         warnings += checks.content_lost(body, text, entries, meta + "\n" + hidden)
         warnings += undefined_maths(text, tex)
     warnings += checks.metadata_not_kept(ast, text)

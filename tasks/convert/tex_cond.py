@@ -41,14 +41,16 @@ from dataclasses import dataclass, field
 
 from tasks.convert.tex_expand import Budget, Expander, Stream, Unknown, fresh as _fresh
 from tasks.convert.tex_defs import DEFINERS, Definitions
+from tasks.convert.tex_exam import ExamAnswers
 from tasks.convert.tex_tests import ConditionalTests
-from tasks.convert.tex_tokens import BEGIN, CS, OTHER, SPACE, Tok, render, tokenize
+from tasks.convert.tex_tokens import BEGIN, CS, OTHER, PARAM, SPACE, Tok, render, tokenize
 
 EXAM_PRELUDE = (r"\newif\ifprintanswers \DeclareOption{answers}{\printanswerstrue}"
                 r"\DeclareOption{noanswers}{\printanswersfalse}\ProcessOptions"
                 r"\def\printanswers{\printanswerstrue}\def\noprintanswers{\printanswersfalse}")
 """What the exam class defines that decides what a student sees (exam.cls's documented
-interface, written here in TeX; the class file itself is not at hand)."""
+interface, written here in TeX; the class file itself is not at hand). Its answer
+environments, printed only under ``\\ifprintanswers``, are :mod:`tasks.convert.tex_exam`'s."""
 PRELUDES = {"exam": EXAM_PRELUDE}
 ANSWER_SWITCHES = {"ifprintanswers"}
 """Conditionals whose true branch the class prints only in the answers version."""
@@ -72,7 +74,7 @@ class Resolved:
     dropped: list[tuple[str, str]] = field(default_factory=list)
 
 
-class Resolver(Definitions, ConditionalTests, Expander):
+class Resolver(ExamAnswers, Definitions, ConditionalTests, Expander):
     """Runs a token list as TeX's stomach would for conditionals and definitions: tokens it
     does not execute pass to the output unchanged."""
 
@@ -159,9 +161,12 @@ class Resolver(Definitions, ConditionalTests, Expander):
             if name in ("else", "or") and conds:
                 out.append(t)
                 continue
+            self.note_setter(t)
             mac = self.macro(name)
             if mac is not None:
                 self.call(t, mac, s, out)
+                continue
+            if name == "begin" and not self.in_preamble and self.answer_env(t, s):
                 continue
             if name == "begin" and self.in_preamble:
                 self.in_preamble = not self.opens_document(s)
@@ -209,19 +214,39 @@ class Resolver(Definitions, ConditionalTests, Expander):
         snap, before, dropped = s.snapshot(), self.evaluated, len(self.dropped)
         try:
             body = self.expand(mac, s)
+            unused = self.unused_args(mac, s.consumed_since(snap))
             inner: list = []
             got = self.run(Stream(body), inner)
         except (Unknown, RecursionError):
             s.restore(snap)
             out.append(t)
             return
-        if len(self.dropped) > dropped and not inner and not any(_machinery(x) for x in got):
+        if (len(self.dropped) > dropped or unused) and not inner and not any(_machinery(x) for x in got):
+            for arg in unused:
+                self._drop(f"the argument of \\{t.text}, whose definition never prints it,", arg)
+            self.evaluated += bool(unused)
             out.extend(got)  # the call hid text: what it prints instead is written in
             return
         del self.dropped[dropped:]
         self.evaluated = before
         s.restore(snap)
         out.append(t)
+
+    def unused_args(self, mac, consumed: list[Tok]) -> list[list[Tok]]:
+        """The arguments of a call (``consumed``: the tokens it read, from the sheet) that the
+        macro's body never uses, holding text: ``\\newcommand{\\soln}[1]{\\vspace{1cm}}``
+        prints no word of ``\\soln{…}``'s argument (a handout hiding its answers). Only
+        plain ``\\newcommand`` arguments are read (no ``\\def`` delimiters)."""
+        if not mac.nparams or any(mac.delims) or not consumed or any(x.index < 0 for x in consumed):
+            return []
+        used = {int(n.text) for p, n in zip(mac.body, mac.body[1:]) if p.cat == PARAM and n.text.isdigit()}
+        s = Stream(list(consumed))
+        args = []
+        if mac.default is not None:
+            args.append(self.read_optional(s) or [])
+        while len(args) < mac.nparams:
+            args.append(self.read_arg(s))
+        return [a for k, a in enumerate(args, 1) if k not in used and any(x.cat != SPACE for x in a)]
 
     def conditional(self, t: Tok, s: Stream, out: list[Tok], conds: list) -> None:
         """A conditional primitive (or ``\\unless``) just read: evaluated and its false branch cut, or left as it is."""

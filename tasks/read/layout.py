@@ -42,6 +42,7 @@ from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, 
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
+from tasks.settle.markers import label_form, label_index
 
 LINES_MARGIN = 0.1
 """How much more of the sheet (share of its lines) another reading must quote to be weighed
@@ -244,6 +245,20 @@ def regroups(reading: Reading, auto: Reading) -> bool:
     return all(theirs) and labels == theirs and all(n for n, _ in reading.numbers)
 
 
+def numbered_parts(numbers: Numbers) -> bool:
+    """Does a one-question reading hold the sheet's markers as its parts, labelled in sequence
+    from the first (``1``-``8``, ``a``-``d``)? Then the sheet had markers and the reading
+    explains them: the "no question marker found" doubt is not true of it (whether the items
+    are questions instead is the runner-up's to say, :func:`runner_up_flags`)."""
+    if len(numbers) != 1:
+        return False
+    labels = numbers[0][1]
+    form = label_form(labels) if len(labels) >= 2 and all(labels) else None
+    if form is None:
+        return False
+    return [label_index(lb, form) for lb in labels] == list(range(1, len(labels) + 1))
+
+
 INLINE_SWITCH = "SHEET2LAMBDA_INLINE = true\n"
 """Set before the general reader: what follows each prompt is its solution (a sheet named as
 its own solutions: :func:`tasks.read.choose.solutions_inline`)."""
@@ -294,7 +309,7 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     flags = runner_up_flags(ranked)
     said = {f.field for f in flags}
     flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]
-    if (best.no_marker or best.layout.mode == "whole") and not flags:
+    if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not flags:
         flags.append(Flag(field="q1", kind="structure", reason=(
             "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))

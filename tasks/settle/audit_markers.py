@@ -204,6 +204,16 @@ def layout_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     return flags
 
 
+_NUMBER_IN_ITEM = re.compile(r"^\s*(\d+)[.)]\s+\\?\(\d{1,2}\\?\)(?=\s|$)")
+
+
+def item_label(line: str) -> str | None:
+    """The list item's own number when a parenthesised number follows its marker
+    (``1.  \\(4\\) Write …``: the sheet's points; the list labels the item), else ``None``."""
+    m = _NUMBER_IN_ITEM.match(line)
+    return m.group(1) if m else None
+
+
 def part_label_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     """Part labels that skip, repeat, restart or run backwards inside a question (the label
     opening the first source line of each part's text that opens with one)."""
@@ -225,7 +235,7 @@ def part_label_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
                 if i is None:
                     continue
                 at = i
-                label = src.label(i)
+                label = item_label(src.written[i]) or src.label(i)
                 if label:
                     break
             if label is None:

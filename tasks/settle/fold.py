@@ -73,17 +73,18 @@ def fold_quotes(text: str | None) -> str:
     return fold((text or "").translate(_CURLY))
 
 
-_HARD_BREAK = re.compile(r"(?<!\\)\\(?=[ \t]*\n)")
+_HARD_BREAK = re.compile(r"(?<!\\)\\(?=[ \t]*(?:\n|\Z))")
 
 
 def fold_whitespace(text: str | None) -> str:
     """Runs of whitespace as one space, ends stripped: the verbatim check's only fold. A
     markdown hard line break (a lone backslash ending a line; not maths' ``\\\\``) is
-    whitespace too: a reader that joins the lines copies the same words."""
+    whitespace too: a reader that joins the lines copies the same words; so is one ending
+    the text (a field or paragraph that ends where the sheet's line broke: ``$\\:$\\``)."""
     return re.sub(r"\s+", " ", _HARD_BREAK.sub(" ", text or "")).strip()
 
 
-_FOLDED_RUN = re.compile(r"(?:(?<!\\)\\(?=[ \t]*\n)|\s)+")
+_FOLDED_RUN = re.compile(r"(?:(?<!\\)\\(?=[ \t]*(?:\n|\Z))|\s)+")
 
 
 def fold_whitespace_mapped(text: str) -> tuple[str, list[int]]:
