@@ -709,3 +709,31 @@ b\\. Say where the bridge should go.
 """
     out = inferred(md)
     assert [p.content for p in out[0].parts] == ["Name the river that runs through it.", "Say where the bridge should go."]
+
+
+def test_a_parts_trailing_bullets_are_choices_only_when_the_part_asks_for_one():
+    md = """## Problem 1
+
+A wheel turns at a steady rate.
+
+1.  Which unit measures its rate?
+
+    - metres
+    - radians per second
+
+2.  Repeat the count with:
+
+    - a small wheel
+    - a large wheel
+
+3.  Measure the wheel and record:
+
+    - its radius in centimetres
+    - its mass in grams
+"""
+    out = inferred(md)
+    parts = out[0].parts
+    assert parts[0].options == ["metres", "radians per second"]
+    # things to do with each item: the part's own text, no choice to make
+    assert parts[1].options == [] and "- a large wheel" in parts[1].content
+    assert parts[2].options == [] and "- its mass in grams" in parts[2].content

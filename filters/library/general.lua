@@ -644,6 +644,22 @@ local function plain_choices(b)
   return true
 end
 
+-- Does the text just before a part's trailing bullet list ask for a choice among its items
+-- (`Which of these holds?`, `Choose the best estimate:`)? Only then are unmarked bullets
+-- the part's choices; after `Do this with:` or `Plot versus time:` they are what the part
+-- asks to do, its text.
+local CHOICE_WORDS = { 'which', 'choose', 'select', 'circle', 'pick', 'tick', 'true or false',
+  'quel', 'quelle', 'quels', 'quelles', 'welche', 'welcher', 'welches', 'cuál', 'cual' }
+local function asks_choice(text)
+  local t = trim(text or '')
+  if t:match('%?$') then return true end
+  local low = ' ' .. t:lower():gsub('[%p%s]+', ' ') .. ' '
+  for _, w in ipairs(CHOICE_WORDS) do
+    if low:find(' ' .. w .. ' ', 1, true) then return true end
+  end
+  return false
+end
+
 -- A bullet list whose items each ask something: one paragraph each, a sentence of four
 -- words or more (`- Interpret the slope in context.`, `- Does the intercept mean anything?`),
 -- no item opening with a bold or linked word (`- **Null:** …`, `- [AE 3](…)`): the items'
@@ -998,7 +1014,9 @@ local function block_units(b, units)
       local tail = {}
       local trailing_options = nil
       for k, blk in ipairs(body) do
-        if k == #body and (is_task_list(blk) or plain_choices(blk)) then trailing_options = options_unit(blk)
+        if k == #body and (is_task_list(blk)
+          or (plain_choices(blk) and asks_choice(k > 1 and sheet.text_of(body[k - 1]) or opener.text))) then
+          trailing_options = options_unit(blk)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
