@@ -31,6 +31,39 @@ def test_a_heading_inside_a_field_is_a_section_read_into_it_but_not_in_code():
     assert flags[0].kind == "structure"
 
 
+def test_a_heading_deeper_than_its_questions_own_is_a_section_of_it_not_flagged():
+    md = """## Task 1 Ponds
+
+Two ponds are fed by one stream.
+
+### Measuring
+
+1.  Measure the depth of each pond.
+
+### Comparing
+
+2.  Say which pond is deeper.
+
+## Task 2 Rivers
+
+A river floods.
+
+## Task 3 Lakes
+
+A lake dries up.
+"""
+    reading = SheetSet([
+        Question(title="Ponds", main_text="Two ponds are fed by one stream.\n\n### Measuring", parts=[
+            Part(content="Measure the depth of each pond."),
+            Part(content="### Comparing\n\nSay which pond is deeper.")]),
+        # a question that swallowed the next one's heading (same level) is still doubted
+        Question(title="Rivers", main_text="A river floods.\n\n## Task 3 Lakes\n\nA lake dries up."),
+    ])
+    assert fields(heading_flags(reading)) == ["q1.main_text", "q1.p2.content", "q2.main_text"]
+    flags = heading_flags(reading, md)
+    assert fields(flags) == ["q2.main_text"] and "'## Task 3 Lakes'" in flags[0].reason
+
+
 def test_several_lines_ending_in_a_blank_are_parts_left_in_the_text():
     blanks = SheetSet([Question(main_text="Use the bar chart.\n\n*Which fruit is most common?* \\_\\_\\_\\_\n\n"
                                           "*Which fruit is rarest?* \\_\\_\\_\\_")])

@@ -93,7 +93,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
                   + field_flags(questions) + doubt_flags(questions) + empty_solution_flags(questions, questions_md)
-                  + heading_flags(questions) + blank_flags(questions) + title_flags(questions, questions_md)
+                  + heading_flags(questions, questions_md) + blank_flags(questions) + title_flags(questions, questions_md)
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md))

@@ -3,7 +3,8 @@ the set: what a reading can know of its own misreads with no second route to com
 Each is a ``structure`` flag on the question or field it concerns:
 
 - **a heading inside a field** students see (main text, part content), outside code: the sheet
-  opens a section there, so what follows may be a question or a part read into this field;
+  opens a section there, so what follows may be a question or a part read into this field
+  (not a heading deeper than the one opening the question: a section of the question itself);
 - **answer blanks on several lines** of a part's content, or of the main text of a question
   with one part or none (each line ending in ``____`` or ``$\\underline{\\qquad}$``): parts
   left in the text, or several parts read as one;
@@ -77,11 +78,47 @@ def _visible(questions: SheetSet):
             yield qi, field_key(qi, "content", pi), p.content
 
 
-def heading_flags(questions: SheetSet) -> list[Flag]:
-    """A heading of the sheet inside a main text or a part's content (code left alone)."""
+def _level(line: str) -> int:
+    return len(line.strip()) - len(line.strip().lstrip("#"))
+
+
+def _own_levels(questions: SheetSet, questions_md: str) -> list[int | None]:
+    """Per question, the level of the heading that opens it in the sheet (the last heading,
+    outside code, between the previous question's first text and its own), else ``None``."""
+    src = SourceLines(questions_md)
+    code, fence = set(), None
+    for i, line in enumerate(src.written):
+        m = _FENCE.match(line)
+        if fence:
+            code.add(i)
+            fence = None if m and m.group(1) == fence else fence
+        elif m:
+            code.add(i)
+            fence = m.group(1)
+    out: list[int | None] = []
+    prev = -1
+    for st in question_starts(questions, src):
+        level = None
+        if st is not None:
+            for i in range(st - 1, prev, -1):
+                if i not in code and _HEADING.match(src.written[i]):
+                    level = _level(src.written[i])
+                    break
+            prev = st
+        out.append(level)
+    return out
+
+
+def heading_flags(questions: SheetSet, questions_md: str | None = None) -> list[Flag]:
+    """A heading of the sheet inside a main text or a part's content (code left alone). With
+    the sheet (``questions_md``), a heading deeper than the one that opens the question (its
+    ``### Modeling`` under ``## Problem 3``) is a section of that question, not flagged."""
+    own = _own_levels(questions, questions_md) if questions_md is not None else [None] * len(questions)
     flags = []
     for qi, key, text in _visible(questions):
         heads = [ln.strip() for ln in _outside_code(text) if _HEADING.match(ln)]
+        if own[qi] is not None:
+            heads = [h for h in heads if _level(h) <= own[qi]]
         if heads:
             shown = ", ".join(repr(h[:40]) for h in heads[:3]) + (" …" if len(heads) > 3 else "")
             flags.append(Flag(field=key, kind=KIND, a=text, reason=(
