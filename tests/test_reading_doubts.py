@@ -14,6 +14,7 @@ from tasks.settle.reading_doubts import (
     solution_text_flags,
     solutions_name_flags,
     title_flags,
+    whole_solution_flags,
 )
 
 
@@ -143,3 +144,39 @@ def test_the_stem_a_range_of_questions_shares_left_out_is_doubted_on_the_first_o
     assert fields(flags) == ["q1"] and "'Questions 1-2' (lines 3)" in flags[0].reason
     kept = SheetSet([Question(main_text="A train leaves at noon at 80 km/h.\n\nWhen is it 40 km out?"), reading.root[1]])
     assert shared_stem_flags(kept, md) == []
+
+
+def test_one_solution_after_several_parts_naming_none_is_doubted():
+    md = """## Task 1
+
+A tank drains.
+
+1.  Write the rate equation.
+2.  Solve it for the depth.
+
+### Solution
+
+The depth falls as an exponential.
+
+## Task 2
+
+A pipe fills it.
+
+1.  Find the time to fill.
+
+### Solution
+
+Ten minutes.
+"""
+    solved = SheetSet([
+        Question(main_text="A tank drains.", parts=[
+            Part(content="Write the rate equation.", worked_solution="The depth falls as an exponential."),
+            Part(content="Solve it for the depth.")]),
+        Question(main_text="A pipe fills it.", parts=[Part(content="Find the time to fill.", worked_solution="Ten minutes.")]),
+    ])
+    flags = whole_solution_flags(solved, md)
+    assert fields(flags) == ["q1"] and "2 parts" in flags[0].reason
+    assert "read as part 1's alone" in flags[0].reason
+    # a solution that names its parts reaches more than one: no doubt
+    solved.root[0].parts[1].worked_solution = "An exponential."
+    assert whole_solution_flags(solved, md) == []

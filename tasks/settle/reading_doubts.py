@@ -19,6 +19,9 @@ Each is a ``structure`` flag on the question or field it concerns:
   missed: :mod:`tasks.read.restated`);
 - **a shared stem left out**: text in no field under a heading naming a range of questions
   (``## Questions 1-3``), on the first question of the range;
+- **one solution for several parts**: a solution heading inside a question of the sheet
+  (``### Solution`` after its parts) whose text names no part, read onto one part alone (by
+  position, the first): it may answer others, or several;
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -32,7 +35,7 @@ from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
 from tasks.settle.markers import question_markers
-from tasks.settle.source_lines import SourceLines, question_starts
+from tasks.settle.source_lines import SourceLines, question_at, question_starts
 
 KIND = "structure"
 
@@ -293,6 +296,35 @@ def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: 
     return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
         f"the sheet's file name ({name}) says it holds solutions, and none was read: question {qi + 1}'s answers may "
         "sit in its text, where students see them")) for qi in range(len(questions))]
+
+
+_SOLUTION_HEADING = re.compile(
+    r"^ {0,3}#{1,6}\s+(?:(?:worked\s+)?solutions?|answers?)\b(?!\s*\d)|^ {0,3}#{1,6}\s.*\{[^}]*\.(?:solution|answer)\b", re.I)
+
+
+def whole_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """A solution heading inside a question of the sheet (no number after it: the question's
+    own), where of the question's two or more parts exactly one holds a solution: one
+    solution naming none of its parts was read onto one by position, and may answer others or
+    several (one flag on the question)."""
+    flags, seen = [], set()
+    in_code = False
+    for i, line in enumerate(questions_md.splitlines()):
+        if _FENCE.match(line):
+            in_code = not in_code
+        if in_code or not _SOLUTION_HEADING.match(line):
+            continue
+        qi = question_at(questions, questions_md, i + 1)
+        if qi is None or qi in seen:
+            continue
+        parts = questions.root[qi].normalised_parts()
+        solved = [k for k, p in enumerate(parts) if p.answer.strip() or p.worked_solution.strip()]
+        if len(parts) >= 2 and len(solved) == 1:
+            seen.add(qi)
+            flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                f"the solution under {line.strip()[:40]!r} names none of question {qi + 1}'s {len(parts)} parts and "
+                f"is read as part {solved[0] + 1}'s alone: it may answer another, or several; a person must say which")))
+    return flags
 
 
 _RANGE_HEADING = re.compile(r"^ {0,3}#{1,6}\s+[^\W\d_]+\.?\s+(\d+)\s*[-\u2013\u2014]\s*(\d+)\b")
