@@ -737,3 +737,30 @@ A wheel turns at a steady rate.
     # things to do with each item: the part's own text, no choice to make
     assert parts[1].options == [] and "- a large wheel" in parts[1].content
     assert parts[2].options == [] and "- its mass in grams" in parts[2].content
+
+
+def test_labels_after_a_colon_are_parts_where_the_sheet_sets_its_parts_out_so_elsewhere():
+    sheet = """1. A bag holds red and blue beads.
+    a. How many ways can two be drawn?
+    b. What is the chance both are red?
+
+2. A coin is tossed ten times. Find the chance of:
+    a. exactly three heads
+    b. no heads at all
+
+3. A die is rolled twice.
+    a. What is the chance of a double?
+    b. What is the chance the sum is seven?
+"""
+    out = inferred(sheet)
+    assert [len(q.parts) for q in out.root] == [2, 2, 2]
+    assert out[1].parts[1].content == "no heads at all"
+    # a sheet that never sets parts out so: labels after a colon are cases inside the text
+    alone = """1. A coin is tossed ten times. Find the chance of:
+    a. exactly three heads
+    b. no heads at all
+
+2. A die is rolled twice. Say what is likely.
+"""
+    out = inferred(alone)
+    assert [len(q.parts) for q in out.root] == [0, 0] and "b. no heads at all" in out[0].main_text

@@ -713,6 +713,54 @@ local function display_lines(text)
   return out
 end
 
+-- How a part label is written at a line start, its letter left out: `(a)`, `a)`, `a.`.
+local function label_style(line)
+  local s = line:gsub('^%s+', '')
+  if s:match('^%(%l+%)') then return '(a)' end
+  if s:match('^%l+%)') then return 'a)' end
+  if s:match('^%l+%.') then return 'a.' end
+  return nil
+end
+
+-- The label styles the sheet opens parts with, lines of one paragraph labelled from `a` in
+-- sequence with no colon before them, in two paragraphs or more (`1. Let X … ⏎ a. What is …
+-- ⏎ b. Explain …` in one question, then again in another): style → true. A run of that style
+-- after a colon (`Find the distributions of: ⏎ a. … ⏎ b. …`) is then parts as well, the
+-- sheet's own way of setting them out. Set per document by :func:`Pandoc`.
+local LABEL_PARTS = {}
+
+local function find_label_parts(blocks)
+  local count = {}
+  local function para(text)
+    local prev, last, style = '', nil, nil
+    for _, line in ipairs(sheet.lines(text)) do
+      local l = line_label(line)
+      if l then
+        if not last then
+          if l == 'a' and not trim(prev):match(':$') then last, style = l, label_style(line) end
+        elseif sequence_step(last, l) and label_style(line) == style then
+          last = l
+          if l == 'b' and style then count[style] = (count[style] or 0) + 1 end
+        end
+      end
+      prev = line
+    end
+  end
+  local function visit(bs)
+    for _, b in ipairs(bs) do
+      if b.t == 'Para' or b.t == 'Plain' then para(sheet.text_of(b))
+      elseif b.t == 'Div' or b.t == 'BlockQuote' then visit(b.content)
+      elseif b.t == 'OrderedList' or b.t == 'BulletList' then
+        for _, item in ipairs(b.content) do visit(item) end
+      end
+    end
+  end
+  visit(blocks)
+  local out = {}
+  for style, n in pairs(count) do if n >= 2 then out[style] = true end end
+  return out
+end
+
 -- Units from a text with part labels at line starts (outside $$ maths).
 local function label_units(text, units)
   local cur, before, in_math = nil, {}, false
@@ -748,7 +796,8 @@ local function label_units(text, units)
   -- labels after a line ending in a colon enumerate inside the text (conditions,
   -- cases), they open no parts
   local lead = trim(((before[#before] or ''):gsub('<br%s*/?>', '')))
-  if #pieces > 0 and lead:match(':$') then
+  if #pieces > 0 and lead:match(':$') and not (#pieces >= 2 and pieces[1].label == 'a'
+      and LABEL_PARTS[label_style(pieces[1].whole[1]) or '']) then
     units[#units + 1] = { k = 'text', text = trim(text) }
     return
   end
@@ -2282,6 +2331,7 @@ function Pandoc(doc)
   GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)
   BLANK_RUNS = find_blank_runs(doc.blocks)
+  LABEL_PARTS = find_label_parts(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
   if LAYOUT.mode == 'sections' and LAYOUT.level then
     -- sections holding sub-headings: each sub-heading (at `level`) opens a part
