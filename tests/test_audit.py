@@ -392,3 +392,14 @@ def test_a_letter_glued_to_rising_numbers_opens_questions_and_their_items_are_pa
             Part(content="Find the peak."), Part(content="Find the time.")]),
     ])
     assert [f for f in audit(reading, sheet) if f.field.startswith("q")] == []
+
+
+def test_tags_inside_an_indented_code_block_are_code_not_markup():
+    from tasks.settle.audit_fields import field_flags
+
+    reading = SheetSet([Question(main_text="Count the rows.", parts=[Part(
+        worked_solution="    table(df$kind)\n    ##   <chr>  <int>\n    ##   a      3\n\nThree kinds, and <b>bold</b> here.")])])
+    flags = field_flags(reading)
+    assert [f.field for f in flags] == ["q1.p1.worked_solution"] and "an HTML tag" in flags[0].reason
+    reading.root[0].parts[0].worked_solution = "    table(df$kind)\n    ##   <chr>  <int>\n\nThree kinds."
+    assert field_flags(reading) == []
