@@ -764,3 +764,41 @@ def test_labels_after_a_colon_are_parts_where_the_sheet_sets_its_parts_out_so_el
 """
     out = inferred(alone)
     assert [len(q.parts) for q in out.root] == [0, 0] and "b. no heads at all" in out[0].main_text
+
+
+def test_a_solutions_list_answers_each_item_with_the_text_after_it():
+    questions = """1. Measure the pond's depth.
+
+2. Say whether it is safe to swim.
+
+3. Name one animal living there.
+"""
+    solutions = """1. Measure the pond's depth.
+
+**About two metres.**
+
+2. Say whether it is safe to swim.
+
+**Yes, near the shore.**
+
+3. Name one animal living there.
+
+**A frog.**
+"""
+    out = inferred(questions, solutions)
+    said = [(q.parts[0].answer + q.parts[0].worked_solution) if q.parts else "" for q in out.root]
+    assert "two metres" in said[0] and "near the shore" in said[1] and "frog" in said[2]
+
+
+def test_a_label_run_into_its_points_opens_a_part():
+    md = """## Question 1
+
+A lamp hangs from two cords.
+
+a.(3 points) Find the tension in each cord.
+
+b.  (2 points) Say which cord breaks first.
+"""
+    out = inferred(md)
+    assert [p.content for p in out[0].parts] == ["(3 points) Find the tension in each cord.",
+                                                 "(2 points) Say which cord breaks first."]

@@ -334,6 +334,8 @@ local function line_label(line)
   if not l then
     l, rest = s:match('^(%l)%.%s+(.*)$')
     if not l then l, rest = s:match('^([ivx]+)%.%s+(.*)$') end
+    -- `a.(4 points) What …`: the label run into the points after it, with no space
+    if not l then l, rest = s:match('^(%l)%.(%(%s*%d+%s*%a*%s*%).*)$') end
   end
   if not l then
     local n
@@ -2127,6 +2129,11 @@ local function segment(blocks)
         for _, c in ipairs(item) do block_units(c, cur.units) end
       end
       after_heading = false
+    elseif listed and ROLE == 'solutions' and cur and not after_heading and #lead == 0 and b.t ~= 'RawBlock'
+      and b.t ~= 'OrderedList' then
+      -- a solutions document numbering its answers as the questions' list: what follows an
+      -- item (a restated prompt) answers it, never leads into the next
+      block_units(b, cur.units)
     elseif listed and (cur or after_heading) and b.t ~= 'RawBlock'
       and (b.t ~= 'OrderedList' or (QUESTION_KIND and list_kind(b) ~= QUESTION_KIND))
       and not (b.t == 'Div' and is_answer_class(b.classes))
