@@ -13,6 +13,7 @@ from tasks.settle.reading_doubts import (
     shared_stem_flags,
     solution_text_flags,
     solutions_name_flags,
+    inline_whole_flags,
     title_flags,
     whole_solution_flags,
 )
@@ -180,3 +181,17 @@ Ten minutes.
     # a solution that names its parts reaches more than one: no doubt
     solved.root[0].parts[1].worked_solution = "An exponential."
     assert whole_solution_flags(solved, md) == []
+
+
+def test_an_answer_after_the_last_of_several_parts_in_a_sheet_of_answers_is_doubted():
+    reading = SheetSet([
+        Question(main_text="Two samples are given.", parts=[
+            Part(content="Find the mean."), Part(content="Find the spread.", answer="Mean 4, spread 2.")]),
+        Question(main_text="A third sample.", parts=[
+            Part(content="Find the mean.", answer="5."), Part(content="Find the spread.", answer="1.")]),
+    ])
+    flags = inline_whole_flags(reading, "week2_solutions.docx", False)
+    assert fields(flags) == ["q1"] and "2 parts" in flags[0].reason
+    # a sheet not named as answers, or one with its own solutions document: no doubt
+    assert inline_whole_flags(reading, "week2.docx", False) == []
+    assert inline_whole_flags(reading, "week2_solutions.docx", True) == []

@@ -22,6 +22,9 @@ Each is a ``structure`` flag on the question or field it concerns:
 - **one solution for several parts**: a solution heading inside a question of the sheet
   (``### Solution`` after its parts) whose text names no part, read onto one part alone (by
   position, the first): it may answer others, or several;
+- **one answer for several parts in place**: a sheet named as its own solutions whose answer
+  to a question of several parts comes after the last prompt alone (raised with the run's
+  flags, as the next, since the name is no part of a cached stage);
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -296,6 +299,28 @@ def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: 
     return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
         f"the sheet's file name ({name}) says it holds solutions, and none was read: question {qi + 1}'s answers may "
         "sit in its text, where students see them")) for qi in range(len(questions))]
+
+
+def inline_whole_flags(questions: SheetSet, name: str | None, solutions_read: bool) -> list[Flag]:
+    """A sheet that holds its answers in place (its file name says solutions and no other
+    solutions document was read), where of a question's two or more parts only the last holds
+    an answer: the answer follows the last prompt and names no part, so it may answer several
+    (one flag on the question)."""
+    from pathlib import Path
+
+    from tasks.convert.pairing import is_solutions_name
+
+    if not name or solutions_read or not is_solutions_name(Path(name)):
+        return []
+    flags = []
+    for qi, q in enumerate(questions.root):
+        parts = q.normalised_parts()
+        solved = [bool(p.answer.strip() or p.worked_solution.strip()) for p in parts]
+        if len(parts) >= 2 and solved[-1] and not any(solved[:-1]):
+            flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                f"the answer after question {qi + 1}'s last part names none of its {len(parts)} parts and is read as "
+                "the last one's: it may answer several; a person must say which")))
+    return flags
 
 
 _SOLUTION_HEADING = re.compile(
