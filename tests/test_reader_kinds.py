@@ -802,3 +802,23 @@ b.  (2 points) Say which cord breaks first.
     out = inferred(md)
     assert [p.content for p in out[0].parts] == ["(3 points) Find the tension in each cord.",
                                                  "(2 points) Say which cord breaks first."]
+
+
+def test_the_separator_pandoc_writes_between_lists_stays_out_of_a_solution():
+    questions = "1. Plot the data.\n\n2. Describe the plot.\n"
+    solutions = """1. Plot the data.
+
+- plot(x)
+  b.  Add a trend line.
+
+  <!-- -->
+
+      abline(fit)
+
+2. Describe the plot.
+
+**It rises.**
+"""
+    out = inferred(questions, solutions)
+    text = out[0].parts[0].answer + out[0].parts[0].worked_solution if out[0].parts else ""
+    assert "abline(fit)" in text and "<!--" not in text

@@ -2214,9 +2214,21 @@ local function edges_cut(t)
   return trim(t)
 end
 
+-- `<!-- -->` alone on a line: the separator pandoc writes between two lists (a Word key's
+-- list broken by code), no text of the sheet's; its line is cut from a field.
+local function separators_cut(t)
+  if not t:find('<!--', 1, true) then return t end
+  local kept = {}
+  for _, l in ipairs(sheet.lines(t)) do
+    if not l:match('^%s*<!%-%-%s*%-%->%s*$') then kept[#kept + 1] = l end
+  end
+  return (table.concat(kept, '\n'):gsub('\n\n\n+', '\n\n'))
+end
+
 local function joined(texts)
   local out = {}
   for _, t in ipairs(texts or {}) do
+    t = separators_cut(t)
     if trim(t) ~= '' then out[#out + 1] = edges_cut(t) end
   end
   return table.concat(out, '\n\n')
