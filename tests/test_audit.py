@@ -388,3 +388,29 @@ def test_short_numbered_choices_left_in_a_part_are_a_doubt_and_steps_after_a_col
         Part(content="Plot the data. Then:\n\n1.  Label the axes\n2.  Add a title")])])
     flags = audit(reading, "Do we reject the null?\n\nPlot the data. Then:\n")
     assert [f.field for f in flags if "short numbered items" in f.reason] == ["q1.p1.content"]
+
+
+def test_a_letter_glued_to_rising_numbers_opens_questions_and_their_items_are_parts():
+    sheet = ("## Topics\n\n- Ponds\n\n## H2.1 Ponds\n\nA pond drains.\n\n1. Write the rate.\n2. Solve it.\n"
+             "3. Sketch it.\n\n## H2.2 Rivers\n\nA river floods.\n\n1. Find the peak.\n2. Find the time.\n")
+    assert [m.number for m in question_markers(sheet)] == ["2.1", "2.2"]
+    # a letter that opens one heading only, or numbers that do not rise, is no marker word
+    assert question_markers("## A1 Notes\n\nText.\n\n## B2 More\n\nText.\n") == []
+    reading = SheetSet([
+        Question(title="Ponds", main_text="A pond drains.", parts=[
+            Part(content="Write the rate."), Part(content="Solve it."), Part(content="Sketch it.")]),
+        Question(title="Rivers", main_text="A river floods.", parts=[
+            Part(content="Find the peak."), Part(content="Find the time.")]),
+    ])
+    assert [f for f in audit(reading, sheet) if f.field.startswith("q")] == []
+
+
+def test_tags_inside_an_indented_code_block_are_code_not_markup():
+    from tasks.settle.audit_fields import field_flags
+
+    reading = SheetSet([Question(main_text="Count the rows.", parts=[Part(
+        worked_solution="    table(df$kind)\n    ##   <chr>  <int>\n    ##   a      3\n\nThree kinds, and <b>bold</b> here.")])])
+    flags = field_flags(reading)
+    assert [f.field for f in flags] == ["q1.p1.worked_solution"] and "an HTML tag" in flags[0].reason
+    reading.root[0].parts[0].worked_solution = "    table(df$kind)\n    ##   <chr>  <int>\n\nThree kinds."
+    assert field_flags(reading) == []

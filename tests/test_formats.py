@@ -259,6 +259,15 @@ def test_pandoc_markdown_of_quarto_reads_as_quarto_renders_it():
     assert "## Careful" in text and "callout-tip" not in text
 
 
+def test_a_maths_environment_written_outside_dollars_in_quarto_is_display_maths():
+    # MathJax typesets `\begin{cases}` on the page; pandoc's LaTeX reader would keep the
+    # words and drop `\cos`
+    sheet = "A signal is given by\n\\begin{cases}\nf(t) = \\cos(t), \\\\\nf(0) = 1.\n\\end{cases}\n\n1. Sketch it.\n"
+    text = to_markdown("wave.qmd", sheet.encode(), "questions").text
+    assert "$$\\begin{cases}\nf(t) = \\cos(t), \\\\\nf(0) = 1.\n\\end{cases}$$" in text
+    assert "1.  Sketch it." in text
+
+
 NOTEBOOK = {
     "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": ["# Exercise 1\n", "\n", "A stone falls from $h = 20$ m; "

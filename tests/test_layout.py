@@ -54,6 +54,44 @@ def test_a_word_seen_once_or_with_one_number_is_no_marker():
     assert repeated_words(found) == []
 
 
+LETTERED_DOTTED = """---
+title: "Sheet 4"
+---
+
+## H4.1 Springs
+
+A spring of stiffness $k$ holds a mass.
+
+1.  Find the period.
+
+2.  Find the energy.
+
+## H4.2 Pendulum
+
+A pendulum of length $L$ swings.
+
+1.  Write the equation of motion.
+
+Now take small angles.
+
+2.  Solve it.
+
+3.  Plot the angle.
+"""
+
+
+def test_a_letter_glued_to_dotted_numbers_is_a_marker_and_its_lists_are_parts():
+    # `H4.1`, `H4.2`: the leading number alone (4, 4) does not rise, the whole numbers do
+    found = discover(ast(LETTERED_DOTTED))
+    assert found.dotted["h"] == [(4, 1), (4, 2)]
+    assert repeated_words(found) == ["h"]
+    out, pairing = inferred(LETTERED_DOTTED)
+    assert pairing.layout == "markers h"
+    assert [q.title for q in out.root] == ["Springs", "Pendulum"]
+    assert [len(q.parts) for q in out.root] == [2, 3]
+    assert out.root[1].parts[1].content.endswith("Solve it.")
+
+
 def test_the_reading_that_explains_the_sheet_best_is_chosen():
     ranked = choose(GENERAL, SPANISH)
     assert ranked[0].layout.name == "markers ejercicio"

@@ -769,3 +769,116 @@ def test_a_lone_number_opening_a_list_item_is_its_points_not_a_part():
     assert first.parts[1].content == "\\(2\\) What share are newts?"
     assert second.main_text == "\\(3\\) Which of these ponds is larger?"
     assert [p.content for p in out.root[2].parts] == ["Count the first jar.", "Count the second jar."]
+
+
+def test_a_parts_trailing_bullets_are_choices_only_when_the_part_asks_for_one():
+    md = """## Problem 1
+
+A wheel turns at a steady rate.
+
+1.  Which unit measures its rate?
+
+    - metres
+    - radians per second
+
+2.  Repeat the count with:
+
+    - a small wheel
+    - a large wheel
+
+3.  Measure the wheel and record:
+
+    - its radius in centimetres
+    - its mass in grams
+"""
+    out = inferred(md)
+    parts = out[0].parts
+    assert parts[0].options == ["metres", "radians per second"]
+    # things to do with each item: the part's own text, no choice to make
+    assert parts[1].options == [] and "- a large wheel" in parts[1].content
+    assert parts[2].options == [] and "- its mass in grams" in parts[2].content
+
+
+def test_labels_after_a_colon_are_parts_where_the_sheet_sets_its_parts_out_so_elsewhere():
+    sheet = """1. A bag holds red and blue beads.
+    a. How many ways can two be drawn?
+    b. What is the chance both are red?
+
+2. A coin is tossed ten times. Find the chance of:
+    a. exactly three heads
+    b. no heads at all
+
+3. A die is rolled twice.
+    a. What is the chance of a double?
+    b. What is the chance the sum is seven?
+"""
+    out = inferred(sheet)
+    assert [len(q.parts) for q in out.root] == [2, 2, 2]
+    assert out[1].parts[1].content == "no heads at all"
+    # a sheet that never sets parts out so: labels after a colon are cases inside the text
+    alone = """1. A coin is tossed ten times. Find the chance of:
+    a. exactly three heads
+    b. no heads at all
+
+2. A die is rolled twice. Say what is likely.
+"""
+    out = inferred(alone)
+    assert [len(q.parts) for q in out.root] == [0, 0] and "b. no heads at all" in out[0].main_text
+
+
+def test_a_solutions_list_answers_each_item_with_the_text_after_it():
+    questions = """1. Measure the pond's depth.
+
+2. Say whether it is safe to swim.
+
+3. Name one animal living there.
+"""
+    solutions = """1. Measure the pond's depth.
+
+**About two metres.**
+
+2. Say whether it is safe to swim.
+
+**Yes, near the shore.**
+
+3. Name one animal living there.
+
+**A frog.**
+"""
+    out = inferred(questions, solutions)
+    said = [(q.parts[0].answer + q.parts[0].worked_solution) if q.parts else "" for q in out.root]
+    assert "two metres" in said[0] and "near the shore" in said[1] and "frog" in said[2]
+
+
+def test_a_label_run_into_its_points_opens_a_part():
+    md = """## Question 1
+
+A lamp hangs from two cords.
+
+a.(3 points) Find the tension in each cord.
+
+b.  (2 points) Say which cord breaks first.
+"""
+    out = inferred(md)
+    assert [p.content for p in out[0].parts] == ["(3 points) Find the tension in each cord.",
+                                                 "(2 points) Say which cord breaks first."]
+
+
+def test_the_separator_pandoc_writes_between_lists_stays_out_of_a_solution():
+    questions = "1. Plot the data.\n\n2. Describe the plot.\n"
+    solutions = """1. Plot the data.
+
+- plot(x)
+  b.  Add a trend line.
+
+  <!-- -->
+
+      abline(fit)
+
+2. Describe the plot.
+
+**It rises.**
+"""
+    out = inferred(questions, solutions)
+    text = out[0].parts[0].answer + out[0].parts[0].worked_solution if out[0].parts else ""
+    assert "abline(fit)" in text and "<!--" not in text

@@ -13,7 +13,9 @@ from tasks.settle.reading_doubts import (
     shared_stem_flags,
     solution_text_flags,
     solutions_name_flags,
+    inline_whole_flags,
     title_flags,
+    whole_solution_flags,
 )
 
 
@@ -29,6 +31,39 @@ def test_a_heading_inside_a_field_is_a_section_read_into_it_but_not_in_code():
     flags = heading_flags(reading)
     assert fields(flags) == ["q1.main_text"] and "'### Step A', '### Step B'" in flags[0].reason
     assert flags[0].kind == "structure"
+
+
+def test_a_heading_deeper_than_its_questions_own_is_a_section_of_it_not_flagged():
+    md = """## Task 1 Ponds
+
+Two ponds are fed by one stream.
+
+### Measuring
+
+1.  Measure the depth of each pond.
+
+### Comparing
+
+2.  Say which pond is deeper.
+
+## Task 2 Rivers
+
+A river floods.
+
+## Task 3 Lakes
+
+A lake dries up.
+"""
+    reading = SheetSet([
+        Question(title="Ponds", main_text="Two ponds are fed by one stream.\n\n### Measuring", parts=[
+            Part(content="Measure the depth of each pond."),
+            Part(content="### Comparing\n\nSay which pond is deeper.")]),
+        # a question that swallowed the next one's heading (same level) is still doubted
+        Question(title="Rivers", main_text="A river floods.\n\n## Task 3 Lakes\n\nA lake dries up."),
+    ])
+    assert fields(heading_flags(reading)) == ["q1.main_text", "q1.p2.content", "q2.main_text"]
+    flags = heading_flags(reading, md)
+    assert fields(flags) == ["q2.main_text"] and "'## Task 3 Lakes'" in flags[0].reason
 
 
 def test_several_lines_ending_in_a_blank_are_parts_left_in_the_text():
@@ -110,3 +145,53 @@ def test_the_stem_a_range_of_questions_shares_left_out_is_doubted_on_the_first_o
     assert fields(flags) == ["q1"] and "'Questions 1-2' (lines 3)" in flags[0].reason
     kept = SheetSet([Question(main_text="A train leaves at noon at 80 km/h.\n\nWhen is it 40 km out?"), reading.root[1]])
     assert shared_stem_flags(kept, md) == []
+
+
+def test_one_solution_after_several_parts_naming_none_is_doubted():
+    md = """## Task 1
+
+A tank drains.
+
+1.  Write the rate equation.
+2.  Solve it for the depth.
+
+### Solution
+
+The depth falls as an exponential.
+
+## Task 2
+
+A pipe fills it.
+
+1.  Find the time to fill.
+
+### Solution
+
+Ten minutes.
+"""
+    solved = SheetSet([
+        Question(main_text="A tank drains.", parts=[
+            Part(content="Write the rate equation.", worked_solution="The depth falls as an exponential."),
+            Part(content="Solve it for the depth.")]),
+        Question(main_text="A pipe fills it.", parts=[Part(content="Find the time to fill.", worked_solution="Ten minutes.")]),
+    ])
+    flags = whole_solution_flags(solved, md)
+    assert fields(flags) == ["q1"] and "2 parts" in flags[0].reason
+    assert "read as part 1's alone" in flags[0].reason
+    # a solution that names its parts reaches more than one: no doubt
+    solved.root[0].parts[1].worked_solution = "An exponential."
+    assert whole_solution_flags(solved, md) == []
+
+
+def test_an_answer_after_the_last_of_several_parts_in_a_sheet_of_answers_is_doubted():
+    reading = SheetSet([
+        Question(main_text="Two samples are given.", parts=[
+            Part(content="Find the mean."), Part(content="Find the spread.", answer="Mean 4, spread 2.")]),
+        Question(main_text="A third sample.", parts=[
+            Part(content="Find the mean.", answer="5."), Part(content="Find the spread.", answer="1.")]),
+    ])
+    flags = inline_whole_flags(reading, "week2_solutions.docx", False)
+    assert fields(flags) == ["q1"] and "2 parts" in flags[0].reason
+    # a sheet not named as answers, or one with its own solutions document: no doubt
+    assert inline_whole_flags(reading, "week2.docx", False) == []
+    assert inline_whole_flags(reading, "week2_solutions.docx", True) == []

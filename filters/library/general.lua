@@ -334,6 +334,8 @@ local function line_label(line)
   if not l then
     l, rest = s:match('^(%l)%.%s+(.*)$')
     if not l then l, rest = s:match('^([ivx]+)%.%s+(.*)$') end
+    -- `a.(4 points) What …`: the label run into the points after it, with no space
+    if not l then l, rest = s:match('^(%l)%.(%(%s*%d+%s*%a*%s*%).*)$') end
   end
   if not l then
     local n
@@ -644,6 +646,22 @@ local function plain_choices(b)
   return true
 end
 
+-- Does the text just before a part's trailing bullet list ask for a choice among its items
+-- (`Which of these holds?`, `Choose the best estimate:`)? Only then are unmarked bullets
+-- the part's choices; after `Do this with:` or `Plot versus time:` they are what the part
+-- asks to do, its text.
+local CHOICE_WORDS = { 'which', 'choose', 'select', 'circle', 'pick', 'tick', 'true or false',
+  'quel', 'quelle', 'quels', 'quelles', 'welche', 'welcher', 'welches', 'cuál', 'cual' }
+local function asks_choice(text)
+  local t = trim(text or '')
+  if t:match('%?$') then return true end
+  local low = ' ' .. t:lower():gsub('[%p%s]+', ' ') .. ' '
+  for _, w in ipairs(CHOICE_WORDS) do
+    if low:find(' ' .. w .. ' ', 1, true) then return true end
+  end
+  return false
+end
+
 -- A bullet list whose items each ask something: one paragraph each, a sentence of four
 -- words or more (`- Interpret the slope in context.`, `- Does the intercept mean anything?`),
 -- no item opening with a bold or linked word (`- **Null:** …`, `- [AE 3](…)`): the items'
@@ -697,6 +715,54 @@ local function display_lines(text)
   return out
 end
 
+-- How a part label is written at a line start, its letter left out: `(a)`, `a)`, `a.`.
+local function label_style(line)
+  local s = line:gsub('^%s+', '')
+  if s:match('^%(%l+%)') then return '(a)' end
+  if s:match('^%l+%)') then return 'a)' end
+  if s:match('^%l+%.') then return 'a.' end
+  return nil
+end
+
+-- The label styles the sheet opens parts with, lines of one paragraph labelled from `a` in
+-- sequence with no colon before them, in two paragraphs or more (`1. Let X … ⏎ a. What is …
+-- ⏎ b. Explain …` in one question, then again in another): style → true. A run of that style
+-- after a colon (`Find the distributions of: ⏎ a. … ⏎ b. …`) is then parts as well, the
+-- sheet's own way of setting them out. Set per document by :func:`Pandoc`.
+local LABEL_PARTS = {}
+
+local function find_label_parts(blocks)
+  local count = {}
+  local function para(text)
+    local prev, last, style = '', nil, nil
+    for _, line in ipairs(sheet.lines(text)) do
+      local l = line_label(line)
+      if l then
+        if not last then
+          if l == 'a' and not trim(prev):match(':$') then last, style = l, label_style(line) end
+        elseif sequence_step(last, l) and label_style(line) == style then
+          last = l
+          if l == 'b' and style then count[style] = (count[style] or 0) + 1 end
+        end
+      end
+      prev = line
+    end
+  end
+  local function visit(bs)
+    for _, b in ipairs(bs) do
+      if b.t == 'Para' or b.t == 'Plain' then para(sheet.text_of(b))
+      elseif b.t == 'Div' or b.t == 'BlockQuote' then visit(b.content)
+      elseif b.t == 'OrderedList' or b.t == 'BulletList' then
+        for _, item in ipairs(b.content) do visit(item) end
+      end
+    end
+  end
+  visit(blocks)
+  local out = {}
+  for style, n in pairs(count) do if n >= 2 then out[style] = true end end
+  return out
+end
+
 -- Units from a text with part labels at line starts (outside $$ maths).
 local function label_units(text, units)
   local cur, before, in_math = nil, {}, false
@@ -732,7 +798,8 @@ local function label_units(text, units)
   -- labels after a line ending in a colon enumerate inside the text (conditions,
   -- cases), they open no parts
   local lead = trim(((before[#before] or ''):gsub('<br%s*/?>', '')))
-  if #pieces > 0 and lead:match(':$') then
+  if #pieces > 0 and lead:match(':$') and not (#pieces >= 2 and pieces[1].label == 'a'
+      and LABEL_PARTS[label_style(pieces[1].whole[1]) or '']) then
     units[#units + 1] = { k = 'text', text = trim(text) }
     return
   end
@@ -1014,7 +1081,9 @@ local function block_units(b, units)
       local tail = {}
       local trailing_options = nil
       for k, blk in ipairs(body) do
-        if k == #body and (is_task_list(blk) or plain_choices(blk)) then trailing_options = options_unit(blk)
+        if k == #body and (is_task_list(blk)
+          or (plain_choices(blk) and asks_choice(k > 1 and sheet.text_of(body[k - 1]) or opener.text))) then
+          trailing_options = options_unit(blk)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
           units[#units + 1] = sol_unit(sheet.text(blk.content))
@@ -2091,6 +2160,11 @@ local function segment(blocks)
         if item[1] and (item[1].t == 'Para' or item[1].t == 'Plain') then lone_number_is_text(cur.units, from) end
       end
       after_heading = false
+    elseif listed and ROLE == 'solutions' and cur and not after_heading and #lead == 0 and b.t ~= 'RawBlock'
+      and b.t ~= 'OrderedList' then
+      -- a solutions document numbering its answers as the questions' list: what follows an
+      -- item (a restated prompt) answers it, never leads into the next
+      block_units(b, cur.units)
     elseif listed and (cur or after_heading) and b.t ~= 'RawBlock'
       and (b.t ~= 'OrderedList' or (QUESTION_KIND and list_kind(b) ~= QUESTION_KIND))
       and not (b.t == 'Div' and is_answer_class(b.classes))
@@ -2172,9 +2246,21 @@ local function edges_cut(t)
   return trim(t)
 end
 
+-- `<!-- -->` alone on a line: the separator pandoc writes between two lists (a Word key's
+-- list broken by code), no text of the sheet's; its line is cut from a field.
+local function separators_cut(t)
+  if not t:find('<!--', 1, true) then return t end
+  local kept = {}
+  for _, l in ipairs(sheet.lines(t)) do
+    if not l:match('^%s*<!%-%-%s*%-%->%s*$') then kept[#kept + 1] = l end
+  end
+  return (table.concat(kept, '\n'):gsub('\n\n\n+', '\n\n'))
+end
+
 local function joined(texts)
   local out = {}
   for _, t in ipairs(texts or {}) do
+    t = separators_cut(t)
     if trim(t) ~= '' then out[#out + 1] = edges_cut(t) end
   end
   return table.concat(out, '\n\n')
@@ -2296,6 +2382,7 @@ function Pandoc(doc)
   GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)
   BLANK_RUNS = find_blank_runs(doc.blocks)
+  LABEL_PARTS = find_label_parts(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
   if LAYOUT.mode == 'sections' and LAYOUT.level then
     -- sections holding sub-headings: each sub-heading (at `level`) opens a part

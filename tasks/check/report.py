@@ -151,7 +151,9 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
     yet (:func:`tasks.write.katex.katex_flags`); with ``sheet``, a ``structure`` flag on each
     question when the sheet's file name says it holds solutions and none was read
-    (:func:`tasks.settle.reading_doubts.solutions_name_flags`: the name is never part of a
+    (:func:`tasks.settle.reading_doubts.solutions_name_flags`), or when its answer to a question
+    of several parts follows the last alone (:func:`tasks.settle.reading_doubts.inline_whole_flags`;
+    the name is never part of a
     cached stage's key, so this flag is raised here, outside the tiers' stage); then one ``ocr``
     flag per field holding a finding of the compare check (``compared``, on the markdown of
     ``sheet``: :func:`tasks.pages.place.ocr_flags`), last, so that a later ``sheet2lambda compare``
@@ -159,13 +161,14 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     from tasks.boxes.propose import flags_of, unboxed_options_flags
     from tasks.boxes.settings import tolerance_flags
     from tasks.pages.place import ocr_flags
-    from tasks.settle.reading_doubts import solutions_name_flags
+    from tasks.settle.reading_doubts import inline_whole_flags, solutions_name_flags
     from tasks.write.katex import katex_flags
 
     sources = {"questions": sheet.questions.text} if sheet is not None else {}
     if sheet is not None and sheet.solutions is not None:
         sources["solutions"] = sheet.solutions.text
     named = (solutions_name_flags(settled.questions, sheet.questions.name, sheet.solutions is not None)
+             + inline_whole_flags(settled.questions, sheet.questions.name, sheet.solutions is not None)
              if sheet is not None else [])
     return (settled.flags + named + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
             + tolerance_flags(settled.questions, part_boxes) + katex_flags(built.result.katex_warnings, settled.flags)

@@ -14,7 +14,9 @@ blocks, raw TeX.
   are left out; raw TeX (``\newpage``, ``\begin{center}…\end{center}``, ``\hspace{1cm}``),
   which a PDF render typesets, is read by pandoc's LaTeX reader and its content put in its
   place (a spacing command leaves nothing; maths and words stay; an environment's div is
-  unwrapped). One pandoc run reads every raw TeX piece of the sheet. Two ordered lists
+  unwrapped), except a lone maths environment such as ``\begin{cases}`` written outside
+  ``$$``, which is display maths as MathJax shows it. One pandoc run reads every raw TeX
+  piece of the sheet. Two ordered lists
   left side by side, the second numbered on from the first, are joined. Front-matter
   settings (``format``, ``execute`` …) are dropped: only :data:`PRINTED` keys are text.
 """
@@ -44,6 +46,7 @@ def student_blocks(ast: dict, name: str, timeout: float = 120.0) -> dict:
     pandoc cannot read is kept as it was (a ``RawTeX`` warning reports it later)."""
     pieces: list[tuple[dict, list, int]] = []  # (raw element, the list holding it, its index)
     _collect(ast.get("blocks", []), pieces)
+    pieces = [p for p in pieces if not _as_display(p)]
     read = _read_tex([p[0]["c"][1] for p in pieces], name, timeout) if pieces else None
     if read is not None:
         for (raw, holder, _), blocks in reversed(list(zip(pieces, read))):
@@ -56,6 +59,28 @@ def student_blocks(ast: dict, name: str, timeout: float = 120.0) -> dict:
     ast["blocks"] = _dropped(_callouts(ast.get("blocks", [])))
     ast["meta"] = {k: v for k, v in ast.get("meta", {}).items() if k in PRINTED}
     return ast
+
+
+_INNER_MATHS = re.compile(
+    r"\s*\\begin\{(cases|dcases|rcases|aligned|alignedat|gathered|split|array|matrix|pmatrix|bmatrix|Bmatrix"
+    r"|vmatrix|Vmatrix|smallmatrix|subarray)\}.*\\end\{\1\}\s*", re.S)
+
+
+def _as_display(piece: tuple[dict, list, int]) -> bool:
+    r"""A raw TeX piece that is one maths environment pandoc's LaTeX reader takes for text
+    (``\begin{cases}`` … ``\end{cases}`` written outside ``$$``: it would keep the words and
+    drop ``\sin``, ``\frac``) is display maths, as MathJax shows it on the rendered page
+    (it typesets environments outside delimiters): it is put in place as such and True is
+    returned; any other piece is left for the LaTeX reader (False). ``align`` and
+    ``equation`` that reader already makes display maths."""
+    raw, holder, _ = piece
+    text = raw["c"][1]
+    if not _INNER_MATHS.fullmatch(text):
+        return False
+    maths = {"t": "Math", "c": [{"t": "DisplayMath"}, text.strip()]}
+    at = next(i for i, x in enumerate(holder) if x is raw)
+    holder[at] = {"t": "Para", "c": [maths]} if raw["t"] == "RawBlock" else maths
+    return True
 
 
 def _callouts(node):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 from tasks.settle.markers import LABEL
 
-_WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)(?:[.\d]*[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
+_WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)((?:\.\d+)*)(?:\.?[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
 _LETTERED = ("LowerAlpha", "UpperAlpha", "LowerRoman", "UpperRoman")
 _PLAIN_OPENING = re.compile(r"^([^\W\d_]+)\.?[ \t]*(\d+)[.:)](?=\s|$)", re.UNICODE)
 _BARE_NUMBER = re.compile(r"^(\d+)(?:\.\d+)*[.):]?(?=\s|$)")
@@ -53,6 +53,9 @@ class Found:
     labels: int = 0
     callouts: dict[str, int] = field(default_factory=dict)
     """Paragraphs that are only bold text with no number (``**✅ Do this**``): text → count."""
+    dotted: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)
+    """The numbers of :attr:`words` as printed, dotted ones whole (``P2.1`` → ``(2, 1)``;
+    ``Exercise 3`` → ``(3,)``): word → numbers, in order."""
 
     def markers(self) -> int:
         """How many openings the document has that a reading could open a question or part at."""
@@ -96,6 +99,9 @@ def _opening(text: str, found: Found, plain: bool = False) -> None:
         w = m.group(1).lower()
         (found.plain if plain else found.words).setdefault(w, []).append(int(m.group(2)))
         found.forms.setdefault(w, set()).add(m.group(1))
+        if not plain:
+            whole = (m.group(2) + m.group(3)).split(".")
+            found.dotted.setdefault(w, []).append(tuple(int(x) for x in whole))
     elif plain:
         if m := _TYPED_NUMBER.match(text.strip()):
             found.plain.setdefault(TYPED, []).append(int(m.group(1)))
@@ -212,6 +218,8 @@ def discover(blocks: list[dict]) -> Found:
             for mine, theirs in ((found.words, inner.words), (found.plain, inner.plain)):
                 for w, ns in theirs.items():
                     mine.setdefault(w, []).extend(ns)
+            for w, ds in inner.dotted.items():
+                found.dotted.setdefault(w, []).extend(ds)
             for w, fs in inner.forms.items():
                 found.forms.setdefault(w, set()).update(fs)
             found.bare += inner.bare
@@ -228,10 +236,14 @@ def discover(blocks: list[dict]) -> Found:
 
 def repeated_words(found: Found, limit: int = 2, plain: bool = False) -> list[str]:
     """The words that open two or more headings or bold paragraphs (``plain``: plain
-    paragraphs) with numbers that mostly rise (``Ejercicio 1``, ``Ejercicio 2``): the sheet's
-    own marker words (lower case), most used first (at most ``limit``)."""
+    paragraphs) with numbers that mostly rise (``Ejercicio 1``, ``Ejercicio 2``; dotted
+    numbers compared whole, so ``P2.1``, ``P2.2`` rise): the sheet's own marker words (lower
+    case), most used first (at most ``limit``)."""
     out = []
     for w, ns in (found.plain if plain else found.words).items():
+        whole = None if plain else found.dotted.get(w)
+        if whole and len(whole) == len(ns):
+            ns = whole
         if len(ns) < 2 or len(set(ns)) < 2:
             continue
         rising = sum(1 for a, b in zip(ns, ns[1:]) if b > a)

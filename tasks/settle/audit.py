@@ -46,7 +46,8 @@ their reasons joined:
 - **what the reading can know of itself** (:mod:`tasks.settle.reading_doubts`): a heading of
   the sheet inside a field, several answer blanks in one field, a title that is the prompt, a
   solution opening with its question's words, solution text in no field (on the question it
-  answers), a stem a range of questions shares left out.
+  answers), a stem a range of questions shares left out, one solution after a question's last
+  part naming none of its parts.
 
 Where a question starts is found by quoting: its first text is looked up in the markdown
 (markers cut as coverage cuts them, :func:`tasks.settle.coverage.markers_removed`), each
@@ -76,6 +77,7 @@ from tasks.settle.reading_doubts import (
     shared_stem_flags,
     solution_text_flags,
     title_flags,
+    whole_solution_flags,
 )
 from tasks.settle.source_lines import question_at
 
@@ -93,8 +95,9 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
                   + field_flags(questions) + doubt_flags(questions) + empty_solution_flags(questions, questions_md)
-                  + heading_flags(questions) + blank_flags(questions) + title_flags(questions, questions_md)
+                  + heading_flags(questions, questions_md) + blank_flags(questions) + title_flags(questions, questions_md)
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)
+                  + whole_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md))
 

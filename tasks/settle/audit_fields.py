@@ -69,9 +69,31 @@ def labels_in_text(text: str) -> list[str]:
     return found
 
 
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)]|\(?[A-Za-z]{1,4}[.)])(?:[ \t]|$)")
+
+
+def _indented_code_cut(text: str) -> str:
+    """``text`` without its indented code blocks (CommonMark 4.4: lines indented four spaces
+    or more after a blank line, or opening the field, outside a list item, up to the next
+    line indented less): R output such as ``<int>`` in a Word key's code is code, not a tag."""
+    out, after_blank, listed, in_code = [], True, False, False
+    for line in text.splitlines():
+        indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+        if in_code and line.strip() and indent < 4:
+            in_code = False
+        if not in_code and line.strip() and indent >= 4 and after_blank and not listed:
+            in_code = True
+        if not in_code and line.strip() and indent < 4:
+            listed = _LIST_ITEM.match(line) is not None
+        out.append("" if in_code else line)
+        after_blank = not line.strip()
+    return "\n".join(out)
+
+
 def _stripped(text: str) -> str:
-    """``text`` without maths and code spans (where markup-like text is maths or code)."""
-    return _MATH.sub(" ", _CODE.sub(" ", text))
+    """``text`` without maths, code spans and code blocks (where markup-like text is maths or
+    code)."""
+    return _MATH.sub(" ", _CODE.sub(" ", _indented_code_cut(text)))
 
 
 def _markup(text: str) -> str | None:

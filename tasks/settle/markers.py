@@ -1,6 +1,7 @@
 """The sheet's own structure markers, read from its markdown for the structure audit
-(:mod:`tasks.settle.audit`): question markers (a heading ``## Question 3`` / ``### 2) Title``,
-a bold ``**Q1.**`` opening a paragraph, else a top-level numbered item ``1.``), numbered lists
+(:mod:`tasks.settle.audit`): question markers (a heading ``## Question 3`` / ``### 2) Title`` / ``## P1.2 Title`` when
+the letter opens such headings in sequence, a bold ``**Q1.**`` opening a paragraph, else a
+top-level numbered item ``1.``), numbered lists
 that restart at 1 after a paragraph, solution markers in a solutions document, and part
 labels (``(a)``, ``b)``, ``c.``, ``(iv)``, ``(2)``) with the order they count in
 (``notes/CONTRACT.md`` names the markers).
@@ -137,7 +138,7 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     numbered items count only in a document with no heading or bold marker, and not when a
     numbered list restarts at 1 with no heading before it (each list is then the parts of
     the paragraph before it: the reader's paragraph layout)."""
-    words = _QUESTION_WORDS + (_SOLUTION_WORDS if solutions else ())
+    words = _QUESTION_WORDS + (_SOLUTION_WORDS if solutions else ()) + _letter_words(markdown)
     found: list[Marker] = []
     headed: list[str] = []  # each of ``found``: "marker" or "group" (a heading), "bold"
     items: list[tuple[Marker, str]] = []  # with its kind: ``1.``, ``1)`` or ``(1)``
@@ -187,6 +188,23 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     items = _question_items(items)
     paragraphs = any(m.number == "1" and not m.heading_before for m in items[1:])
     return [] if paragraphs else items
+
+
+_LETTER_NUMBER = re.compile(r"^([A-Z])(\d+(?:\.\d+)*)(?=\s|[.:)]|$)")
+
+
+def _letter_words(markdown: str) -> tuple[str, ...]:
+    """One capital letter glued to a number that opens two or more headings with rising
+    numbers (``## P1.1 Title``, ``## P1.2 Title``: a question word's initial): the sheet's own
+    marker word, as the reader discovers it (lower case); ``()`` when none."""
+    seen: dict[str, list[tuple[int, ...]]] = {}
+    for _, line in _outside_code(markdown):
+        h = _HEADING.match(line)
+        m = h and _LETTER_NUMBER.match(_ATTRIBUTES.sub("", h.group(2)))
+        if m:
+            seen.setdefault(m.group(1), []).append(tuple(int(x) for x in m.group(2).split(".")))
+    return tuple(w.lower() for w, ns in seen.items()
+                 if len(ns) >= 2 and all(b > a for a, b in zip(ns, ns[1:])))
 
 
 def _unnested(found: list[Marker], headed: list[str]) -> list[Marker]:

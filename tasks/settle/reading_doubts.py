@@ -3,7 +3,8 @@ the set: what a reading can know of its own misreads with no second route to com
 Each is a ``structure`` flag on the question or field it concerns:
 
 - **a heading inside a field** students see (main text, part content), outside code: the sheet
-  opens a section there, so what follows may be a question or a part read into this field;
+  opens a section there, so what follows may be a question or a part read into this field
+  (not a heading deeper than the one opening the question: a section of the question itself);
 - **answer blanks on several lines** of a part's content, or of the main text of a question
   with one part or none (each line ending in ``____`` or ``$\\underline{\\qquad}$``): parts
   left in the text, or several parts read as one;
@@ -18,6 +19,12 @@ Each is a ``structure`` flag on the question or field it concerns:
   missed: :mod:`tasks.read.restated`);
 - **a shared stem left out**: text in no field under a heading naming a range of questions
   (``## Questions 1-3``), on the first question of the range;
+- **one solution for several parts**: a solution heading inside a question of the sheet
+  (``### Solution`` after its parts) whose text names no part, read onto one part alone (by
+  position, the first): it may answer others, or several;
+- **one answer for several parts in place**: a sheet named as its own solutions whose answer
+  to a question of several parts comes after the last prompt alone (raised with the run's
+  flags, as the next, since the name is no part of a cached stage);
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -31,7 +38,7 @@ from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
 from tasks.settle.markers import question_markers
-from tasks.settle.source_lines import SourceLines, question_starts
+from tasks.settle.source_lines import SourceLines, question_at, question_starts
 
 KIND = "structure"
 
@@ -77,11 +84,47 @@ def _visible(questions: SheetSet):
             yield qi, field_key(qi, "content", pi), p.content
 
 
-def heading_flags(questions: SheetSet) -> list[Flag]:
-    """A heading of the sheet inside a main text or a part's content (code left alone)."""
+def _level(line: str) -> int:
+    return len(line.strip()) - len(line.strip().lstrip("#"))
+
+
+def _own_levels(questions: SheetSet, questions_md: str) -> list[int | None]:
+    """Per question, the level of the heading that opens it in the sheet (the last heading,
+    outside code, between the previous question's first text and its own), else ``None``."""
+    src = SourceLines(questions_md)
+    code, fence = set(), None
+    for i, line in enumerate(src.written):
+        m = _FENCE.match(line)
+        if fence:
+            code.add(i)
+            fence = None if m and m.group(1) == fence else fence
+        elif m:
+            code.add(i)
+            fence = m.group(1)
+    out: list[int | None] = []
+    prev = -1
+    for st in question_starts(questions, src):
+        level = None
+        if st is not None:
+            for i in range(st - 1, prev, -1):
+                if i not in code and _HEADING.match(src.written[i]):
+                    level = _level(src.written[i])
+                    break
+            prev = st
+        out.append(level)
+    return out
+
+
+def heading_flags(questions: SheetSet, questions_md: str | None = None) -> list[Flag]:
+    """A heading of the sheet inside a main text or a part's content (code left alone). With
+    the sheet (``questions_md``), a heading deeper than the one that opens the question (its
+    ``### Modeling`` under ``## Problem 3``) is a section of that question, not flagged."""
+    own = _own_levels(questions, questions_md) if questions_md is not None else [None] * len(questions)
     flags = []
     for qi, key, text in _visible(questions):
         heads = [ln.strip() for ln in _outside_code(text) if _HEADING.match(ln)]
+        if own[qi] is not None:
+            heads = [h for h in heads if _level(h) <= own[qi]]
         if heads:
             shown = ", ".join(repr(h[:40]) for h in heads[:3]) + (" …" if len(heads) > 3 else "")
             flags.append(Flag(field=key, kind=KIND, a=text, reason=(
@@ -256,6 +299,57 @@ def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: 
     return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
         f"the sheet's file name ({name}) says it holds solutions, and none was read: question {qi + 1}'s answers may "
         "sit in its text, where students see them")) for qi in range(len(questions))]
+
+
+def inline_whole_flags(questions: SheetSet, name: str | None, solutions_read: bool) -> list[Flag]:
+    """A sheet that holds its answers in place (its file name says solutions and no other
+    solutions document was read), where of a question's two or more parts only the last holds
+    an answer: the answer follows the last prompt and names no part, so it may answer several
+    (one flag on the question)."""
+    from pathlib import Path
+
+    from tasks.convert.pairing import is_solutions_name
+
+    if not name or solutions_read or not is_solutions_name(Path(name)):
+        return []
+    flags = []
+    for qi, q in enumerate(questions.root):
+        parts = q.normalised_parts()
+        solved = [bool(p.answer.strip() or p.worked_solution.strip()) for p in parts]
+        if len(parts) >= 2 and solved[-1] and not any(solved[:-1]):
+            flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                f"the answer after question {qi + 1}'s last part names none of its {len(parts)} parts and is read as "
+                "the last one's: it may answer several; a person must say which")))
+    return flags
+
+
+_SOLUTION_HEADING = re.compile(
+    r"^ {0,3}#{1,6}\s+(?:(?:worked\s+)?solutions?|answers?)\b(?!\s*\d)|^ {0,3}#{1,6}\s.*\{[^}]*\.(?:solution|answer)\b", re.I)
+
+
+def whole_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """A solution heading inside a question of the sheet (no number after it: the question's
+    own), where of the question's two or more parts exactly one holds a solution: one
+    solution naming none of its parts was read onto one by position, and may answer others or
+    several (one flag on the question)."""
+    flags, seen = [], set()
+    in_code = False
+    for i, line in enumerate(questions_md.splitlines()):
+        if _FENCE.match(line):
+            in_code = not in_code
+        if in_code or not _SOLUTION_HEADING.match(line):
+            continue
+        qi = question_at(questions, questions_md, i + 1)
+        if qi is None or qi in seen:
+            continue
+        parts = questions.root[qi].normalised_parts()
+        solved = [k for k, p in enumerate(parts) if p.answer.strip() or p.worked_solution.strip()]
+        if len(parts) >= 2 and len(solved) == 1:
+            seen.add(qi)
+            flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                f"the solution under {line.strip()[:40]!r} names none of question {qi + 1}'s {len(parts)} parts and "
+                f"is read as part {solved[0] + 1}'s alone: it may answer another, or several; a person must say which")))
+    return flags
 
 
 _RANGE_HEADING = re.compile(r"^ {0,3}#{1,6}\s+[^\W\d_]+\.?\s+(\d+)\s*[-\u2013\u2014]\s*(\d+)\b")
