@@ -166,7 +166,7 @@ def folder_flow(
                                  replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
                                  progress_id=progress, total=len(pairs), areas=areas, bar=bar,
                                  accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
-                                 fresh_ocr=fresh_ocr, in_flight=in_flight)
+                                 fresh_ocr=fresh_ocr, in_flight=in_flight, pairs_found=pairs)
     except InputError as e:  # --out is not ours to write: one line, no traceback
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))

@@ -92,6 +92,7 @@ def run_folder(
     bar: Bar | None = None,
     fresh_ocr: bool = False,
     in_flight: int | None = None,
+    pairs_found: list[SheetPair] | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): ``in_flight`` sheets at
@@ -107,7 +108,8 @@ def run_folder(
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`commandline.terminal.Bar`; default a printed line per sheet);
-    ``fresh_ocr`` converts PDFs with Mathpix again."""
+    ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the folder already paired
+    (:func:`tasks.convert.pairing.pair_folder`) by the caller, which then pairs it once."""
     if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
         raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
     if inside(folder, out):  # the manifest above the course would make it "a run's outputs"
@@ -120,7 +122,8 @@ def run_folder(
     root_dir = root or folder
     skipped: list[str] = []
     pairs = []
-    for pair in pair_folder(folder, suffixes):
+    dropped: set[str] = set()  # sheets whose solutions were skipped: read_inputs looks again and says why
+    for pair in pair_folder(folder, suffixes) if pairs_found is None else pairs_found:
         if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
             skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
             continue
@@ -133,6 +136,7 @@ def run_folder(
         if pair.solutions is not None and leaves(pair.solutions, root_dir):
             skipped.append(skipped_line(pair.solutions, root_dir))
             pair = SheetPair(pair.source, None, lone=pair.lone)
+            dropped.add(str(pair.source))
         pairs.append(pair)
     export = find_export(folder)
     if export is not None and leaves(export, root_dir):
@@ -203,7 +207,8 @@ def run_folder(
                 where = None
             inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
                                  str(where) if where else None, str(export) if export else None,
-                                 tex_root=str(root_dir), fresh_ocr=fresh_ocr)
+                                 tex_root=str(root_dir), fresh_ocr=fresh_ocr,
+                                 look_for_solutions=str(pair.source) in dropped)
         except InputError as e:
             return str(e)
         if pair.lone:
@@ -224,8 +229,10 @@ def run_folder(
                 pair = SheetPair(pair.source, pair.solutions, pair.lone, pair.alternates[1:])
                 continue
             sol = None if pair.lone else find_solutions(alt)
-            nxt = SheetPair(alt, sol if sol is not None and not leaves(sol, root_dir) else None, pair.lone,
-                            pair.alternates[1:])
+            if sol is not None and leaves(sol, root_dir):
+                sol = None
+                dropped.add(str(alt))  # read_inputs looks again and says why it is not read
+            nxt = SheetPair(alt, sol, pair.lone, pair.alternates[1:])
             first_of[str(alt)] = key
             fell_back[key] = f"{Path(key).name} could not be converted ({error.split(': ', 1)[-1]}); read {alt.name}"
             run = start(nxt, key, len(pairs) + len(first_of))
