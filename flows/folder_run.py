@@ -15,6 +15,7 @@ import commandline.runtime as runtime
 
 runtime.quiet_environment()
 
+import itertools  # noqa: E402
 import os  # noqa: E402
 import queue  # noqa: E402
 import shutil  # noqa: E402
@@ -121,28 +122,43 @@ def run_folder(
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
     skipped: list[str] = []
-    pairs = []
     dropped: set[str] = set()  # sheets whose solutions were skipped: read_inputs looks again and says why
-    for pair in pair_folder(folder, suffixes) if pairs_found is None else pairs_found:
+    pairs = pair_folder(folder, suffixes) if pairs_found is None else pairs_found
+    checks: dict[str, SheetPair | None] = {}
+
+    def checked(pair: SheetPair) -> SheetPair | None:
+        """The pair as the run reads it, checked as it is started, not all before the first
+        (the folder's order kept; each checked once): ``None`` for a sheet skipped (a name not
+        UTF-8, a link leaving the root; a line in ``skipped``), its solutions dropped when they
+        are skipped."""
+        key = str(pair.source)
+        if key in checks:
+            return checks[key]
+        checks[key] = None
         if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
             skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
-            continue
+            return None
         if pair.solutions is not None and not utf8_name(pair.solutions):
             skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
-            pair = SheetPair(pair.source, None, lone=pair.lone)
+            pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
         if leaves(pair.source, root_dir):
             skipped.append(skipped_line(pair.source, root_dir))
-            continue
+            return None
         if pair.solutions is not None and leaves(pair.solutions, root_dir):
             skipped.append(skipped_line(pair.solutions, root_dir))
-            pair = SheetPair(pair.source, None, lone=pair.lone)
-            dropped.add(str(pair.source))
-        pairs.append(pair)
+            pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
+            dropped.add(key)
+        checks[key] = pair
+        return pair
+
+    # A folder of one sheet reads its replies and export as that sheet's: whether one sheet
+    # passes its checks is known from the first two that do, not from checking them all.
+    single = sum(1 for _ in itertools.islice(filter(None, map(checked, pairs)), 2)) == 1
     export = find_export(folder)
     if export is not None and leaves(export, root_dir):
         skipped.append(skipped_line(export, root_dir))
         export = None
-    if export is not None and len(pairs) != 1:
+    if export is not None and not single:
         export = None  # a target is one sheet and its export
     root = replies or folder
     chosen, saved = given_filter(folder, filter_path, replies)
@@ -200,7 +216,7 @@ def run_folder(
     def start(pair: SheetPair, key: str, i: int) -> SheetRun | str:
         """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
         try:
-            where = replies_for(pair, root, single=len(pairs) == 1)
+            where = replies_for(pair, root, single=single)
             away = reply_link_leaving(where, replies or root_dir) if where is not None else None
             if away is not None:  # a saved reply linked from elsewhere is never read, copied or printed
                 skipped.append(skipped_line(away, replies or root_dir))
@@ -258,8 +274,11 @@ def run_folder(
     def launch() -> None:
         """Start sheets, in the folder's order, until `window` are in flight or none is left."""
         while waiting and len(runs) < window:
-            i, pair = waiting.popleft()
-            key = str(pair.source)
+            i, raw = waiting.popleft()
+            key, pair = str(raw.source), checked(raw)
+            if pair is None:  # skipped: a line in the report, no row
+                converted[key] = False
+                continue
             started[key] = time.monotonic()
             run = start(pair, key, i)
             if isinstance(run, str):
@@ -355,7 +374,7 @@ def run_folder(
         if written is not None:
             label = written.label
             (out / "filter.lua").write_text(written.source, encoding="utf-8")
-    ordered = [rows[str(p.source)] for p in pairs]
+    ordered = [rows[str(p.source)] for p in pairs if str(p.source) in rows]  # a sheet skipped has none
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
     outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
                             skipped_links=skipped)

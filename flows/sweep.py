@@ -246,7 +246,8 @@ def sweep_flow(
     say(f"backend    {backend_line(live, offline)}")
     if (line := no_model_line(live, offline, "beside each sheet")) is not None:
         say(line)
-    total = sum(len(pair_folder(f, sfx)) for f in folders)  # (links leaving the root are skipped later)
+    paired = {f: pair_folder(f, sfx) for f in folders}  # once per folder: each folder run is handed its pairs
+    total = sum(map(len, paired.values()))  # (links leaving the root are skipped later)
     done = [0]
     outcomes = []
     jobs = []
@@ -272,6 +273,7 @@ def sweep_flow(
         for f, o, kept, r in ([] if pool else jobs):
             try:
                 outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
+                                           pairs_found=paired[f],
                                            accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
                                            in_flight=in_flight))
             except InputError as e:  # its output folder is not ours to write: the other folders go on
