@@ -15,13 +15,12 @@ import commandline.runtime as runtime
 
 runtime.quiet_environment()
 
-import itertools  # noqa: E402
 import os  # noqa: E402
 import queue  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections import deque  # noqa: E402
+from collections.abc import Iterable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect.artifacts import update_progress_artifact  # noqa: E402
@@ -42,7 +41,7 @@ from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import built_row, failed_row  # noqa: E402
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
-from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
@@ -93,7 +92,7 @@ def run_folder(
     bar: Bar | None = None,
     fresh_ocr: bool = False,
     in_flight: int | None = None,
-    pairs_found: list[SheetPair] | None = None,
+    pairs_found: Iterable[SheetPair] | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): ``in_flight`` sheets at
@@ -109,8 +108,11 @@ def run_folder(
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`commandline.terminal.Bar`; default a printed line per sheet);
-    ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the folder already paired
-    (:func:`tasks.convert.pairing.pair_folder`) by the caller, which then pairs it once."""
+    ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the folder's pairs as the
+    caller made them (a list, or a :class:`tasks.convert.pairing.FolderPairs` it counted); by
+    default a ``FolderPairs``: each sheet is paired and checked as it is started, so the first
+    starts after one listing of the folder, whatever its size. ``total`` (default: the sheets
+    counted from their names, exact once all are paired) is the count the lines show."""
     if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
         raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
     if inside(folder, out):  # the manifest above the course would make it "a run's outputs"
@@ -123,7 +125,17 @@ def run_folder(
     root_dir = root or folder
     skipped: list[str] = []
     dropped: set[str] = set()  # sheets whose solutions were skipped: read_inputs looks again and says why
-    pairs = pair_folder(folder, suffixes) if pairs_found is None else pairs_found
+    stream = FolderPairs(folder, suffixes) if pairs_found is None else pairs_found
+    source = iter(stream)
+    pairs: list[SheetPair] = []  # paired so far, in the folder's order
+
+    def paired(i: int) -> SheetPair | None:
+        """The folder's ``i``-th pair, pairing on as far as it; ``None`` past the last."""
+        while len(pairs) <= i:
+            if (nxt := next(source, None)) is None:
+                return None
+            pairs.append(nxt)
+        return pairs[i]
     checks: dict[str, SheetPair | None] = {}
 
     def checked(pair: SheetPair) -> SheetPair | None:
@@ -153,7 +165,10 @@ def run_folder(
 
     # A folder of one sheet reads its replies and export as that sheet's: whether one sheet
     # passes its checks is known from the first two that do, not from checking them all.
-    single = sum(1 for _ in itertools.islice(filter(None, map(checked, pairs)), 2)) == 1
+    passing, i = 0, 0
+    while passing < 2 and (pair := paired(i)) is not None:
+        passing, i = passing + (checked(pair) is not None), i + 1
+    single = passing == 1
     export = find_export(folder)
     if export is not None and leaves(export, root_dir):
         skipped.append(skipped_line(export, root_dir))
@@ -171,7 +186,14 @@ def run_folder(
         found_accepted = None
     accepted = read_accepted(accepted_file or found_accepted)
     done = done if done is not None else [0]
-    total = total if total is not None else len(pairs)
+    given_total = total
+
+    def total_now() -> int:
+        """The count the lines show: the caller's, else the stream's (exact once all are paired)."""
+        n = given_total if given_total is not None else len(stream)
+        if bar is not None and bar.total != n:
+            bar.retotal(n)
+        return n
     rows: dict[str, SheetRow] = {}
     flags_by_sheet: dict[str, list] = {}
     seen: set[str] = set()
@@ -194,12 +216,12 @@ def run_folder(
                 shown = str(pair.source.resolve().relative_to(root_dir.resolve()))
             except ValueError:
                 shown = pair.source.name
-            line = f"[{done[0]}/{total}] {shown}: {what} ({row.seconds:.1f} s)"
+            line = f"[{done[0]}/{total_now()}] {shown}: {what} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
         folder_report.append_row(rows_csv, row)
-        if progress_id is not None and (done[0] == total or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
+        if progress_id is not None and (done[0] == total_now() or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
             shown_at[0] = time.monotonic()  # one request a second at most, and the last
-            update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total, 1))
+            update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total_now(), 1))
 
     # 1. How each sheet is started and read; the first sheet's markdown decides the filter.
     media = Path(tempfile.mkdtemp(prefix="sheet2lambda-folder-"))
@@ -213,7 +235,7 @@ def run_folder(
     first_of: dict[str, str] = {}  # a fallback format's source → the sheet's key
     fell_back: dict[str, str] = {}  # the sheet's key → why its preferred format was not used
 
-    def start(pair: SheetPair, key: str, i: int) -> SheetRun | str:
+    def start(pair: SheetPair, key: str, i: int | str) -> SheetRun | str:
         """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
         try:
             where = replies_for(pair, root, single=single)
@@ -251,7 +273,7 @@ def run_folder(
             nxt = SheetPair(alt, sol, pair.lone, pair.alternates[1:])
             first_of[str(alt)] = key
             fell_back[key] = f"{Path(key).name} could not be converted ({error.split(': ', 1)[-1]}); read {alt.name}"
-            run = start(nxt, key, len(pairs) + len(first_of))
+            run = start(nxt, key, f"alt{len(first_of)}")
             if not isinstance(run, str):
                 return nxt, run
             pair, error = nxt, run
@@ -265,16 +287,15 @@ def run_folder(
     # filter writer's cache holds) → settled → answer boxes, set, report → outputs; its row
     # is appended to report.csv as it ends.
     events: queue.Queue[tuple[str, str]] = queue.Queue()
-    order = [str(p.source) for p in pairs]
     converted: dict[str, bool] = {}
     waiting_for_filter: list[str] = []
-    waiting = deque(enumerate(pairs))
+    launched = [0]  # pairs started so far
     window = sheets_in_flight(spec is not None, in_flight)
 
     def launch() -> None:
         """Start sheets, in the folder's order, until `window` are in flight or none is left."""
-        while waiting and len(runs) < window:
-            i, raw = waiting.popleft()
+        while len(runs) < window and (raw := paired(launched[0])) is not None:
+            i, launched[0] = launched[0], launched[0] + 1
             key, pair = str(raw.source), checked(raw)
             if pair is None:  # skipped: a line in the report, no row
                 converted[key] = False
@@ -318,7 +339,9 @@ def run_folder(
                 if own_library:
                     pass  # no filter given, saved or written: each sheet takes its own library filter
                 elif chosen is None and filter_f is None:
-                    first = first_converted(order, converted)
+                    first = first_converted((str(p.source) for p in pairs), converted)
+                    if first == "" and paired(len(pairs)) is not None:
+                        first = None  # a sheet not yet started may convert: wait for it
                     if first is None:
                         continue  # an earlier sheet's markdown decides the filter: wait for it
                     if first:
