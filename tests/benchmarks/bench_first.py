@@ -11,8 +11,11 @@ folder with its own ``PREFECT_HOME`` and kept server (removed at the end). For e
    pass over the folder left before the first sheet starts (seconds, and milliseconds a sheet);
 2. **first sheet**: ``python -m flows.folder DIR --backend none`` in a process of its own, stopped
    (Ctrl-C, as a user would) once ``--sheets`` sheets are done: the seconds from the run's first
-   line (``backend``: the flow's body begun) to the ``[1/N]`` line, and from the command's start
-   (which adds Python's and Prefect's imports and the flow run's creation, the same at any size).
+   line (``backend``: the flow's body begun) to the ``[1/N]`` line (done), less the sheet's own
+   seconds that line gives (started: what the run did before it, the part that could grow with
+   the folder), and from the command's start (which adds Python's and Prefect's imports and the
+   flow run's creation, the same at any size). On a loaded machine the sheet's own seconds
+   follow the load: read the started column.
 
 The load average is printed beside every figure (the machine is shared).
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -45,6 +49,8 @@ def first_sheets(folder: Path, out: Path, env: dict, sheets: int) -> dict:
                 seen["backend"] = time.monotonic() - t0
             if line.startswith("[1/"):
                 seen["first"] = time.monotonic() - t0
+                own = re.search(r"\((\d+(?:\.\d+)?) s\)$", line.strip())  # the sheet's own seconds
+                seen["own"] = float(own.group(1)) if own else float("nan")
             if line.startswith(f"[{sheets}/"):
                 seen["last"] = time.monotonic() - t0
                 break
@@ -90,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             pairing = time.monotonic() - t
             r = first_sheets(folder, tmp / f"out{n}", env, args.sheets)
             into = r["first"] - r["backend"] if "first" in r and "backend" in r else float("nan")
-            rows.append((n, into))
+            rows.append((n, into, into - r.get("own", float("nan"))))
             print(f"  folder of {n:>6} sheets: pairing {pairing:.2f} s ({1000 * pairing / n:.2f} ms a sheet, {paired} "
-                  f"pairs); first sheet done {into:.1f} s into the run ({r.get('first', float('nan')):.1f} s after the "
+                  f"pairs); first sheet started {rows[-1][2]:.1f} s and done {into:.1f} s into the run ({r.get('first', float('nan')):.1f} s after the "
                   f"command started), {args.sheets} done at {r.get('last', float('nan')):.1f} s ({r['load']})", flush=True)
             shutil.rmtree(folder, ignore_errors=True)
             shutil.rmtree(tmp / f"out{n}", ignore_errors=True)
@@ -100,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         print("stopped", flush=True)
     finally:
         if rows:
-            print("first sheet done, seconds into the run: " + ", ".join(f"{n} sheets {s:.1f}" for n, s in rows)
-                  + f" [seconds, whatever the size]; {load()}")
+            print("first sheet started / done, seconds into the run: "
+                  + ", ".join(f"{n} sheets {b:.1f} / {s:.1f}" for n, s, b in rows) + f" [seconds, whatever the size]; {load()}")
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
