@@ -108,11 +108,9 @@ def run_folder(
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`commandline.terminal.Bar`; default a printed line per sheet);
-    ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the folder's pairs as the
-    caller made them (a list, or a :class:`tasks.convert.pairing.FolderPairs` it counted); by
-    default a ``FolderPairs``: each sheet is paired and checked as it is started, so the first
-    starts after one listing of the folder, whatever its size. ``total`` (default: the sheets
-    counted from their names, exact once all are paired) is the count the lines show."""
+    ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the caller's pairs (default
+    :class:`tasks.convert.pairing.FolderPairs`: each sheet paired, and checked, as it is started,
+    so the first starts after one listing of the folder); ``total`` defaults to their count."""
     if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
         raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
     if inside(folder, out):  # the manifest above the course would make it "a run's outputs"
@@ -131,20 +129,15 @@ def run_folder(
 
     def paired(i: int) -> SheetPair | None:
         """The folder's ``i``-th pair, pairing on as far as it; ``None`` past the last."""
-        while len(pairs) <= i:
-            if (nxt := next(source, None)) is None:
-                return None
+        while len(pairs) <= i and (nxt := next(source, None)) is not None:
             pairs.append(nxt)
-        return pairs[i]
+        return pairs[i] if i < len(pairs) else None
     checks: dict[str, SheetPair | None] = {}
 
     def checked(pair: SheetPair) -> SheetPair | None:
-        """The pair as the run reads it, checked as it is started, not all before the first
-        (the folder's order kept; each checked once): ``None`` for a sheet skipped (a name not
-        UTF-8, a link leaving the root; a line in ``skipped``), its solutions dropped when they
-        are skipped."""
-        key = str(pair.source)
-        if key in checks:
+        """The pair as the run reads it, checked once, as it is started: ``None`` when skipped
+        (a name not UTF-8, a link leaving the root: a line in ``skipped``)."""
+        if (key := str(pair.source)) in checks:
             return checks[key]
         checks[key] = None
         if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
