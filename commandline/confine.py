@@ -62,7 +62,13 @@ def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | 
     """Refuse a run any of whose ``paths`` (parameter name -> path, already joined to
     ``base``, so a ``base`` moved out shows in them; ``None`` skipped) resolves outside a root of :func:`deployment_roots` (or
     ``roots``): :class:`InputError` naming the parameter and the root. Links are followed."""
-    roots = deployment_roots() if roots is None else roots
+    if roots is None:
+        roots = deployment_roots()
+        if roots and _deployment_id():  # a deployment's run says, once, what root it got
+            from commandline.logs import say
+
+            say(f"root       {', '.join(str(r) for r in roots)}: every path of this run stays inside it "
+                "(fixed when the deployment was made)")
     if not roots:
         return
     named = dict(paths)  # each already joined to base: a base moved out shows in the paths it resolves

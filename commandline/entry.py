@@ -107,5 +107,13 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
                 return body(args)
             except KeyboardInterrupt:
                 return stop(what)
+            except Exception as e:  # the Prefect API answered an error: one line, never its body
+                from commandline.reach import server_refusal
+
+                line = server_refusal(e)
+                if line is None:
+                    raise
+                print(line, file=sys.stderr)
+                return 1
     finally:
         runtime.STARTUP.pop("command", None)  # a later flow run in this process (a test's) is not this command

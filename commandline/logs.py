@@ -84,22 +84,31 @@ def say(*lines: str, err: bool = False, level: int = logging.INFO, echo: bool = 
 
 
 class InputErrorsOffConsole(logging.Filter):
-    """Drops, from a console handler, Prefect's task-run records of a task that failed
-    with :class:`tasks.errors.InputError` (its "Task run failed with exception" record and
-    traceback, and its "Finished in state Failed" line): such a failure is the user's input
-    (``--out`` taken by another run, a file that cannot be read), which the command says in
-    one line; it is no crash. The records still reach the run's log in the API (Prefect's
-    ``api`` handler on ``prefect.task_runs`` is not filtered)."""
+    """Drops, from a console handler, Prefect's task-run records of a task that failed with
+    :class:`tasks.errors.InputError`, and its task-run and flow-run records of one that failed
+    with an ``OSError`` of the machine's refusal (:data:`tasks.errors.SYSTEM_ERRNOS`: a file-size limit, a full or read-only disk,
+    too many open files): its "… failed with exception" record and traceback, its "Finished in
+    state Failed" line, and the "Finished in state NotReady" lines of the stages that waited on
+    it. Such a failure is the user's input or the machine's limit (``--out`` taken by another
+    run, ``prlimit --fsize``), which the command says in one line; it is no crash. The records
+    still reach the run's log in the API (Prefect's ``api`` handler is not filtered)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from tasks.errors import InputError
+        from tasks.errors import SYSTEM_ERRNOS, InputError, system_problem
 
-        if not record.name.startswith("prefect.task_runs"):
+        task = record.name.startswith("prefect.task_runs")
+        if not task and not record.name.startswith("prefect.flow_runs"):
             return True
-        if record.exc_info and isinstance(record.exc_info[1], InputError):
+        exc = record.exc_info[1] if record.exc_info else None
+        if system_problem(exc) or (task and isinstance(exc, InputError)):  # a flow's InputError is no task's
             return False
         message = record.getMessage()
-        return not (message.startswith("Finished in state Failed(") and f" {InputError.__name__}: " in message)
+        if task and message.startswith("Finished in state NotReady("):
+            return False
+        if not message.startswith(("Finished in state Failed(", "Encountered exception during execution")):
+            return True
+        return not ((task and f" {InputError.__name__}: " in message)
+                    or any(f"OSError: [Errno {n}]" in message or f"OSError({n}," in message for n in SYSTEM_ERRNOS))
 
 
 def quiet_input_errors() -> None:

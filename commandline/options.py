@@ -21,7 +21,8 @@ from pathlib import Path
 
 from commandline.later import BACKENDS, MODEL_HELP, compare_options, review_options
 from commandline.out_paths import (
-    OUTPUT_MANIFEST, default_folder_out, holds_outputs, inside, out_above, out_apart, out_inside)
+    OUTPUT_MANIFEST, default_folder_out, holds_outputs, inside, out_above, out_apart, out_inside, out_over_inputs)
+from commandline.sheet_checks import text_problem
 
 DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
 """Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
@@ -199,27 +200,6 @@ def shown_name(path: str | Path) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-TEXT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".tex"}
-"""Sheets read as text: checked for UTF-8 and for text before Prefect starts."""
-
-
-def _text_problem(path: Path) -> str | None:
-    """What is wrong with a text sheet at ``path`` that its conversion would refuse anyway
-    (the same words as :func:`tasks.convert.markdown` uses): not UTF-8, or only blank space;
-    ``None`` when neither (or it cannot be read here: the run says why)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return f"not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8"
-    if not text.removeprefix("\ufeff").strip():
-        return "empty file (only blank space)"
-    return None
-
-
 def under_root(root: str, path: str, base: str | None = None) -> str:
     """A sweep's folder argument ``path`` as the folder meant: ``ROOT/path`` when that is a
     folder (folder arguments are under ROOT), else ``path`` itself (absolute, or relative to
@@ -242,8 +222,8 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{path}: is a folder, not a {what}")
         elif p.stat().st_size == 0:
             out.append(f"{path}: empty file")
-        elif p.suffix.lower() in TEXT_SUFFIXES:
-            problem = _text_problem(p)
+        elif what in ("document", "solutions document"):
+            problem = text_problem(p)
             if problem:
                 out.append(f"{path}: {problem}")
 
@@ -271,6 +251,11 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         if isinstance(form, str):
             out.append(f"--dask-address {value}: not a Dask scheduler address ({form}); give tcp://HOST:PORT, "
                        "e.g. tcp://10.0.0.5:8786")
+
+    def need_apart(target, folders: dict, files: dict, equal_ok: tuple[str, ...] = ()) -> None:
+        problem = None if out else out_over_inputs(target, folders, files, equal_ok)
+        if problem:
+            out.append(f"{target}: {problem}")
 
     def need_in_flight(n: int | None) -> None:
         if n is not None and n < 1:
@@ -302,6 +287,9 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{args.export}: no such export")
         need_out(args.out)
         need_dir(args.tex_root, "--tex-root folder")
+        need_apart(args.out or str(Path("out") / Path(args.source).stem),
+                   {"--replies": args.replies, "--export": args.export},
+                   {"--filter": args.filter, "--export": args.export, "--solutions": args.solutions})
         if args.tries < 1:
             out.append(f"--tries {args.tries}: must be at least 1")
     elif command == "folder":
@@ -315,6 +303,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             if not out_apart(target, args.folder):
                 why = out_inside if inside(target, args.folder) else out_above
                 out.append(f"{target}: " + why(args.out is not None, args.folder, "the folder it reads"))
+            need_apart(target, {"--replies": args.replies}, {"--filter": args.filter}, equal_ok=("--replies",))
         if args.max_concurrency < 1:
             out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
         need_in_flight(args.sheets_in_flight)
@@ -354,6 +343,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             if not out_apart(target, args.root):
                 why = out_inside if inside(target, args.root) else out_above
                 out.append(f"{target}: " + why(args.out is not None, args.root, "the corpus ROOT"))
+            need_apart(target, {}, {"--baseline": args.baseline})
         need_in_flight(args.sheets_in_flight)
         need_dask(args.dask_address)
         need_server("--pool", args.pool)

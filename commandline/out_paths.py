@@ -52,3 +52,32 @@ def out_apart(out: str | Path, read: str | Path) -> bool:
     and a later folder or sweep run there would take the whole course for a previous run's
     outputs and refuse it."""
     return not inside(out, read) and not inside(read, out)
+
+
+def out_over_inputs(out: str | Path, folders: dict[str, str | Path | None],
+                    files: dict[str, str | Path | None] | None = None, equal_ok: tuple[str, ...] = ()) -> str | None:
+    """The problem (after ``<out>: ``) of an output folder that is, or lies inside, a folder the
+    run reads (``folders``: option -> folder, e.g. ``{"--replies": …}``; an option in
+    ``equal_ok`` may be ``out`` itself: a folder run's ``--replies`` is a previous ``--out``), or
+    that is the folder of a file it reads (``files``: ``--filter``, an ``--export`` zip, a
+    sweep's ``--baseline``): its outputs would be written among, or over, what it reads. An
+    output folder above them is no problem here (``--replies out/x/replies --out out/x`` repeats
+    a run). ``None`` when apart (``None`` entries and folders that are not there are skipped)."""
+    target = Path(out).resolve()
+    for option, folder in folders.items():
+        if folder is None or not Path(folder).is_dir():
+            continue
+        real = Path(folder).resolve()
+        if target == real and option not in equal_ok:
+            return (f"--out is the folder {option} names ({folder}): the run would write its outputs over what it "
+                    "reads: choose another --out")
+        if real in target.parents:
+            return (f"--out is inside the folder {option} names ({folder}): the run would write its outputs among "
+                    "what it reads: choose another --out")
+    for option, file in (files or {}).items():
+        if file is None or not Path(file).exists() or Path(file).is_dir():
+            continue
+        if Path(file).resolve().parent == target:
+            return (f"--out is the folder of {option} {file}: the run would write its outputs beside what it reads: "
+                    "choose another --out")
+    return None

@@ -95,21 +95,98 @@ def _why(error: BaseException, timeout: float) -> str:
     return getattr(error, "strerror", None) or str(error) or type(error).__name__
 
 
-def _request(url: str, body: dict | None, timeout: float):
-    """GET ``url`` (or POST ``body`` as JSON); the response (closed), or raises
-    ``urllib.error.HTTPError`` (the server answered) or ``OSError`` (it did not)."""
+PREFECT_CLOUD = "https://api.prefect.cloud/"
+"""Prefect Cloud's API (``PREFECT_CLOUD_API_URL``'s default), which Prefect's client never asks
+for its version."""
+
+MAX_ANSWER_BYTES = 64 << 10
+"""Most of an answer read here (a Prefect API's ``/health`` is ``true``, its version a few
+bytes): a server that answers a megabyte of anything is not read whole."""
+
+
+def _auth_headers() -> dict[str, str]:
+    """The credentials Prefect's client would send (``PREFECT_API_AUTH_STRING`` as basic auth,
+    else ``PREFECT_API_KEY`` as a bearer token: ``prefect.client.orchestration``)."""
+    import base64
+
+    auth, key = os.environ.get("PREFECT_API_AUTH_STRING"), os.environ.get("PREFECT_API_KEY")
+    if auth:
+        return {"Authorization": "Basic " + base64.b64encode(auth.encode("utf-8")).decode("ascii")}
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def _request(url: str, body: dict | None, timeout: float, headers: dict[str, str] | None = None):
+    """GET ``url`` (or POST ``body`` as JSON); ``(status, at most MAX_ANSWER_BYTES of the body,
+    the response's headers)``, or raises ``urllib.error.HTTPError`` (the server answered with an
+    error; never read here) or ``OSError`` (it did not answer)."""
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"} if data else {})
+    req = urllib.request.Request(url, data=data, headers={**(headers or {}),
+                                                          **({"Content-Type": "application/json"} if data else {})})
     with urllib.request.urlopen(req, timeout=timeout) as r:
-        return r.status, r.read()
+        return r.status, r.read(MAX_ANSWER_BYTES), r.headers
+
+
+def who_answered(headers) -> str:
+    """A few printable words for what answered: its ``Server`` header (at most 60 characters,
+    control characters dropped) and content type, never its body (an error page may echo a
+    token, and may be megabytes)."""
+    def clean(value) -> str:
+        text = "".join(c for c in str(value or "") if c.isprintable())
+        return text[:57] + "..." if len(text) > 60 else text
+
+    server = clean(headers.get("Server") if headers is not None else None)
+    kind = clean(headers.get("Content-Type") if headers is not None else None)
+    return ", ".join(x for x in (f"Server: {server}" if server else "no Server header",
+                                 f"Content-Type: {kind}" if kind else "") if x)
+
+
+def _not_prefect(url: str, why: str) -> str:
+    return (f"PREFECT_API_URL {url}: what answers there is not a Prefect API ({why}); point PREFECT_API_URL at "
+            "Prefect's (`sheet2lambda server start` prints the kept server's), or unset it")
+
+
+def _prefect_identity(url: str, timeout: float) -> str | None:
+    """One line when the server at ``url`` that answered its ``/health`` is not a Prefect API,
+    or refuses this command's credentials: Prefect's ``/health`` answers ``true`` and its
+    ``/admin/version`` (the client's first call, with the credentials it would send) a version
+    string. An error body is never printed (:func:`who_answered`)."""
+    base = url.rstrip("/")
+    try:
+        _, body, headers = _request(base + "/health", None, timeout)
+    except urllib.error.HTTPError:
+        headers, body = None, None  # asks for a key: the version call below says whether ours is taken
+    except (OSError, ValueError):
+        return None  # answered a moment ago; the run finds out
+    if body is not None and body.strip() != b"true":
+        return _not_prefect(url, f"its /health answered {len(body):,} bytes that are not `true`; "
+                                 + who_answered(headers))
+    try:
+        _, body, headers = _request(base + "/admin/version", None, timeout, _auth_headers())
+    except urllib.error.HTTPError as e:
+        if e.code in (401, 403):
+            given = ("PREFECT_API_AUTH_STRING" if os.environ.get("PREFECT_API_AUTH_STRING")
+                     else "PREFECT_API_KEY" if os.environ.get("PREFECT_API_KEY") else "no credentials")
+            return (f"PREFECT_API_URL {url}: the server refuses this command (HTTP {e.code} for /admin/version, "
+                    f"{given} sent); set PREFECT_API_AUTH_STRING to its password (the kept server's is the line of "
+                    "$PREFECT_HOME/sheet2lambda-auth), or unset PREFECT_API_URL")
+        return _not_prefect(url, f"HTTP {e.code} for /admin/version; {who_answered(e.headers)}")
+    except (OSError, ValueError):
+        return None
+    try:
+        version = json.loads(body)
+    except ValueError:
+        version = None
+    if not isinstance(version, str) or not version[:1].isdigit():
+        return _not_prefect(url, "its /admin/version is not a version; " + who_answered(headers))
+    return None
 
 
 def api_problem(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
     """One line when the Prefect API at ``url`` (``PREFECT_API_URL``) is not an http(s)
     address, or does not answer its ``/health`` within ``timeout`` seconds, or answers it
     with an HTTP error other than 401/403 (a proxy's 404 for a host it cannot reach, a web
-    server that is not Prefect's); ``None`` when it answers, or asks for a key (Prefect Cloud
-    without one: the run says what is wrong)."""
+    server that is not Prefect's), or is not Prefect's or refuses the credentials this command
+    would send (:func:`_prefect_identity`); ``None`` when a Prefect API answers."""
     key = ("api", url)
     if key in _checked:
         return _checked[key]
@@ -126,6 +203,8 @@ def api_problem(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
         except (OSError, ValueError) as e:
             line = (f"PREFECT_API_URL {url}: the Prefect API there does not answer ({_why(e, timeout)}); start that "
                     "server, or unset PREFECT_API_URL")
+        if line is None and not url.startswith(PREFECT_CLOUD):  # Cloud answers no /admin/version
+            line = _prefect_identity(url, timeout)
     _checked[key] = line
     return line
 
@@ -137,7 +216,7 @@ def pool_problem(url: str, pool: str, timeout: float = CONNECT_TIMEOUT) -> str |
     than 404 or a list: the run finds out)."""
     base = url.rstrip("/")
     try:
-        _request(f"{base}/work_pools/{urllib.parse.quote(pool, safe='')}", None, timeout)
+        _request(f"{base}/work_pools/{urllib.parse.quote(pool, safe='')}", None, timeout, _auth_headers())
     except urllib.error.HTTPError as e:
         if e.code == 404:
             return f"--pool {pool}: no such work pool on the Prefect server at {url} (create it: prefect work-pool " \
@@ -146,9 +225,9 @@ def pool_problem(url: str, pool: str, timeout: float = CONNECT_TIMEOUT) -> str |
     except (OSError, ValueError):
         return None
     try:
-        _, body = _request(f"{base}/deployments/filter", {"flows": {"name": {"any_": ["folder"]}},
-                                                           "work_pools": {"name": {"any_": [pool]}}, "limit": 1},
-                           timeout)
+        _, body, _ = _request(f"{base}/deployments/filter", {"flows": {"name": {"any_": ["folder"]}},
+                                                              "work_pools": {"name": {"any_": [pool]}}, "limit": 1},
+                              timeout, _auth_headers())
         found = json.loads(body)
     except (OSError, ValueError):
         return None
@@ -177,3 +256,26 @@ def server_problems(command: str, args) -> list[str]:
         if _checked[key]:
             return [_checked[key]]
     return []
+
+
+def server_refusal(error: BaseException) -> str | None:
+    """One bounded line for an HTTP error answer of the Prefect API that stopped a command
+    (``PrefectHTTPStatusError``, ``httpx.HTTPStatusError``, found along ``error``'s causes): the
+    server, the status and the path asked, never the answer's body (an error page may echo a
+    token, and may be megabytes), and what to do; ``None`` for any other error."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        response, request = getattr(error, "response", None), getattr(error, "request", None)
+        code = getattr(response, "status_code", None)
+        url = getattr(request, "url", None) or getattr(response, "url", None)
+        if isinstance(code, int) and url is not None:
+            parts = urllib.parse.urlsplit(str(url))
+            where = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}"
+            path = "".join(c for c in parts.path if c.isprintable())[:80]
+            what = ("it refuses this command's credentials: set PREFECT_API_AUTH_STRING to its password (the kept "
+                    "server's is the line of $PREFECT_HOME/sheet2lambda-auth), or unset PREFECT_API_URL"
+                    if code in (401, 403) else "see that server's log, or unset PREFECT_API_URL")
+            return f"the Prefect server at {where} answered HTTP {code} for {path} (its answer not shown); {what}"
+        error = error.__cause__ or error.__context__
+    return None

@@ -168,11 +168,13 @@ def state_file() -> Path:
 
 
 def healthy(url: str, timeout: float = 0.5) -> bool:
-    """Whether the Prefect API at ``url`` (``http://HOST:PORT/api``) answers its health check."""
+    """Whether the Prefect API at ``url`` (``http://HOST:PORT/api``) answers its health check as
+    Prefect does (``true``): another server that took the port answers something else, and is
+    never taken for the kept one (:func:`running` then starts one on a free port)."""
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=timeout) as r:
-            return r.status == 200
-    except OSError:
+            return r.status == 200 and r.read(64).strip() == b"true"
+    except (OSError, ValueError):
         return False
 
 

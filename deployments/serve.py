@@ -62,8 +62,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    "(default: no gate)")
     p.add_argument("--paused", action="store_true", help="create the sweep's schedule paused")
     p.add_argument("--root", default=None, help="the folder every path of a deployed run must stay inside, fixed "
-                   "in the deployments (default: the folder holding both --base and --corpus)")
+                   "in the deployments (default: --base itself, which must then hold --corpus)")
     return p.parse_args(argv)
+
+
+def deployment_root(args: argparse.Namespace) -> str:
+    """The root every path of a served run stays inside: ``--root`` as named, else ``--base``
+    itself (the corpus lies inside it; never a folder above the one named). Raises
+    ``ValueError`` (one line) when the corpus, or ``--base``, lies outside that root: a root
+    wider than asked is never chosen silently (name it with ``--root``)."""
+    base = Path(args.base).resolve()
+    root = Path(args.root).resolve() if args.root else base
+    corpus = (base / args.corpus).resolve()
+    if not base.is_relative_to(root):
+        raise ValueError(f"--base {args.base} is outside --root {args.root}: every run's paths resolve against "
+                         "--base, so name a --root holding it")
+    if not corpus.is_relative_to(root):
+        which = f"--root {args.root}" if args.root else f"--base {args.base}"
+        raise ValueError(f"--corpus {args.corpus} ({corpus}) is outside {which}: a deployment's root is the folder you "
+                         "name; give --root the folder holding both (it is the only one runs may read and write in)")
+    return str(root)
 
 
 def deployments(args: argparse.Namespace) -> list:
@@ -77,8 +95,7 @@ def deployments(args: argparse.Namespace) -> list:
 
     base = str(Path(args.base).resolve())
     module = EntrypointType.MODULE_PATH  # found from any working folder: the project is installed
-    root = str(Path(args.root).resolve()) if args.root else os.path.commonpath(
-        [base, str((Path(base) / args.corpus).resolve())])
+    root = deployment_root(args)
     os.environ[ROOT_VARIABLE] = root  # every run is a subprocess of this one: its root (commandline.confine)
     return [
         document_flow.to_deployment(
@@ -115,9 +132,20 @@ def main(argv: list[str] | None = None) -> int:
     if not corpus.is_dir():
         print(f"sweep/served: {corpus}: no such folder yet; its scheduled runs fail until it holds your courses "
               "(--corpus DIR names another)", file=sys.stderr)
+    try:
+        root = deployment_root(args)
+    except ValueError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    from commandline.reach import api_problem
     from commandline.server import connect
 
     connect()
+    problem = api_problem(os.environ["PREFECT_API_URL"]) if os.environ.get("PREFECT_API_URL") else None
+    if problem:  # a server that is not Prefect's, or refuses us: one line, not Prefect's traceback
+        print(problem, file=sys.stderr)
+        return 1
+    print(f"root       {root}: every path of a run from these deployments stays inside it (--root names another)")
     runtime.quiet_environment({"PREFECT_LOGGING_LEVEL": "INFO"})
     from prefect import serve
 

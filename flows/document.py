@@ -47,7 +47,7 @@ from schemas.report import RunInfo  # noqa: E402
 from schemas.routes import RouteResult  # noqa: E402
 from tasks.check.report import offline_refusals, summary_lines  # noqa: E402
 from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
-from tasks.errors import InputError  # noqa: E402
+from tasks.errors import InputError, system_problem  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.pages.ask import batch_size  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
@@ -59,6 +59,7 @@ from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa:
 from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
 from commandline.options import parser, resolve  # noqa: E402
+from commandline.out_paths import out_over_inputs  # noqa: E402
 
 quiet_deliberate_ends()  # a run that fails on purpose: its line, no traceback, in the run's log (commandline/ends.py)
 
@@ -145,6 +146,10 @@ def document_flow(
     try:
         check_set_name(set_name, "--name" if name else str(inputs.source))
         check_apart(out_dir, inputs.source, inputs.solutions)
+        overlap = out_over_inputs(out_dir, {"--replies": replies, "--export": export},
+                                  {"--filter": filter, "--export": export})
+        if overlap:  # its outputs over the saved replies, or beside the filter or export it reads
+            raise InputError(str(out_dir), overlap)
         check_out(out_dir, OUTPUT_NAMES | {set_name, f"{set_name}.zip"}, str(inputs.source))
     except InputError as e:
         return failed(str(e))
@@ -229,6 +234,9 @@ def failure_line(run: SheetRun) -> str:
             err = state.result(raise_on_failure=False)
             if isinstance(err, InputError):
                 return str(err)
+            if system_problem(err):  # a file-size limit, a full disk: one line, --out untouched
+                return (f"{run.inputs.source}: {name} failed: {system_problem(err, 'a temporary file')}; "
+                        f"nothing in {run.out} was replaced")
             text = str(err).splitlines()[0] if str(err) else ""
             return f"{run.inputs.source}: {name} failed: {type(err).__name__}: {text}"
     return f"{run.inputs.source}: the run did not finish"
@@ -334,7 +342,11 @@ def _main(args: argparse.Namespace) -> int:
     flow_seconds = time.monotonic() - t_flow
     outcome = state.result(raise_on_failure=False) if state.is_completed() else None
     if not state.is_completed():
-        print(state.message or "the run failed", file=sys.stderr)
+        try:  # a crash by a file-size limit or a full disk: one line
+            err = state.result(raise_on_failure=False)
+        except Exception as e:
+            err = e
+        print(system_problem(err) or state.message or "the run failed", file=sys.stderr)
         return 1
     if args.verbose:
         print(*fit_lines(runtime.startup_line(flow_seconds), width()), sep="\n")

@@ -28,7 +28,8 @@ from prefect.artifacts import update_progress_artifact  # noqa: E402
 from commandline.logs import say  # noqa: E402
 from commandline.runners import release  # noqa: E402
 from commandline.options import shown_name, utf8_name  # noqa: E402
-from commandline.out_paths import OUTPUT_MANIFEST, holds_outputs, inside, out_above, out_inside  # noqa: E402
+from commandline.out_paths import (  # noqa: E402
+    OUTPUT_MANIFEST, holds_outputs, inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, counted  # noqa: E402
 from flows.dag import (  # noqa: E402
     SheetRun, as_input, first_converted, fresh_stages, next_event, submit_markdown, submit_rest, submit_route_a,
@@ -118,6 +119,9 @@ def run_folder(
     if holds_outputs(folder):
         raise InputError(str(folder), f"holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the "
                                       "folder of sheets")
+    overlap = out_over_inputs(out, {"--replies": replies}, {"--filter": filter_path}, equal_ok=("--replies",))
+    if overlap:  # its outputs among the saved replies or beside the filter it reads
+        raise InputError(str(out), overlap)
     out.mkdir(parents=True, exist_ok=True)
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder

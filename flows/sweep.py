@@ -50,12 +50,12 @@ from tasks.check.folder_report import write_run_json  # noqa: E402
 from commandline.logs import say  # noqa: E402
 from commandline.options import parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
 from commandline.out_paths import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside)
+    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
-from tasks.errors import InputError  # noqa: E402
+from tasks.errors import InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -225,6 +225,9 @@ def sweep_flow(
         raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
     if lies_inside(base_dir, out_dir):
         raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
+    overlap = out_over_inputs(out_dir, {}, {"--baseline": baseline})
+    if overlap:  # its folders' outputs among the baseline's accepted.txt files
+        raise InputError(str(out_dir), overlap)
     for f in paths or []:
         if not Path(f).is_dir():
             raise InputError(f, f"no such folder under {root}")
@@ -353,7 +356,7 @@ def _main(args) -> int:
     try:
         outcomes = state.result()
     except Exception as e:
-        print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
+        print(system_problem(e) or (str(e).splitlines()[0] if str(e) else type(e).__name__), file=sys.stderr)
         return 1
     rows = [r for o in outcomes for r in o.rows]
     return 0 if all(r.outcome == "built" for r in rows) else 2

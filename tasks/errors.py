@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class InputError(Exception):
     """Bad input: printed as ``<file>: <problem>`` on stderr, exit status 1.
@@ -28,3 +30,56 @@ class FilterError(Exception):
         self.reason = reason
         self.stopped_by = stopped_by
         super().__init__(reason)
+
+
+SYSTEM_ERRNOS = {
+    errno.EFBIG: "a file-size limit was reached (ulimit -f, prlimit --fsize)",
+    errno.ENOSPC: "no space left on the file system",
+    errno.EDQUOT: "the disk quota is spent",
+    errno.EROFS: "the file system is read-only",
+    errno.EMFILE: "too many open files (ulimit -n)",
+    errno.ENFILE: "too many open files on the machine",
+}
+"""The ``OSError`` numbers that say the machine refused a read or write (a limit, a full or
+read-only disk), not that the input is wrong: each is one line (:func:`system_problem`), never
+a traceback (errno(3), Linux's ``errno.h``)."""
+
+
+def _named(err: OSError) -> str | None:
+    """The file an ``OSError`` names, in one bounded line (``None`` when it names none)."""
+    name = err.filename
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "backslashreplace")
+    return " ".join(str(name).split())[:300] if isinstance(name, str) and name else None
+
+
+def _refused(err: OSError) -> str:
+    return f"cannot be written or read: {SYSTEM_ERRNOS[err.errno]} ({errno.errorcode[err.errno]})"
+
+
+def system_problem(err: BaseException, where: str | None = None) -> str | None:
+    """One line for an ``OSError`` of :data:`SYSTEM_ERRNOS` — the file it names (else
+    ``where``, else "a file") and what the machine refused — or ``None`` for any other error."""
+    if not isinstance(err, OSError) or err.errno not in SYSTEM_ERRNOS:
+        return None
+    return f"{_named(err) or where or 'a file'}: {_refused(err)}"
+
+
+def system_error(err: OSError, where: str | None = None) -> InputError:
+    """:func:`system_problem` as an :class:`InputError` (its file ``err``'s own, else ``where``:
+    the folder being written), for code that turns such an ``OSError`` into the command's one
+    line; ``err`` must be one of :data:`SYSTEM_ERRNOS`."""
+    return InputError(_named(err) or where or "a file", _refused(err))
+
+
+def write_text(path, text: str) -> None:
+    """``Path(path).write_text(text)`` in UTF-8, its ``OSError`` naming ``path`` (Python's own
+    names no file when the write itself fails: EFBIG, ENOSPC)."""
+    from pathlib import Path
+
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        if e.filename is None:
+            raise type(e)(e.errno, e.strerror, str(path)) from None
+        raise

@@ -266,8 +266,9 @@ def pooled(served):
     # The root every run must stay inside is fixed when deploying (prefect.yaml's job variables):
     # this module's runs name folders under tmp, so it is deployed with tmp's parent as its root.
     yaml = (ROOT / "deployments" / "prefect.yaml").read_text(encoding="utf-8")
-    assert '"{{ $PWD }}/.."' in yaml
-    (tmp / "prefect.yaml").write_text(yaml.replace('"{{ $PWD }}/.."', f'"{tmp.parent}"'), encoding="utf-8")
+    assert 'SHEET2LAMBDA_ROOT: "{{ $PWD }}"' in yaml  # the folder deployed from, never one above it
+    (tmp / "prefect.yaml").write_text(yaml.replace('SHEET2LAMBDA_ROOT: "{{ $PWD }}"', f'SHEET2LAMBDA_ROOT: "{tmp.parent}"'),
+                                      encoding="utf-8")
     proc = subprocess.run([PREFECT, "--no-prompt", "deploy", "--all", "--prefect-file", str(tmp / "prefect.yaml")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

@@ -142,7 +142,7 @@ def _closed_port() -> int:
 
 
 class _FakeAPI(http.server.BaseHTTPRequestHandler):
-    """A Prefect API's health, one work pool ``known`` and its deployments (none)."""
+    """A Prefect API's health and version, one work pool ``known`` and its deployments (none)."""
 
     def _send(self, code: int, body) -> None:
         data = json.dumps(body).encode()
@@ -154,6 +154,8 @@ class _FakeAPI(http.server.BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 - http.server's name
         if self.path == "/api/health":
             self._send(200, True)
+        elif self.path == "/api/admin/version":  # what a command asks to know the API is Prefect's
+            self._send(200, "3.9.1")
         elif self.path == "/api/work_pools/known":
             self._send(200, {"name": "known"})
         else:

@@ -102,6 +102,15 @@ def clean_env(home: str | None = None) -> dict[str, str]:
     return env
 
 
+def _within(which: int, value: int) -> int:
+    """``value`` for the limit ``which`` (``resource.RLIMIT_*``), lowered to this process's hard
+    limit when that is lower: a limit cannot be raised past it (``prlimit`` then fails with
+    EPERM and pandoc never starts), so a run under ``prlimit --fsize=…`` or ``ulimit -v`` gives
+    pandoc the tighter of the two."""
+    hard = resource.getrlimit(which)[1]
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
 def run_pandoc(
     args: list[str],
     *,
@@ -117,13 +126,16 @@ def run_pandoc(
     (RLIMIT_AS) of the process (default :data:`MEMORY_BYTES`; ``None`` or 0: no cap).
     """
     cpu = int(timeout) + 5 if timeout else None
+    memory_bytes = _within(resource.RLIMIT_AS, memory_bytes) if memory_bytes else memory_bytes
+    cpu = _within(resource.RLIMIT_CPU, cpu) if cpu else cpu
+    fsize = _within(resource.RLIMIT_FSIZE, MAX_OUTPUT_BYTES)
     prlimit = prlimit_path()
     if prlimit:
-        limit_args = [f"--fsize={MAX_OUTPUT_BYTES}", "--core=0"]
+        limit_args = [f"--fsize={fsize}", "--core=0"]
         if memory_bytes:
             limit_args.append(f"--as={memory_bytes}")
         if cpu:
-            limit_args.append(f"--cpu={cpu}:{cpu + 2}")
+            limit_args.append(f"--cpu={cpu}:{_within(resource.RLIMIT_CPU, cpu + 2)}")
         return _watched(_start([prlimit, *limit_args, "--", pandoc_path(), *args], cwd, start_new_session=True),
                         stdin, timeout)
 
@@ -132,8 +144,8 @@ def run_pandoc(
         if memory_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         if cpu:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, _within(resource.RLIMIT_CPU, cpu + 2)))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return _watched(_start([pandoc_path(), *args], cwd, preexec_fn=limits), stdin, timeout)

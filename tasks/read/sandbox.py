@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from schemas.sheet import SheetSet
 from tasks.convert.bounds import json_loads, oversized_set
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
-from tasks.errors import FilterError
+from tasks.errors import FilterError, write_text
 
 FILTERS_DIR = Path(__file__).resolve().parents[2] / "filters"
 RUNNER = FILTERS_DIR / "sandbox.lua"
@@ -117,8 +117,8 @@ def run_filter(
         raise ValueError(f"role must be 'questions' or 'solutions', not {role!r}")
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-filter-") as scratch:
         work = Path(scratch)
-        (work / "input.md").write_text(markdown, encoding="utf-8")
-        (work / "filter.lua").write_text(filter_source, encoding="utf-8")
+        write_text(work / "input.md", markdown)  # an OSError (a file-size limit) names the file
+        write_text(work / "filter.lua", filter_source)
         args = [
             "-f", READ_FORMAT,
             "-t", "json",

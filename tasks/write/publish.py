@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from tasks.errors import InputError
+from tasks.errors import InputError, system_error, system_problem
 from tasks.pids import alive
 from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, our_entries, source_id, usable
 
@@ -82,6 +82,19 @@ def no_space(err: OSError) -> bool:
     return err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
+def refused(err: OSError, out: Path | str) -> InputError | None:
+    """The one line for an ``OSError`` of the machine's refusal while writing into ``out``
+    (:data:`tasks.errors.SYSTEM_ERRNOS`): :func:`full_disk`'s for a full disk or a spent quota,
+    else the file and what was refused (a file-size limit, a read-only file system, too many
+    open files), saying nothing in --out was replaced; ``None`` for any other error."""
+    if no_space(err):
+        return full_disk(out)
+    if system_problem(err) is None:
+        return None
+    e = system_error(err, str(out))
+    return InputError(e.file, f"{e.problem} while writing the new outputs: nothing in --out was replaced")
+
+
 def full_disk(out: Path | str) -> InputError:
     """The one line for a full file system while writing into ``out``: nothing was replaced."""
     return InputError(str(out), "no space left on the file system of --out while writing the new outputs: "
@@ -97,13 +110,14 @@ def staging_dir(out: Path):
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise (full_disk(out) if no_space(e) else InputError(str(out), f"cannot make --out: {e.strerror}")) from None
+        raise (refused(e, out) or InputError(str(out), f"cannot make --out: {e.strerror}")) from None
     path = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out))
     try:
         yield path
     except OSError as e:
-        if no_space(e):
-            raise full_disk(out) from None
+        line = refused(e, out)
+        if line is not None:
+            raise line from None
         raise
     finally:
         shutil.rmtree(path, ignore_errors=True)
@@ -135,8 +149,9 @@ def write_atomic(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
-        if no_space(e):
-            raise full_disk(path.parent) from None
+        line = refused(e, path.parent)
+        if line is not None:
+            raise line from None
         raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -182,8 +197,9 @@ def publish(staging: Path, out: Path, source: str | None = None) -> list[str]:
         try:
             return _swap(staging, out, source)
         except OSError as e:
-            if no_space(e):
-                raise full_disk(out) from None
+            line = refused(e, out)
+            if line is not None:
+                raise line from None
             raise
 
 

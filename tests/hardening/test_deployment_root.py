@@ -138,3 +138,53 @@ def test_a_saved_reply_linked_within_its_folder_is_read(root):
     (replies / "kept.json").write_text('[{"title": "T", "main_text": "Words.", "parts": []}]')
     (replies / "route-a.json").symlink_to(replies / "kept.json")
     assert "route-a" in read_inputs(str(root / "week1" / "sheet.md"), replies=str(replies)).replies
+
+
+def _serve_args(*argv):
+    from deployments.serve import parse_args
+
+    return parse_args(list(argv))
+
+
+def test_a_served_deployments_root_is_the_base_never_a_folder_above_it(tmp_path, monkeypatch):
+    """``serve --base .`` gets the base as its root (it was the folder holding base and corpus:
+    a corpus named outside the base widened the root to their common parent, even ``/``)."""
+    from deployments.serve import deployment_root
+
+    (tmp_path / "repo" / "sheets").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "repo")
+    assert deployment_root(_serve_args("--base", ".")) == str(tmp_path / "repo")
+    (tmp_path / "courses").mkdir()
+    with pytest.raises(ValueError) as e:
+        deployment_root(_serve_args("--base", ".", "--corpus", "../courses"))
+    assert "is outside --base ." in str(e.value) and "--root" in str(e.value) and "\n" not in str(e.value)
+    assert deployment_root(_serve_args("--base", ".", "--corpus", "../courses", "--root", "..")) == str(tmp_path)
+    with pytest.raises(ValueError):  # a --root that does not hold --base: every run would fail
+        deployment_root(_serve_args("--base", ".", "--root", "../courses"))
+
+
+def test_serve_says_its_root_in_one_line_and_refuses_a_wider_one(tmp_path, monkeypatch, capsys):
+    from deployments import serve
+
+    (tmp_path / "repo" / "sheets").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    assert serve.main(["--base", str(tmp_path / "repo"), "--corpus", str(tmp_path / "elsewhere")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "is outside --base" in err[0]
+    served = []
+    monkeypatch.setattr("commandline.server.connect", lambda: ("url", 0.0))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setattr("prefect.serve", lambda *deps: served.extend(deps))
+    monkeypatch.setattr(serve, "deployments", lambda args: ["d"])
+    assert serve.main(["--base", str(tmp_path / "repo")]) == 0 and served == ["d"]
+    out = capsys.readouterr().out
+    assert f"root       {tmp_path / 'repo'}: every path" in out
+
+
+def test_the_work_pools_root_is_the_folder_deployed_from():
+    """prefect.yaml's root was ``{{ $PWD }}/..``: the repository's parent, wider than asked."""
+    from pathlib import Path
+
+    yaml = (Path(__file__).resolve().parents[2] / "deployments" / "prefect.yaml").read_text(encoding="utf-8")
+    roots = [line.split(":", 1)[1].strip() for line in yaml.splitlines() if line.strip().startswith("SHEET2LAMBDA_ROOT:")]
+    assert roots == ['"{{ $PWD }}"']

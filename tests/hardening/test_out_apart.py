@@ -1,0 +1,117 @@
+"""19. An output folder is never what a run reads: an ``--out`` that is, or lies inside, the
+folder of ``--replies`` or an ``--export`` folder, or that is the folder of ``--filter``, an
+``--export`` zip, ``--solutions`` or a sweep's ``--baseline``, is refused in one line before
+Prefect is imported and before anything is written (and again by the flow itself, for a run
+from the UI); ``--replies out/x/replies --out out/x`` (repeating a run) still runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from commandline.out_paths import out_over_inputs
+from tasks.errors import InputError
+from tests.conftest import ROOT
+from tests.hardening.support import write_sheet
+
+CATEGORY = "19 outputs apart from inputs"
+
+PROBE = """
+import sys
+from commandline.cli import main
+try:
+    code = main({argv!r})
+except SystemExit as e:
+    code = e.code
+print("EXIT", code, "PREFECT", "prefect" in sys.modules)
+"""
+
+
+def _cli(argv: list[str], cwd: Path) -> tuple[list[str], str]:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update({"PYTHONPATH": str(ROOT), "SHEET2LAMBDA_SERVER": "temporary"})
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=env)
+    return proc.stderr.splitlines(), proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture
+def course(tmp_path) -> Path:
+    """tmp/sheets/cart.md (+ solutions), tmp/saved/route-a.json, tmp/lua/mine.lua,
+    tmp/exports/set_Cart/ and tmp/exports/set_Cart.zip, tmp/gate/baseline.json."""
+    write_sheet(tmp_path / "sheets")
+    (tmp_path / "saved").mkdir()
+    (tmp_path / "saved" / "route-a.json").write_text('{"questions": []}')
+    (tmp_path / "lua").mkdir()
+    (tmp_path / "lua" / "mine.lua").write_text("return {}\n")
+    (tmp_path / "exports" / "set_Cart").mkdir(parents=True)
+    (tmp_path / "exports" / "set_Cart" / "set_Cart.json").write_text("{}")
+    (tmp_path / "exports" / "set_Cart.zip").write_bytes(b"PK\x05\x06" + b"\x00" * 18)
+    (tmp_path / "gate").mkdir()
+    (tmp_path / "gate" / "baseline.json").write_text("{}")
+    return tmp_path
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("extra, out, said", [
+    (["--replies", "saved"], "saved", "--out is the folder --replies names"),
+    (["--replies", "saved"], "saved/sub", "--out is inside the folder --replies names"),
+    (["--export", "exports/set_Cart"], "exports/set_Cart", "--out is the folder --export names"),
+    (["--export", "exports/set_Cart.zip"], "exports", "--out is the folder of --export"),
+    (["--filter", "lua/mine.lua"], "lua", "--out is the folder of --filter"),
+    (["--solutions", "sheets/cart_solutions.md"], "sheets", "--out is the folder of --solutions"),
+], ids=["replies", "inside-replies", "export-folder", "export-zip", "filter", "solutions"])
+def test_a_document_out_over_what_it_reads_is_one_line_before_prefect(course, extra, out, said):
+    before = _snapshot(course)
+    lines, last = _cli(["document", "sheets/cart.md", *extra, "--out", out], course)
+    assert last == "EXIT 1 PREFECT False" and len(lines) == 1, lines
+    assert lines[0].startswith(f"{out}: {said}") and lines[0].endswith("choose another --out"), lines
+    assert _snapshot(course) == before  # nothing written
+
+
+def test_a_folder_out_inside_its_replies_or_beside_its_filter_is_refused(course, tmp_path):
+    (course / "old" / "cart").mkdir(parents=True)
+    lines, last = _cli(["folder", "sheets", "--replies", "old", "--out", "old/again"], course)
+    assert last == "EXIT 1 PREFECT False" and lines[0].startswith("old/again: --out is inside the folder --replies")
+    lines, last = _cli(["folder", "sheets", "--filter", "lua/mine.lua", "--out", "lua"], course)
+    assert last == "EXIT 1 PREFECT False" and lines[0].startswith("lua: --out is the folder of --filter")
+
+
+def test_a_sweep_out_that_is_its_baselines_folder_is_refused(course):
+    lines, last = _cli(["sweep", "sheets", "--baseline", "gate/baseline.json", "--out", "gate"], course)
+    assert last == "EXIT 1 PREFECT False" and lines[0].startswith("gate: --out is the folder of --baseline"), lines
+
+
+def test_repeating_a_run_from_its_own_replies_is_not_refused(course):
+    """``--replies out/cart/replies --out out/cart`` (the README's repeat), a folder run's
+    ``--replies`` that is its ``--out``, and a filter saved in that out's replies all pass."""
+    replies = course / "out" / "cart" / "replies"
+    replies.mkdir(parents=True)
+    (replies / "filter.lua").write_text("return {}\n")
+    out = course / "out" / "cart"
+    assert out_over_inputs(out, {"--replies": replies}, {"--filter": replies / "filter.lua"}) is None
+    assert out_over_inputs(out, {"--replies": out}, {}, equal_ok=("--replies",)) is None
+    assert out_over_inputs(out, {"--replies": out}, {}) is not None
+
+
+def test_the_flows_refuse_it_too_for_a_run_from_the_ui(course):
+    """A deployment's run takes its paths from a form, not from the command line: the document
+    flow and the folder run check before writing anything."""
+    from flows.document import document_flow
+    from flows.folder import run_folder
+
+    before = _snapshot(course)
+    state = document_flow(str(course / "sheets" / "cart.md"), replies=str(course / "saved"),
+                          out=str(course / "saved"), backend="none", return_state=True)
+    assert state.is_failed() and "--out is the folder --replies names" in state.message, state.message
+    with pytest.raises(InputError) as e:
+        run_folder(course / "sheets", course / "lua", filter_path=course / "lua" / "mine.lua")
+    assert "--out is the folder of --filter" in str(e.value)
+    assert _snapshot(course) == before
