@@ -167,6 +167,13 @@ class Bar:
         say(line, echo=False)
         self._progress.update(self._task, advance=1, last=_cut(line, 60))
 
+    def retotal(self, total: int) -> None:
+        """The count of sheets is known better now (a folder is counted from its names first,
+        exactly once every sheet is paired: :class:`tasks.convert.pairing.FolderPairs`)."""
+        self.total = total
+        if self._progress is not None:
+            self._progress.update(self._task, total=total)
+
     def __exit__(self, *exc) -> None:
         if self._progress is not None:
             self._progress.stop()

@@ -5,8 +5,8 @@ every sheet concurrently, and a polars report.
                            [--replies DIR] [--offline] [--max-concurrency N] [--dask-address ADDR]
                            [--backend ...] [--model ...] [--tries N]
 
-Wiring only. Every sheet's DAG (:mod:`flows.dag`) is submitted to this flow's task runner
-at once — no subflow per sheet, no thread pool of our own: this process's threads by
+Wiring only. Each sheet's DAG (:mod:`flows.dag`) is submitted to this flow's task runner
+as the sheet is paired and started, a bounded number in flight (:mod:`flows.folder_run`) — no subflow per sheet, no thread pool of our own: this process's threads by
 default, or a Dask cluster's workers (``--dask-address``, prefect-dask), to which every
 task's parameters and result travel pickled.
 One sheet failing never stops the others: its row says why.
@@ -44,7 +44,7 @@ from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
-from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
 from tasks.errors import InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -155,7 +155,7 @@ def folder_flow(
     say(f"backend    {backend_line(live, offline)}")
     if (line := no_model_line(live, offline, f"in {replies}" if replies else "beside each sheet")) is not None:
         say(line)
-    pairs = pair_folder(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)
+    pairs = FolderPairs(src, tuple(suffixes) if suffixes else FORMAT_PREFERENCE)  # each paired as it is started
     with runtime.prefect_call():
         progress = create_progress_artifact(progress=0.0, key=artifact_key(src.name, "folder-progress"),
                                             description=f"sheets of {src.name}")
@@ -164,9 +164,9 @@ def folder_flow(
             outcome = run_folder(src, out_dir, filter_path=Path(filter) if filter else None,
                                  suffixes=tuple(suffixes) if suffixes else FORMAT_PREFERENCE,
                                  replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
-                                 progress_id=progress, total=len(pairs), areas=areas, bar=bar,
+                                 progress_id=progress, areas=areas, bar=bar,
                                  accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
-                                 fresh_ocr=fresh_ocr, in_flight=in_flight)
+                                 fresh_ocr=fresh_ocr, in_flight=in_flight, pairs_found=pairs)
     except InputError as e:  # --out is not ours to write: one line, no traceback
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))

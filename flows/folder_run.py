@@ -20,7 +20,7 @@ import queue  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections import deque  # noqa: E402
+from collections.abc import Iterable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from prefect.artifacts import update_progress_artifact  # noqa: E402
@@ -42,7 +42,7 @@ from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import built_row, failed_row  # noqa: E402
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
-from tasks.convert.pairing import FORMAT_PREFERENCE, SheetPair, find_solutions, pair_folder  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
@@ -93,6 +93,7 @@ def run_folder(
     bar: Bar | None = None,
     fresh_ocr: bool = False,
     in_flight: int | None = None,
+    pairs_found: Iterable[SheetPair] | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): ``in_flight`` sheets at
@@ -108,7 +109,9 @@ def run_folder(
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`commandline.terminal.Bar`; default a printed line per sheet);
-    ``fresh_ocr`` converts PDFs with Mathpix again."""
+    ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the caller's pairs (default
+    :class:`tasks.convert.pairing.FolderPairs`: each sheet paired, and checked, as it is started,
+    so the first starts after one listing of the folder); ``total`` defaults to their count."""
     if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
         raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
     if inside(folder, out):  # the manifest above the course would make it "a run's outputs"
@@ -123,26 +126,51 @@ def run_folder(
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
     skipped: list[str] = []
-    pairs = []
-    for pair in pair_folder(folder, suffixes):
+    dropped: set[str] = set()  # sheets whose solutions were skipped: read_inputs looks again and says why
+    stream = FolderPairs(folder, suffixes) if pairs_found is None else pairs_found
+    source = iter(stream)
+    pairs: list[SheetPair] = []  # paired so far, in the folder's order
+
+    def paired(i: int) -> SheetPair | None:
+        """The folder's ``i``-th pair, pairing on as far as it; ``None`` past the last."""
+        while len(pairs) <= i and (nxt := next(source, None)) is not None:
+            pairs.append(nxt)
+        return pairs[i] if i < len(pairs) else None
+    checks: dict[str, SheetPair | None] = {}
+
+    def checked(pair: SheetPair) -> SheetPair | None:
+        """The pair as the run reads it, checked once, as it is started: ``None`` when skipped
+        (a name not UTF-8, a link leaving the root: a line in ``skipped``)."""
+        if (key := str(pair.source)) in checks:
+            return checks[key]
+        checks[key] = None
         if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
             skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
-            continue
+            return None
         if pair.solutions is not None and not utf8_name(pair.solutions):
             skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
-            pair = SheetPair(pair.source, None, lone=pair.lone)
+            pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
         if leaves(pair.source, root_dir):
             skipped.append(skipped_line(pair.source, root_dir))
-            continue
+            return None
         if pair.solutions is not None and leaves(pair.solutions, root_dir):
             skipped.append(skipped_line(pair.solutions, root_dir))
-            pair = SheetPair(pair.source, None, lone=pair.lone)
-        pairs.append(pair)
+            pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
+            dropped.add(key)
+        checks[key] = pair
+        return pair
+
+    # A folder of one sheet reads its replies and export as that sheet's: whether one sheet
+    # passes its checks is known from the first two that do, not from checking them all.
+    passing, i = 0, 0
+    while passing < 2 and (pair := paired(i)) is not None:
+        passing, i = passing + (checked(pair) is not None), i + 1
+    single = passing == 1
     export = find_export(folder)
     if export is not None and leaves(export, root_dir):
         skipped.append(skipped_line(export, root_dir))
         export = None
-    if export is not None and len(pairs) != 1:
+    if export is not None and not single:
         export = None  # a target is one sheet and its export
     root = replies or folder
     chosen, saved = given_filter(folder, filter_path, replies)
@@ -155,7 +183,14 @@ def run_folder(
         found_accepted = None
     accepted = read_accepted(accepted_file or found_accepted)
     done = done if done is not None else [0]
-    total = total if total is not None else len(pairs)
+    given_total = total
+
+    def total_now() -> int:
+        """The count the lines show: the caller's, else the stream's (exact once all are paired)."""
+        n = given_total if given_total is not None else len(stream)
+        if bar is not None and bar.total != n:
+            bar.retotal(n)
+        return n
     rows: dict[str, SheetRow] = {}
     flags_by_sheet: dict[str, list] = {}
     seen: set[str] = set()
@@ -178,12 +213,12 @@ def run_folder(
                 shown = str(pair.source.resolve().relative_to(root_dir.resolve()))
             except ValueError:
                 shown = pair.source.name
-            line = f"[{done[0]}/{total}] {shown}: {what} ({row.seconds:.1f} s)"
+            line = f"[{done[0]}/{total_now()}] {shown}: {what} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
         folder_report.append_row(rows_csv, row)
-        if progress_id is not None and (done[0] == total or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
+        if progress_id is not None and (done[0] == total_now() or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
             shown_at[0] = time.monotonic()  # one request a second at most, and the last
-            update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total, 1))
+            update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total_now(), 1))
 
     # 1. How each sheet is started and read; the first sheet's markdown decides the filter.
     media = Path(tempfile.mkdtemp(prefix="sheet2lambda-folder-"))
@@ -197,17 +232,18 @@ def run_folder(
     first_of: dict[str, str] = {}  # a fallback format's source → the sheet's key
     fell_back: dict[str, str] = {}  # the sheet's key → why its preferred format was not used
 
-    def start(pair: SheetPair, key: str, i: int) -> SheetRun | str:
+    def start(pair: SheetPair, key: str, i: int | str) -> SheetRun | str:
         """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
         try:
-            where = replies_for(pair, root, single=len(pairs) == 1)
+            where = replies_for(pair, root, single=single)
             away = reply_link_leaving(where, replies or root_dir) if where is not None else None
             if away is not None:  # a saved reply linked from elsewhere is never read, copied or printed
                 skipped.append(skipped_line(away, replies or root_dir))
                 where = None
             inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
                                  str(where) if where else None, str(export) if export else None,
-                                 tex_root=str(root_dir), fresh_ocr=fresh_ocr)
+                                 tex_root=str(root_dir), fresh_ocr=fresh_ocr,
+                                 look_for_solutions=str(pair.source) in dropped)
         except InputError as e:
             return str(e)
         if pair.lone:
@@ -228,11 +264,13 @@ def run_folder(
                 pair = SheetPair(pair.source, pair.solutions, pair.lone, pair.alternates[1:])
                 continue
             sol = None if pair.lone else find_solutions(alt)
-            nxt = SheetPair(alt, sol if sol is not None and not leaves(sol, root_dir) else None, pair.lone,
-                            pair.alternates[1:])
+            if sol is not None and leaves(sol, root_dir):
+                sol = None
+                dropped.add(str(alt))  # read_inputs looks again and says why it is not read
+            nxt = SheetPair(alt, sol, pair.lone, pair.alternates[1:])
             first_of[str(alt)] = key
             fell_back[key] = f"{Path(key).name} could not be converted ({error.split(': ', 1)[-1]}); read {alt.name}"
-            run = start(nxt, key, len(pairs) + len(first_of))
+            run = start(nxt, key, f"alt{len(first_of)}")
             if not isinstance(run, str):
                 return nxt, run
             pair, error = nxt, run
@@ -246,17 +284,19 @@ def run_folder(
     # filter writer's cache holds) → settled → answer boxes, set, report → outputs; its row
     # is appended to report.csv as it ends.
     events: queue.Queue[tuple[str, str]] = queue.Queue()
-    order = [str(p.source) for p in pairs]
     converted: dict[str, bool] = {}
     waiting_for_filter: list[str] = []
-    waiting = deque(enumerate(pairs))
+    launched = [0]  # pairs started so far
     window = sheets_in_flight(spec is not None, in_flight)
 
     def launch() -> None:
         """Start sheets, in the folder's order, until `window` are in flight or none is left."""
-        while waiting and len(runs) < window:
-            i, pair = waiting.popleft()
-            key = str(pair.source)
+        while len(runs) < window and (raw := paired(launched[0])) is not None:
+            i, launched[0] = launched[0], launched[0] + 1
+            key, pair = str(raw.source), checked(raw)
+            if pair is None:  # skipped: a line in the report, no row
+                converted[key] = False
+                continue
             started[key] = time.monotonic()
             run = start(pair, key, i)
             if isinstance(run, str):
@@ -296,7 +336,9 @@ def run_folder(
                 if own_library:
                     pass  # no filter given, saved or written: each sheet takes its own library filter
                 elif chosen is None and filter_f is None:
-                    first = first_converted(order, converted)
+                    first = first_converted((str(p.source) for p in pairs), converted)
+                    if first == "" and paired(len(pairs)) is not None:
+                        first = None  # a sheet not yet started may convert: wait for it
                     if first is None:
                         continue  # an earlier sheet's markdown decides the filter: wait for it
                     if first:
@@ -352,7 +394,7 @@ def run_folder(
         if written is not None:
             label = written.label
             (out / "filter.lua").write_text(written.source, encoding="utf-8")
-    ordered = [rows[str(p.source)] for p in pairs]
+    ordered = [rows[str(p.source)] for p in pairs if str(p.source) in rows]  # a sheet skipped has none
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
     outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
                             skipped_links=skipped)

@@ -59,7 +59,7 @@ from tasks.errors import InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
-from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
+from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
 
 
 def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | None = None) -> list[Path]:
@@ -88,7 +88,7 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
                 skipped.append(f"{d}: a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: skipped")
             continue
         try:
-            if pair_folder(d, suffixes):
+            if next(iter(FolderPairs(d, suffixes)), None) is not None:  # one sheet is enough
                 found.append(d)
         except OSError:
             continue
@@ -249,7 +249,9 @@ def sweep_flow(
     say(f"backend    {backend_line(live, offline)}")
     if (line := no_model_line(live, offline, "beside each sheet")) is not None:
         say(line)
-    total = sum(len(pair_folder(f, sfx)) for f in folders)  # (links leaving the root are skipped later)
+    # Each folder counted from its names; its sheets paired as its run starts them (FolderPairs).
+    paired = {f: FolderPairs(f, sfx) for f in folders}
+    total = sum(map(len, paired.values()))  # (links leaving the root are skipped later)
     done = [0]
     outcomes = []
     jobs = []
@@ -275,6 +277,7 @@ def sweep_flow(
         for f, o, kept, r in ([] if pool else jobs):
             try:
                 outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
+                                           pairs_found=paired[f],
                                            accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
                                            in_flight=in_flight))
             except InputError as e:  # its output folder is not ours to write: the other folders go on

@@ -199,3 +199,70 @@ def test_the_place_allowed_is_where_the_rule_looked(tmp_path, monkeypatch):
     assert allowed_place(tmp_path / "c/hw2.md", find_solutions(tmp_path / "c/hw2.md")) == tmp_path / "c"
     monkeypatch.chdir(tmp_path / "c")  # a sheet named without a folder still has one
     assert allowed_place(Path("hw.md"), Path("hw_sol.md")) == tmp_path / "c"
+
+
+# --- the stream: the same pairs, made as they are asked for --------------------------
+
+STEMS = ("a", "a-b", "a.c", "a_b", "hw3", "hw3sol", "hw3-sol", "_hw3_solutions", "Sheet1", "Sheet1Solutions",
+         "sheet1 solutions", "README", "x_solutions", "x", "solutions-2", "q.v2", "q.n", "q")
+EXTS = (".md", ".tex", ".qmd", ".docx", ".MD", ".ipynb")
+
+
+def random_folder(root: Path, rng) -> Path:
+    """A folder of sheets drawn at random from names that pair, clash and sort awkwardly: two
+    formats of one sheet, solutions by several names, LaTeX files that are no sheet, a folder
+    named like a sheet; now and then a solutions/ folder or a link (the stream's eager cases)."""
+    folder = root / "course"
+    folder.mkdir(parents=True)
+    for _ in range(rng.randint(1, 12)):
+        name = rng.choice(STEMS) + rng.choice(EXTS)
+        if (folder / name).exists():
+            continue
+        if rng.random() < 0.05:
+            (folder / name).mkdir()
+        elif name.lower().endswith(".tex"):
+            (folder / name).write_text("\\begin{document}x\\end{document}" if rng.random() < 0.7 else "\\newcommand")
+        else:
+            (folder / name).write_text("x")
+    if rng.random() < 0.15:
+        (folder / "solutions").mkdir()
+        (folder / "solutions" / (rng.choice(STEMS) + ".md")).write_text("x")
+    if rng.random() < 0.1:
+        (folder / (rng.choice(STEMS) + "-link.md")).symlink_to(next(iter(sorted(folder.iterdir()))))
+    return folder
+
+
+def test_the_stream_of_pairs_is_pair_folder_made_lazily(tmp_path):
+    """FolderPairs yields what pair_folder returns (sheet, solutions, lone, alternates, in its
+    order) on 400 folders drawn to differ, and its count from the names is exact once all are made."""
+    import random
+
+    from tasks.convert.pairing import FolderPairs
+
+    def shape(pairs):
+        return [(p.source, p.solutions, p.lone, p.alternates) for p in pairs]
+
+    rng = random.Random(24)
+    for i in range(400):
+        folder = random_folder(tmp_path / str(i), rng)
+        stream = FolderPairs(folder)
+        assert shape(stream) == shape(pair_folder(folder)), sorted(p.name for p in folder.iterdir())
+        assert len(stream) == len(pair_folder(folder))
+
+
+def test_the_stream_pairs_the_first_sheet_without_reading_the_others(tmp_path, monkeypatch):
+    """The first pair is made after one listing: no other sheet's file is stat'ed or read."""
+    from tasks.convert.pairing import FolderPairs
+
+    for i in range(20):
+        (tmp_path / f"week{i:02d}.tex").write_text("\\begin{document}x\\end{document}")
+    (tmp_path / "week00_solutions.tex").write_text("\\begin{document}y\\end{document}")
+    touched: list[str] = []
+    is_file, read_text = Path.is_file, Path.read_text
+    monkeypatch.setattr(Path, "is_file", lambda self: touched.append(self.name) or is_file(self))
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: touched.append(self.name) or read_text(self, *a, **k))
+    stream = FolderPairs(tmp_path)
+    assert stream.expected == 20
+    first = next(iter(stream))
+    assert (first.source.name, first.solutions.name) == ("week00.tex", "week00_solutions.tex")
+    assert set(touched) <= {"week00.tex", "week00_solutions.tex"}, touched

@@ -104,9 +104,13 @@ def read_inputs(
     export: str | None = None,
     tex_root: str | None = None,
     fresh_ocr: bool = False,
+    look_for_solutions: bool = True,
 ) -> Inputs:
     """Read every input of a document run; raises :class:`InputError` on the first problem.
     ``fresh_ocr``: a PDF is converted by Mathpix again even when cached (``--fresh-ocr``).
+    ``look_for_solutions`` False: the caller already looked (a folder run pairs its folder
+    once, :func:`tasks.convert.pairing.pair_folder`), so no ``solutions`` means none; looking
+    again listed the whole folder for every sheet, a cost per sheet growing with the folder.
 
     Solutions: ``solutions`` when given, else the file beside ``source`` found by
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
@@ -130,7 +134,7 @@ def read_inputs(
         sol = Path(solutions)
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
     else:
-        found = find_solutions(src)
+        found = find_solutions(src) if look_for_solutions else None
         if found is not None and leaves(found, allowed_place(src, found)):
             # found by its name, not named by the user: a link leading out of the place the rule
             # looks in is not followed (a folder of sheets from elsewhere could send any file to the model)
