@@ -42,6 +42,7 @@ from pathlib import Path
 from commandline import procs
 from commandline.runtime import DEFAULTS
 from tasks.secret_names import without_secrets
+from tasks.safe_json import json_loads
 
 STATE_NAME = "sheet2lambda-server.json"
 AUTH_NAME = "sheet2lambda-auth"
@@ -181,7 +182,7 @@ def healthy(url: str, timeout: float = 0.5) -> bool:
 def recorded() -> dict | None:
     """The recorded server (``{pid, url, port, log}``), or ``None`` when none is recorded."""
     try:
-        state = json.loads(state_file().read_text(encoding="utf-8"))
+        state = json_loads(state_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) else None

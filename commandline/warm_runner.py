@@ -24,6 +24,7 @@ import threading
 import time
 
 from commandline import procs, warm, warm_child
+from tasks.safe_json import json_loads
 
 PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
            "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
@@ -226,7 +227,7 @@ def _serve(listener: socket.socket, path, me: dict):
     except OSError:
         pass
     try:
-        state = json.loads(warm.state_file().read_text(encoding="utf-8"))
+        state = json_loads(warm.state_file().read_text(encoding="utf-8"))
         if state.get("pid") == os.getpid():
             warm.state_file().unlink()
     except (OSError, ValueError):

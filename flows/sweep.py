@@ -56,6 +56,7 @@ from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import InputError, system_problem  # noqa: E402
+from tasks.safe_json import json_loads  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -213,8 +214,8 @@ def sweep_flow(
     recorded = None
     if baseline:
         try:
-            recorded = json.loads(Path(baseline).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
+            recorded = json_loads(Path(baseline).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
             raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
     base_dir = Path(root)
     if not base_dir.is_dir():
