@@ -66,13 +66,14 @@ from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder  # noqa: E402
 def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | None = None) -> list[Path]:
     """Every folder under ``root`` (``root`` included) that holds a sheet, sorted; folders
     whose name starts with ``.`` or ``set_`` (an export) are not entered, nor is a link to a
-    folder outside ``root`` (its line is added to ``skipped``), nor a previous run's output
+    folder outside ``root`` (its line is added to ``skipped``), nor any folder reached by a link
+    (:func:`tasks.convert.tree.real_folders`: each real folder is swept once), nor a previous run's output
     folder (:func:`commandline.out_paths.holds_outputs`: its flags.md and source.md are not sheets; a
     line too)."""
-    from tasks.convert.tree import leaves, skipped_line
+    from tasks.convert.tree import leaves, real_folders, skipped_line
 
     found = []
-    for d in sorted([root, *[p for p in root.rglob("*") if p.is_dir()]]):
+    for d in sorted(real_folders(root, skipped)):
         rel = d.relative_to(root).parts
         if any(part.startswith((".", "set_")) for part in rel):
             continue
