@@ -48,6 +48,7 @@ from commandline import procs
 from commandline.warm_code import ROOT, changed_since, fingerprint, installed_stamp, loaded_files  # noqa: F401 - re-exported
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
+from commandline.warm_limits import limits
 
 """The project folder whose code the runner imported."""
 STATE_NAME = "sheet2lambda-warm.json"
@@ -263,7 +264,7 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
     code = fingerprint()
     try:
         stdio = _stdio()
-        send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+        send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "limits": limits(),
                      "identity": identity(code), "started": startup.get("started"),
                      "startup": {k: startup[k] for k in ("server", "server_what") if k in startup},
                      "sent": time.monotonic(),
