@@ -207,34 +207,38 @@ def sweep_flow(
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
-    confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
-             "record_baseline": record_baseline}, base)
-    paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
-    if accepted_root is None and (baseline or record_baseline):
-        accepted_root = str(Path(baseline or record_baseline).parent)
-    recorded = None
-    if baseline:
-        try:
-            recorded = json_loads(Path(baseline).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
-    base_dir = Path(root)
-    if not base_dir.is_dir():
-        raise InputError(root, "no such folder")
-    sfx = tuple(suffixes) if suffixes else FORMAT_PREFERENCE
-    out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
-    if lies_inside(out_dir, base_dir):
-        raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
-    if lies_inside(base_dir, out_dir):
-        raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
-    overlap = out_over_inputs(out_dir, {}, {"--baseline": baseline})
-    if overlap:  # its folders' outputs among the baseline's accepted.txt files
-        raise InputError(str(out_dir), overlap)
-    for f in paths or []:
-        if not Path(f).is_dir():
-            raise InputError(f, f"no such folder under {root}")
-        if not lies_inside(f, base_dir):
-            raise InputError(f, f"not under {root} (a sweep runs folders of its ROOT only)")
+    try:  # a path outside the deployment's root, a bad baseline or --out: one line, as the document flow ends
+        confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
+                 "record_baseline": record_baseline}, base)
+        paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
+        if accepted_root is None and (baseline or record_baseline):
+            accepted_root = str(Path(baseline or record_baseline).parent)
+        recorded = None
+        if baseline:
+            try:
+                recorded = json_loads(Path(baseline).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
+        base_dir = Path(root)
+        if not base_dir.is_dir():
+            raise InputError(root, "no such folder")
+        sfx = tuple(suffixes) if suffixes else FORMAT_PREFERENCE
+        out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
+        if lies_inside(out_dir, base_dir):
+            raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
+        if lies_inside(base_dir, out_dir):
+            raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
+        overlap = out_over_inputs(out_dir, {}, {"--baseline": baseline})
+        if overlap:  # its folders' outputs among the baseline's accepted.txt files
+            raise InputError(str(out_dir), overlap)
+        for f in paths or []:
+            if not Path(f).is_dir():
+                raise InputError(f, f"no such folder under {root}")
+            if not lies_inside(f, base_dir):
+                raise InputError(f, f"not under {root} (a sweep runs folders of its ROOT only)")
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
