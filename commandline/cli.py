@@ -48,6 +48,13 @@ def main(argv: list[str] | None = None) -> int:
         from commandline.entry import entry
 
         entry(command, rest)
+    elif command in ("review", "compare") and not {"-h", "--help"} & set(rest):
+        from commandline.server import home_problem
+
+        problem = home_problem()  # Prefect, which these import, reads its settings from PREFECT_HOME
+        if problem:
+            print(problem, file=sys.stderr)
+            return 1
     module = importlib.import_module(MODULES[command])
     if command in ("review", "compare"):
         return module.main(rest, prog=f"sheet2lambda {command}")

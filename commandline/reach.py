@@ -17,6 +17,7 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
+from tasks.safe_json import json_loads
 
 DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 """The address schemes of Dask's ``distributed`` (``distributed.comm.registry``); an address
@@ -173,7 +174,7 @@ def _prefect_identity(url: str, timeout: float) -> str | None:
     except (OSError, ValueError):
         return None
     try:
-        version = json.loads(body)
+        version = json_loads(body)
     except ValueError:
         version = None
     if not isinstance(version, str) or not version[:1].isdigit():
@@ -228,7 +229,7 @@ def pool_problem(url: str, pool: str, timeout: float = CONNECT_TIMEOUT) -> str |
         _, body, _ = _request(f"{base}/deployments/filter", {"flows": {"name": {"any_": ["folder"]}},
                                                               "work_pools": {"name": {"any_": [pool]}}, "limit": 1},
                               timeout, _auth_headers())
-        found = json.loads(body)
+        found = json_loads(body)
     except (OSError, ValueError):
         return None
     if isinstance(found, list) and not found:

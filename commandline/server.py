@@ -42,6 +42,7 @@ from pathlib import Path
 from commandline import procs
 from commandline.runtime import DEFAULTS
 from tasks.secret_names import without_secrets
+from tasks.safe_json import json_loads
 
 STATE_NAME = "sheet2lambda-server.json"
 AUTH_NAME = "sheet2lambda-auth"
@@ -65,11 +66,15 @@ def home_problem() -> str | None:
     target, when a link) owned by another user, or one of this project's files in it
     (:data:`AUTH_NAME`, :data:`STATE_NAME`, the warm runner's) a link or another user's. Whoever
     owns the folder can replace the password file (then drive the server), the server's record
-    or Prefect's stored results, whatever their modes; so such a home is refused, not used."""
+    or Prefect's stored results, whatever their modes; so such a home is refused, not used.
+    A home of this user's that others may enter or write (0755, 1777) is made 0700 here, first;
+    then any entry in it another user owns (a ``profiles.toml`` naming another API, a ``.env``, a
+    database) is refused the same way, before Prefect, which reads its settings from there, is
+    imported."""
     home = prefect_home()
     uid = os.getuid()
     try:
-        st = home.stat()
+        st = os.stat(home)
     except FileNotFoundError:
         return None
     except OSError as e:
@@ -77,6 +82,21 @@ def home_problem() -> str | None:
     if st.st_uid != uid:
         return (f"PREFECT_HOME {home} belongs to another user (uid {st.st_uid}), who could replace the kept "
                 "server's password and read every run: set PREFECT_HOME to a folder of your own")
+    if st.st_mode & 0o077:  # ours but open (0755, 1777): closed first, so nothing more can be put in it
+        try:
+            os.chmod(home, 0o700)
+        except OSError as e:
+            return f"PREFECT_HOME {home} is open to other users and cannot be made private: {e.strerror}"
+    try:
+        with os.scandir(home) as entries:
+            for entry in entries:
+                owner = entry.stat(follow_symlinks=False).st_uid
+                if owner != uid:  # profiles.toml, a .env, a database: whatever Prefect reads from here
+                    return (f"PREFECT_HOME {home}: {entry.name} belongs to another user (uid {owner}), and Prefect "
+                            "reads its settings and data from this folder: remove it, or set PREFECT_HOME to a "
+                            "folder of your own")
+    except OSError as e:
+        return f"PREFECT_HOME {home}: {e.strerror}"
     for name in (AUTH_NAME, STATE_NAME, "sheet2lambda-warm.json", "sheet2lambda-warm"):
         try:
             entry = os.lstat(home / name)
@@ -181,7 +201,7 @@ def healthy(url: str, timeout: float = 0.5) -> bool:
 def recorded() -> dict | None:
     """The recorded server (``{pid, url, port, log}``), or ``None`` when none is recorded."""
     try:
-        state = json.loads(state_file().read_text(encoding="utf-8"))
+        state = json_loads(state_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) else None

@@ -12,6 +12,8 @@ import json
 import re
 from pathlib import Path
 
+from tasks.safe_json import json_loads
+
 TEXT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".tex"}
 """Sheets read as text: checked for UTF-8 and for text before Prefect starts."""
 
@@ -45,8 +47,12 @@ def _notebook_problem(data: bytes) -> str | None:
     the run would read (raw cells and ``remove-cell`` ones are left out), or ``None`` (also for
     a file that is not a notebook: the run says why)."""
     try:
-        nb = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        nb = json_loads(data)
+    except json.JSONDecodeError as e:
+        if e.msg.startswith("nested"):
+            return f"not a Jupyter notebook: its JSON is {e.msg}"
+        return None
+    except ValueError:  # not UTF-8: the run says why
         return None
     cells = nb.get("cells") if isinstance(nb, dict) else None
     for i, cell in enumerate(cells if isinstance(cells, list) else [], 1):

@@ -47,6 +47,8 @@ from pathlib import Path
 from commandline import procs
 from commandline.warm_code import ROOT, changed_since, fingerprint, installed_stamp, loaded_files  # noqa: F401 - re-exported
 from tasks.secret_names import without_secrets
+from tasks.safe_json import json_loads
+from commandline.warm_limits import limits
 
 """The project folder whose code the runner imported."""
 STATE_NAME = "sheet2lambda-warm.json"
@@ -162,7 +164,7 @@ class Reader:
         if len(self.buf) < 4 + size:
             return None
         data, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
-        msg = json.loads(data)
+        msg = json_loads(data)
         if not isinstance(msg, dict):
             raise ValueError("a message that is not a JSON object")
         return msg
@@ -262,7 +264,7 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
     code = fingerprint()
     try:
         stdio = _stdio()
-        send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+        send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "limits": limits(),
                      "identity": identity(code), "started": startup.get("started"),
                      "startup": {k: startup[k] for k in ("server", "server_what") if k in startup},
                      "sent": time.monotonic(),
@@ -318,7 +320,7 @@ def _wait(sock: socket.socket, reader: Reader) -> int:
 def recorded() -> dict | None:
     """The recorded runner (``{pid, socket, log, code}``), or ``None`` (also for a damaged record)."""
     try:
-        state = json.loads(state_file().read_text(encoding="utf-8"))
+        state = json_loads(state_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) else None

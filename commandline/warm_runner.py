@@ -24,6 +24,8 @@ import threading
 import time
 
 from commandline import procs, warm, warm_child
+from tasks.safe_json import json_loads
+from commandline.warm_limits import limits_problem
 
 PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
            "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
@@ -226,7 +228,7 @@ def _serve(listener: socket.socket, path, me: dict):
     except OSError:
         pass
     try:
-        state = json.loads(warm.state_file().read_text(encoding="utf-8"))
+        state = json_loads(warm.state_file().read_text(encoding="utf-8"))
         if state.get("pid") == os.getpid():
             warm.state_file().unlink()
     except (OSError, ValueError):
@@ -268,6 +270,8 @@ def _accept(listener, sel, children, me, served):
             conn.close()
             return 0
         why = warm.differs(me, msg.get("identity") or {}) or warm.changed_since(LOADED)
+        if not why:
+            why = limits_problem(msg.get("limits"))
         if not why and msg.get("run") not in warm.COMMANDS:
             why = "not a command it runs"
         if not why and len(fds) != 3:

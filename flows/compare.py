@@ -67,6 +67,12 @@ def _run(args: argparse.Namespace) -> int:
     from tasks.write.outputs import default_out, written_by
 
     source = Path(args.source)
+    out = Path(args.out) if args.out else default_out(str(source))
+    from commandline.out_paths import out_over_inputs
+
+    overlap = out_over_inputs(out, {"--replies": args.replies})
+    if overlap:  # its outputs (replies/compare.json, pages/) among, or over, the replies it reads: before any work
+        raise InputError(str(out), overlap)
     data = read_document(source)
     saved_file = Path(args.replies) / "compare.json" if args.replies else None
     saved = read_saved(read_saved_reply(saved_file), str(saved_file)) if saved_file and saved_file.is_file() else {}
@@ -76,7 +82,6 @@ def _run(args: argparse.Namespace) -> int:
         markdown = to_markdown(source.name, data, "questions", offline=args.offline).text
     except InputError as e:
         raise InputError(str(source), e.problem) from None
-    out = Path(args.out) if args.out else default_out(str(source))
     run_there = written_by(out) is not None and (out / "settled.json").is_file()
     document = document_of(out, markdown, str(source)) if run_there else "questions"
     print(f"{'backend':<11}{backend_line(live, args.offline)}")

@@ -113,7 +113,7 @@ def folder_flow(
     Returns the :class:`FolderOutcome` (a row per sheet; a failed sheet's row says why) in
     a Completed state, named "Built with failures" when some sheet failed
     (:func:`commandline.ends.built_with_failures`), or a Failed state with one line when ``out``
-    is not the run's to write; raises :class:`InputError` for a missing folder.
+    is not the run's to write, a path is outside the deployment's root or the folder is missing.
 
     Args:
         folder: the folder of sheets (each paired with its solutions by name); relative to `base`.
@@ -146,10 +146,14 @@ def folder_flow(
                                                                               root))
     src = Path(folder)
     out_dir = Path(out) if out else Path(base or ".") / "out" / src.resolve().name
-    confine({"folder": folder, "out": str(out_dir), "filter": filter, "replies": replies, "accepted": accepted,
-             "root": root}, base)
-    if not src.is_dir():
-        raise InputError(folder, "no such folder")
+    try:  # a path outside the deployment's root, or no folder: one line, as the document flow ends
+        confine({"folder": folder, "out": str(out_dir), "filter": filter, "replies": replies, "accepted": accepted,
+                 "root": root}, base)
+        if not src.is_dir():
+            raise InputError(folder, "no such folder")
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     live = None if offline else select_backend(backend, model)
     spec = spec_of(live)
     say(f"backend    {backend_line(live, offline)}")

@@ -93,7 +93,11 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         except (InputError, BackendMissing, ValueError) as e:
             print(str(e), file=sys.stderr)
             return 1
-        _say(*result_lines(result, each=each), _next(run, result.summary.open))
+        try:
+            now_resolved = load_run(args.out).resolved()
+        except InputError:
+            now_resolved = None
+        _say(*result_lines(result, each=each, resolved=now_resolved), _next(run, result.summary.open))
         return 0
 
 

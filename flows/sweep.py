@@ -56,6 +56,7 @@ from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import InputError, system_problem  # noqa: E402
+from tasks.safe_json import json_loads  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -65,13 +66,14 @@ from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
 def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | None = None) -> list[Path]:
     """Every folder under ``root`` (``root`` included) that holds a sheet, sorted; folders
     whose name starts with ``.`` or ``set_`` (an export) are not entered, nor is a link to a
-    folder outside ``root`` (its line is added to ``skipped``), nor a previous run's output
+    folder outside ``root`` (its line is added to ``skipped``), nor any folder reached by a link
+    (:func:`tasks.convert.tree.real_folders`: each real folder is swept once), nor a previous run's output
     folder (:func:`commandline.out_paths.holds_outputs`: its flags.md and source.md are not sheets; a
     line too)."""
-    from tasks.convert.tree import leaves, skipped_line
+    from tasks.convert.tree import leaves, real_folders, skipped_line
 
     found = []
-    for d in sorted([root, *[p for p in root.rglob("*") if p.is_dir()]]):
+    for d in sorted(real_folders(root, skipped)):
         rel = d.relative_to(root).parts
         if any(part.startswith((".", "set_")) for part in rel):
             continue
@@ -205,34 +207,38 @@ def sweep_flow(
     t0 = time.monotonic()
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
-    confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
-             "record_baseline": record_baseline}, base)
-    paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
-    if accepted_root is None and (baseline or record_baseline):
-        accepted_root = str(Path(baseline or record_baseline).parent)
-    recorded = None
-    if baseline:
-        try:
-            recorded = json.loads(Path(baseline).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
-    base_dir = Path(root)
-    if not base_dir.is_dir():
-        raise InputError(root, "no such folder")
-    sfx = tuple(suffixes) if suffixes else FORMAT_PREFERENCE
-    out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
-    if lies_inside(out_dir, base_dir):
-        raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
-    if lies_inside(base_dir, out_dir):
-        raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
-    overlap = out_over_inputs(out_dir, {}, {"--baseline": baseline})
-    if overlap:  # its folders' outputs among the baseline's accepted.txt files
-        raise InputError(str(out_dir), overlap)
-    for f in paths or []:
-        if not Path(f).is_dir():
-            raise InputError(f, f"no such folder under {root}")
-        if not lies_inside(f, base_dir):
-            raise InputError(f, f"not under {root} (a sweep runs folders of its ROOT only)")
+    try:  # a path outside the deployment's root, a bad baseline or --out: one line, as the document flow ends
+        confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
+                 "record_baseline": record_baseline}, base)
+        paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
+        if accepted_root is None and (baseline or record_baseline):
+            accepted_root = str(Path(baseline or record_baseline).parent)
+        recorded = None
+        if baseline:
+            try:
+                recorded = json_loads(Path(baseline).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
+        base_dir = Path(root)
+        if not base_dir.is_dir():
+            raise InputError(root, "no such folder")
+        sfx = tuple(suffixes) if suffixes else FORMAT_PREFERENCE
+        out_dir = Path(out) if out else Path(base or ".") / "out" / "sweep"
+        if lies_inside(out_dir, base_dir):
+            raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
+        if lies_inside(base_dir, out_dir):
+            raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
+        overlap = out_over_inputs(out_dir, {}, {"--baseline": baseline})
+        if overlap:  # its folders' outputs among the baseline's accepted.txt files
+            raise InputError(str(out_dir), overlap)
+        for f in paths or []:
+            if not Path(f).is_dir():
+                raise InputError(f, f"no such folder under {root}")
+            if not lies_inside(f, base_dir):
+                raise InputError(f, f"not under {root} (a sweep runs folders of its ROOT only)")
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from schemas.folder import SheetRow
+from tasks.safe_json import json_loads
 
 RECORD_NAME = "sheets.json"
 """The sweep's record of what each sheet read, in its output folder."""
@@ -65,7 +66,7 @@ def read_record(out: Path) -> dict[str, str] | None:
     """The last sweep's record in ``out`` (path under the root → digest), ``None`` when there
     is none or it cannot be read."""
     try:
-        data = json.loads((out / RECORD_NAME).read_text(encoding="utf-8"))
+        data = json_loads((out / RECORD_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

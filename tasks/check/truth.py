@@ -67,7 +67,6 @@ lines.
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from pathlib import Path
@@ -78,6 +77,7 @@ from prefect.cache_policies import NO_CACHE
 
 from schemas.flags import POINTING, Flag
 from schemas.truth import MissKind, PointedBy, TruthCounts, TruthMiss, TruthScore
+from tasks.safe_json import json_loads
 
 KEY_CHARS = 40
 """How many folded characters of a truth's first words must occur in the build."""
@@ -161,7 +161,7 @@ def load_built(path: Path | str) -> list[dict]:
         if groups:
             best = max(sorted(groups), key=lambda d: len(groups[d]))
             blobs = [(str(p), p.read_bytes()) for p in groups[best]]
-    questions = [json.loads(data) for _, data in sorted(blobs)]
+    questions = [json_loads(data) for _, data in sorted(blobs)]
     return sorted(questions, key=lambda q: q.get("orderNumber", 0))
 
 
@@ -171,7 +171,7 @@ def load_flags(out_dir: Path | str) -> list[Flag]:
     p = Path(out_dir) / "flags.json"
     if not p.is_file():
         return []
-    return [Flag.model_validate(f) for f in json.loads(p.read_text(encoding="utf-8"))]
+    return [Flag.model_validate(f) for f in json_loads(p.read_text(encoding="utf-8"))]
 
 
 class _Pointers:
@@ -367,7 +367,7 @@ def score_output(out_dir: Path | str, truth: dict, set_name: str = "") -> TruthS
     scored = score_truth(load_built(out_dir), truth, load_flags(out_dir), set_name)
     report = Path(out_dir) / "report.json"
     if report.is_file():
-        scored.counts.fields = int(json.loads(report.read_text(encoding="utf-8")).get("fields", 0))
+        scored.counts.fields = int(json_loads(report.read_text(encoding="utf-8")).get("fields", 0))
     return scored
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.errors import InputError
+from tasks.safe_json import MAX_JSON_DEPTH, json_depth, json_loads  # noqa: F401 - the bounds of JSON, said here too
 
 MAX_TEXT_BYTES = 2 << 20
 """Largest markdown or LaTeX document read (2 MiB)."""
@@ -46,8 +47,6 @@ MAX_RATIO = 200
 """Largest inflation ratio of a member over 1 MiB (a zip bomb inflates thousands of times)."""
 MAX_MEMBERS = 10_000
 """Most members a zip may have."""
-MAX_JSON_DEPTH = 64
-"""Deepest nesting of JSON read from outside (a set is about 8 deep)."""
 MAX_SAVED_BYTES = 16 << 20
 """Largest saved reply, ``areas.json``, filter or ``review.json`` read (16 MiB: a whole set's
 reply is the size of its sheet and solutions, each at most :data:`MAX_TEXT_BYTES`)."""
@@ -171,28 +170,6 @@ def check_docx(data: bytes, name: str) -> None:
         raise InputError(name, "not a Word document (not a zip)") from None
 
 
-def json_depth(text: str) -> int:
-    """The deepest nesting of ``[``/``{`` in a JSON text (strings skipped); linear time."""
-    depth = best = 0
-    in_string = escaped = False
-    for c in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif c in "]}":
-            depth -= 1
-    return best
-
-
 def nested_depth(value: Any) -> int:
     """How deep lists and dicts nest in ``value`` (``[]`` is 1); iterative, so any depth is measured."""
     best = 0
@@ -222,18 +199,3 @@ def ast_loads(data: bytes | str, name: str) -> Any:
     raise InputError(name, "nested too deeply to read (lists, block quotes or groups "
                            + (f"{depth} levels deep in pandoc's reading; " if depth else "")
                            + f"at most {MAX_AST_DEPTH})")
-
-
-def json_loads(text: str | bytes) -> Any:
-    """``json.loads`` that refuses JSON nested deeper than :data:`MAX_JSON_DEPTH` with a
-    ``json.JSONDecodeError`` (a ``ValueError``, as for any bad JSON), never a
-    ``RecursionError``."""
-    if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8")
-    depth = json_depth(text)
-    if depth > MAX_JSON_DEPTH:
-        raise json.JSONDecodeError(f"nested {depth} deep (at most {MAX_JSON_DEPTH})", text[:40], 0)
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise json.JSONDecodeError("nested too deep", text[:40], 0) from None

@@ -92,6 +92,7 @@ from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
 from tasks.convert.tex_unknown import Unknown, skipped, undefined_maths
 from tasks.convert.where import unescaped_at
+from tasks.safe_json import json_loads
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
@@ -210,7 +211,7 @@ def _pandoc(name: str, args: list[str], stdin: bytes, cwd: str) -> tuple[dict, l
         if run.returncode != 0:
             raise InputError(name, f"pandoc cannot read it: {_one_line(run.stderr)}")
         try:
-            entries = json.loads(Path(log).read_text(encoding="utf-8"))
+            entries = json_loads(Path(log).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             entries = []
     return ast_loads(run.stdout, name), entries
@@ -243,7 +244,7 @@ def _write_markdown(name: str, ast: dict) -> tuple[str, list[dict]]:
         if run.returncode != 0 or run.timed_out:
             raise InputError(name, f"pandoc cannot write it as markdown: {_one_line(run.stderr)}")
         try:
-            entries = json.loads(Path(log).read_text(encoding="utf-8"))
+            entries = json_loads(Path(log).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             entries = []
     return run.stdout.decode("utf-8").replace("\r\n", "\n"), entries

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from tasks.errors import InputError
+from tasks.safe_json import json_loads
 
 READER = "ipynb+fenced_divs+startnum"
 """pandoc's notebook reader as we call it: ``fenced_divs`` for the solution divs :func:`prepare`
@@ -37,7 +38,7 @@ def prepare(name: str, data: bytes) -> bytes:
     from tasks.convert.markdown_family import student_text
 
     try:
-        nb = json.loads(data.decode("utf-8"))
+        nb = json_loads(data)
     except (UnicodeDecodeError, ValueError) as e:
         raise InputError(name, f"not a Jupyter notebook (not JSON: {str(e)[:80]})") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):

@@ -203,7 +203,8 @@ def pair_folder(folder: Path, suffixes: tuple[str, ...] = FORMAT_PREFERENCE) -> 
     paired with its sheet by :func:`find_solutions`; one with no sheet beside it is a
     sheet of its own (``lone``). A sheet held in two formats is taken once, in the order
     of :data:`FORMAT_PREFERENCE`. A ``.tex`` without ``\\begin{document}`` is not a sheet,
-    nor is a README or LICENSE file.
+    nor is a README or LICENSE file, nor a link to a file of the folder (it is read once, under
+    its own name).
     """
     wanted = {s.lower() if s.startswith(".") else "." + s.lower() for s in suffixes}
     files = sorted(
@@ -212,6 +213,8 @@ def pair_folder(folder: Path, suffixes: tuple[str, ...] = FORMAT_PREFERENCE) -> 
         and not p.stem.upper().startswith(NOT_SHEETS)
         and (p.suffix.lower() != ".tex" or is_latex_sheet(p))
     )
+    real = {p.resolve() for p in files if not p.is_symlink()}
+    files = [p for p in files if not (p.is_symlink() and p.resolve() in real)]  # a second name of a sheet here: once
     by_stem: dict[str, list[Path]] = {}
     for p in files:
         by_stem.setdefault(p.stem.lower(), []).append(p)

@@ -26,7 +26,9 @@ is left out and named in a ``FileRefused`` warning (which becomes a ``conversion
 flag); a file that does not exist is left to pandoc, which reports it
 (``CouldNotLoadIncludeFile``) as it always has. Paths resolve as TeX resolves them: against
 the main sheet's folder. Commands in comments and in verbatim environments are text, not
-commands, and are left alone.
+commands, and are left alone. A file inside the roots is still refused when it is another
+sheet's or any solutions document (:func:`another_sheets_file`): a sweep's root lets a sheet
+read a course's shared files, never another sheet's own.
 """
 
 from __future__ import annotations
@@ -127,6 +129,37 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
     return None
 
 
+def another_sheets_file(path: Path) -> str | None:
+    """Why a sheet may not put ``path`` in place although it lies inside its roots (one
+    phrase), or ``None``: a solutions document (by its name, :func:`~tasks.convert.pairing.is_solutions_name`,
+    or as the solutions a sheet of its folder pairs with) or another sheet (a ``.tex`` with
+    ``\\begin{document}``, or any sheet of a folder's listing) is never part of a sheet. A
+    sweep's root is a root of every sheet under it (for a course's shared ``common/``), and
+    ``\\input{../week2/sheet_solutions}`` once put week 2's answers into week 1's student set."""
+    from tasks.convert.pairing import is_latex_sheet, is_solutions_name, pair_folder
+
+    try:
+        real = path.resolve()
+        if not real.is_file():
+            return None
+    except (OSError, RuntimeError):
+        return None
+    if is_solutions_name(real):
+        return "a solutions document is never part of a sheet"
+    if real.suffix.lower() == ".tex" and is_latex_sheet(real):
+        return "another sheet (it has \\begin{document})"
+    try:
+        pairs = pair_folder(real.parent)
+    except OSError:
+        return None
+    for pair in pairs:
+        if pair.solutions is not None and pair.solutions.resolve() == real:
+            return f"the solutions of {pair.source.name}, never part of a sheet"
+        if pair.source.resolve() == real:
+            return "another sheet of its folder"
+    return None
+
+
 def _masked(tex: str) -> str:
     """``tex`` with comments and verbatim environments blanked (same length), so that the
     commands found in it are commands, not text."""
@@ -192,7 +225,7 @@ class _Inliner:
         """The text of the first candidate that exists and may be read; ``None`` (with a
         warning when refused) otherwise."""
         for c in candidates:
-            why = refusal(c, self.roots)
+            why = refusal(c, self.roots) or another_sheets_file(c)
             if why is not None:
                 self.refuse(command, name, why)
                 return None

@@ -3,11 +3,14 @@
 A folder run's root is its folder (or, inside a sweep, the sweep's root); a sheet, a
 solutions document, a saved filter, an export or a subfolder whose real path (links
 followed) is outside the root is never read, and each one skipped is a line of the run's
-report (:func:`skipped_line`).
+report (:func:`skipped_line`). A sweep walks real folders only (:func:`real_folders`): a link
+to a folder inside the root (``loop -> .``, ``week2 -> week1``) is not entered either, so
+each folder is swept once, under its own name.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -28,3 +31,23 @@ def skipped_line(path: Path, root: Path) -> str:
     except (OSError, RuntimeError):
         target = "a loop"
     return f"{path}: a symbolic link to {target}, outside {root}: skipped"
+
+
+def real_folders(root: Path, skipped: list[str] | None = None) -> list[Path]:
+    """``root`` and every folder under it reached without following a symbolic link, each once
+    (``os.walk`` without ``followlinks``). Each link to a folder met is a line of ``skipped``:
+    :func:`skipped_line` when it leaves ``root``, else one saying the folder it names is swept
+    under its own name (``loop -> .`` once swept the root twice)."""
+    found = [root]
+    for top, dirs, _ in os.walk(root, followlinks=False):
+        for name in sorted(dirs):
+            d = Path(top) / name
+            if not d.is_symlink():
+                found.append(d)
+            elif skipped is not None and not name.startswith((".", "set_")):
+                if leaves(d, root):
+                    skipped.append(skipped_line(d, root))
+                else:
+                    skipped.append(f"{d}: a symbolic link to {d.resolve()}, a folder of {root} swept under its "
+                                   "own name: skipped")
+    return found

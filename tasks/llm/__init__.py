@@ -61,6 +61,12 @@ class Backend(Protocol):
     def complete(self, request: LLMRequest) -> LLMReply: ...
 
 
+MAX_REPLY_CHARS = 16 << 20
+"""Longest reply text taken from a live backend (16 M characters, as a saved reply's 16 MiB,
+:data:`tasks.convert.bounds.MAX_SAVED_BYTES`): a set's reply is the size of its sheet and
+solutions. A 200 MiB reply once ran for minutes through redaction and parsing."""
+
+
 class LiveBackend:
     """Base of the live backends: :meth:`complete` holds one of the backend's in-flight
     places (:func:`tasks.llm.limits.in_flight`) around :meth:`_exchange`, which returns the
@@ -83,6 +89,9 @@ class LiveBackend:
             outcome = self._exchange(request)
             if isinstance(outcome, str):
                 raise BackendError(self.name, redact(outcome))
+            if len(outcome.text) > MAX_REPLY_CHARS:  # before any pass over it (redaction, parsing)
+                raise BackendError(self.name, f"a reply of {len(outcome.text) / (1 << 20):.1f} M characters is over the "
+                                              f"{MAX_REPLY_CHARS >> 20} M a reply may be: not taken")
             # A server may echo what it was sent: no secret value enters a result from a reply.
             return outcome.model_copy(update={"text": redact(outcome.text), "model": redact(outcome.model)})
 

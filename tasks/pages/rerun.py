@@ -27,6 +27,7 @@ from tasks.errors import InputError
 from tasks.pages.ask import read_saved
 from tasks.pages.place import ocr_flags
 from tasks.write.outputs import REVIEW, publish, staging_dir, write_crops
+from tasks.safe_json import json_loads
 
 REWRITTEN = ("flags.json", "settled.json", "report.json", "replies", "pages")
 
@@ -128,7 +129,7 @@ def _replies(out: Path, staging: Path, document: Document, result: CompareResult
 
 def _as_json(text: str):
     try:
-        return json.loads(text)
+        return json_loads(text)
     except ValueError:
         return text
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from schemas.llm import BackendSpec, LLMReply
 from schemas.routes import Usage
 from tasks.pages import render
+from tasks.safe_json import json_loads
 
 FOLDER = "compare"
 
@@ -48,7 +49,7 @@ def lookup(pdf: bytes, key: str) -> tuple[LLMReply, int] | None:
     if folder is None:
         return None
     try:
-        data = json.loads((folder / FOLDER / f"{key}.json").read_text(encoding="utf-8"))
+        data = json_loads((folder / FOLDER / f"{key}.json").read_text(encoding="utf-8"))
         reply = LLMReply(text=data["text"], backend=data["backend"], model=data.get("model", ""), replayed=True,
                          usage=Usage.model_validate(data.get("usage") or {}))
         return reply, int(data.get("calls", 1))

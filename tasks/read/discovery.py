@@ -10,13 +10,13 @@ with a part label.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 from tasks.settle.markers import LABEL
+from tasks.safe_json import json_loads
 
 _WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)((?:\.\d+)*)(?:\.?[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
 _LETTERED = ("LowerAlpha", "UpperAlpha", "LowerRoman", "UpperRoman")
@@ -90,7 +90,7 @@ def ast(markdown: str) -> list[dict]:
     run = run_pandoc(["-f", READ_FORMAT, "-t", "json"], stdin=markdown.encode("utf-8"), timeout=30)
     if run.returncode != 0:
         return []
-    return json.loads(run.stdout).get("blocks", [])
+    return json_loads(run.stdout).get("blocks", [])
 
 
 def _opening(text: str, found: Found, plain: bool = False) -> None:

@@ -13,7 +13,9 @@ block is a CodeBlock (or RawBlock) holding the JSON list of questions
 
 from __future__ import annotations
 
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +36,10 @@ MARK = "SANDBOX-REASON: "
 GRACE_SECONDS = 3.0
 """Extra wall time the process gets past the filter's time limit, so that the runner's
 own clock (which stops the filter with a clean reason) fires before the kill."""
+
+INTERNALS = re.compile(r"called at src/|CallStack|\bthrowM\b|HsLua\.")
+"""pandoc's own (Haskell) call stack in its last line: what it prints when a Lua error
+object cannot be turned into a message (its ``__tostring`` fails or loops)."""
 
 
 def _seconds(x: float) -> str:
@@ -132,7 +138,9 @@ def run_filter(
             "input.md",
             "-o", "out.json",
         ]
+        began = time.monotonic()
         run = run_pandoc(args, cwd=work, timeout=timeout + GRACE_SECONDS, memory_bytes=memory_bytes)
+        spent = time.monotonic() - began
         reason = _runner_reason(run.stderr)
         if reason:
             limit = reason.startswith(("filter ran past", "filter ran out of memory"))
@@ -143,7 +151,12 @@ def run_filter(
             low = run.stderr.lower()
             if "memory" in low or "heap" in low or run.returncode in (-11, -6, 251):
                 raise FilterError("filter ran out of memory", "rlimit")
+            if spent >= timeout:  # stopped by the time limit where the runner could not say so (an error's __tostring)
+                raise FilterError(f"filter ran past the {_seconds(timeout)} s time limit", "runner")
             last = next((x for x in reversed(run.stderr.splitlines()) if x.strip()), "")
+            if INTERNALS.search(last):  # pandoc's own call stack, not the filter's message
+                raise FilterError(f"filter error: the filter raised an error that cannot be shown (pandoc stopped, "
+                                  f"{run.returncode})")
             raise FilterError(f"filter error: pandoc stopped ({run.returncode}): {last.strip()[:200]}")
         out = work / "out.json"
         if not out.exists():

@@ -124,14 +124,20 @@ def _ask_one(entry: ReviewEntry, lines: Iterator[str], say: Callable[[str], None
         return None, False
 
 
-def result_lines(result: ReviewResult, each: bool = True) -> list[str]:
+def result_lines(result: ReviewResult, each: bool = True, resolved: set[int] | None = None) -> list[str]:
     """One line per decision made now (``each``; the terminal confirmed them already), then
-    the review's counts."""
+    the review's counts. ``resolved`` are the flags the record now holds resolved: a refused
+    decision on one of them says the flag stays as decided before (it replaced nothing), so
+    the lines agree with the counts."""
     lines = []
     for d in result.decisions if each else []:
         what = d.choice + (f" ({d.note})" if d.note else "")
-        state = "resolved" + (", corrected by a person's note" if d.corrected_by_note else "") if d.resolved \
-            else f"still open: {d.reason}"
+        if d.resolved:
+            state = "resolved" + (", corrected by a person's note" if d.corrected_by_note else "")
+        elif resolved is not None and d.flag in resolved:
+            state = f"not taken ({d.reason}): the flag stays resolved by its earlier decision"
+        else:
+            state = f"still open: {d.reason}"
         lines.append(f"flag {d.flag:<4} {d.field}: {what}: {state}")
     s = result.summary
     lines.append(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open"

@@ -145,8 +145,11 @@ def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
     ``form`` holds the flags the file may name (:func:`build_form` with ``every_flag``: a
     flag decided before may be decided again, the new decision replacing the recorded one).
     Raises :class:`InputError` naming the file when it cannot be read, does not validate,
-    or names a flag that is not in ``form``."""
+    names a flag that is not in ``form``, or names one flag twice (which would be in force is
+    not the file's to leave unsaid)."""
     from tasks.convert.bounds import MAX_DECISIONS, check_count, check_saved_size, json_loads
+
+    from collections import Counter
 
     path = Path(path)
     try:
@@ -162,6 +165,10 @@ def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
     except (ValidationError, ValueError, RecursionError) as e:
         raise InputError(str(path), f"not a valid decisions file: {str(e).splitlines()[0]}") from None
     by_flag = {e.flag: e for e in form.entries}
+    twice = sorted(f for f, n in Counter(d.flag for d in given).items() if n > 1)
+    if twice:
+        raise InputError(str(path), f"flag {twice[0]} is decided twice in this file (one decision per flag: "
+                                    "a second, in a later review, replaces the first)")
     chosen = []
     for d in given:
         entry = by_flag.get(d.flag)

@@ -35,6 +35,7 @@ from types import SimpleNamespace
 from schemas.areas import Box
 from schemas.sheet import Part, PartKey, SheetSet
 from tasks.boxes.settings import box_settings
+from tasks.safe_json import json_loads
 
 
 @lru_cache(maxsize=1)
@@ -77,7 +78,7 @@ def _restore_titles(set_dir: Path, zip_path: Path, titles: dict[int, str]) -> No
         found = sorted(set_dir.glob(f"question_{index:03d}_*.json"))
         if len(found) != 1:
             raise OSError(f"in2lambda wrote no single question file for question {index + 1}")
-        data = json.loads(found[0].read_text(encoding="utf-8"))
+        data = json_loads(found[0].read_text(encoding="utf-8"))
         data["title"] = title
         with open(found[0], "w") as fh:  # as in2lambda writes it (json.dump, default settings)
             json.dump(data, fh)

@@ -7,11 +7,11 @@ ever replaced; anything else in ``--out`` is the user's and a clash is refused f
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from tasks.errors import InputError
+from tasks.safe_json import json_loads
 
 MANIFEST = ".sheet2lambda-outputs.json"
 """Lists the entries a run wrote into its output folder, so the next run may replace them."""
@@ -53,7 +53,7 @@ def read_manifest(out: Path) -> dict:
     unreadable or malformed one is empty. Entries that are not plain names (``../x``,
     ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is named."""
     try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        data = json_loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError, TypeError, RecursionError):
         return {"source": None, "entries": []}
     if isinstance(data, list):  # the first format: the entries alone
@@ -125,7 +125,7 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
 def _decisions(path: Path) -> str:
     """``N decisions`` recorded in a ``review.json`` (``decisions`` when unreadable)."""
     try:
-        n = len(json.loads(path.read_text(encoding="utf-8")).get("decisions", []))
+        n = len(json_loads(path.read_text(encoding="utf-8")).get("decisions", []))
     except (OSError, ValueError, AttributeError, TypeError, RecursionError):
         return "decisions"
     return f"{n} decision" + ("" if n == 1 else "s")

@@ -233,3 +233,65 @@ def test_a_record_that_is_not_an_object_is_no_record(home):
     server.state_file().write_text("[1, 2]")
     warm.state_file().write_text('"x"')
     assert server.recorded() is None and warm.recorded() is None and server.running() is None
+
+
+# --- attack4: what Prefect itself reads from PREFECT_HOME ---------------------------------------
+
+
+def _as_owner_of_home_only(monkeypatch, home):
+    """Simulate a second user without one: this process becomes uid ``real + 4242`` and the
+    home reads as its own, so every file the tests wrote in it reads as another user's (no
+    root, no ``useradd``)."""
+    real_uid, fake = os.getuid(), os.getuid() + 4242
+    real_stat = os.stat
+
+    def stat(path, *a, **k):
+        st = real_stat(path, *a, **k)
+        if os.fspath(path) == os.fspath(home):
+            return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, fake, st.st_gid, st.st_size,
+                                   int(st.st_atime), int(st.st_mtime), int(st.st_ctime)))
+        return st
+
+    monkeypatch.setattr(server.os, "getuid", lambda: fake)
+    monkeypatch.setattr(server.os, "stat", stat)
+    return real_uid
+
+
+@pytest.mark.parametrize("name", ["profiles.toml", ".env", "prefect.db", "storage"])
+def test_an_entry_another_user_put_in_prefect_home_is_refused(home, monkeypatch, name):
+    """attack4 b2: another user planted ``profiles.toml`` (``PREFECT_API_URL`` of her server) in
+    a 1777 PREFECT_HOME; the command noticed, went on, and Prefect read it and talked to her
+    server. Now any entry of another user's in the home is one line before Prefect is imported."""
+    home.mkdir(mode=0o700)
+    (home / name).mkdir() if name == "storage" else (home / name).write_text('active = "evil"\n')
+    _as_owner_of_home_only(monkeypatch, home)
+    problem = server.home_problem()
+    assert problem and name in problem and "another user" in problem and "\n" not in problem
+    with pytest.raises(SystemExit) as e:
+        server.connect()
+    assert e.value.code == 1
+    assert "PREFECT_API_URL" not in os.environ or "4311" not in os.environ["PREFECT_API_URL"]
+
+
+@pytest.mark.parametrize("mode", [0o755, 0o1777, 0o770], ids=["0755", "1777", "0770"])
+def test_an_open_prefect_home_of_ones_own_is_closed_before_use(home, mode):
+    """attack4 case 7: ``server status`` took a 0755 or 1777 home as it was (a later run
+    tightened it); now every command makes it 0700 first, so no one else can add to it."""
+    home.mkdir()
+    home.chmod(mode)
+    assert server.main(["status"]) == 0
+    assert home.stat().st_mode & 0o7777 == 0o700
+
+
+@pytest.mark.parametrize("command", ["review", "compare"])
+def test_review_and_compare_refuse_a_home_of_another_user_before_prefect(home, monkeypatch, command, capsys):
+    """h-harden's leftover: ``review`` and ``compare`` imported Prefect (which reads
+    ``profiles.toml`` from PREFECT_HOME) without the home's check the run commands make."""
+    from commandline import cli
+
+    home.mkdir(mode=0o700)
+    (home / "profiles.toml").write_text('active = "evil"\n')
+    _as_owner_of_home_only(monkeypatch, home)
+    assert cli.main([command, str(home / "nothing")]) == 1
+    err = capsys.readouterr().err
+    assert "profiles.toml belongs to another user" in err and len(err.strip().splitlines()) == 1

@@ -115,3 +115,19 @@ def test_the_flows_refuse_it_too_for_a_run_from_the_ui(course):
         run_folder(course / "sheets", course / "lua", filter_path=course / "lua" / "mine.lua")
     assert "--out is the folder of --filter" in str(e.value)
     assert _snapshot(course) == before
+
+
+@pytest.mark.parametrize("where", ["same", "inside"])
+def test_compares_out_apart_from_its_replies(tmp_path, capsys, where):
+    """h-harden's leftover: ``compare``'s ``--out`` over or inside its ``--replies`` was not
+    checked; now one line before any work, as the document command."""
+    from flows.compare import main
+
+    sheet = tmp_path / "sheet.pdf"
+    sheet.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    out = replies if where == "same" else replies / "out"
+    assert main([str(sheet), "--replies", str(replies), "--out", str(out), "--offline"]) == 1
+    err = capsys.readouterr().err
+    assert "--replies" in err and "choose another --out" in err and len(err.strip().splitlines()) == 1

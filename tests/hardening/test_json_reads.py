@@ -1,0 +1,88 @@
+"""7. Every JSON the process reads and did not just write (a notebook, a state file, a
+manifest, a sweep's record, a server's answer) goes through one bounded reader
+(:mod:`tasks.safe_json`): nested past 64 levels is one line, never a ``RecursionError``
+(attack4: a 200,000-deep notebook was a 133-line traceback; a 100,000-deep
+``sheet2lambda-warm.json`` made ``server stop`` a traceback while ``status`` coped)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tasks.errors import InputError
+
+CATEGORY = "7 one-line errors"
+
+ROOT = Path(__file__).resolve().parents[2]
+DEEP = "[" * 100_000 + "]" * 100_000
+DEEP_OBJ = '{"a":' * 50_000 + "1" + "}" * 50_000
+
+
+def test_a_deep_notebook_is_refused_before_the_run(tmp_path):
+    from commandline.sheet_checks import text_problem
+
+    nb = tmp_path / "deep.ipynb"
+    nb.write_text(DEEP)
+    problem = text_problem(nb)
+    assert problem and "nested 100000 deep" in problem and "\n" not in problem
+
+
+@pytest.mark.parametrize("text", [DEEP, DEEP_OBJ], ids=["list", "object"])
+def test_a_deep_notebook_in_the_conversion_names_the_file(text):
+    from tasks.convert.notebooks import prepare
+
+    with pytest.raises(InputError) as e:
+        prepare("deep.ipynb", text.encode())
+    assert str(e.value).startswith("deep.ipynb") and "\n" not in str(e.value) and "nested" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["sheet2lambda-warm.json", "sheet2lambda-server.json"])
+def test_a_deep_state_file_is_no_record(tmp_path, monkeypatch, name):
+    from commandline import server, warm
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    (tmp_path / name).write_text(DEEP)
+    assert warm.recorded() is None and server.recorded() is None
+
+
+def test_server_stop_with_a_deep_warm_record_is_one_line(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "sheet2lambda-warm.json").write_text("[" * 100_000)
+    (home / "sheet2lambda-warm.json").chmod(0o600)
+    env = {**os.environ, "PREFECT_HOME": str(home), "SHEET2LAMBDA_WARM": "0"}
+    run = subprocess.run([sys.executable, "-m", "commandline.cli", "server", "stop"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    text = run.stdout + run.stderr
+    assert "Traceback" not in text and "RecursionError" not in text, text
+    assert len(text.strip().splitlines()) <= 2, text
+
+
+def test_a_deep_manifest_and_sweep_record_are_empty(tmp_path):
+    from tasks.check.changes import RECORD_NAME, read_record
+    from tasks.write.manifest import MANIFEST, read_manifest
+
+    (tmp_path / MANIFEST).write_text(DEEP)
+    (tmp_path / RECORD_NAME).write_text(DEEP_OBJ)
+    assert read_manifest(tmp_path) == {"source": None, "entries": []}
+    assert read_record(tmp_path) is None
+
+
+BARE = re.compile(r"\bjson\.loads?\(")
+ALLOWED = {"tasks/safe_json.py", "tasks/convert/bounds.py"}  # bounds: pandoc's own AST, its depth measured after
+
+
+def test_no_module_reads_json_unbounded():
+    """The rule as a house rule: ``json.load``/``json.loads`` appear only in the bounded reader."""
+    found = []
+    for folder in ("commandline", "tasks", "flows", "schemas", "deployments"):
+        for p in sorted((ROOT / folder).rglob("*.py")):
+            rel = p.relative_to(ROOT).as_posix()
+            if rel not in ALLOWED and BARE.search(p.read_text(encoding="utf-8")):
+                found.append(rel)
+    assert not found, f"unbounded json.loads in {found}"
