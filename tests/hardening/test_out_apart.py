@@ -101,7 +101,7 @@ def test_repeating_a_run_from_its_own_replies_is_not_refused(course):
     assert out_over_inputs(out, {"--replies": out}, {}) is not None
 
 
-def test_the_flows_refuse_it_too_for_a_run_from_the_ui(course):
+def test_the_flows_refuse_it_too_for_a_run_from_the_ui(course, prefect_server):
     """A deployment's run takes its paths from a form, not from the command line: the document
     flow and the folder run check before writing anything."""
     from flows.document import document_flow
