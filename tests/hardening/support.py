@@ -81,3 +81,32 @@ def write_outputs_args(tmp: Path, version: str = "new") -> tuple:
     report = Report.model_construct(source="/courses/cart.md", set_name="cart")
     media = tmp / "no-media"
     return (str(media), sheet, route, route, adjudication, None, built, None, report, [])
+
+
+_CLI_PROBE = """
+import sys
+from commandline.cli import main
+try:
+    code = main({argv!r})
+except SystemExit as e:
+    code = e.code
+print("EXIT", code, *[w for m in {modules!r} for w in (m.upper(), m in sys.modules)])
+"""
+
+
+def cli_in_fresh_python(argv: list[str], cwd: Path, modules: tuple[str, ...] = ("prefect",)) -> tuple[list[str], str]:
+    """Run ``sheet2lambda ARGV`` through ``commandline.cli.main`` in a new Python in ``cwd`` (no
+    ``PREFECT_API_URL``, a temporary server if one is wanted) and return (its stderr lines, the last
+    stdout line: ``EXIT <code> PREFECT <imported?>`` and one pair per further name in ``modules``).
+    Raises subprocess.TimeoutExpired after 120 s."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update({"PYTHONPATH": str(ROOT), "SHEET2LAMBDA_SERVER": "temporary"})
+    code = _CLI_PROBE.format(argv=argv, modules=list(modules))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+    return proc.stderr.splitlines(), proc.stdout.strip().splitlines()[-1]

@@ -7,37 +7,20 @@ sheet or as ``--solutions``; one line naming the file, exit 1. The rules are tho
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from commandline import sheet_checks
 from tasks.convert import bounds
-from tests.conftest import ROOT
-from tests.hardening.support import SHEET_MD
+from tests.hardening.support import cli_in_fresh_python, SHEET_MD
 
 CATEGORY = "20 bad sheets refused at once"
 
-PROBE = """
-import sys
-from commandline.cli import main
-try:
-    code = main({argv!r})
-except SystemExit as e:
-    code = e.code
-print("EXIT", code, "PREFECT", "prefect" in sys.modules, "PYDANTIC", "pydantic" in sys.modules)
-"""
 
 
 def _cli(argv: list[str], cwd: Path) -> tuple[list[str], str]:
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update({"PYTHONPATH": str(ROOT), "SHEET2LAMBDA_SERVER": "temporary"})
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
-    return proc.stderr.splitlines(), proc.stdout.strip().splitlines()[-1]
+    return cli_in_fresh_python(argv, cwd, ("prefect", "pydantic"))
 
 
 def _notebook(source: str, cell_type: str = "markdown") -> bytes:

@@ -6,37 +6,20 @@ from the UI); ``--replies out/x/replies --out out/x`` (repeating a run) still ru
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from commandline.out_paths import out_over_inputs
 from tasks.errors import InputError
-from tests.conftest import ROOT
-from tests.hardening.support import write_sheet
+from tests.hardening.support import cli_in_fresh_python, write_sheet
 
 CATEGORY = "19 outputs apart from inputs"
 
-PROBE = """
-import sys
-from commandline.cli import main
-try:
-    code = main({argv!r})
-except SystemExit as e:
-    code = e.code
-print("EXIT", code, "PREFECT", "prefect" in sys.modules)
-"""
 
 
 def _cli(argv: list[str], cwd: Path) -> tuple[list[str], str]:
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update({"PYTHONPATH": str(ROOT), "SHEET2LAMBDA_SERVER": "temporary"})
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
-    return proc.stderr.splitlines(), proc.stdout.strip().splitlines()[-1]
+    return cli_in_fresh_python(argv, cwd)
 
 
 @pytest.fixture
