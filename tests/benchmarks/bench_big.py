@@ -281,7 +281,10 @@ def pools(tmp: Path, corpus: Path, n: int, env: dict, counts: list[int], found: 
     sweep put in ``found`` as it ends."""
     prefect = str(Path(sys.executable).with_name("prefect"))
     yaml = (ROOT / "deployments" / "prefect.yaml").read_text(encoding="utf-8")
-    (tmp / "prefect.yaml").write_text(yaml.replace('"{{ $PWD }}/.."', f'"{tmp}"'), encoding="utf-8")  # runs' root
+    root_line = 'SHEET2LAMBDA_ROOT: "{{ $PWD }}"'  # the runs' root: the benchmark's folder, which holds the corpus
+    if root_line not in yaml:
+        raise SystemExit(f"deployments/prefect.yaml: no line {root_line!r} to point the runs' root at {tmp}")
+    (tmp / "prefect.yaml").write_text(yaml.replace(root_line, f'SHEET2LAMBDA_ROOT: "{tmp}"'), encoding="utf-8")
     subprocess.run([prefect, "work-pool", "create", "sheet2lambda", "--type", "process"], cwd=ROOT, env=env,
                    check=True, capture_output=True)
     subprocess.run([prefect, "--no-prompt", "deploy", "--all", "--prefect-file", str(tmp / "prefect.yaml")],
@@ -303,6 +306,9 @@ def pools(tmp: Path, corpus: Path, n: int, env: dict, counts: list[int], found: 
             r.update(built=report.get("built", 0), sheets=report.get("sheets", 0), throughput=n / r["wall"], n=n,
                      busy=r["cpu"] / (r["wall"] * (os.cpu_count() or 1)))
             found[count] = r
+            if r["built"] < n:  # a sweep that built nothing has no throughput worth printing
+                print(f"  pool of {count}: only {r['built']}/{n} sheets built, exit {r['code']}: see {tmp / f'pool{count}.log'}"
+                      " (--keep keeps it)", flush=True)
             print(f"  pool of {count} worker{'s' if count > 1 else ''}: {r['wall']:.1f} s, {r['built']}/{r['sheets']} "
                   f"built, {r['throughput']:.2f} sheets/s, {r['cpu'] / n:.3f} s of CPU a sheet, the cores "
                   f"{r['busy']:.0%} busy with it, exit {r['code']} ({r['load']})", flush=True)
