@@ -206,6 +206,7 @@ class _Client:
         if left <= 0:
             raise self.over(f"before {method} {urlsplit(url).path}")
         read = max(0.1, min(self.timeout, left))
+        self.watch.start()  # (its timer runs from the first request, a backstop to `left`)
         try:
             try:
                 return self.session.request(method, url, headers=self.headers if auth else None,

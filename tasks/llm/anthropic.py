@@ -185,12 +185,15 @@ class AnthropicBackend(LiveBackend):
             base = base_for_key("ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), "https://api.anthropic.com")
         except ValueError as e:
             return str(e)
-        with Deadline(self.deadline) as deadline, anthropic.Anthropic(
+        with Deadline(self.deadline) as deadline, anthropic.DefaultHttpxClient(
+            timeout=self.timeout, event_hooks={"response": [deadline.httpx_hook]}
+        ) as http, anthropic.Anthropic(
             api_key=_api_key(),
             base_url=base,
             max_retries=max(0, self.attempts - 1),
             timeout=self.timeout,
             middleware=[counter, deadline.middleware],
+            http_client=http,
         ) as client:
             message = self._call(client, self.params(request), counter, deadline, stream=False)
             if isinstance(message, str):

@@ -9,9 +9,10 @@ connection error; the caller then sees :attr:`Deadline.passed` and says one line
 still to be made are refused by :meth:`Deadline.left` (zero left) and their per-read timeout
 is capped to what is left, so the wait for a reply's headers ends by the deadline too.
 
-Hooks: :meth:`Deadline.middleware` for the ``anthropic`` SDK (its client middleware sees each
-attempt's response before the body is read; the socket is httpcore's ``network_stream``
-extension), :meth:`Deadline.requests_hook` for ``requests`` (a response hook runs before the
+Hooks: for the ``anthropic`` SDK, :meth:`Deadline.middleware` (a client middleware: each
+attempt's timeouts capped) and :meth:`Deadline.httpx_hook` (its ``httpx`` client's response
+event hook, run before the body is read; the socket is httpcore's ``network_stream``
+extension); :meth:`Deadline.requests_hook` for ``requests`` (a response hook runs before the
 body of a non-streamed reply is read; the socket is urllib3's ``response.connection.sock``).
 """
 
@@ -27,13 +28,15 @@ class DeadlinePassed(Exception):
 
 
 class Deadline:
-    """``seconds`` from now (a positive number). Use as a context manager around the call:
-    the timer starts on entry and is cancelled on exit; :attr:`passed` is True once the
-    deadline passed (the caller's failure is then this deadline's)."""
+    """``seconds`` (a positive number) from the call's first request. Use as a context manager
+    around the call: the clock starts at the first :meth:`left` (the first HTTP attempt, not
+    the client's set-up: the SDK's first use imports its types, seconds on a loaded machine),
+    the timer is cancelled on exit; :attr:`passed` is True once the deadline passed (the
+    caller's failure is then this deadline's)."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self.ends = time.monotonic() + seconds
+        self.ends: float | None = None
         self.passed = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -41,8 +44,6 @@ class Deadline:
         self._timer.daemon = True
 
     def __enter__(self) -> Deadline:
-        self.ends = time.monotonic() + self.seconds
-        self._timer.start()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -50,8 +51,17 @@ class Deadline:
         with self._lock:
             self._sockets.clear()
 
+    def start(self) -> None:
+        """Start the clock (once; later calls do nothing)."""
+        with self._lock:
+            if self.ends is None:
+                self.ends = time.monotonic() + self.seconds
+                self._timer.start()
+
     def left(self) -> float:
-        """Seconds left; raises :class:`DeadlinePassed` when none are."""
+        """Seconds left (the clock started if it was not); raises :class:`DeadlinePassed`
+        when none are."""
+        self.start()
         left = self.ends - time.monotonic()
         if left <= 0:
             self.passed = True
@@ -76,15 +86,20 @@ class Deadline:
             _shut(sock)
 
     def middleware(self, request, call_next):
-        """``anthropic`` client middleware (runs once per HTTP attempt, retries included)."""
+        """``anthropic`` client middleware (runs once per HTTP attempt, retries included): no
+        attempt after the deadline, and each attempt's timeouts capped to what is left."""
         timeout = request.timeout
         left = self.left()
         cap = left if not isinstance(timeout, (int, float)) else min(float(timeout), left)
-        response = call_next(request.copy(timeout=cap))
-        stream = getattr(response.http_response, "extensions", {}).get("network_stream")
+        return call_next(request.copy(timeout=cap))
+
+    def httpx_hook(self, response) -> None:
+        """``httpx`` response event hook (it runs once the headers are in, before the body is
+        read: the SDK's middleware sees the response only once its body is read): the
+        reply's socket (httpcore's ``network_stream`` extension) is watched."""
+        stream = response.extensions.get("network_stream")
         if stream is not None:
             self.watch(stream.get_extra_info("socket"))
-        return response
 
     def requests_hook(self, response, *args, **kwargs):
         """``requests`` response hook: the reply's socket is watched while its body is read."""

@@ -31,12 +31,14 @@ class Drip:
         drip = self
         self.stop = threading.Event()
         self.requests = 0
+        self.first: float | None = None  # time.monotonic() of the first request
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def _answer(self):
                 drip.requests += 1
+                drip.first = drip.first or time.monotonic()
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -85,14 +87,12 @@ def test_a_dripping_model_reply_ends_at_the_deadline_in_one_line(backend, monkey
         else:
             monkeypatch.setenv("OPENAI_BASE_URL", drip.url + "/v1")
             model = OpenAIBackend("local", attempts=2, timeout=30, deadline=1.5)
-        t0 = time.monotonic()
         with pytest.raises(llm.BackendError) as e:
             model.complete(_request())
-        spent = time.monotonic() - t0
+        spent = time.monotonic() - drip.first  # from the first request (the SDK's first use imports for seconds)
     assert "no whole reply within 1.5 s (SHEET2LAMBDA_LLM_DEADLINE)" in str(e.value), e.value
     assert "\n" not in str(e.value) and "sk-ant" not in str(e.value)
     assert 1.4 < spent < 6, spent  # the per-read timeout (30 s) never fired: the drip kept it fed
-    assert drip.requests >= 1
 
 
 def test_a_prompt_reply_within_the_deadline_is_untouched(monkeypatch):
@@ -121,10 +121,9 @@ def test_a_dripping_mathpix_reply_ends_at_the_conversion_deadline(monkeypatch):
     monkeypatch.setenv("MATHPIX_APP_KEY", "drip-key-0123456789")
     with Drip() as drip:
         monkeypatch.setenv("MATHPIX_BASE_URL", drip.url)
-        t0 = time.monotonic()
         with pytest.raises(MathpixError) as e:
             convert_pdf(b"%PDF-1.4\n", timeout=30, deadline=1.5, attempts=2)
-        spent = time.monotonic() - t0
+        spent = time.monotonic() - drip.first
     assert "Mathpix did not finish within 1.5 s (POST /v3/pdf)" in str(e.value), e.value
     assert "drip-key" not in str(e.value) and 1.4 < spent < 6, spent
 
@@ -138,13 +137,13 @@ def test_a_run_whose_model_drips_builds_route_bs_set_and_exits_2(tmp_path, monke
     monkeypatch.setenv("SHEET2LAMBDA_LLM_DEADLINE", "1.5")
     monkeypatch.setenv("SHEET2LAMBDA_LLM_ATTEMPTS", "1")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-drip-test")
-    t0 = time.monotonic()
     with Drip() as drip:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", drip.url)
         code = main([str(sheet), "--backend", "anthropic", "--model", "claude-sonnet-5-5", "--no-areas",
                      "--out", str(tmp_path / "out")])
+        requests = drip.requests
     printed = capsys.readouterr()
     assert code == 2, printed.out + printed.err
     assert "no whole reply within 1.5 s" in printed.out + printed.err
     assert (tmp_path / "out" / "drip.zip").exists()  # the set was built from route B
-    assert time.monotonic() - t0 < 60
+    assert requests >= 1  # the calls reached the dripping server (and were cut: the run ended)
