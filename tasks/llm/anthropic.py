@@ -185,7 +185,7 @@ class AnthropicBackend(LiveBackend):
             base = base_for_key("ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), "https://api.anthropic.com")
         except ValueError as e:
             return str(e)
-        with Deadline(self.deadline) as deadline, anthropic.DefaultHttpxClient(
+        with Deadline(self.deadline, attempt=self.timeout) as deadline, anthropic.DefaultHttpxClient(
             timeout=self.timeout, event_hooks={"response": [deadline.httpx_hook]}
         ) as http, anthropic.Anthropic(
             api_key=_api_key(),

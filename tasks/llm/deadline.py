@@ -28,14 +28,16 @@ class DeadlinePassed(Exception):
 
 
 class Deadline:
-    """``seconds`` (a positive number) from the call's first request. Use as a context manager
+    """``seconds`` (a positive number) from the call's first request; ``attempt`` the client's
+    own timeout of one attempt (the middleware's cap when a request names none). Use as a context manager
     around the call: the clock starts at the first :meth:`left` (the first HTTP attempt, not
     the client's set-up: the SDK's first use imports its types, seconds on a loaded machine),
     the timer is cancelled on exit; :attr:`passed` is True once the deadline passed (the
     caller's failure is then this deadline's)."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, attempt: float | None = None):
         self.seconds = seconds
+        self.attempt = attempt  # the client's own timeout for an attempt, capped by the middleware
         self.ends: float | None = None
         self.passed = False
         self._sockets: list[socket.socket] = []
@@ -88,9 +90,9 @@ class Deadline:
     def middleware(self, request, call_next):
         """``anthropic`` client middleware (runs once per HTTP attempt, retries included): no
         attempt after the deadline, and each attempt's timeouts capped to what is left."""
-        timeout = request.timeout
+        timeout = request.timeout if isinstance(request.timeout, (int, float)) else self.attempt
         left = self.left()
-        cap = left if not isinstance(timeout, (int, float)) else min(float(timeout), left)
+        cap = left if timeout is None else min(float(timeout), left)
         return call_next(request.copy(timeout=cap))
 
     def httpx_hook(self, response) -> None:
