@@ -158,6 +158,7 @@ def test_the_kept_server_refuses_a_request_without_its_credentials(home, monkeyp
         assert _status(flows, None) == 401
         assert _status(flows, "sheet2lambda:a-guess") == 401
         assert _status(flows, server.auth_string()) == 200
+        assert server.running() == url  # its listening socket is the started server's (or its child's)
         assert _mode(home) == 0o700
         leaked = [p for p in home.rglob("*") if not p.is_symlink() and _mode(p) & 0o077]
         assert leaked == [], f"readable by others: {leaked[:3]}"
