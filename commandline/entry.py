@@ -107,10 +107,10 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
                 return body(args)
             except KeyboardInterrupt:
                 return stop(what)
-            except Exception as e:  # the Prefect API answered an error: one line, never its body
-                from commandline.reach import server_refusal
+            except Exception as e:  # the Prefect API answered an error or a reply it cannot read: one line
+                from commandline.reach import server_refusal, unreadable_answer
 
-                line = server_refusal(e)
+                line = server_refusal(e) or unreadable_answer(e)
                 if line is None:
                     raise
                 print(line, file=sys.stderr)

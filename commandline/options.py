@@ -220,6 +220,8 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{path}: no such {what}")
         elif p.is_dir():
             out.append(f"{path}: is a folder, not a {what}")
+        elif not p.is_file():  # a device, FIFO or socket (/dev/zero has no end, a FIFO may never open)
+            out.append(f"{path}: not a regular file (a device, FIFO or socket), not a {what}")
         elif p.stat().st_size == 0:
             out.append(f"{path}: empty file")
         elif what in ("document", "solutions document"):
@@ -285,6 +287,8 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_dir(args.replies, "folder of saved replies")
         if args.export is not None and not Path(args.export).exists():
             out.append(f"{args.export}: no such export")
+        elif args.export is not None and not (Path(args.export).is_dir() or Path(args.export).is_file()):
+            out.append(f"{args.export}: not a regular file (a device, FIFO or socket), not an export")
         need_out(args.out)
         need_dir(args.tex_root, "--tex-root folder")
         need_apart(args.out or str(Path("out") / Path(args.source).stem),

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
+from pathlib import Path
 
 from tasks.pids import alive  # noqa: F401 - one rule, used here and re-exported
 
@@ -79,3 +81,9 @@ def end(pid: int, timeout: float, group: bool = False, poll: float = 0.05) -> bo
     except ProcessLookupError:
         pass
     return True
+
+
+def prefect_command() -> list[str]:
+    """The ``prefect`` command of this environment."""
+    exe = Path(sys.executable).with_name("prefect")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "prefect"]

@@ -280,3 +280,35 @@ def server_refusal(error: BaseException) -> str | None:
             return f"the Prefect server at {where} answered HTTP {code} for {path} (its answer not shown); {what}"
         error = error.__cause__ or error.__context__
     return None
+
+
+UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+"""What reading a reply of the wrong shape raises inside Prefect's client: ``json`` and
+pydantic's ``ValidationError`` are ``ValueError``\ s; a missing field, a ``None``, a list for a
+dict the rest."""
+
+
+def unreadable_answer(error: BaseException) -> str | None:
+    """One bounded line for a reply of the Prefect API that its client could not read (a body
+    that is not JSON, HTML, ``{}``, the wrong shape: attack5 case 12 gave a 65-line traceback),
+    found along ``error``'s causes as one of :data:`UNREADABLE` raised inside ``prefect/client/``:
+    the server (``PREFECT_API_URL``), the client function and what was wrong, never the body;
+    ``None`` for any other error."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        tb, where = error.__traceback__, None
+        while tb is not None:
+            path = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
+            if "/prefect/client/" in path:
+                where = tb.tb_frame.f_code.co_name
+            tb = tb.tb_next
+        if where is not None and isinstance(error, UNREADABLE):
+            parts = urllib.parse.urlsplit(os.environ.get("PREFECT_API_URL") or "")
+            server = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}" if parts.netloc else "Prefect's temporary server"
+            what = "not JSON" if isinstance(error, json.JSONDecodeError) else f"not of the shape Prefect's client reads " \
+                f"({type(error).__name__})"
+            return (f"the Prefect server at {server} answered {where}() with a reply that is {what} (its answer not "
+                    "shown): it is not a Prefect API this version reads; see that server's log, or unset PREFECT_API_URL")
+        error = error.__cause__ or error.__context__
+    return None

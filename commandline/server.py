@@ -41,6 +41,8 @@ from pathlib import Path
 
 from commandline import procs
 from commandline.runtime import DEFAULTS
+from commandline.ownership import ancestor_problem, listener_is_ours
+from commandline.procs import prefect_command
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
 
@@ -73,6 +75,8 @@ def home_problem() -> str | None:
     imported."""
     home = prefect_home()
     uid = os.getuid()
+    if problem := ancestor_problem(home):  # a folder above it others may write: it can be swapped
+        return problem
     try:
         st = os.stat(home)
     except FileNotFoundError:
@@ -208,12 +212,15 @@ def recorded() -> dict | None:
 
 
 def running() -> str | None:
-    """The API address of the server this project started, when it is alive and answers."""
+    """The API address of the server this project started, when it is alive, listens there
+    itself (:func:`commandline.ownership.listener_is_ours`: its password is sent to no other)
+    and answers."""
     state = recorded()
-    if not state or not procs.ours(procs.recorded_pid(state.get("pid")), state.get("start")):
+    pid = procs.recorded_pid(state.get("pid")) if state else 0
+    if not state or not procs.ours(pid, state.get("start")):
         return None
     url = state.get("url")
-    return url if isinstance(url, str) and healthy(url) else None
+    return url if isinstance(url, str) and listener_is_ours(url, pid) is not False and healthy(url) else None
 
 
 def _free(port: int) -> bool:
@@ -230,12 +237,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def prefect_command() -> list[str]:
-    """The ``prefect`` command of this environment."""
-    exe = Path(sys.executable).with_name("prefect")
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "prefect"]
 
 
 @contextmanager

@@ -339,7 +339,9 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
         return False
     if procs.recorded_pid(state.get("pid")) and "code" not in state and procs.alive(procs.recorded_pid(state["pid"])):
         return True  # one is still importing: a second would only compete with it
-    env = without_secrets(dict(os.environ))  # each command brings its own keys: none stays in /proc/<pid>/environ
+    # Each command brings its own keys and the kept server's password (its request's environment):
+    # none stays in the runner's /proc/<pid>/environ, which outlives the command (attack5 case 50).
+    env = without_secrets(dict(os.environ), keep=())
     if api:
         env["PREFECT_API_URL"] = api
     home = _home()

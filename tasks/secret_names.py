@@ -22,8 +22,9 @@ def secret_name(name: str) -> bool:
     return name in SECRET_NAMES or bool(SECRET_PATTERN.search(name))
 
 
-def without_secrets(env: dict[str, str]) -> dict[str, str]:
-    """``env`` less every secret variable but :data:`KEPT_FOR_PREFECT`: the environment a
-    process this project leaves running starts with (so no model key stays in its
-    ``/proc/<pid>/environ`` after the command that started it)."""
-    return {k: v for k, v in env.items() if k in KEPT_FOR_PREFECT or not secret_name(k)}
+def without_secrets(env: dict[str, str], keep: tuple[str, ...] = KEPT_FOR_PREFECT) -> dict[str, str]:
+    """``env`` less every secret variable but those of ``keep`` (default
+    :data:`KEPT_FOR_PREFECT`, for the kept server itself): the environment a process this
+    project leaves running starts with (so no key stays in its ``/proc/<pid>/environ`` after
+    the command that started it). The warm runner keeps none (``keep=()``)."""
+    return {k: v for k, v in env.items() if k in keep or not secret_name(k)}

@@ -28,7 +28,8 @@ Credentials: ``MATHPIX_APP_ID`` and ``MATHPIX_APP_KEY``, read from the environme
 ``app_id`` / ``app_key`` headers to the API only, never to an image host, never kept, and
 blanked (:func:`redact`) out of every message. Settings: ``MATHPIX_BASE_URL`` (default
 ``https://api.mathpix.com``), ``SHEET2LAMBDA_MATHPIX_TIMEOUT`` (seconds per request, default
-60), ``SHEET2LAMBDA_MATHPIX_DEADLINE`` (seconds for the whole conversion, default 900),
+60), ``SHEET2LAMBDA_MATHPIX_DEADLINE`` (seconds for the whole conversion, default 900: a reply still
+being read then is cut, :mod:`tasks.llm.deadline`, so a server dripping bytes cannot outlast it),
 ``SHEET2LAMBDA_MATHPIX_ATTEMPTS`` (HTTP attempts per request, default 4).
 
 Retries: a ``requests.Session`` with ``urllib3.util.Retry`` as the model backends use it
@@ -53,6 +54,7 @@ from urllib3.util import Retry
 
 from schemas.ocr import MathpixConversion
 from tasks.convert.mathpix_maths import dollar_maths  # noqa: F401 - re-exported
+from tasks.llm.deadline import Deadline
 from tasks.llm.secrets import base_for_key, redact as _redact_models, secret, settings
 
 DEFAULT_BASE = "https://api.mathpix.com"
@@ -185,7 +187,9 @@ class _Client:
             retry_after_max=RETRY_AFTER_MAX, backoff_factor=0.5, backoff_max=20, backoff_jitter=0.25,
             raise_on_status=False,
         )
+        self.watch = Deadline(deadline)  # each reply's socket cut when the whole deadline passes
         self.session = _CredentialSession()
+        self.session.hooks["response"].append(self.watch.requests_hook)
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -202,9 +206,15 @@ class _Client:
         if left <= 0:
             raise self.over(f"before {method} {urlsplit(url).path}")
         read = max(0.1, min(self.timeout, left))
+        self.watch.start()  # (its timer runs from the first request, a backstop to `left`)
         try:
-            return self.session.request(method, url, headers=self.headers if auth else None,
-                                        timeout=(min(CONNECT_TIMEOUT, read), read), **kw)
+            try:
+                return self.session.request(method, url, headers=self.headers if auth else None,
+                                            timeout=(min(CONNECT_TIMEOUT, read), read), **kw)
+            except requests.exceptions.RequestException:
+                if self.watch.passed:  # a reply dripping past the deadline, its socket cut
+                    raise self.over(f"{method} {urlsplit(url).path}") from None
+                raise
         except requests.exceptions.ConnectTimeout:
             raise MathpixError(f"could not connect to {_host(url)} ({self.attempts} attempts)") from None
         except requests.exceptions.ConnectionError as e:
@@ -275,7 +285,7 @@ def convert_pdf(
     )
     del app_id, app_key
     say = progress or (lambda line: None)
-    with client.session:
+    with client.watch, client.session:
         sent = client.json("POST", "/v3/pdf", files={"file": (name, data, "application/pdf")},
                            data={"options_json": json.dumps(REQUEST_OPTIONS)})
         pdf_id = sent.get("pdf_id")

@@ -28,12 +28,16 @@ flag); a file that does not exist is left to pandoc, which reports it
 the main sheet's folder. Commands in comments and in verbatim environments are text, not
 commands, and are left alone. A file inside the roots is still refused when it is another
 sheet's or any solutions document (:func:`another_sheets_file`): a sweep's root lets a sheet
-read a course's shared files, never another sheet's own.
+read a course's shared files, never another sheet's own. A hard link (a regular file with more
+than one name) owned by another user is refused too: its real path is inside the roots, but
+the file may be one outside them (attack5 case 18); one's own hard links are read (making one
+needs access to the file already: Linux's ``fs.protected_hardlinks``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import stat
 from dataclasses import dataclass, field
@@ -124,6 +128,8 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
         return None  # missing: pandoc reports it
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
+    if st.st_nlink > 1 and st.st_uid != os.geteuid():
+        return "a hard link to another user's file (it may be a file outside the sheet's folder)"
     if st.st_size > max_bytes:
         return f"larger than {max_bytes >> 20} MiB"
     return None

@@ -28,6 +28,11 @@ is asked again once, streamed (the SDK refuses long non-streaming calls), with t
 maximum output from the price table, and if that is cut off too, :class:`BackendError`
 says ``reply cut off at the output limit of N tokens``.
 
+A whole call (retries, every byte of the reply) ends at its wall deadline
+(``SHEET2LAMBDA_LLM_DEADLINE``, default 1800 s; :mod:`tasks.llm.deadline`, a client middleware
+here): the SDK's ``timeout`` bounds each read only, and a server dripping its reply a byte at a
+time otherwise kept a run going for ever. Past it the call fails with ``no whole reply within N s``.
+
 The key (``ANTHROPIC_API_KEY``, environment or ``.env``) is read inside :meth:`complete`
 and handed straight to the SDK client, which lives only for the call.
 """
@@ -41,6 +46,7 @@ from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
+from tasks.llm.deadline import Deadline, DeadlinePassed
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import base_for_key, redact, secret, setting
 
@@ -91,7 +97,8 @@ class AnthropicBackend(LiveBackend):
     """The Anthropic API. ``model``: the model id to ask for (the reply names the model used).
 
     ``attempts`` (default ``SHEET2LAMBDA_LLM_ATTEMPTS``, 4) bounds the HTTP attempts of one
-    call; ``timeout`` (default ``SHEET2LAMBDA_LLM_TIMEOUT``, 600 s) bounds each attempt;
+    call; ``timeout`` (default ``SHEET2LAMBDA_LLM_TIMEOUT``, 600 s) bounds each read of an attempt;
+    ``deadline`` (default ``SHEET2LAMBDA_LLM_DEADLINE``, 1800 s) the whole call;
     ``structured`` chooses how a JSON schema is enforced (module docstring); ``effort``
     (``low``…``max``, default the model's) is sent as ``output_config.effort``.
     Holds no key.
@@ -106,12 +113,14 @@ class AnthropicBackend(LiveBackend):
         timeout: float | None = None,
         structured: Structured = "format",
         effort: str | None = None,
+        deadline: float | None = None,
     ):
         if structured not in ("format", "tool"):
             raise ValueError(f"structured must be 'format' or 'tool', not {structured!r}")
         self.model = model
         self.attempts = attempts if attempts is not None else limits.attempts()
         self.timeout = timeout if timeout is not None else limits.timeout()
+        self.deadline = deadline if deadline is not None else limits.deadline()
         self.structured: Structured = structured
         self.effort = effort
 
@@ -176,14 +185,17 @@ class AnthropicBackend(LiveBackend):
             base = base_for_key("ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), "https://api.anthropic.com")
         except ValueError as e:
             return str(e)
-        with anthropic.Anthropic(
+        with Deadline(self.deadline, attempt=self.timeout) as deadline, anthropic.DefaultHttpxClient(
+            timeout=self.timeout, event_hooks={"response": [deadline.httpx_hook]}
+        ) as http, anthropic.Anthropic(
             api_key=_api_key(),
             base_url=base,
             max_retries=max(0, self.attempts - 1),
             timeout=self.timeout,
-            middleware=[counter],
+            middleware=[counter, deadline.middleware],
+            http_client=http,
         ) as client:
-            message = self._call(client, self.params(request), counter, stream=False)
+            message = self._call(client, self.params(request), counter, deadline, stream=False)
             if isinstance(message, str):
                 return message
             if (malformed := _malformed(message)) is not None:
@@ -193,7 +205,7 @@ class AnthropicBackend(LiveBackend):
                 raised = max_output(message.model or self.model) or 2 * request.max_tokens
                 if raised <= request.max_tokens:
                     return f"reply cut off at the output limit of {request.max_tokens} tokens"
-                message = self._call(client, self.params(request, raised), counter, stream=True)
+                message = self._call(client, self.params(request, raised), counter, deadline, stream=True)
                 if isinstance(message, str):
                     return message
                 if (malformed := _malformed(message)) is not None:
@@ -214,7 +226,8 @@ class AnthropicBackend(LiveBackend):
             attempts=counter.n,
         )
 
-    def _call(self, client: anthropic.Anthropic, params: dict, counter: _AttemptCounter, stream: bool):
+    def _call(self, client: anthropic.Anthropic, params: dict, counter: _AttemptCounter, deadline: Deadline,
+              stream: bool):
         """The API's message, or the one-line reason (redacted) the call failed for good."""
         import anthropic
 
@@ -223,6 +236,8 @@ class AnthropicBackend(LiveBackend):
                 with client.messages.stream(**params) as s:
                     return s.get_final_message()
             return client.messages.create(**params)
+        except DeadlinePassed:
+            reason = ""
         except anthropic.APIStatusError as e:
             reason = redact(_status_reason(e))
         except anthropic.APITimeoutError:
@@ -232,6 +247,12 @@ class AnthropicBackend(LiveBackend):
             reason = redact(f"connection failed: {type(cause).__name__ if cause else 'error'} {cause or e.message}")
         except (anthropic.AnthropicError, ValueError) as e:
             reason = redact(f"{type(e).__name__}: {e}")
+        except Exception:
+            if not deadline.passed:  # (a streamed reply's read cut by the deadline is an httpx error)
+                raise
+            reason = ""
+        if deadline.passed:  # whatever the client made of the cut connection, the deadline ended it
+            reason = f"no whole reply within {self.deadline:g} s (SHEET2LAMBDA_LLM_DEADLINE)"
         return reason + f" ({counter.n} attempt{'s' if counter.n != 1 else ''})"
 
     def _usage(self, message) -> Usage:

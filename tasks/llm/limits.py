@@ -7,7 +7,9 @@ thread makes them. Calls beyond the limit wait their turn.
 
 :func:`attempts` (``SHEET2LAMBDA_LLM_ATTEMPTS``, default 4) bounds the HTTP attempts of one
 call, retries included, and :func:`timeout` (``SHEET2LAMBDA_LLM_TIMEOUT``, default 600 s)
-the wait for one reply. Every setting is read from the environment, then ``.env``.
+the wait for one read of a reply, and :func:`deadline` (``SHEET2LAMBDA_LLM_DEADLINE``, default
+1800 s) the whole call, retries and every byte of the reply included
+(:mod:`tasks.llm.deadline`). Every setting is read from the environment, then ``.env``.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def in_flight(backend: str) -> Iterator[None]:
 
 DEFAULT_ATTEMPTS = Settings.model_fields["SHEET2LAMBDA_LLM_ATTEMPTS"].default
 DEFAULT_TIMEOUT = Settings.model_fields["SHEET2LAMBDA_LLM_TIMEOUT"].default
+DEFAULT_DEADLINE = Settings.model_fields["SHEET2LAMBDA_LLM_DEADLINE"].default
 
 
 def attempts() -> int:
@@ -68,3 +71,14 @@ def timeout() -> float:
     Raises ``ValueError`` when the setting is not a positive number.
     """
     return settings().SHEET2LAMBDA_LLM_TIMEOUT
+
+
+def deadline() -> float:
+    """Seconds one whole call may take, retries and the whole reply included:
+    ``SHEET2LAMBDA_LLM_DEADLINE``, default 1800 (30 min: a reply at a model's largest output,
+    64 k tokens streamed at ~60 tokens/s, takes ~18 min; a server dripping its reply a byte at
+    a time is stopped there, :mod:`tasks.llm.deadline`).
+
+    Raises ``ValueError`` when the setting is not a positive number.
+    """
+    return settings().SHEET2LAMBDA_LLM_DEADLINE

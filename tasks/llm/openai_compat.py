@@ -18,7 +18,9 @@ Retries: a ``requests.Session`` with ``urllib3.util.Retry`` (status 429, 500, 50
 retried; POST allowed; exponential backoff with jitter), ``attempts`` in all. A reply cut
 off (``finish_reason == "length"``) is asked again once with the model's maximum output
 (price table) or twice the limit, then :class:`BackendError`. An error body
-``{"error": {"message", "type"/"code"}}`` gives the one-line reason.
+``{"error": {"message", "type"/"code"}}`` gives the one-line reason. The whole call (retries,
+every byte of the reply) ends at ``deadline`` (``SHEET2LAMBDA_LLM_DEADLINE``, default 1800 s;
+:mod:`tasks.llm.deadline`): ``no whole reply within N s``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from urllib3.util import Retry
 
 from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
+from tasks.llm.deadline import Deadline, DeadlinePassed
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
@@ -66,7 +69,8 @@ class OpenAICompatBackend(LiveBackend):
 
     ``model``: the model id sent; ``attempts`` (default ``SHEET2LAMBDA_LLM_ATTEMPTS``, 4)
     bounds the HTTP attempts of one call; ``timeout`` (default ``SHEET2LAMBDA_LLM_TIMEOUT``,
-    600 s) bounds the wait for each reply. Holds no key.
+    600 s) bounds the wait for each read of a reply, ``deadline`` (default
+    ``SHEET2LAMBDA_LLM_DEADLINE``, 1800 s) the whole call. Holds no key.
     """
 
     name = "openai"
@@ -75,10 +79,12 @@ class OpenAICompatBackend(LiveBackend):
     key_variable = "OPENAI_API_KEY"
     key_required = False
 
-    def __init__(self, model: str, attempts: int | None = None, timeout: float | None = None):
+    def __init__(self, model: str, attempts: int | None = None, timeout: float | None = None,
+                 deadline: float | None = None):
         self.model = model
         self.attempts = attempts if attempts is not None else limits.attempts()
         self.timeout = timeout if timeout is not None else limits.timeout()
+        self.deadline = deadline if deadline is not None else limits.deadline()
 
     def base_url(self) -> str:
         """The API base (``…/v1``), without a trailing slash; :class:`BackendError` when unset."""
@@ -171,8 +177,9 @@ class OpenAICompatBackend(LiveBackend):
         limit.
         """
         url = self.base_url() + "/chat/completions"
-        with self._session() as session:
-            got = self._post(session, url, self.body(request))
+        with Deadline(self.deadline) as deadline, self._session() as session:
+            session.hooks["response"].append(deadline.requests_hook)
+            got = self._post(session, url, self.body(request), deadline)
             if isinstance(got, str):
                 return got
             data, attempts = got
@@ -182,7 +189,7 @@ class OpenAICompatBackend(LiveBackend):
                 raised = max_output(data.get("model") or self.model) or 2 * request.max_tokens
                 if raised <= request.max_tokens:
                     return f"reply cut off at the output limit of {request.max_tokens} tokens"
-                got = self._post(session, url, self.body(request, raised))
+                got = self._post(session, url, self.body(request, raised), deadline)
                 if isinstance(got, str):
                     return got
                 data, more = got
@@ -207,10 +214,22 @@ class OpenAICompatBackend(LiveBackend):
             attempts=attempts,
         )
 
-    def _post(self, session: requests.Session, url: str, body: dict) -> tuple[dict, int] | str:
-        """``(reply JSON, HTTP attempts)``, or the one-line reason (redacted) it failed for good."""
+    def _post(self, session: requests.Session, url: str, body: dict, deadline: Deadline) -> tuple[dict, int] | str:
+        """``(reply JSON, HTTP attempts)``, or the one-line reason (redacted) it failed for good;
+        the reply's body is read inside ``post`` (not streamed), under ``deadline``'s watch."""
         try:
-            resp = session.post(url, json=body, headers=self._headers(), timeout=(CONNECT_TIMEOUT, self.timeout))
+            read = min(self.timeout, deadline.left())
+            resp = session.post(url, json=body, headers=self._headers(), timeout=(min(CONNECT_TIMEOUT, read), read))
+        except Exception as e:
+            if not (deadline.passed or isinstance(e, DeadlinePassed)):
+                return self._failure(e)
+            return f"no whole reply within {self.deadline:g} s (SHEET2LAMBDA_LLM_DEADLINE)"
+        return self._read(resp)
+
+    def _failure(self, error: Exception) -> str:
+        """The one-line reason (redacted) for a ``requests`` error; any other is raised again."""
+        try:
+            raise error
         except requests.exceptions.ConnectTimeout:
             return f"could not connect within {CONNECT_TIMEOUT:g} s ({self.attempts} attempts)"
         except requests.exceptions.ConnectionError as e:
@@ -223,6 +242,8 @@ class OpenAICompatBackend(LiveBackend):
             return f"no reply within {self.timeout:g} s ({self.attempts} attempts)"
         except requests.exceptions.RequestException as e:
             return redact(f"{type(e).__name__}: {_one_line(e, 200)}") + f" ({self.attempts} attempts)"
+
+    def _read(self, resp: requests.Response) -> tuple[dict, int] | str:
         history = getattr(getattr(resp.raw, "retries", None), "history", ()) or ()
         attempts = len(history) + 1
         plural = "s" if attempts != 1 else ""

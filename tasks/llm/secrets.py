@@ -123,6 +123,7 @@ class Settings(BaseSettings):
     SHEET2LAMBDA_MAX_IN_FLIGHT: int = 4
     SHEET2LAMBDA_LLM_ATTEMPTS: int = 4
     SHEET2LAMBDA_LLM_TIMEOUT: float = 600.0
+    SHEET2LAMBDA_LLM_DEADLINE: float = 1800.0
     MATHPIX_BASE_URL: str | None = None
     SHEET2LAMBDA_MATHPIX_TIMEOUT: float = 60.0
     SHEET2LAMBDA_MATHPIX_DEADLINE: float = 900.0
@@ -137,8 +138,8 @@ class Settings(BaseSettings):
         except ValueError:
             raise ValueError(f"{info.field_name} must be a whole number, not {v!r}") from None
 
-    @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_MATHPIX_TIMEOUT", "SHEET2LAMBDA_MATHPIX_DEADLINE",
-                     mode="before")
+    @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_LLM_DEADLINE", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
+                     "SHEET2LAMBDA_MATHPIX_DEADLINE", mode="before")
     @classmethod
     def _positive(cls, v, info):
         try:

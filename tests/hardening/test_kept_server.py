@@ -89,7 +89,7 @@ def test_a_stale_exported_auth_string_gives_way_to_the_kept_servers(home, monkey
     assert os.environ["PREFECT_API_AUTH_STRING"] == "someone:else"
 
 
-def test_the_warm_runner_starts_with_no_model_key(home, monkeypatch):
+def test_the_warm_runner_starts_with_no_model_key_nor_the_servers_password(home, monkeypatch):
     seen = {}
 
     class Proc:
@@ -104,7 +104,8 @@ def test_the_warm_runner_starts_with_no_model_key(home, monkeypatch):
     monkeypatch.setenv("PREFECT_API_AUTH_STRING", "sheet2lambda:kept-for-the-server-0123")
     warm.start("http://127.0.0.1:9/api", wait=0)
     assert "ANTHROPIC_API_KEY" not in seen
-    assert seen["PREFECT_API_AUTH_STRING"] == "sheet2lambda:kept-for-the-server-0123"
+    assert "PREFECT_API_AUTH_STRING" not in seen  # each command's request brings it (attack5 case 50)
+    assert seen.get("PREFECT_API_URL") == "http://127.0.0.1:9/api"
 
 
 def test_server_stop_never_signals_a_pid_that_is_another_process_now(home):
@@ -157,6 +158,7 @@ def test_the_kept_server_refuses_a_request_without_its_credentials(home, monkeyp
         assert _status(flows, None) == 401
         assert _status(flows, "sheet2lambda:a-guess") == 401
         assert _status(flows, server.auth_string()) == 200
+        assert server.running() == url  # its listening socket is the started server's (or its child's)
         assert _mode(home) == 0o700
         leaked = [p for p in home.rglob("*") if not p.is_symlink() and _mode(p) & 0o077]
         assert leaked == [], f"readable by others: {leaked[:3]}"

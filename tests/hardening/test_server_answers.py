@@ -158,3 +158,49 @@ def test_serving_against_a_server_that_is_not_prefects_is_one_line(tmp_path, cap
         code = serve.main(["--base", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 1 and "is not a Prefect API" in err and len(err.splitlines()) == 1
+
+
+_DOCUMENT_PROBE = ("import sys\nfrom commandline.cli import main\ntry:\n    code = main(['document', 'cart.md', "
+                   "'--backend', 'none'])\nexcept SystemExit as e:\n    code = e.code\nprint('EXIT', code)\n")
+
+
+@pytest.mark.parametrize("body", [b"{}", b"<html><body>It works! " + SECRET.encode() + b"</body></html>"],
+                         ids=["empty-object", "html"])
+def test_a_prefect_api_whose_replies_cannot_be_read_is_one_line(tmp_path, body):
+    """attack5 case 12: a server answering Prefect's health and version, then ``{}`` (or HTML)
+    to everything, gave a 65-line pydantic traceback; now one line naming the server, exit 1,
+    nothing written."""
+    write_sheet(tmp_path)
+    with _Fake({**PREFECT_LIKE, "": (200, body)}) as fake:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_API_URL": fake.url, "SHEET2LAMBDA_WARM": "0",
+               "PREFECT_HOME": str(tmp_path / "home")}
+        proc = subprocess.run([sys.executable, "-c", _DOCUMENT_PROBE], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=180, env=env)
+    assert proc.stdout.strip().splitlines()[-1] == "EXIT 1", proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert f"the Prefect server at {fake.url[:-4]} answered" in lines[0] and "(its answer not shown)" in lines[0]
+    assert SECRET not in proc.stderr and len(lines[0]) < 500
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unreadable_reply_is_told_only_when_prefects_client_read_it(monkeypatch):
+    monkeypatch.setenv("PREFECT_API_URL", "http://user:pw@127.0.0.1:4200/api")
+    namespace: dict = {}
+    exec(compile("def read_flow_run(data):\n    return data['id']\n", "/site/prefect/client/orchestration.py", "exec"),
+         namespace)
+    try:
+        namespace["read_flow_run"]({})
+    except KeyError as e:
+        inside = e
+    line = reach.unreadable_answer(RuntimeError("the engine gave up"))
+    assert line is None
+    wrapped = RuntimeError("the engine gave up")
+    wrapped.__cause__ = inside
+    line = reach.unreadable_answer(wrapped)
+    assert line and line.startswith("the Prefect server at http://127.0.0.1:4200 answered read_flow_run()")
+    assert "user:pw" not in line and "KeyError" in line
+    try:
+        {}["id"]  # the same error raised by this project's own code is not the server's
+    except KeyError as e:
+        assert reach.unreadable_answer(e) is None

@@ -1,0 +1,113 @@
+"""Whether what this user keeps (``PREFECT_HOME``, the kept server) is this user's alone.
+
+- :func:`ancestor_problem`: a folder can be renamed away and replaced by whoever may write
+  its parent; so, as OpenSSH's ``StrictModes`` does for ``~/.ssh``, every folder above
+  ``PREFECT_HOME`` must be this user's or root's and not writable by others, unless sticky
+  (``/tmp``'s 1777: there only an entry's owner may rename it).
+- :func:`listener_is_ours`: the kept server is trusted (its password sent) only when the
+  process listening on its recorded 127.0.0.1 port is the recorded server or one of its
+  children (the socket's inode in ``/proc/net/tcp``, found among the process's ``fd``\\ s;
+  proc(5)). A recorded pid whose start tick matches is not enough: the record names a URL,
+  and any process may listen there.
+
+Only the standard library is imported here (Linux's ``/proc``; elsewhere the second check
+cannot be made and answers ``None``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import urllib.parse
+from pathlib import Path
+
+
+def ancestor_problem(home: Path) -> str | None:
+    """One line when a folder above ``home`` (its real path) is another user's (not root's)
+    or writable by group or others without the sticky bit, else ``None``."""
+    uid = os.getuid()
+    real = Path(os.path.realpath(home))
+    for folder in real.parents:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue  # not there yet: made by this user, as the home is
+        if st.st_uid not in (uid, 0):
+            return (f"PREFECT_HOME {home}: the folder above it, {folder}, belongs to another user (uid {st.st_uid}), "
+                    "who could rename it away and put another in its place: set PREFECT_HOME to a folder of your own")
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+            return (f"PREFECT_HOME {home}: the folder above it, {folder}, is writable by other users and not sticky "
+                    f"(mode {stat.S_IMODE(st.st_mode):o}), so they could rename it away: set PREFECT_HOME to a "
+                    "folder of your own, or chmod o-w,g-w that folder")
+    return None
+
+
+def _listening_inodes(port: int) -> set[str]:
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])  # state 0A: LISTEN
+    return inodes
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            found += [int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _holds(pid: int, inodes: set[str]) -> bool:
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for name in names:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{name}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
+def listener_is_ours(url: str, pid: int) -> bool | None:
+    """Whether the process listening on ``url``'s port (a ``127.0.0.1`` or ``localhost`` URL)
+    is ``pid`` or a descendant of it (``/proc/<pid>/task/*/children``); ``False`` for any other host, or when none of this
+    user's processes listens there; ``None`` when there is no ``/proc`` to tell."""
+    if not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.hostname not in ("127.0.0.1", "localhost") or not port:
+        return False
+    inodes = _listening_inodes(port)
+    if not inodes:
+        return False
+    todo, seen = [pid], set()
+    while todo and len(seen) < 256:  # the recorded server and its children (uvicorn runs in one)
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        if _holds(p, inodes):
+            return True
+        todo += _children(p)
+    return False

@@ -1,0 +1,117 @@
+"""A wall deadline for the WHOLE of one HTTP call: connection, retries and every byte of the reply.
+
+The HTTP clients' own timeouts (``httpx``'s and ``requests``' ``read``) bound the wait for each
+read, not the reply: a server answering 200 and then one byte every 2 s never times out
+(attack5 case 42 kept a run going past 400 s). :class:`Deadline` adds the missing bound: a timer
+that, when the deadline passes, shuts down (``socket.shutdown(SHUT_RDWR)``) the socket of every
+reply still being read, so the blocked read returns at once and the client fails with a
+connection error; the caller then sees :attr:`Deadline.passed` and says one line. Requests
+still to be made are refused by :meth:`Deadline.left` (zero left) and their per-read timeout
+is capped to what is left, so the wait for a reply's headers ends by the deadline too.
+
+Hooks: for the ``anthropic`` SDK, :meth:`Deadline.middleware` (a client middleware: each
+attempt's timeouts capped) and :meth:`Deadline.httpx_hook` (its ``httpx`` client's response
+event hook, run before the body is read; the socket is httpcore's ``network_stream``
+extension); :meth:`Deadline.requests_hook` for ``requests`` (a response hook runs before the
+body of a non-streamed reply is read; the socket is urllib3's ``response.connection.sock``).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+
+class DeadlinePassed(Exception):
+    """A request was to start after the deadline had passed (not retried by the SDKs)."""
+
+
+class Deadline:
+    """``seconds`` (a positive number) from the call's first request; ``attempt`` the client's
+    own timeout of one attempt (the middleware's cap when a request names none). Use as a context manager
+    around the call: the clock starts at the first :meth:`left` (the first HTTP attempt, not
+    the client's set-up: the SDK's first use imports its types, seconds on a loaded machine),
+    the timer is cancelled on exit; :attr:`passed` is True once the deadline passed (the
+    caller's failure is then this deadline's)."""
+
+    def __init__(self, seconds: float, attempt: float | None = None):
+        self.seconds = seconds
+        self.attempt = attempt  # the client's own timeout for an attempt, capped by the middleware
+        self.ends: float | None = None
+        self.passed = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._sockets.clear()
+
+    def start(self) -> None:
+        """Start the clock (once; later calls do nothing)."""
+        with self._lock:
+            if self.ends is None:
+                self.ends = time.monotonic() + self.seconds
+                self._timer.start()
+
+    def left(self) -> float:
+        """Seconds left (the clock started if it was not); raises :class:`DeadlinePassed`
+        when none are."""
+        self.start()
+        left = self.ends - time.monotonic()
+        if left <= 0:
+            self.passed = True
+            raise DeadlinePassed(f"no whole reply within {self.seconds:g} s")
+        return left
+
+    def watch(self, sock) -> None:
+        """Shut ``sock`` down when the deadline passes (at once if it already has)."""
+        if not isinstance(sock, socket.socket):
+            return
+        with self._lock:
+            if not self.passed:
+                self._sockets.append(sock)
+                return
+        _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.passed = True
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            _shut(sock)
+
+    def middleware(self, request, call_next):
+        """``anthropic`` client middleware (runs once per HTTP attempt, retries included): no
+        attempt after the deadline, and each attempt's timeouts capped to what is left."""
+        timeout = request.timeout if isinstance(request.timeout, (int, float)) else self.attempt
+        left = self.left()
+        cap = left if timeout is None else min(float(timeout), left)
+        return call_next(request.copy(timeout=cap))
+
+    def httpx_hook(self, response) -> None:
+        """``httpx`` response event hook (it runs once the headers are in, before the body is
+        read: the SDK's middleware sees the response only once its body is read): the
+        reply's socket (httpcore's ``network_stream`` extension) is watched."""
+        stream = response.extensions.get("network_stream")
+        if stream is not None:
+            self.watch(stream.get_extra_info("socket"))
+
+    def requests_hook(self, response, *args, **kwargs):
+        """``requests`` response hook: the reply's socket is watched while its body is read."""
+        connection = getattr(response.raw, "connection", None)
+        self.watch(getattr(connection, "sock", None))
+        return response
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed: nothing is reading it
