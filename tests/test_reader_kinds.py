@@ -1015,3 +1015,28 @@ How many goats climb the hill in a day?
     out = inferred(md)
     assert [q.title for q in out.root] == ["Counting sheep", "Counting goats"]
     assert out[1].main_text.startswith("How many goats")
+
+
+def test_a_key_answering_in_plain_paragraphs_opened_by_the_questions_word_and_number():
+    questions = """## Exercise 1: Boiling point
+
+At what temperature does water boil at sea level?
+
+## Exercise 2: Freezing point
+
+At what temperature does it freeze?
+
+## Exercise 3: Density
+
+Which is denser, ice or water?
+"""
+    key = """Exercise 2. Zero degrees.
+
+Exercise 3. Water; ice floats.
+
+Exercise 1. A hundred degrees.
+"""
+    out = inferred(questions, key).root
+    answers = [(q.parts[0].answer + q.parts[0].worked_solution) if q.parts else "" for q in out]
+    assert "A hundred degrees." in answers[0] and "Zero degrees." in answers[1] and "ice floats" in answers[2]
+    assert "Exercise 2" not in answers[1]
