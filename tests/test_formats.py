@@ -11,6 +11,7 @@ from schemas.markdown import ConversionWarning
 from schemas.sheet import Part, Question, SheetSet
 from tasks.convert.markdown import SUPPORTED, to_markdown
 from tasks.convert.pairing import find_solutions, pair_folder
+from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters, read_and_pair
 from tasks.settle.tiers import conversion_loss_flags
 from tests.ooxml import docx, numbering, para, run
@@ -371,6 +372,64 @@ def test_myst_directives_become_questions_solutions_and_their_bodies():
         [p["worked_solution"] for p in out[0]["parts"]] or out[0])
     assert "About 19.6 m." not in out[0]["main_text"] and all("19.6" not in p["content"] for p in out[0]["parts"])
     assert "The newton." not in out[1]["main_text"] and all("newton." not in p["content"] for p in out[1]["parts"])
+
+
+def test_unnumbered_exercise_boxes_of_a_myst_page_are_the_parts_of_its_question():
+    page = """# Guided problem 4
+
+A beam rests on three supports.
+
+Find the reactions and the deflection.
+
+:::::{exercise}
+:label: beam_a
+:nonumber: true
+
+How many times is the beam indeterminate?
+
+:::::
+
+::::{solution} beam_a
+:class: dropdown
+
+Once.
+
+::::
+
+% answer_begin
+
+## The first released system
+
+:::::{exercise}
+:label: beam_b
+:nonumber: true
+
+Remove the middle support and find the sag there.
+
+:::::
+
+% answer_begin
+
+::::{solution} beam_b
+:class: dropdown
+
+The sag is 12 mm.
+
+::::
+
+% answer_end
+"""
+    text = to_markdown("guided.md", page.encode(), "questions").text
+    assert "answer_begin" not in text and "answer_end" not in text
+    assert text.count("::: {.part}") == 2 and "**Exercise**" not in text
+    out = read_and_pair_inferred(GENERAL, text, None)[0]
+    assert len(out) == 1
+    assert "A beam rests on three supports." in out[0].main_text
+    assert [p.content.split("\n")[-1] for p in out[0].parts] == [
+        "How many times is the beam indeterminate?", "Remove the middle support and find the sag there."]
+    assert "Once." in out[0].parts[0].worked_solution and "12 mm" in out[0].parts[1].worked_solution
+    numbered = page.replace(":nonumber: true\n", "", 1)
+    assert "::: {.part}" not in to_markdown("guided.md", numbered.encode(), "questions").text
 
 
 def test_prices_stay_text_and_maths_stays_maths():

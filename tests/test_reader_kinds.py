@@ -882,3 +882,161 @@ def test_the_separator_pandoc_writes_between_lists_stays_out_of_a_solution():
     out = inferred(questions, solutions)
     text = out[0].parts[0].answer + out[0].parts[0].worked_solution if out[0].parts else ""
     assert "abline(fit)" in text and "<!--" not in text
+
+
+def test_a_number_sign_before_the_number_opens_a_question_and_a_bare_marker_line_is_its_text():
+    md = """**Exercise #2.7 from the textbook**
+
+Also draw the phase portrait near each fixed point.
+
+**Exercise #2.9 from the textbook**
+
+**Exercise #3.1 from the textbook**
+
+**Computing Exercise.**
+
+Write a short solver for the pendulum.
+
+(a) Use a fixed time step.
+
+(b) Halve the step and compare the two runs.
+"""
+    out = inferred(md)
+    assert len(out) == 4
+    assert out[0].main_text.startswith("Also draw the phase portrait")
+    assert "2.9 from the textbook" in out[1].main_text and "3.1 from the textbook" in out[2].main_text
+    assert out[3].title == "Computing Exercise"
+    assert out[3].main_text.startswith("Write a short solver")
+    assert [p.content for p in out[3].parts] == ["Use a fixed time step.", "Halve the step and compare the two runs."]
+
+
+def test_points_in_the_sheets_own_unit_open_bullet_parts_and_graded_sections():
+    md = """# K.01: Grenzen (2P)
+
+-   (1P) Zeichnen Sie die Gerade durch beide Punkte.
+-   (1P) Welche der Punkte liegen oberhalb der Geraden?
+
+*Thema*: Geraden
+
+# K.02: Ein kleines Experiment (3P)
+
+Ziel ist es, die Laufzeit abzuschätzen.
+
+## Daten (1P)
+
+Erzeugen Sie zehn zufällige Punkte im Quadrat.
+
+## Lernen (2P)
+
+Wiederholen Sie das Training hundert Mal.
+
+## Ausblick (optional)
+
+Zeichnen Sie den Verlauf der Fehler.
+"""
+    out = inferred(md)
+    assert len(out) == 2
+    assert [p.content.split("\n")[0] for p in out[0].parts] == [
+        "(1P) Zeichnen Sie die Gerade durch beide Punkte.", "(1P) Welche der Punkte liegen oberhalb der Geraden?"]
+    assert out[1].main_text.startswith("Ziel ist es")
+    assert len(out[1].parts) == 3
+    assert "Erzeugen Sie zehn" in out[1].parts[0].content and "Zeichnen Sie den Verlauf" in out[1].parts[2].content
+    assert "Erzeugen Sie" not in out[1].main_text
+
+
+def test_one_solution_after_a_list_of_tasks_answers_them_all_and_a_solution_per_task_stays_its_own():
+    together = """## Part 1: Cooling a mug
+
+1.  Name the ways the mug loses heat.
+2.  Write the heat balance of the mug.
+
+::: {.solution}
+Conduction through the table and convection to the air; the balance sets the loss equal to the change in stored heat.
+:::
+
+``` python
+print(cool(90, 20))
+```
+
+::: {.solution}
+The printed curve shows the mug nearing room temperature.
+:::
+
+## Part 2: Warming it again
+
+1.  Say how long a microwave needs.
+2.  Say what limits the heating rate.
+
+::: {.solution}
+About a minute; the power the water absorbs limits it.
+:::
+"""
+    out = inferred(together)
+    assert [len(q.parts) for q in out.root] == [2, 2]
+    for q in out.root:
+        assert all(p.worked_solution or p.answer for p in q.parts)
+    assert "nearing room temperature" in out[0].parts[0].worked_solution
+    # a solution inside each task's item is that task's own
+    own = together.replace("""1.  Name the ways the mug loses heat.
+2.  Write the heat balance of the mug.
+
+::: {.solution}
+Conduction""", """1.  Name the ways the mug loses heat.
+
+    ::: {.solution}
+    Convection mostly.
+    :::
+
+2.  Write the heat balance of the mug.
+
+    ::: {.solution}
+    Loss equals the gain of the air.
+    :::
+
+::: {.solution}
+Conduction""")
+    parts = inferred(own)[0].parts
+    assert len(parts) == 2
+    assert "Convection mostly." in parts[0].worked_solution and "Convection mostly." not in parts[1].worked_solution
+    assert "Conduction" not in parts[0].worked_solution
+
+
+def test_a_heading_opening_with_a_line_break_is_read_from_its_next_line():
+    md = """## Exercise 1: Counting sheep
+
+How many sheep jump the fence in an hour?
+
+\\
+Exercise 2: Counting goats
+--------------------------
+
+How many goats climb the hill in a day?
+"""
+    out = inferred(md)
+    assert [q.title for q in out.root] == ["Counting sheep", "Counting goats"]
+    assert out[1].main_text.startswith("How many goats")
+
+
+def test_a_key_answering_in_plain_paragraphs_opened_by_the_questions_word_and_number():
+    questions = """## Exercise 1: Boiling point
+
+At what temperature does water boil at sea level?
+
+## Exercise 2: Freezing point
+
+At what temperature does it freeze?
+
+## Exercise 3: Density
+
+Which is denser, ice or water?
+"""
+    key = """Exercise 2. Zero degrees.
+
+Exercise 3. Water; ice floats.
+
+Exercise 1. A hundred degrees.
+"""
+    out = inferred(questions, key).root
+    answers = [(q.parts[0].answer + q.parts[0].worked_solution) if q.parts else "" for q in out]
+    assert "A hundred degrees." in answers[0] and "Zero degrees." in answers[1] and "ice floats" in answers[2]
+    assert "Exercise 2" not in answers[1]

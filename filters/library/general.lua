@@ -7,7 +7,9 @@ Questions open at
     `Q1`, `Aufgabe 2`, `3) Title`, `1.1 Title` (title: the words after the number and
     any points); in the solutions role also `Solution N` / `Answer N`;
   * a paragraph opening with a bold marker: `**Question 3**`, `**Q1.**`,
-    `**Problem 2.** (Title)`;
+    `**Problem 2.** (Title)`, `**Problem #3.4 in the book**` (a number sign is no part of
+    the number; a marker that is all its question has is its main text); a bold label
+    ending in that marker word with no number (`**Programming Problem.**`);
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
     questions; text between two lists leads into the next question, text under a
@@ -52,7 +54,9 @@ lines in a row each ending in a blank (`… _______`); nested or following order
 numbering), paragraphs and hard-break lines opening with `(a)`, `a)`, `a.`, `(iv)` (also set
 in bold, `**(a)**`; also right after a display closing on the line, `…$$ (i) Find`), bullets
 like `* 1a (2pt) text`, bullets opening with labels in sequence (`- (a) Draw`) or with their
-points (`- (5 points) Write`). The outer labels are the part kind: a question opening at
+points (`- (5 points) Write`; points in the sheet's own unit too, `(1P)`, found where they
+repeat), sub-headings of the level whose headings close with points (`## Training (3P)`),
+`::: {.part}` divs (MyST's unnumbered exercise boxes). The outer labels are the part kind: a question opening at
 `(i)` has roman parts and its `(a)`, `(b)` are sub-parts; lists and labels of another kind
 (`(i)`, `(ii)` under `(c)`) are sub-parts and stay inside the part before them — unless a
 label of the other kind starts mid-sequence and carries nothing on (`(a)`, then `(ii)`,
@@ -65,6 +69,9 @@ repeats: answer slots such as `_Your answer here._`); text after the last part e
 part. With SHEET2LAMBDA_INLINE (a sheet that is its own solutions), what follows a part's
 prompt is its solution. Task lists (`- [ ] option`, `- [x] option`) are
 the options of the part they end, the `[x]` ones its correct options.
+
+One solution right after a list of two or more tasks none of which has its own answers
+them all, and so do its continuations (a notebook's `Solution, Part 2` box).
 
 Solutions (never left in a student-visible field): a fenced Div of class `solution` or
 `answer`, an HTML `<div class="answer">` … `</div>` (HTML tags and `<br>` cut from its
@@ -137,19 +144,31 @@ local function is_question_word(w)
   return QUESTION_WORDS[w] or FOUND_WORDS[w] or (ROLE == 'solutions' and SOLUTION_WORDS[w]) or false
 end
 
--- points / marks after a marker: `(6 pts)`, `(10 pt)`, `[4 marks]`, `(10 points)`
+-- The units a sheet writes its points in, found in the sheet (`(1P)`, `(1.5P)`, `(2 Pkt.)`
+-- opening two or more bullets or closing two or more headings: :func:`discover_point_units`);
+-- unit (lower case) → true. The English ones are known without it.
+local POINT_UNITS = { pt = true, pts = true, point = true, points = true, mark = true, marks = true }
+
+-- A mark of points, `(2P)`, `[1.5 pts]`: its unit (lower case), else nil.
+local function points_unit(mark)
+  local unit = mark:lower():match('^[%(%[]%s*%d+[%.,]?%d*%s*([%a\128-\255]+)%.?%s*[%)%]]$')
+  return unit
+end
+
+-- points / marks after a marker: `(6 pts)`, `(10 pt)`, `[4 marks]`, `(10 points)`, `(1.5P)`
 local function strip_points(s)
   s = trim(s)
   local changed = true
   while changed do
     changed = false
     for _, pat in ipairs({
-      '^%(%s*%d+%s*[%a%.]*%s*%)%s*', '^%[%s*%d+%s*[%a%.]*%s*%]%s*',
+      '^%(%s*%d+[%.,]?%d*%s*[%a\128-\255%.]*%s*%)%s*', '^%[%s*%d+[%.,]?%d*%s*[%a\128-\255%.]*%s*%]%s*',
     }) do
       local a, b = s:find(pat)
       if a then
         local inner = s:sub(a, b):lower()
-        if inner:match('pt') or inner:match('point') or inner:match('mark') or inner:match('^[%(%[]%s*%d+%s*[%)%]]') then
+        if inner:match('pt') or inner:match('point') or inner:match('mark') or inner:match('^[%(%[]%s*%d+%s*[%)%]]')
+          or POINT_UNITS[points_unit(trim(inner)) or ''] then
           s = trim(s:sub(b + 1)); changed = true
         end
       end
@@ -195,6 +214,8 @@ local function marker_of(text)
   -- a no-break space is a space to the reader (Word puts one between `Question 1` and
   -- its points: `Question 1 (30 points)`)
   text = trim((text:gsub('\u{A0}', ' ')))
+  -- a number sign before the number is no part of it: `Problem #3.4`, `Problem No. 2`
+  text = text:gsub('^([%a\128-\255]+)%s+\\?#%s*(%d)', '%1 %2'):gsub('^([%a\128-\255]+)%s+[Nn][or]%.%s*(%d)', '%1 %2')
   local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
@@ -224,7 +245,11 @@ local function marker_of(text)
 end
 
 local function heading_text(h)
-  local text = sheet.lines(sheet.text_of(h))[1] or ''
+  -- (a heading opening with a line break, as Word writes one, starts on its next line:
+  -- `\` ⏎ `Exercise 2: Title` ⏎ `-----`)
+  local lines = sheet.lines(sheet.text_of(h))
+  local text = lines[1] or ''
+  if trim(text) == '\\' and lines[2] then text = lines[2] end
   text = text:gsub('^%s*#+%s*', ''):gsub('%s*#+%s*$', ''):gsub('%s*{[^}]*}%s*$', '')
   return trim(text)
 end
@@ -457,13 +482,58 @@ end
 
 -- A text opening with its points (`(5 points) Write`, `[2 marks] Name`): the rest, else nil.
 local function points_opening(text)
-  local mark, rest = text:match('^([%(%[]%s*%d+%s*%a+%.?%s*[%)%]])%s*(.*)$')
+  local mark, rest = text:match('^([%(%[]%s*%d+[%.,]?%d*%s*[%a\128-\255]+%.?%s*[%)%]])%s*(.*)$')
   if not mark then return nil end
-  local unit = mark:lower():match('%d+%s*(%a+)')
-  if unit == 'pt' or unit == 'pts' or unit == 'point' or unit == 'points' or unit == 'mark' or unit == 'marks' then
-    return rest
-  end
+  if POINT_UNITS[points_unit(mark) or ''] then return rest end
   return nil
+end
+
+-- The units of points marks the sheet repeats where points go: opening list items (`- (1P)
+-- Zeichnen …`) or closing headings (`## Training (3P)`), two or more times in all — whatever
+-- the language's word or letter for points. Adds them to POINT_UNITS.
+local function discover_point_units(blocks)
+  local n = {}
+  local function count(mark)
+    local u = mark and points_unit(mark)
+    if u and #u <= 8 then n[u] = (n[u] or 0) + 1 end
+  end
+  local function visit(bs)
+    for _, b in ipairs(bs) do
+      if b.t == 'Header' then
+        count(trim(pandoc.utils.stringify(b.content)):match('([%(%[][^%(%[]*[%)%]])$'))
+      elseif b.t == 'BulletList' or b.t == 'OrderedList' then
+        for _, item in ipairs(b.content) do
+          if item[1] and (item[1].t == 'Para' or item[1].t == 'Plain') then
+            count(trim(pandoc.utils.stringify(item[1])):match('^([%(%[][^%)%]]*[%)%]])'))
+          end
+          visit(item)
+        end
+      elseif b.t == 'Div' or b.t == 'BlockQuote' then
+        visit(b.content)
+      end
+    end
+  end
+  visit(blocks)
+  for u, k in pairs(n) do if k >= 2 then POINT_UNITS[u] = true end end
+end
+
+-- The heading level at which headings close with their points two or more times under a
+-- shallower heading (`## Datensatz (1P)`, `## Training (3P)` under `# …03: Title (6P)`):
+-- graded sections, so every heading of that level inside a question opens a part; nil when
+-- none.
+local POINTED_LEVEL = nil
+local function discover_pointed_level(blocks)
+  local n, top = {}, nil
+  for _, b in ipairs(blocks) do
+    if b.t == 'Header' then
+      top = top and math.min(top, b.level) or b.level
+      local mark = trim(pandoc.utils.stringify(b.content)):match('([%(%[][^%(%[]*[%)%]])$')
+      if mark and b.level > top and POINT_UNITS[points_unit(mark) or ''] then n[b.level] = (n[b.level] or 0) + 1 end
+    end
+  end
+  for level, k in pairs(n) do
+    if k >= 2 and (not POINTED_LEVEL or level < POINTED_LEVEL) then POINTED_LEVEL = level end
+  end
 end
 
 -- `1a (2pt) text` at the start of a bullet item: number, letter, rest.
@@ -824,6 +894,11 @@ local function text_unit(text, units)
   units[#units + 1] = { k = 'text', text = text }
 end
 
+local function has_part_class(classes)
+  for _, c in ipairs(classes) do if c == 'part' then return true end end
+  return false
+end
+
 local function is_answer_class(classes)
   for _, c in ipairs(classes) do
     if c == 'solution' or c == 'answer' or c == 'solutions' or c == 'answers' or c == 'proof' then return true end
@@ -993,6 +1068,10 @@ local function block_units(b, units)
     elseif label then
       -- `## a)`: a part heading; the text under it is that part's
       units[#units + 1] = { k = 'open', label = label, form = form, text = '', heading = true }
+    elseif ROLE == 'questions' and POINTED_LEVEL == b.level then
+      -- a graded section of the question (`## Training (3P)`; a sibling `(optional)` too)
+      -- (its heading, which names it, is its first text)
+      units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = heading_text(b), heading = true }
     else
       units[#units + 1] = { k = 'text', text = sheet.text_of(b) }
     end
@@ -1072,7 +1151,7 @@ local function block_units(b, units)
       local body = {}
       for k = rest_from, #item do body[#body + 1] = item[k] end
       local head = sub[1]
-      local opener = { k = 'open', label = label, form = form, text = head and head.k == 'text' and head.text or '' }
+      local opener = { k = 'open', label = label, form = form, text = head and head.k == 'text' and head.text or '', list = list }
       local first_unit = #units + 1
       units[#units + 1] = opener
       local from = (head and head.k == 'text') and 2 or 1
@@ -1178,6 +1257,16 @@ local function block_units(b, units)
   elseif b.t == 'Div' then
     if is_answer_class(b.classes) then
       units[#units + 1] = sol_unit(sheet.text(b.content))
+    elseif ROLE == 'questions' and has_part_class(b.classes) then
+      -- a part the conversion marked (`::: {.part}`: the unnumbered exercise boxes of a
+      -- MyST page, tasks/convert/myst.py): a part opens, its text what the div holds
+      units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = '', heading = true }
+      for _, c in ipairs(b.content) do
+        -- a heading grouping the steps (moved into the part it heads): its words, a line of
+        -- the part
+        if c.t == 'Header' then units[#units + 1] = { k = 'text', text = heading_text(c) }
+        else block_units(c, units) end
+      end
     else
       for _, c in ipairs(b.content) do block_units(c, units) end
     end
@@ -1282,6 +1371,31 @@ local function follows(a, b)
 end
 
 local FIRST_LABELS = { a = true, i = true, ['1'] = true, A = true }
+
+-- A solution text with a line opening at a part label (`(i) If …`): its pieces are labelled.
+local function labels_pieces(text)
+  for _, line in ipairs(sheet.lines(text or '')) do
+    if line_label(line) then return true end
+  end
+  return false
+end
+
+-- The parts of one list that a solution after it answers together: `cur` (the part before
+-- the solution) is the last of two or more parts opened by one list's items, none of which
+-- has a solution yet — or the list was answered so already (a solution continued after code).
+-- The parts, else nil.
+local function list_answered_whole(cur, parts)
+  if not cur or not cur.list then return nil end
+  local members = {}
+  for _, p in ipairs(parts) do if p.list == cur.list then members[#members + 1] = p end end
+  if cur.list.answered_whole then return members end
+  if #members < 2 or members[#members] ~= cur or parts[#parts] ~= cur then return nil end
+  for _, p in ipairs(members) do
+    if #p.answer > 0 or #p.ws > 0 then return nil end
+  end
+  cur.list.answered_whole = true
+  return members
+end
 
 local function new_part(label)
   return { label = label or '', texts = {}, options = {}, correct = {}, answer = {}, ws = {} }
@@ -1550,6 +1664,7 @@ assemble = function(q)
       if cur then keep_until_code(cur) end
       cur = new_part(u.label)
       cur.heading = u.heading
+      cur.list = u.list
       parts[#parts + 1] = cur
       if f == 'alpha' then last_alpha = u.label end
       last_sub = {}
@@ -1592,6 +1707,18 @@ assemble = function(q)
         add(piece.part.answer, a)
         add(piece.part.ws, w)
       end
+    elseif u.k == 'sol' and not u.item and ROLE ~= 'solutions'
+      and (#pending == 0 or (cur and cur.list and cur.list.answered_whole)) and not labels_pieces(u.text)
+      and list_answered_whole(cur, parts) then
+      if #pending > 0 then flush_pending(cur.texts) end
+      -- one solution right after a list of parts none of which has its own, labelling no
+      -- piece: it answers the list's tasks together (a notebook's `Solution, Part 2` box
+      -- after the Part's numbered tasks), and so do its continuations
+      for _, p in ipairs(list_answered_whole(cur, parts)) do
+        add(p.answer, u.answer)
+        add(p.ws, u.ws)
+      end
+      if u.open then answering = cur end
     elseif u.k == 'sol' then
       if not cur then
         cur = new_part('')
@@ -1617,6 +1744,13 @@ assemble = function(q)
     end
   end
   q.main_texts, q.parts = main, parts
+  if ROLE == 'questions' and q.marker_text and #main == 0 then
+    -- a question whose marker line is all the sheet gives (`**Problem #3.8 in the book**`:
+    -- a book's problem named, nothing more): that line is its text, as the student reads it
+    local empty = true
+    for _, p in ipairs(parts) do if #p.texts > 0 then empty = false end end
+    if empty then q.main_texts = { q.marker_text } end
+  end
   if sol_units then merge_solution_units(q, sol_units) end
   if ROLE == 'solutions' then
     -- every text of a solution is worked solution; text before any part is the
@@ -1737,6 +1871,36 @@ local function other_block_words(blocks)
   end
   if n < 2 or ROLE ~= 'questions' then return {} end
   return out
+end
+
+-- The words of the document's numbered bold markers (`**Problem 3.**` → `problem`) when two
+-- or more open so: word → true.
+local function numbered_bold_words(blocks)
+  local n, out = {}, {}
+  for _, b in ipairs(blocks) do
+    if bold_marker(b) and b.content[1] and b.content[1].t == 'Strong' then
+      local w = trim(pandoc.utils.stringify(b.content[1])):match('^([%a\128-\255]+)')
+      if w then n[w:lower()] = (n[w:lower()] or 0) + 1 end
+    end
+  end
+  for w, k in pairs(n) do if k >= 2 then out[w] = true end end
+  return out
+end
+
+-- A paragraph that is only bold words ending in a marker word of the document's numbered
+-- bold markers, with no number, every word capitalised as a label is (`**Programming
+-- Problem.**`, `**Bonus Problem:**` among `**Problem 3.**` ones): its words (the
+-- question's title), else nil.
+local function unnumbered_marker(b, words)
+  if (b.t ~= 'Para' and b.t ~= 'Plain') or #b.content ~= 1 or b.content[1].t ~= 'Strong' then return nil end
+  local t = trim(pandoc.utils.stringify(b.content[1]))
+  if t:match('%d') or words_in(t) > 4 then return nil end
+  local last = t:match('([%a\128-\255]+)[%.:]?$')
+  if not last or not words[last:lower()] then return nil end
+  for w in t:gmatch('%S+') do
+    if not w:match('^%u') then return nil end  -- a label's capitals, not a sentence
+  end
+  return (t:gsub('[%.:]$', ''))
 end
 
 local function marker_count(blocks)
@@ -2012,6 +2176,7 @@ local function segment(blocks)
     markers, numbered, qlevel, paragraphs = false, false, false, false
   end
   local others = markers and other_block_words(blocks) or {}
+  local bold_words = markers and numbered_bold_words(blocks) or {}
   local listed = not markers and not numbered and not qlevel and not paragraphs
   local sections = listed and sectioned(blocks)
   local nested = markers and nested_markers(blocks)
@@ -2127,6 +2292,9 @@ local function segment(blocks)
     elseif markers and bold_marker(b) then
       local num, title, rest, prompt = bold_marker(b)
       cur = new_question(qs, num, title, 99)
+      -- the marker names more than a number (`Problem #3.8 in the book`): the line may be
+      -- all the question has
+      if title ~= '' and trim(rest) == '' and (prompt or '') == '' then cur.marker_text = trim(sheet.text_of(b)) end
       flush_stem(cur, 99)
       if prompt and prompt ~= '' and ROLE ~= 'solutions' then
         cur.units[#cur.units + 1] = { k = 'text', text = prompt }
@@ -2136,6 +2304,11 @@ local function segment(blocks)
         local last = cur.units[#cur.units]
         if last and last.k == 'text' then cur.units[#cur.units] = nil; text_unit(last.text, cur.units) end
       end
+    elseif markers and ROLE == 'questions' and unnumbered_marker(b, bold_words) then
+      -- `**Programming Problem.**` among `**Problem 3.**` markers: a question the sheet
+      -- does not number (its number is its place)
+      cur = new_question(qs, '', unnumbered_marker(b, bold_words), 99)
+      flush_stem(cur, 99)
     elseif markers and cur and continues_numbering(b, cur) then
       -- numbered items that go on from the marked question's number (`### Question 6`, then
       -- `7. …`, `8. …`): the same questions, written another way from there on
@@ -2383,6 +2556,8 @@ function Pandoc(doc)
   SLOTS = find_slots(doc.blocks)
   BLANK_RUNS = find_blank_runs(doc.blocks)
   LABEL_PARTS = find_label_parts(doc.blocks)
+  discover_point_units(doc.blocks)
+  discover_pointed_level(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
   if LAYOUT.mode == 'sections' and LAYOUT.level then
     -- sections holding sub-headings: each sub-heading (at `level`) opens a part

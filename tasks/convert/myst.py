@@ -21,7 +21,11 @@ documentation):
 
 - ``{exercise}`` (and ``{exercise-start}`` … ``{exercise-end}``): a paragraph opening with
   the marker sphinx-exercise prints, ``**Exercise N.**``, its title after it in
-  parentheses, then the body; exercises are numbered in order, ``:nonumber:`` ones not;
+  parentheses, then the body; exercises are numbered in order, ``:nonumber:`` ones not.
+  When every exercise of the page is ``:nonumber:`` and there are two or more, the author
+  numbers none of them on purpose: they are the steps of the page's one question, each a
+  ``part`` div (its title, if any, its first paragraph; a heading just before it, which
+  groups the steps, inside it) that the reader opens a part at;
 - ``{solution}`` (and ``{solution-start}`` … ``{solution-end}``): a ``solution`` div (the
   worked solution; the "Solution to Exercise N" title the extension prints is chrome);
 - ``{admonition}``, ``{dropdown}``, ``{toggle}`` and the named admonitions (``{note}``,
@@ -39,7 +43,8 @@ documentation):
 
 Directives nest (a longer fence holds shorter ones) and may be indented under a list
 item; their bodies are read again for directives. Ordinary code fences are copied as
-they are, directives inside them too.
+they are, directives inside them too. A line opening with ``%`` outside a fence is a MyST
+comment (``% solution_start``): the student never sees it, so it is left out.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ import re
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[A-Za-z][\w:.-]*)\}[ \t]*(?P<arg>.*?)[ \t]*$")
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})")
 _OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>.*?)[ \t]*$")
+_COMMENT = re.compile(r"^%")
+_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
 
 SOLUTION_WORDS = ("solution", "solutions", "answer", "answers", "lösung", "lösungen", "antwort", "solución", "réponse")
 """First words of an admonition or dropdown title that make its body a worked solution."""
@@ -73,18 +80,58 @@ def directives(markdown: str) -> str:
     text without ``{`` fences is returned as it is. Never raises."""
     if not re.search(r"^[ \t]*(?:`{3,}|~{3,}|:{3,})\{", markdown, re.M):
         return markdown
-    return "\n".join(_Rewriter().lines(markdown.split("\n")))
+    lines = markdown.split("\n")
+    myst = any((m := _OPEN.match(ln)) and m.group("name").lower().split(":")[-1] in KNOWN for ln in lines)
+    return "\n".join(_Rewriter(steps=_unnumbered_steps(lines), comments=myst).lines(lines))
+
+
+def _unnumbered_steps(lines: list[str]) -> bool:
+    """Every ``{exercise}`` directive of ``lines`` is ``:nonumber:`` and there are two or more
+    (the options read as :func:`_options` reads them; ``:nonumber: false`` numbers)."""
+    seen = unnumbered = 0
+    for i, line in enumerate(lines):
+        m = _OPEN.match(line)
+        if not m or m.group("name").lower().split(":")[-1] != "exercise":
+            continue
+        seen += 1
+        options, _ = _options(_dedent(lines[i + 1:i + 12], m.group("indent")))
+        if "nonumber" in options and options["nonumber"].strip().lower() not in ("false", "no", "0"):
+            unnumbered += 1
+    return seen >= 2 and unnumbered == seen
+
+
+def _next_opens_exercise(lines: list[str], start: int) -> bool:
+    """The next line of ``lines`` from ``start`` that is neither blank nor a comment opens an
+    ``{exercise}`` directive."""
+    for line in lines[start:]:
+        if not line.strip() or _COMMENT.match(line):
+            continue
+        m = _OPEN.match(line)
+        return bool(m) and m.group("name").lower().split(":")[-1] == "exercise"
+    return False
 
 
 class _Rewriter:
-    def __init__(self) -> None:
+    def __init__(self, steps: bool = False, comments: bool = False) -> None:
         self.exercises = 0
+        self.steps = steps
+        self.comments = comments
+        """The page is MyST (a directive it knows): ``%`` lines are comments."""
+        """Every exercise of the page is ``:nonumber:`` and there are two or more: each is a part."""
+        self.held: list[str] = []
 
     def lines(self, lines: list[str]) -> list[str]:
         out: list[str] = []
         i = 0
         while i < len(lines):
             line = lines[i]
+            if self.comments and _COMMENT.match(line):
+                i += 1
+                continue
+            if self.steps and _HEADING.match(line) and _next_opens_exercise(lines, i + 1):
+                self.held.append(line)  # the heading grouping the next steps goes inside the next part
+                i += 1
+                continue
             m = _OPEN.match(line)
             if m and m.group("name").lower().split(":")[-1] in KNOWN:
                 end = _closing(lines, i + 1, m.group("fence"))
@@ -111,6 +158,10 @@ class _Rewriter:
         def placed(block: list[str]) -> list[str]:
             return [indent + ln if ln.strip() else ln for ln in block]
 
+        if name == "exercise" and self.steps:
+            held, self.held = self.held, []
+            head = [*held, ""] if held else []
+            return placed(["::: {.part}", *head, *([arg, ""] if arg else []), *inner, ":::"])
         if name in ("exercise", "exercise-start"):
             return placed(self.exercise(arg, options) + [""] + inner)
         if name in ("exercise-end", "solution-end"):

@@ -18,7 +18,7 @@ from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 from tasks.settle.markers import LABEL
 from tasks.safe_json import json_loads
 
-_WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(\d+)((?:\.\d+)*)(?:\.?[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
+_WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(?:\\?#\s*|[Nn][or]\.\s*)?(\d+)((?:\.\d+)*)(?:\.?[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
 _LETTERED = ("LowerAlpha", "UpperAlpha", "LowerRoman", "UpperRoman")
 _PLAIN_OPENING = re.compile(r"^([^\W\d_]+)\.?[ \t]*(\d+)[.:)](?=\s|$)", re.UNICODE)
 _BARE_NUMBER = re.compile(r"^(\d+)(?:\.\d+)*[.):]?(?=\s|$)")

@@ -278,8 +278,14 @@ def solutions_layout(questions: Found, solutions: Found) -> Layout:
     own = repeated_words(questions)
     words = tuple(dict.fromkeys(own + [w for w in repeated_words(solutions) if not own or w in QUESTION_WORDS]))
     bold = questions.bolded > 0 and not questions.headed and solutions.bolded > 0 and solutions.headed > 0
+    # a key with no heading or bold marker that opens plain paragraphs with the questions'
+    # word and number (`Exercise 2. Fibonacci.`, a Word key): those paragraphs open its answers
+    said = [w for w in repeated_words(solutions, plain=True) if w != TYPED and (w in QUESTION_WORDS or w in own)]
+    plain = bool(said) and not solutions.headed and not solutions.bolded
+    if plain:
+        words = tuple(dict.fromkeys(words + tuple(said)))
     return Layout("auto", None, words=_forms(questions, words) + _forms(solutions, words) if words else (),
-                  bold=bold)
+                  bold=bold, plain=plain)
 
 
 def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: str | None, *,

@@ -112,11 +112,12 @@ _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
 _QUESTION_WORD = r"(?:questions?|problems?|exercises?|tasks?|aufgabe|exercice|q|ex|prob|solutions?|answers?|sol|ans)"
 _BOLD_MARKER = re.compile(
-    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:(?:[^\W\d_]+\s+)?" + _QUESTION_WORD + r"\.?\s*)?\d+(?:\.\d+)*[a-z]?\s*[.:)]?\s*\2\s*[.:]?\s*",
+    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:(?:[^\W\d_]+\s+)?" + _QUESTION_WORD + r"\.?\s*(?:\\?#\s*)?)?\d+(?:\.\d+)*[a-z]?\s*[.:)]?\s*\2\s*[.:]?\s*",
     re.I,
 )
+_BOLD_LABEL = re.compile(r"^\s*(\*\*|__)\s*([^\W\d_][^*_\d]*?)\s*[.:]?\s*\1\s*$")
 _BOLD_WHOLE = re.compile(
-    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:(?:[^\W\d_]+\s+)?" + _QUESTION_WORD + r"\.?\s*)?\d+(?:\.\d+)*[a-z]?[.:)]\s*(.+?)\s*\2\s*$",
+    r"^(\s*(?:[-*+]\s+)?)(\*\*|__)\s*(?:(?:[^\W\d_]+\s+)?" + _QUESTION_WORD + r"\.?\s*(?:\\?#\s*)?)?\d+(?:\.\d+)*[a-z]?(?:[.:)]|(?<=\d)(?=\s))\s*(.+?)\s*\2\s*$",
     re.I,
 )
 _LEADING_PHRASE = re.compile(r"^(\S+(?:\s+\S+){0,3}?)\.\s+(?=[A-Z$`*_])")
@@ -159,7 +160,10 @@ def _bold_marker_cut(line: str) -> str:
     if not m:
         whole = _BOLD_WHOLE.match(line)
         if not whole:
-            return line
+            # a label wholly in bold with no number (`**Programming Problem.**`, a question
+            # the sheet does not number): its words, which the reader keeps as the title
+            label = _BOLD_LABEL.match(line)
+            return label.group(2) if label else line
         # a question set wholly in bold (`**2. Block maxima. How many ...?**`): its text,
         # a short leading phrase (the reader's title) a piece of its own
         rest = whole.group(3)
