@@ -5,7 +5,10 @@ Before pandoc (:func:`prepare`): each markdown cell's text goes through what a m
 sheet goes through (:func:`tasks.convert.markdown_family.student_text`: MyST directives,
 prices), since pandoc's own reading of a cell would take a ``{solution}`` directive for
 inline code; a cell tagged ``remove-cell`` (Jupyter Book's tag; ``remove_cell`` too) is left
-out, and a code cell tagged ``remove-input`` keeps only its outputs.
+out, and a code cell tagged ``remove-input`` keeps only its outputs; solutions a student does
+not see (nbgrader's solution regions and mark schemes, exercise2's hidden cells) become
+``solution`` divs after the cell they answer, and hidden tests are left out
+(:mod:`tasks.convert.nb_solutions`).
 
 After pandoc (:func:`unwrap_cells`): the ``::: {.cell .markdown}`` / ``.code`` / ``.output``
 divs pandoc wraps each cell and output in are unwrapped (their content kept: a rendered

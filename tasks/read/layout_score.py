@@ -24,6 +24,10 @@ UNUSED = 1.0
 to the share it leaves unused (:func:`tasks.read.discovery.markers_used`)."""
 
 
+INLINE_WEIGHT = 0.05
+"""The most the share of inline solutions landing one to a part adds: a tie-break between
+readings that explain the sheet equally well otherwise (it never outweighs another term)."""
+
 INLINE_SOLUTION = re.compile(r"^:{3,}\s*\{?\s*\.?(?:solution|answer)\b", re.M)
 """The opening line of a solution div set in the sheet (``::: {.solution}``)."""
 
@@ -162,7 +166,7 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         # solutions set in the sheet after what they answer: one to a part where the reading
         # cuts the sheet where its author did (a notebook's solution cells)
         solved = sum(1 for q in qs for p in q.parts if p.answer.strip() or p.worked_solution.strip())
-        terms["inline"] = 0.5 * min(solved, inline) / inline
+        terms["inline"] = INLINE_WEIGHT * min(solved, inline) / inline
     if solution_numbers:
         have = {n for n, _ in numbers if n}
         terms["pairing"] = 0.5 * sum(1 for n in solution_numbers if n in have) / len(solution_numbers)
