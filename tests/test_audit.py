@@ -414,3 +414,24 @@ def test_tags_inside_an_indented_code_block_are_code_not_markup():
     assert [f.field for f in flags] == ["q1.p1.worked_solution"] and "an HTML tag" in flags[0].reason
     reading.root[0].parts[0].worked_solution = "    table(df$kind)\n    ##   <chr>  <int>\n\nThree kinds."
     assert field_flags(reading) == []
+
+
+def test_a_part_offering_choices_in_its_text_with_no_options_read_is_flagged():
+    asks = ("Which metal floats on water? <br>\n**A**. Iron <br>\n**B**. Lithium <br>\n**C**. Lead")
+    qs = SheetSet([
+        Question(main_text=asks, parts=[Part()]),
+        Question(main_text="Ice is denser than water. (True/False)", parts=[Part()]),
+        Question(main_text="Which metal sinks?", parts=[Part(options=["Iron", "Cork"])]),
+        Question(main_text="Weigh the sample.", parts=[Part(content="**A.** Dry it."), Part(content="**B.** Weigh it.")]),
+    ])
+    flags = audit(qs, "\n\n".join([asks, "Ice is denser than water. (True/False)", "Which metal sinks?"]))
+    doubted = [f.field for f in flags if "offers choices" in f.reason]
+    assert doubted == ["q1", "q2"]
+    assert "A-C" in next(f.reason for f in flags if f.field == "q1")
+
+
+def test_three_lettered_choices_are_offered_without_a_which():
+    from tasks.settle.audit_choices import offered
+
+    assert offered("The kettle boils because <br> **A**. heat <br> **B**. light <br> **C**. sound") == "A-C"
+    assert offered("Dry it first.\n\nA. Then weigh it.\nB. Then log it.") is None

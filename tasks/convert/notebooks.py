@@ -5,7 +5,10 @@ Before pandoc (:func:`prepare`): each markdown cell's text goes through what a m
 sheet goes through (:func:`tasks.convert.markdown_family.student_text`: MyST directives,
 prices), since pandoc's own reading of a cell would take a ``{solution}`` directive for
 inline code; a cell tagged ``remove-cell`` (Jupyter Book's tag; ``remove_cell`` too) is left
-out, and a code cell tagged ``remove-input`` keeps only its outputs.
+out, and a code cell tagged ``remove-input`` keeps only its outputs; solutions a student does
+not see (nbgrader's solution regions and mark schemes, exercise2's hidden cells) become
+``solution`` divs after the cell they answer, and hidden tests are left out
+(:mod:`tasks.convert.nb_solutions`).
 
 After pandoc (:func:`unwrap_cells`): the ``::: {.cell .markdown}`` / ``.code`` / ``.output``
 divs pandoc wraps each cell and output in are unwrapped (their content kept: a rendered
@@ -17,6 +20,7 @@ left out.
 from __future__ import annotations
 
 import json
+import re
 
 from tasks.errors import InputError
 from tasks.safe_json import json_loads
@@ -36,6 +40,7 @@ def prepare(name: str, data: bytes) -> bytes:
     cells left out (module docstring). Raises :class:`InputError` for a file that is not a
     notebook (not JSON, or no ``cells`` list)."""
     from tasks.convert.markdown_family import student_text
+    from tasks.convert.nb_solutions import source_of, student_cells
 
     try:
         nb = json_loads(data)
@@ -43,21 +48,32 @@ def prepare(name: str, data: bytes) -> bytes:
         raise InputError(name, f"not a Jupyter notebook (not JSON: {str(e)[:80]})") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise InputError(name, "not a Jupyter notebook (no list of cells)")
-    cells = []
+    kept = []
     for cell in nb["cells"]:
         if not isinstance(cell, dict):
             continue
         tags = (cell.get("metadata") or {}).get("tags") or []
         if any(t in REMOVE_CELL for t in tags):
             continue
-        if cell.get("cell_type") == "markdown":
-            source = cell.get("source", "")
-            text = "".join(source) if isinstance(source, list) else str(source)
-            cell = {**cell, "source": student_text(".md", text)}
-        elif cell.get("cell_type") == "code" and any(t in REMOVE_INPUT for t in tags):
+        if cell.get("cell_type") == "code" and any(t in REMOVE_INPUT for t in tags):
             cell = {**cell, "source": ""}
+        kept.append(cell)
+    cells = []
+    for cell in student_cells(kept, _language(nb)):
+        if cell.get("cell_type") == "markdown":
+            cell = {**cell, "source": student_text(".md", source_of(cell))}
         cells.append(cell)
     return json.dumps({**nb, "cells": cells}).encode()
+
+
+def _language(nb: dict) -> str:
+    """The notebook's code language as a fence names it (``python``), '' when unknown."""
+    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        v = meta.get(key)
+        if isinstance(v, dict) and isinstance(v.get(field), str) and re.fullmatch(r"[\w+#-]+", v[field]):
+            return v[field].lower()
+    return ""
 
 
 def unwrap_cells(ast: dict) -> dict:

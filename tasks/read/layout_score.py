@@ -24,6 +24,14 @@ UNUSED = 1.0
 to the share it leaves unused (:func:`tasks.read.discovery.markers_used`)."""
 
 
+INLINE_WEIGHT = 0.05
+"""The most the share of inline solutions landing one to a part adds: a tie-break between
+readings that explain the sheet equally well otherwise (it never outweighs another term)."""
+
+INLINE_SOLUTION = re.compile(r"^:{3,}\s*\{?\s*\.?(?:solution|answer)\b", re.M)
+"""The opening line of a solution div set in the sheet (``::: {.solution}``)."""
+
+
 @dataclass
 class Layout:
     """One reading to try: ``name`` (how flags name it), ``mode`` (``None``: the reader's own
@@ -129,7 +137,8 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
     in it): lines quoted + markers used to open questions and parts (in a sheet that numbers
     nothing, the headings of the level a headings reading opens its questions at) + numbers
-    and labels in sequence − questions holding no text; with ``solution_numbers``, + the share
+    and labels in sequence − questions holding no text; with two or more solution divs in the
+    sheet, + the share of them that land one to a part; with ``solution_numbers``, + the share
     that name a question of the reading. Sets ``reading.score`` and ``reading.terms``; returns
     the score."""
     qs = reading.questions.root
@@ -152,6 +161,12 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     if reading.layout.mode == "headings" and not found.markers() and found.levels.get(level or 0, 0) >= 2:
         # a sheet that numbers nothing: its repeated headings are its only markers
         terms["markers"] = min(1.0, len(qs) / found.levels[level])
+    inline = len(INLINE_SOLUTION.findall(markdown))
+    if inline >= 2:
+        # solutions set in the sheet after what they answer: one to a part where the reading
+        # cuts the sheet where its author did (a notebook's solution cells)
+        solved = sum(1 for q in qs for p in q.parts if p.answer.strip() or p.worked_solution.strip())
+        terms["inline"] = INLINE_WEIGHT * min(solved, inline) / inline
     if solution_numbers:
         have = {n for n, _ in numbers if n}
         terms["pairing"] = 0.5 * sum(1 for n in solution_numbers if n in have) / len(solution_numbers)

@@ -1,0 +1,88 @@
+"""A notebook's solutions as the student does not see them (:mod:`tasks.convert.nb_solutions`):
+nbgrader's solution regions, hidden tests and mark schemes, exercise2's hidden solution cells,
+what lands in ``source.md`` and what the general
+reader makes of it. Every notebook here is written for these tests."""
+
+from __future__ import annotations
+
+import json
+
+from tasks.convert.markdown import to_markdown
+from tasks.read.layout import read_and_pair_inferred
+from tasks.read.route_b import library_filters
+
+GENERAL = library_filters()["general"]
+
+
+def md(text: str, meta: dict | None = None) -> dict:
+    return {"cell_type": "markdown", "metadata": meta or {}, "source": text}
+
+
+def code(text: str, meta: dict | None = None, printed: str = "") -> dict:
+    outputs = [{"name": "stdout", "output_type": "stream", "text": printed}] if printed else []
+    return {"cell_type": "code", "execution_count": 1, "metadata": meta or {}, "outputs": outputs, "source": text}
+
+
+def notebook(*cells: dict) -> bytes:
+    return json.dumps({"cells": list(cells), "nbformat": 4, "nbformat_minor": 5,
+                       "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                                   "name": "python3"}}}).encode()
+
+
+def convert(name: str, *cells: dict) -> str:
+    return to_markdown(name, notebook(*cells), "questions").text
+
+
+def read(text: str) -> list[dict]:
+    return read_and_pair_inferred(GENERAL, text, None)[0].model_dump()
+
+
+def grader(solution: bool) -> dict:
+    return {"nbgrader": {"grade": False, "locked": not solution, "schema_version": 3, "solution": solution,
+                         "task": False, "grade_id": "x"}}
+
+
+def test_nbgrader_solutions_follow_their_question_hidden_tests_and_outputs_are_left_out():
+    text = convert(
+        "orchard.ipynb",
+        md("# Orchard sums\n\nRun every cell before you hand in.", grader(False)),
+        md("### Apples\nHow many apples do three trees bear, at 40 apples a tree?", grader(False)),
+        code("# Set `apples` to your answer.\napples = None\n\n### BEGIN SOLUTION\napples = 3 * 40\n"
+             "print(apples)\n### END SOLUTION", grader(True), printed="120\n"),
+        code("assert isinstance(apples, int)\n### BEGIN HIDDEN TESTS\nassert apples == 120\n### END HIDDEN TESTS",
+             grader(False), printed="checked\n"),
+        md("=== BEGIN MARK SCHEME ===\nThree trees times forty apples.\n=== END MARK SCHEME ===", grader(True)),
+        md("### Pears\nName a pear that keeps through winter.", grader(False)),
+        md("### BEGIN SOLUTION\nThe Conference pear.\n### END SOLUTION", grader(True)),
+    )
+    assert "assert apples == 120" not in text and "HIDDEN" not in text and "MARK SCHEME" not in text
+    assert "checked" not in text  # the student's copy has no outputs
+    # the region is an answer only: the student's cell keeps what surrounds it
+    assert "apples = None" in text and text.index("apples = None") < text.index("::: {.solution}")
+    sets = read(text)
+    apples, pears = sets[-2], sets[-1]
+    assert "three trees" in apples["main_text"] + apples["parts"][0]["content"]
+    sol = apples["parts"][0]["worked_solution"] + apples["parts"][0]["answer"]
+    assert "apples = 3 * 40" in sol and "120" in sol and "Three trees times forty apples." in sol
+    assert "apples = 3 * 40" not in apples["main_text"] + apples["parts"][0]["content"]
+    assert "The Conference pear." in pears["parts"][0]["worked_solution"] + pears["parts"][0]["answer"]
+    assert "Conference" not in pears["main_text"] + pears["parts"][0]["content"]
+
+
+def test_exercise2_hidden_solution_cells_are_the_solution_of_the_cell_before_them():
+    first = {"solution2": "hidden", "solution2_first": True}
+    hidden = {"solution2": "hidden"}
+    text = convert(
+        "bells.ipynb",
+        md("## Exercise 1\nHow many bells ring in a peal of six?", first),
+        code("bells = 6", hidden),
+        md("Six bells, one to a ringer.", hidden),
+        md("## Exercise 2\nWhat is a change?", first),
+        md("One order of the bells.", hidden),
+        md("The end of the sheet."),
+    )
+    q1, q2 = read(text)[:2]
+    assert "Six bells, one to a ringer." in q1["parts"][0]["worked_solution"]
+    assert "bells = 6" in q1["parts"][0]["worked_solution"]
+    assert "One order of the bells." in q2["parts"][0]["worked_solution"]
+    assert "Six bells" not in q1["main_text"] + q1["parts"][0]["content"]
