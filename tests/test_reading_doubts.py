@@ -207,3 +207,13 @@ def test_an_answer_after_the_last_of_several_parts_in_a_sheet_of_answers_is_doub
     # a sheet not named as answers, or one with its own solutions document: no doubt
     assert inline_whole_flags(reading, "week2.docx", False) == []
     assert inline_whole_flags(reading, "week2_solutions.docx", True) == []
+
+
+def test_a_restated_prompt_after_a_picture_is_no_solution_text_lost():
+    sheet = "1.  Plot the heights.\n\n2.  Describe its shape.\n"
+    reading = SheetSet([
+        Question(main_text="Plot the heights.", parts=[Part(worked_solution="hist(h)\n\n![](media/bd02eda7e9873280.png)")]),
+        Question(main_text="Describe its shape.", parts=[Part(answer="Skewed to the right.")])])
+    solutions = ("1.  Plot the heights.\n\nhist(h)\n\n![](media/bd02eda7e9873280.png) 2. Describe its shape."
+                 "\n\nSkewed to the right.\n")
+    assert solution_text_flags(reading, sheet, solutions) == []
