@@ -43,17 +43,32 @@ CHOICES = """1.  A gardener weighs ten marrows from her plot.
     1.  the sum of the first five weights
 
     2.  the sum of the last five weights
+
+5.  Which of these sums are even? For the ones that are not, say why.
+
+    1.  $1 + 3$
+
+    2.  $2 + 5$
+
+6.  Which of these methods converge?
+
+    1.  $x_{n+1} = x_n / 2$,
+
+    2.  $x_{n+1} = 2 x_n$.
 """
 
 
 def test_a_numbered_list_under_a_question_asking_for_a_choice_is_its_options_not_its_parts():
     out = inferred(CHOICES)
-    assert [len(q.parts) for q in out.root] == [2, 1, 1, 2]
+    assert [len(q.parts) for q in out.root] == [2, 1, 1, 2, 2, 2]
     assert out[1].parts[0].options == ["the median", "the range", "the mode"]
     assert out[2].parts[0].options == ["it shrinks", "it grows"]
     # items that ask, or carry points, are parts; so are items of a question that asks for no choice
     assert out[0].parts[1].options == [] and "heaviest" in out[0].parts[1].content
     assert out[3].parts[0].options == [] and "first five" in out[3].parts[0].content
+    # a stem asking something of each item, or items punctuated as one sentence: parts
+    assert out[4].parts[1].options == [] and "2 + 5" in out[4].parts[1].content
+    assert out[5].parts[1].options == [] and "2 x_n" in out[5].parts[1].content
 
 
 def test_a_key_that_sets_the_right_option_in_bold_marks_it_correct():

@@ -814,11 +814,18 @@ local function ordered_choices(b, before)
   local last = trim(before.text):gsub('%s*\\$', '')
   local tail = last:match('([^%.!?]*[%.!?:]?)$') or last
   if not (last:match('%?$') or (asks_choice(tail) and not last:match('%.$'))) then return false end
+  -- a stem that asks something of each item (`For the ones that are not, …`) sets parts
+  local low = last:lower()
+  if low:find('for each', 1, true) or low:find('for the ones', 1, true) or low:find('each of them', 1, true) then
+    return false
+  end
   local told = 0
   for _, item in ipairs(b.content) do
     if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return false end
     local t = trim(sheet.text_of(item[1])):gsub('%s*\\$', '')
     if TASK_VERBS[(t:match('^%a+') or ''):lower()] then told = told + 1 end
+    -- items punctuated as one running sentence (`…,` `…;`) enumerate what each part is about
+    if t:match('[,;]$') then return false end
     if t == '' or t:match('%?%**$') or points_opening(t) or t:match('^\\?%(%d+\\?%)')
         or words_in(t) > 60 or t:find('\n') then
       return false
