@@ -55,12 +55,18 @@ CHOICES = """1.  A gardener weighs ten marrows from her plot.
     1.  $x_{n+1} = x_n / 2$,
 
     2.  $x_{n+1} = 2 x_n$.
+
+7.  What does the limit tell you?
+
+    1.  Look at the first terms.
+
+    2.  Halve the step. Then compare the two results.
 """
 
 
 def test_a_numbered_list_under_a_question_asking_for_a_choice_is_its_options_not_its_parts():
     out = inferred(CHOICES)
-    assert [len(q.parts) for q in out.root] == [2, 1, 1, 2, 2, 2]
+    assert [len(q.parts) for q in out.root] == [2, 1, 1, 2, 2, 2, 2]
     assert out[1].parts[0].options == ["the median", "the range", "the mode"]
     assert out[2].parts[0].options == ["it shrinks", "it grows"]
     # items that ask, or carry points, are parts; so are items of a question that asks for no choice

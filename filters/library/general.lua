@@ -826,6 +826,8 @@ local function ordered_choices(b, before)
     if TASK_VERBS[(t:match('^%a+') or ''):lower()] then told = told + 1 end
     -- items punctuated as one running sentence (`…,` `…;`) enumerate what each part is about
     if t:match('[,;]$') then return false end
+    -- an item of two sentences or more is a hint or a step, not a choice
+    if t:match('[%.!?]%s+%u') then return false end
     if t == '' or t:match('%?%**$') or points_opening(t) or t:match('^\\?%(%d+\\?%)')
         or words_in(t) > 60 or t:find('\n') then
       return false
