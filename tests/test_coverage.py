@@ -224,3 +224,8 @@ def test_a_part_label_set_in_bold_is_cut_as_the_reader_cuts_it():
 
 def test_a_typed_letter_pandoc_escapes_is_cut_as_the_reader_cuts_it():
     assert uncovered("a\\. Name the river.\n\nb\\.c is a file name.\n", ["Name the river."]) == [(3, "b\\.c is a file name.")]
+
+
+def test_a_true_false_items_bracketed_choices_are_markers_the_reader_reads_as_options():
+    md = "1.  Mark each statement.\n\n    (a) ( T / F ) Every square is a rectangle.\n"
+    assert uncovered(md, ["Mark each statement.", "Every square is a rectangle.", "T", "F"]) == []

@@ -126,6 +126,18 @@ def test_solution_text_in_no_field_is_flagged_on_the_question_it_answers():
     assert "q2" in fields(audit(reading, SHEET, solutions))
 
 
+def test_a_fence_no_line_closes_hides_no_solution_marker_after_it():
+    # a knitted chunk a conversion broke: its fence line sits inside an indented block and is
+    # never closed, and the next question's number comes after it
+    sheet = "1.  Simulate a die.\n\n2.  Simulate a coin.\n"
+    reading = SheetSet([Question(main_text="Simulate a die.", parts=[Part(worked_solution="sample(1:6, 1)")]),
+                        Question(main_text="Simulate a coin.")])
+    solutions = ("1.  Simulate a die.\n\n<!-- -->\n\n        ```{r}\n        sample(1:6, 1)\n\n"
+                 "2.  Simulate a coin.\n\n<!-- -->\n\n        **Heads and tails come up about equally often.**\n")
+    flags = solution_text_flags(reading, sheet, solutions)
+    assert fields(flags) == ["q2"] and "lines 12 " in flags[0].reason
+
+
 def test_a_sheet_named_as_solutions_with_no_solution_read_is_doubted_on_each_question():
     reading = SheetSet([Question(main_text="Why is the sea salty?\n\nRivers carry salts."),
                         Question(main_text="Why is the sky blue?")])
@@ -195,3 +207,13 @@ def test_an_answer_after_the_last_of_several_parts_in_a_sheet_of_answers_is_doub
     # a sheet not named as answers, or one with its own solutions document: no doubt
     assert inline_whole_flags(reading, "week2.docx", False) == []
     assert inline_whole_flags(reading, "week2_solutions.docx", True) == []
+
+
+def test_a_restated_prompt_after_a_picture_is_no_solution_text_lost():
+    sheet = "1.  Plot the heights.\n\n2.  Describe its shape.\n"
+    reading = SheetSet([
+        Question(main_text="Plot the heights.", parts=[Part(worked_solution="hist(h)\n\n![](media/bd02eda7e9873280.png)")]),
+        Question(main_text="Describe its shape.", parts=[Part(answer="Skewed to the right.")])])
+    solutions = ("1.  Plot the heights.\n\nhist(h)\n\n![](media/bd02eda7e9873280.png) 2. Describe its shape."
+                 "\n\nSkewed to the right.\n")
+    assert solution_text_flags(reading, sheet, solutions) == []

@@ -749,16 +749,162 @@ local function prompt_items(b)
   return out
 end
 
+-- Is this list item one paragraph set wholly in bold? (`1. ***Z-test***`)
+local function bold_item(item)
+  if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return false end
+  local strong = false
+  local function only_bold(inlines, under_strong)
+    for _, x in ipairs(inlines) do
+      if x.t == 'Strong' then strong = true
+        if not only_bold(x.content, true) then return false end
+      elseif x.t == 'Emph' then
+        if not only_bold(x.content, under_strong) then return false end
+      elseif x.t == 'Space' or x.t == 'SoftBreak' or x.t == 'LineBreak' then
+      elseif x.t == 'Str' and x.text == '\\' and not under_strong then
+        -- a hard break's backslash at the paragraph's end, where it is kept as text
+      elseif not under_strong then return false end
+    end
+    return true
+  end
+  return only_bold(item[1].content, false) and strong
+end
+
+-- An option's text as written, its emphasis markers cut when the whole option is set in
+-- bold (the key's mark, not the option's words) and a trailing hard break cut.
+local function option_text(text, bold)
+  text = trim(text):gsub('%s*\\$', '')
+  if bold then
+    local inner = text:match('^[%*_]+(.-)[%*_]+$')
+    if inner and trim(inner) ~= '' then text = trim(inner) end
+  end
+  return text
+end
+
+-- A part opening with its answer choices in brackets, `( T / F ) statement`,
+-- `(True / False) …`, `[Yes/No] …`: the alternatives (two to four, a word or two each,
+-- separated by `/`), which of them are set in bold (a key's mark), and the rest of the
+-- text; nil otherwise.
+local function inline_choices(text)
+  local t = trim(text or '')
+  local inside, rest = t:match('^%(%s*([^%(%)]-)%s*%)%s+(%S.*)$')
+  if not inside then inside, rest = t:match('^%[%s*([^%[%]]-)%s*%]%s+(%S.*)$') end
+  if not inside or not inside:find('/', 1, true) then return nil end
+  local alts, bold = {}, {}
+  for alt in (inside .. '/'):gmatch('%s*(.-)%s*/') do
+    local plain = alt:gsub('[%*_]', '')
+    if plain == '' or #plain > 12 or not plain:match('^%a[%a ]*$') or words_in(plain) > 2 then return nil end
+    alts[#alts + 1] = plain
+    bold[#bold + 1] = alt:match('^%*%*') ~= nil or alt:match('^__') ~= nil
+  end
+  if #alts < 2 or #alts > 4 then return nil end
+  return alts, bold, rest
+end
+
+-- Parts that open with the same bracketed choices (`( T / F ) statement`; two parts or
+-- more: the sheet's way of setting out true/false items) hold them as their options, the
+-- statement as their content. In a key the alternative set in bold is the right one, and
+-- the statement it restates is no solution.
+local function inline_choice_parts(parts)
+  local count = {}
+  for _, p in ipairs(parts) do
+    local alts = #p.options == 0 and inline_choices(p.texts[1]) or nil
+    if alts then
+      local key = table.concat(alts, '/'):lower()
+      count[key] = (count[key] or 0) + 1
+    end
+  end
+  for _, p in ipairs(parts) do
+    local alts, bold, rest = nil, nil, nil
+    if #p.options == 0 then alts, bold, rest = inline_choices(p.texts[1]) end
+    if alts and count[table.concat(alts, '/'):lower()] >= 2 then
+      p.options, p.texts[1] = alts, rest
+      if ROLE == 'solutions' or INLINE then
+        local marked = {}
+        for i, b in ipairs(bold) do if b then marked[#marked + 1] = i - 1 end end
+        if #marked > 0 and #marked < #alts then
+          p.correct = marked
+          if ROLE == 'solutions' then table.remove(p.texts, 1) end
+        end
+      end
+    end
+  end
+end
+
+-- A paragraph opening with a bonus label and a colon (`Extra Credit: Rewrite …`,
+-- `**A lot of Extra Credit** +10: Output …`, `Bonus: …`): the label and the rest, else nil.
+local BONUS_WORDS = { 'extra credit', 'bonus question', 'bonus', 'challenge', 'extra' }
+local function bonus_label(text)
+  local head, rest = trim(text or ''):match('^([^:\n]-):%s*(%S.*)$')
+  if not head or #head > 50 then return nil end
+  local plain = trim((head:gsub('[%*_]', ''):gsub('%+%s*%d+', ''):gsub('%b()', '')))
+  local low = plain:lower()
+  if words_in(low) > 5 then return nil end
+  for _, w in ipairs(BONUS_WORDS) do
+    if low == w or low:sub(-#w - 1) == ' ' .. w then return plain:sub(-#w), rest end
+  end
+  return nil
+end
+
 local function options_unit(b)
   local options, correct = {}, {}
+  -- a key marks its right options by setting them in bold: read so in the solutions role
+  -- (or a sheet holding its solutions), when some options are bold and some are not
+  local bold, nbold = {}, 0
+  if ROLE == 'solutions' or INLINE then
+    for i, item in ipairs(b.content) do
+      bold[i] = bold_item(item)
+      if bold[i] then nbold = nbold + 1 end
+    end
+    if nbold == #b.content then bold = {} end
+  end
   for i, item in ipairs(b.content) do
     local text = trim(sheet.text(item))
     -- the box is one character of three bytes: cut it whole (a byte class would leave two)
     text = text:gsub('^%[[ xX]?%]%s*', ''):gsub('^\u{2610}%s*', ''):gsub('^\u{2612}%s*', '')
-    options[#options + 1] = text
-    if task_box(item) == 'x' then correct[#correct + 1] = i - 1 end
+    options[#options + 1] = option_text(text, bold[i])
+    if task_box(item) == 'x' or bold[i] then correct[#correct + 1] = i - 1 end
   end
   return { k = 'options', options = options, correct = correct }
+end
+
+local TASK_VERBS = {}
+for w in ('explain describe find compute calculate show prove state write give draw plot determine '
+  .. 'derive estimate sketch list name identify interpret justify discuss evaluate solve use compare'):gmatch('%a+') do
+  TASK_VERBS[w] = true
+end
+
+-- An ordered list of choices under a question that asks for one (a LaTeX `enumerate` of
+-- options after `Which of the following …?`): the text just before it asks (`?`, or a
+-- choice word: :func:`asks_choice`), and every item is one short paragraph that asks
+-- nothing and opens with no points or label of its own. Items that ask, carry points
+-- or hold more than a paragraph are parts.
+local function ordered_choices(b, before)
+  if b.t ~= 'OrderedList' or #b.content < 2 or #b.content > 8 then return false end
+  if not before or (before.k ~= 'text' and before.k ~= 'open') or not before.text then return false end
+  local last = trim(before.text):gsub('%s*\\$', '')
+  local tail = last:match('([^%.!?]*[%.!?:]?)$') or last
+  if not (last:match('%?$') or (asks_choice(tail) and not last:match('%.$'))) then return false end
+  -- a stem that asks something of each item (`For the ones that are not, …`) sets parts
+  local low = last:lower()
+  if low:find('for each', 1, true) or low:find('for the ones', 1, true) or low:find('each of them', 1, true) then
+    return false
+  end
+  local told = 0
+  for _, item in ipairs(b.content) do
+    if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return false end
+    local t = trim(sheet.text_of(item[1])):gsub('%s*\\$', '')
+    if TASK_VERBS[(t:match('^%a+') or ''):lower()] then told = told + 1 end
+    -- items punctuated as one running sentence (`…,` `…;`) enumerate what each part is about
+    if t:match('[,;]$') then return false end
+    -- an item of two sentences or more is a hint or a step, not a choice
+    if t:match('[%.!?]%s+%u') then return false end
+    if t == '' or t:match('%?%**$') or points_opening(t) or t:match('^\\?%(%d+\\?%)')
+        or words_in(t) > 60 or t:find('\n') then
+      return false
+    end
+  end
+  -- items that tell the student what to do (`Explain …`, `Find …`) are tasks, not choices
+  return told * 2 < #b.content
 end
 
 -- The lines of a text, a line cut after a display that closes on it when a part label
@@ -1109,6 +1255,9 @@ local function block_units(b, units)
         end
       end
     end
+  elseif b.t == 'OrderedList' and ordered_choices(b, units[#units]) then
+    -- the choices of a question that asks for one: its options, not its parts
+    units[#units + 1] = options_unit(b)
   elseif b.t == 'OrderedList' then
     local start = b.listAttributes.start or 1
     local list = { whole = sheet.text_of(b) }
@@ -1160,8 +1309,10 @@ local function block_units(b, units)
       local tail = {}
       local trailing_options = nil
       for k, blk in ipairs(body) do
+        local before = k > 1 and sheet.text_of(body[k - 1]) or opener.text
         if k == #body and (is_task_list(blk)
-          or (plain_choices(blk) and asks_choice(k > 1 and sheet.text_of(body[k - 1]) or opener.text))) then
+          or (plain_choices(blk) and asks_choice(before))
+          or ordered_choices(blk, { k = 'text', text = before })) then
           trailing_options = options_unit(blk)
         elseif blk.t == 'Div' and is_answer_class(blk.classes) then
           if #tail > 0 then units[#units + 1] = { k = 'inner', text = sheet.text(tail) }; tail = {} end
@@ -1347,6 +1498,14 @@ local function is_code(t)
   local s = t:gsub('^%s*\n', '')
   return s:match('^%s*```') ~= nil or s:match('^%s*~~~') ~= nil or s:match('^    %S') ~= nil
 end
+
+-- Has a part had its answer cell: a code block among its texts, or in the text after it?
+local function answered(part, pending)
+  for _, t in ipairs(part.texts) do if is_code(t) then return true end end
+  for _, t in ipairs(pending) do if is_code(t) then return true end end
+  return false
+end
+
 
 local function part_form(units)
   local best, first = nil, nil
@@ -1681,6 +1840,16 @@ assemble = function(q)
         u.item.done = true
       end
       if cur then flush_pending(cur.texts); add(cur.texts, text) else add(main, text) end
+    elseif u.k == 'text' and cur and not cur.heading and bonus_label(u.text) and answered(cur, pending) then
+      -- `Extra Credit: Rewrite …` after a part's answer cell: a part of its own (before
+      -- it, the part's own remark)
+      local label, rest = bonus_label(u.text)
+      keep_until_code(cur)
+      cur = new_part(label)
+      parts[#parts + 1] = cur
+      last_sub = {}
+      flush_pending(cur.texts)
+      add(cur.texts, rest)
     elseif u.k == 'text' or u.k == 'quote' then
       if not cur then add(main, u.text)
       elseif ROLE == 'solutions' or cur.heading
@@ -1737,6 +1906,7 @@ assemble = function(q)
   if #pending > 0 then
     if cur then flush_pending(cur.texts) else flush_pending(main) end
   end
+  inline_choice_parts(parts)
   -- a multiple-choice part's final answer: the options the source marks correct
   for _, p in ipairs(parts) do
     if #p.answer == 0 and #p.correct > 0 then
@@ -1760,6 +1930,12 @@ assemble = function(q)
       p.texts = main
       parts[1] = p
       q.parts = parts
+    elseif #main > 0 and #parts[1].texts == 0 and #parts[1].ws == 0 and #parts[1].answer == 0
+        and #parts[1].options == 0 then
+      -- text before a first part that holds nothing (a `#### Part b` heading over nothing, its
+      -- piece labelled again below): the solution's opening, kept on that part so that
+      -- restated prompts in it can still place it (tasks/read/restated.py)
+      parts[1].texts = main
     end
     for _, p in ipairs(q.parts) do
       local ws = {}

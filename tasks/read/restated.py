@@ -14,7 +14,10 @@ digits only), is
 A solution read as one piece for a question of several parts, whose worked solution restates
 two or more of the parts' prompts in order (``#### Assign names to each variable.`` over
 each answer), is first split at those restatements, one piece per part
-(:func:`split_at_prompts`): it answers the parts one by one, in the question's words.
+(:func:`split_at_prompts`): it answers the parts one by one, in the question's words. So is a
+solution read as fewer pieces than the question's parts (it labels some parts and restates the
+others' prompts as headings), when the split answers more parts. A footnote's mark in a prompt
+(``$^{1}$``) is not looked for in its restatement.
 
 Such paragraphs are cut from the part's worked solution and final answer; a solution part
 left with nothing (the prompt of a part the solutions do not answer) is no solution. Nor is
@@ -29,7 +32,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from schemas.sheet import Question, SheetSet
+from schemas.sheet import Part, Question, SheetSet
 
 MIN_FOLDED = 20
 """Folded characters a paragraph needs before it can count as restated by being found inside
@@ -56,12 +59,22 @@ def fold(text: str) -> str:
     return re.sub(r"[\W_]+", "", re.sub(r"\]\([^)]*\)", "]", text).lower())
 
 
+_FOOTNOTE_MARK = re.compile(r"\$\^\{?\d{1,2}\}?\$|\[\^[^\]]+\]|\^\d{1,2}\^")
+"""A footnote's mark in a prompt (``$^{1}$`` as pandoc writes a LaTeX footnote, ``[^1]``,
+``^1^``): a restatement leaves it out."""
+
+
 def _paragraphs(text: str) -> list[str]:
     return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
+_RUN_IN_HEADING = re.compile(r"\\#{1,6}\s+(?:\(?[a-z]\)?\s+(?=\S))?")
+"""A heading run into a paragraph, its ``#`` escaped (``… market. \\#### a What is …``: a
+restated heading and its part label, as an R notebook the conversion joined writes it)."""
+
+
 def _restates(paragraph: str, question_text: str, question_paragraphs: list[str]) -> bool:
-    folded = fold(paragraph)
+    folded = fold(_RUN_IN_HEADING.sub(" ", paragraph))
     if len(folded) >= MIN_FOLDED and folded in question_text:
         return True
     if len(folded) >= MIN_SLOT and folded in question_paragraphs:
@@ -125,7 +138,8 @@ def split_at_prompts(text: str, question: Question) -> list[str] | None:
     paragraph restating a part's prompt (its first paragraph), the parts found in order: one
     text per part of the question (text before the first restatement goes with that part;
     a part not restated gets ``""``); ``None`` when fewer than two parts are restated."""
-    prompts = [fold(_paragraphs(p.content)[0]) if p.content.strip() else "" for p in question.parts]
+    prompts = [fold(_FOOTNOTE_MARK.sub("", _paragraphs(p.content)[0])) if p.content.strip() else ""
+               for p in question.parts]
     if len(prompts) < 2:
         return None
     pieces: dict[int, list[str]] = {}
@@ -139,6 +153,19 @@ def split_at_prompts(text: str, question: Question) -> list[str] | None:
         return None
     pieces[min(pieces)] = first + pieces[min(pieces)]
     return ["\n\n".join(pieces.get(j, [])) for j in range(len(prompts))]
+
+
+def _resplit(parts: list[Part], question: Question) -> list[Part] | None:
+    """Solution pieces fewer than the question's parts (a solution that labels some parts and
+    restates the others' prompts as headings: ``#### Part b`` over a piece that goes on with
+    ``#### Why are they different?``): their worked solutions joined and split at the
+    restated prompts (:func:`split_at_prompts`), one per part, when that answers more parts
+    than the pieces did; else ``None``."""
+    joined = "\n\n".join(p.worked_solution for p in parts if p.worked_solution.strip())
+    split = split_at_prompts(joined, question)
+    if not split or sum(1 for w in split if w.strip()) <= sum(1 for p in parts if p.worked_solution.strip()):
+        return None
+    return [Part(worked_solution=w) for w in split]
 
 
 def without_restatements(solutions: SheetSet, questions: SheetSet,
@@ -171,6 +198,8 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
             sq.parts = [p.model_copy(update={"worked_solution": w, "answer": ""}) for p, w in
                         zip([sq.parts[0]] * len(split), split)]
             sq.parts[0].answer = answer
+        elif 1 < len(sq.parts) < len(question.parts) and not any(p.answer for p in sq.parts):
+            sq.parts = _resplit(sq.parts, question) or sq.parts
         for p in sq.parts:
             p.worked_solution = cut_restated(p.worked_solution, text, paragraphs)
             p.answer = cut_restated(p.answer, text, paragraphs)

@@ -18,6 +18,7 @@ from schemas.flags import Flag
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.coverage import coverage, field_texts, is_timing, restated, uncovered
 from tasks.errors import FilterError
+from tasks.read.run_on import put_correct, split_run_on
 from tasks.read.sandbox import FILTERS_DIR, run_filter
 
 LIBRARY_DIR = FILTERS_DIR / "library"
@@ -55,6 +56,7 @@ def merge_by_position(questions: SheetSet, solutions: SheetSet | None) -> SheetS
                 q.parts[j].answer = sp.answer
             if sp.worked_solution:
                 q.parts[j].worked_solution = sp.worked_solution
+            put_correct(q.parts[j], sp)
     return out
 
 
@@ -118,6 +120,7 @@ def _put(part: Part, solution: Part) -> None:
         part.answer = solution.answer
     if solution.worked_solution:
         part.worked_solution = solution.worked_solution
+    put_correct(part, solution)
 
 
 def _joined(parts: list[Part]) -> Part:
@@ -273,14 +276,15 @@ def merge_solutions(
     has a number, no number twice, and so has every solution or most solutions name a
     question by number (:func:`_mostly_named`); else by position
     (:func:`merge_by_position`), flagging (``structural``, on question 1, where the pairing
-    starts) a count of solutions that differs from the count of questions. ``solutions=None`` gives a copy and
-    ``Pairing("none")``.
+    starts) a count of solutions that differs from the count of questions; then a question's
+    solution read into the question before it is given back (:func:`tasks.read.run_on.split_run_on`).
+    ``solutions=None`` gives a copy and ``Pairing("none")``.
     """
     if solutions is None:
         return questions.model_copy(deep=True), Pairing()
     if _numbered(q_numbers) and (_numbered(s_numbers) or _mostly_named(s_numbers, q_numbers)):
         merged, flags = merge_by_number(questions, q_numbers, solutions, s_numbers)
-        return merged, Pairing("number", flags)
+        return split_run_on(merged), Pairing("number", flags)
     flags = []
     if len(solutions) != len(questions):
         flags.append(Flag(
@@ -291,7 +295,7 @@ def merge_solutions(
         ))
     flags += [_whole_flag(i, "", len(questions.root[i].parts)) for i, sq in enumerate(solutions.root)
               if i < len(questions.root) and whole_answer(sq, [], questions.root[i])]
-    return merge_by_position(questions, solutions), Pairing("position", flags)
+    return split_run_on(merge_by_position(questions, solutions)), Pairing("position", flags)
 
 
 def read_and_pair(

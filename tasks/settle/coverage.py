@@ -107,6 +107,10 @@ _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:
 _ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\)|[a-z]\\\.(?=\s)"
                             r"|(\*\*|__)(?:\((?:[A-Za-z]|[ivx]+)\)|(?:[A-Za-z]|[ivx]+)[.)])\4)\s*")
 r"""`\(a\)`, `a\)`, `a\.`, and a part label set in bold (`**A.**`, `**(b)**`): the reader cuts them."""
+_CHOICE_GROUP = re.compile(r"^(\s*(?:\(?[a-z]{1,4}\)\s+|[a-z][.)]\s+)?)[(\[]\s*[*_]*[A-Za-z]{1,12}[*_]*"
+                           r"(?:\s*/\s*[*_]*[A-Za-z][A-Za-z ]{0,11}?[*_]*){1,3}\s*[)\]]\s+(?=\S)")
+"""A true/false item's choices in brackets (`(a) ( T / F ) statement`): the reader reads them as
+the part's options."""
 _FENCE = re.compile(r"^\s*:{3,}\s*(?:\{[^{}]*\}|[A-Za-z][\w-]*)?\s*$")
 _HTML_EDGES = re.compile(r"^(?:\s*<[^>$]*>)+|(?:<[^>$]*>\s*)+$")
 _UNSHOWN = re.compile(r"<(script|style|button|textarea|select)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.S | re.I)
@@ -201,7 +205,8 @@ def markers_removed(markdown: str) -> str:
     """``markdown`` with the markers a reader drops rather than copies cut, line by line
     (the line count is kept): a task-list box (``- [x] A`` → ``- A``), a notebook part
     label and its points (``* 1a (2pt) Text`` → ``* Text``), an escaped label (``\\(a\\)
-    Text`` → ``Text``), a bold question marker and its points (``**Q1.** (3 marks) Text``
+    Text`` → ``Text``), a true/false item's bracketed choices (``(a) ( T / F ) Text`` →
+    ``(a) Text``), a bold question marker and its points (``**Q1.** (3 marks) Text``
     → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
     HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
     ``text``), and elements never shown as text (``<script>``, ``<style>``, ``<button>``,
@@ -215,6 +220,7 @@ def markers_removed(markdown: str) -> str:
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)
+        line = _CHOICE_GROUP.sub(r"\1", line)
         line = _HTML_EDGES.sub("", line)
         line = _FENCE.sub("", line)
         line = _bold_marker_cut(line)

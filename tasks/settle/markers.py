@@ -65,15 +65,20 @@ def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | 
 
 
 def _outside_code(markdown: str) -> list[tuple[int, str]]:
-    """``(line number, line)`` of the lines outside fenced code and ``$$`` display maths."""
+    """``(line number, line)`` of the lines outside fenced code and ``$$`` display maths. A fence
+    line that no later bare fence closes opens nothing (a chunk's fence inside an indented block,
+    as pandoc writes an R Markdown chunk a list item broke): it would hide the rest."""
     out, fence, display = [], None, False
-    for n, line in enumerate(markdown.splitlines(), start=1):
+    lines = markdown.splitlines()
+    for n, line in enumerate(lines, start=1):
         m = _FENCE.match(line)
         if fence:
             if m and m.group(1) == fence:
                 fence = None
             continue
-        if m:
+        if m and any(len(later.strip()) >= 3 and set(later.strip()) == {m.group(1)[0]} for later in lines[n:]):
+            # a fence no later line closes is no fence (a fence's text inside an indented code
+            # block, an R Markdown chunk a conversion broke): it hides nothing after it
             fence = m.group(1)
             continue
         if not display:

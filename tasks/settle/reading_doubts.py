@@ -208,6 +208,7 @@ def _question_numbered(questions: SheetSet, questions_md: str) -> dict[str, int]
 
 _LABEL_WORDS = re.compile(r"^\W*(?:final\s+answers?|worked\s+solutions?|solutions?|answers?)\b\W*", re.I)
 _IMAGE_ONLY = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?\s*$")
+_IMAGE_ANY = re.compile(r"!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?")
 LOST_CHARS = 10
 """Folded characters a solutions line needs before it counts as lost text (a lone ``$x$`` or
 a bare label is not a solution missing)."""
@@ -223,7 +224,8 @@ def _lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> li
     ``(1-based line, line)``, less those that say nothing lost: a restatement of the questions
     document (its words, folded, are there, or most of its words are: :data:`RESTATED_SHARE`),
     text a field holds once a leading ``Answer:`` / ``Solution`` label is cut, a lone picture, a
-    line of under :data:`LOST_CHARS` folded characters."""
+    line of under :data:`LOST_CHARS` folded characters (pictures on a line left out: a file name
+    is no text lost)."""
     asked = _fold(questions_md)
     asked_words = {w.lower() for w in _WORD.findall(questions_md)}
     held = _fold("\n".join(field_texts(questions)))
@@ -232,8 +234,9 @@ def _lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> li
     for a, b, _ in uncovered_runs(solutions_md, field_texts(questions)):
         for n in range(a, b + 1):
             line = written[n - 1]
-            body = _fold(_LABEL_WORDS.sub("", markers_removed(line).lstrip("> \t")))
-            words = [w.lower() for w in _WORD.findall(line)]
+            prose = _IMAGE_ANY.sub(" ", line)  # a picture's file name is no text lost
+            body = _fold(_LABEL_WORDS.sub("", markers_removed(prose).lstrip("> \t")))
+            words = [w.lower() for w in _WORD.findall(prose)]
             again = bool(words) and sum(w in asked_words for w in words) >= RESTATED_SHARE * len(words)
             if len(body) < LOST_CHARS or _IMAGE_ONLY.match(line) or body in asked or body in held or again:
                 continue
