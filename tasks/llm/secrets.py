@@ -16,14 +16,18 @@ provider's error message, a CLI's stderr) before it becomes part of an error.
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import re
+import sys
 from functools import lru_cache
 
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
+from dotenv.parser import parse_stream
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -48,14 +52,35 @@ def dotenv_file() -> Path | None:
     return None
 
 
+logging.getLogger("dotenv.main").setLevel(logging.ERROR)
+# python-dotenv logs a warning for each unparsable line on every read; that warning went through the
+# log redaction, which reads the .env again (issue 23, break4: a RecursionError). Its warning is
+# replaced by :func:`_warn_bad_lines`' one line per file and line, printed once.
+_WARNED: set[tuple[str, int]] = set()
+
+
+def _warn_bad_lines(path: Path, text: str) -> None:
+    """Print once to stderr ``.env FILE line N: not NAME=value, ignored`` for the first line of
+    ``text`` python-dotenv cannot parse (the line is ignored, the rest of the file still read).
+    Marked as warned before printing, so nothing it calls can warn about it again."""
+    bad = [b.original.line for b in parse_stream(io.StringIO(text)) if b.error]
+    if not bad or (str(path), bad[0]) in _WARNED:
+        return
+    _WARNED.add((str(path), bad[0]))
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    print(f"warning: .env {path} line {bad[0]}: not NAME=value, ignored{more}", file=sys.stderr)
+
+
 def _dotenv() -> dict[str, str]:
     path = dotenv_file()
     if path is None:
         return {}
     try:
-        return {k: v for k, v in dotenv_values(path).items() if v}
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
+    _warn_bad_lines(path, text)
+    return {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v}
 
 
 def _lookup(name: str) -> str | None:
