@@ -128,12 +128,16 @@ def secret(name: str) -> str | None:
     return _lookup(name)
 
 
+WHOLE_MAX = {"SHEET2LAMBDA_MAX_IN_FLIGHT": 256, "SHEET2LAMBDA_LLM_ATTEMPTS": 20, "SHEET2LAMBDA_MATHPIX_ATTEMPTS": 20}
+"""The most each whole-number setting may be (a larger value is refused, naming the variable)."""
+
+
 class Settings(BaseSettings):
     """Every non-secret setting, from the environment, then the ``.env`` of :func:`dotenv_file`.
 
     Read anew by :func:`settings` each time one is needed (a test or a user may change
     the environment between runs). An empty value counts as unset; a whole-number
-    setting below 1 counts as 1; a bad value raises ``ValueError`` naming the variable.
+    setting below 1 counts as 1, one above :data:`WHOLE_MAX` is refused; a bad value raises ``ValueError`` naming the variable.
     """
 
     model_config = SettingsConfigDict(case_sensitive=True, env_ignore_empty=True, extra="ignore")
@@ -159,9 +163,12 @@ class Settings(BaseSettings):
     @classmethod
     def _whole(cls, v, info):
         try:
-            return max(1, int(str(v).strip()))
+            value = max(1, int(str(v).strip()))
         except ValueError:
             raise ValueError(f"{info.field_name} must be a whole number, not {v!r}") from None
+        if value > WHOLE_MAX[info.field_name]:  # each attempt is a billed call (issue 23, break5)
+            raise ValueError(f"{info.field_name} must be at most {WHOLE_MAX[info.field_name]}, not {v!r}")
+        return value
 
     @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_LLM_DEADLINE", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
                      "SHEET2LAMBDA_MATHPIX_DEADLINE", mode="before")
