@@ -37,7 +37,12 @@ BACKEND_HELP = (
     "a claude executable, and with none runs offline (route A skipped, route B with a library filter, "
     "nothing cross-checked: the summary's first line says so); none: that offline run on purpose"
 )
-TRIES_HELP = "calls the route B filter writer may make, each retried with the error of the last (default 3)"
+BOUNDS = {"tries": (1, 10), "max_concurrency": (1, 256), "sheets_in_flight": (1, 1024), "pool_wait": (0.1, 1440)}
+"""Every count option's allowed range, its ends included (issue 23, break5: ``--tries 1000000000``
+made a filter writer that never succeeds call a billed model without end)."""
+
+TRIES_HELP = ("calls the route B filter writer may make, each retried with the error of the last (default 3, "
+              "at most 10)")
 REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json, compare.json), "
                 "e.g. a previous run's OUT/replies: those stages make no call")
 OFFLINE_HELP = ("make no live call at all: every reply must be saved (a missing one is named and the run exits 1); "
@@ -48,7 +53,7 @@ DASK_HELP = ("hand the sheets' stages to the Dask cluster whose scheduler is at 
              "prefect-dask's DaskTaskRunner) instead of this process's threads; its workers need this project "
              "installed, the same paths (sheets, --out, the temporary folder) and the same Prefect server")
 IN_FLIGHT_HELP = ("sheets in flight at once; the next starts as one ends (default: twice the cores, and with a "
-                  "live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT)")
+                  "live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT; at most 1024)")
 POOL_HELP = ("spread the folders over the workers of this Prefect work pool: each folder a run of the folder "
              "deployment on the pool (deployments/prefect.yaml), one report gathered here; the workers need "
              "the same paths")
@@ -104,7 +109,7 @@ def _folder(p: argparse.ArgumentParser) -> None:
     p.add_argument("--offline", action="store_true", help=OFFLINE_HELP)
     p.add_argument("--fresh-ocr", action="store_true", help=FRESH_OCR_HELP)
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
-                   help=f"stage tasks run at once, over all sheets (default {DEFAULT_THREADS}); live model calls "
+                   help=f"stage tasks run at once, over all sheets (default {DEFAULT_THREADS}, at most 256); live model calls "
                         "are bounded by SHEET2LAMBDA_MAX_IN_FLIGHT")
     p.add_argument("--sheets-in-flight", type=int, metavar="N", help=IN_FLIGHT_HELP)
     p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
@@ -125,7 +130,7 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", default="auto", choices=BACKENDS, help=BACKEND_HELP)
     p.add_argument("--model", help=MODEL_HELP)
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_THREADS,
-                   help=f"stage tasks run at once (default {DEFAULT_THREADS}); live calls are bounded by "
+                   help=f"stage tasks run at once (default {DEFAULT_THREADS}, at most 256); live calls are bounded by "
                         "SHEET2LAMBDA_MAX_IN_FLIGHT")
     p.add_argument("--sheets-in-flight", type=int, metavar="N", help=IN_FLIGHT_HELP + " (each folder's)")
     p.add_argument("--baseline", help="the gate: exit 1 when any sheet does worse than this recorded baseline "
@@ -135,7 +140,7 @@ def _sweep(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pool", metavar="NAME", help=POOL_HELP)
     p.add_argument("--pool-wait", type=float, default=10.0, metavar="MINUTES",
                    help="with --pool: minutes to wait for a worker to take a folder run before the sweep gives up, "
-                        "cancels the folder runs it created and exits 1 (default 10)")
+                        "cancels the folder runs it created and exits 1 (default 10, 0.1 to 1440)")
     p.add_argument("--dask-address", metavar="ADDR", help=DASK_HELP + " (each folder's sheets)")
     p.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
 
@@ -211,6 +216,15 @@ def under_root(root: str, path: str, base: str | None = None) -> str:
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see."""
     out: list[str] = []
+    for name, (low, high) in BOUNDS.items():
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        option = "--" + name.replace("_", "-")
+        if not value >= low:  # NaN fails too
+            out.append(f"{option} {value}: must be at least {low}")
+        elif value > high:
+            out.append(f"{option} {value}: must be at most {high}")
 
     def need_file(path: str | None, what: str) -> None:
         if path is None:
@@ -259,10 +273,6 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         if problem:
             out.append(f"{target}: {problem}")
 
-    def need_in_flight(n: int | None) -> None:
-        if n is not None and n < 1:
-            out.append(f"--sheets-in-flight {n}: must be at least 1")
-
     def need_sheets(path: str) -> None:  # a folder read for sheets, never a run's outputs
         if Path(path).is_dir() and holds_outputs(path):
             out.append(f"{path}: holds a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: name the folder "
@@ -294,8 +304,6 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_apart(args.out or str(Path("out") / Path(args.source).stem),
                    {"--replies": args.replies, "--export": args.export},
                    {"--filter": args.filter, "--export": args.export, "--solutions": args.solutions})
-        if args.tries < 1:
-            out.append(f"--tries {args.tries}: must be at least 1")
     elif command == "folder":
         need_dir(args.folder, "folder")
         need_file(args.filter, "Lua filter")
@@ -308,9 +316,6 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
                 why = out_inside if inside(target, args.folder) else out_above
                 out.append(f"{target}: " + why(args.out is not None, args.folder, "the folder it reads"))
             need_apart(target, {"--replies": args.replies}, {"--filter": args.filter}, equal_ok=("--replies",))
-        if args.max_concurrency < 1:
-            out.append(f"--max-concurrency {args.max_concurrency}: must be at least 1")
-        need_in_flight(args.sheets_in_flight)
         need_dask(args.dask_address)
         need_server("--dask-address", args.dask_address)
     elif command == "review":
@@ -348,7 +353,6 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
                 why = out_inside if inside(target, args.root) else out_above
                 out.append(f"{target}: " + why(args.out is not None, args.root, "the corpus ROOT"))
             need_apart(target, {}, {"--baseline": args.baseline})
-        need_in_flight(args.sheets_in_flight)
         need_dask(args.dask_address)
         need_server("--pool", args.pool)
         need_server("--dask-address", args.dask_address)

@@ -152,27 +152,10 @@ def auth_file() -> Path:
 
 
 def auth_string() -> str:
-    """The kept server's ``user:password``, generated on first use (32 random bytes, URL-safe)
-    into :func:`auth_file`, created 0600 and never rewritten; raises ``OSError`` when it cannot
-    be read or made."""
-    import secrets
+    """The kept server's ``user:password`` (:func:`commandline.server_auth.auth_string`)."""
+    from commandline.server_auth import auth_string as kept_password
 
-    path = auth_file()
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-        if text:
-            return text
-    except FileNotFoundError:
-        pass
-    private_home()
-    value = f"sheet2lambda:{secrets.token_urlsafe(32)}"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another command made it first
-        return path.read_text(encoding="utf-8").strip()
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(value + "\n")
-    return value
+    return kept_password(auth_file(), private_home, recorded)
 
 
 def use_auth(url: str) -> None:

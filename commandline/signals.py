@@ -46,6 +46,54 @@ def run_stop_hooks() -> None:
         t.join(ON_STOP_SECONDS)
 
 
+def current_flow_run_id():
+    """The id of the flow run the calling thread is inside (Prefect's ``FlowRunContext``), or
+    ``None``; read in the signal handler, on the thread the signal interrupted."""
+    try:
+        from prefect.context import FlowRunContext
+
+        ctx = FlowRunContext.get()
+        return ctx.flow_run.id if ctx is not None and ctx.flow_run is not None else None
+    except Exception:
+        return None
+
+
+def end_flow_runs(run_id, message: str, seconds: float = 10.0) -> None:
+    """Set flow run ``run_id`` and its unfinished subflow runs (two levels down) to
+    ``Cancelled`` with ``message`` in the server, on a thread of its own, waiting up to
+    ``seconds``: the process then exits with ``os._exit``, which Prefect's engine never sees,
+    so without this the run stayed ``RUNNING`` in a kept server for good (issue 23, break6).
+    A server that does not answer is passed over."""
+    import threading
+
+    def cancel():
+        try:
+            from prefect.client.orchestration import get_client
+            from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterParentFlowRunId
+            from prefect.states import Cancelled
+
+            with get_client(sync_client=True) as client:
+                level = [run_id]
+                for _ in range(3):
+                    children = []
+                    for rid in level:
+                        run = client.read_flow_run(rid)
+                        if run.state is None or not run.state.is_final():
+                            client.set_flow_run_state(rid, Cancelled(message=message), force=True)
+                        if _ < 2:
+                            found = client.read_flow_runs(flow_run_filter=FlowRunFilter(
+                                parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[rid])), limit=200)
+                            children += [r.id for r in found]
+                    level = children
+        except Exception:
+            pass
+
+    if run_id is not None:
+        t = threading.Thread(target=cancel, daemon=True, name="sheet2lambda-cancel-run")
+        t.start()
+        t.join(seconds)
+
+
 @contextmanager
 def interruptible():
     """Make Ctrl-C and SIGTERM stop a command within a few seconds, leaving nothing behind.
@@ -104,7 +152,9 @@ def interruptible():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         logging.disable(logging.CRITICAL)  # stages failing as their processes are killed: not news
+        run_id = current_flow_run_id()
         kill_running()
+        end_flow_runs(run_id, f"interrupted: the {what} stopped (Ctrl-C or SIGTERM)")
         run_stop_hooks()  # before logging is back on and the temporary server stops
         got = PUBLISHING.acquire(timeout=30)  # an output folder being moved in is finished first
         try:

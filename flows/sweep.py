@@ -52,10 +52,12 @@ from commandline.options import parser, resolve, shown_name, under_root, utf8_na
 from commandline.out_paths import (  # noqa: E402
     OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+from schemas.baseline import Baseline  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
-from tasks.errors import InputError, system_problem  # noqa: E402
+from tasks.errors import InputError, system_problem, validation_line  # noqa: E402
 from tasks.safe_json import json_loads  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
@@ -217,8 +219,12 @@ def sweep_flow(
         if baseline:
             try:
                 recorded = json_loads(Path(baseline).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
+            except (OSError, ValueError, RecursionError) as e:
                 raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
+            try:  # checked before any work (issue 23, break1: a list ran the sweep, then a traceback)
+                recorded = {k: v.model_dump() for k, v in Baseline.model_validate(recorded).root.items()}
+            except ValidationError as e:
+                raise InputError(baseline, f"not a valid baseline: {validation_line(e, keyed=True)}") from None
         base_dir = Path(root)
         if not base_dir.is_dir():
             raise InputError(root, "no such folder")

@@ -83,3 +83,22 @@ def write_text(path, text: str) -> None:
         if e.filename is None:
             raise type(e)(e.errno, e.strerror, str(path)) from None
         raise
+
+
+
+def validation_line(e, keyed: bool = False) -> str:
+    """One line for a pydantic ``ValidationError`` ``e``: where its first error is (pydantic's
+    ``loc`` as a path: ``entries[3].take``; with ``keyed`` the first part is a key of the file's
+    top object, quoted: ``'a.md'.flagged``) and what is wrong there (its ``msg``), e.g.
+    ``at entries[0].flag: Input should be a valid integer``; the ``msg`` alone at the top."""
+    first = e.errors()[0]
+    msg = str(first.get("msg", "")).removeprefix("Value error, ")
+    where = ""
+    for i, part in enumerate(first.get("loc", ())):
+        if isinstance(part, int):
+            where += f"[{part}]"
+        elif i == 0 and keyed:
+            where += repr(part)
+        else:
+            where += f".{part}" if where else str(part)
+    return f"at {where}: {msg}" if where else msg

@@ -149,7 +149,8 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`),
     one ``area`` flag per box whose tolerance is a guess (:func:`tasks.boxes.settings.tolerance_flags`)
     and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
-    yet (:func:`tasks.write.katex.katex_flags`); with ``sheet``, a ``structure`` flag on each
+    yet (:func:`tasks.write.katex.katex_flags`); with ``sheet``, a ``conversion_loss`` flag on each
+    field holding an image address that was not fetched (:func:`tasks.check.image_flags.image_link_flags`), a ``structure`` flag on each
     question when the sheet's file name says it holds solutions and none was read
     (:func:`tasks.settle.reading_doubts.solutions_name_flags`), or when its answer to a question
     of several parts follows the last alone (:func:`tasks.settle.reading_doubts.inline_whole_flags`;
@@ -160,6 +161,7 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     replaces them without renumbering the others."""
     from tasks.boxes.propose import flags_of, unboxed_options_flags
     from tasks.boxes.settings import tolerance_flags
+    from tasks.check.image_flags import image_link_flags
     from tasks.pages.place import ocr_flags
     from tasks.settle.reading_doubts import inline_whole_flags, solutions_name_flags
     from tasks.write.katex import katex_flags
@@ -172,7 +174,7 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
              if sheet is not None else [])
     return (settled.flags + named + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
             + tolerance_flags(settled.questions, part_boxes) + katex_flags(built.result.katex_warnings, settled.flags)
-            + ocr_flags(compared, settled.questions, sources))
+            + image_link_flags(settled.questions, sheet) + ocr_flags(compared, settled.questions, sources))
 
 
 def compare_summary(compared: CompareResult | None, flags: list[Flag]) -> CompareSummary | None:

@@ -16,14 +16,18 @@ provider's error message, a CLI's stderr) before it becomes part of an error.
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import re
+import sys
 from functools import lru_cache
 
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
+from dotenv.parser import parse_stream
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -48,14 +52,35 @@ def dotenv_file() -> Path | None:
     return None
 
 
+logging.getLogger("dotenv.main").setLevel(logging.ERROR)
+# python-dotenv logs a warning for each unparsable line on every read; that warning went through the
+# log redaction, which reads the .env again (issue 23, break4: a RecursionError). Its warning is
+# replaced by :func:`_warn_bad_lines`' one line per file and line, printed once.
+_WARNED: set[tuple[str, int]] = set()
+
+
+def _warn_bad_lines(path: Path, text: str) -> None:
+    """Print once to stderr ``.env FILE line N: not NAME=value, ignored`` for the first line of
+    ``text`` python-dotenv cannot parse (the line is ignored, the rest of the file still read).
+    Marked as warned before printing, so nothing it calls can warn about it again."""
+    bad = [b.original.line for b in parse_stream(io.StringIO(text)) if b.error]
+    if not bad or (str(path), bad[0]) in _WARNED:
+        return
+    _WARNED.add((str(path), bad[0]))
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    print(f"warning: .env {path} line {bad[0]}: not NAME=value, ignored{more}", file=sys.stderr)
+
+
 def _dotenv() -> dict[str, str]:
     path = dotenv_file()
     if path is None:
         return {}
     try:
-        return {k: v for k, v in dotenv_values(path).items() if v}
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
+    _warn_bad_lines(path, text)
+    return {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v}
 
 
 def _lookup(name: str) -> str | None:
@@ -103,12 +128,16 @@ def secret(name: str) -> str | None:
     return _lookup(name)
 
 
+WHOLE_MAX = {"SHEET2LAMBDA_MAX_IN_FLIGHT": 256, "SHEET2LAMBDA_LLM_ATTEMPTS": 20, "SHEET2LAMBDA_MATHPIX_ATTEMPTS": 20}
+"""The most each whole-number setting may be (a larger value is refused, naming the variable)."""
+
+
 class Settings(BaseSettings):
     """Every non-secret setting, from the environment, then the ``.env`` of :func:`dotenv_file`.
 
     Read anew by :func:`settings` each time one is needed (a test or a user may change
     the environment between runs). An empty value counts as unset; a whole-number
-    setting below 1 counts as 1; a bad value raises ``ValueError`` naming the variable.
+    setting below 1 counts as 1, one above :data:`WHOLE_MAX` is refused; a bad value raises ``ValueError`` naming the variable.
     """
 
     model_config = SettingsConfigDict(case_sensitive=True, env_ignore_empty=True, extra="ignore")
@@ -134,9 +163,12 @@ class Settings(BaseSettings):
     @classmethod
     def _whole(cls, v, info):
         try:
-            return max(1, int(str(v).strip()))
+            value = max(1, int(str(v).strip()))
         except ValueError:
             raise ValueError(f"{info.field_name} must be a whole number, not {v!r}") from None
+        if value > WHOLE_MAX[info.field_name]:  # each attempt is a billed call (issue 23, break5)
+            raise ValueError(f"{info.field_name} must be at most {WHOLE_MAX[info.field_name]}, not {v!r}")
+        return value
 
     @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_LLM_DEADLINE", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
                      "SHEET2LAMBDA_MATHPIX_DEADLINE", mode="before")

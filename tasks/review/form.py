@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from schemas.report import Report
 from schemas.review import Decision, DecisionsFile, ReviewEntry, ReviewForm, ReviewLog, SettledRecord
 from schemas.sheet import SheetSet
-from tasks.errors import InputError
+from tasks.errors import InputError, validation_line
 from tasks.review.decisions import apply_decision, choices_for, get_field
 from tasks.review.notes import display_equations
 from tasks.write.outputs import REVIEW, written_by, written_entries
@@ -72,7 +72,9 @@ def _read_model(path: Path, model, what: str):
         return got
     except OSError as e:
         raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
-    except (ValidationError, ValueError) as e:
+    except ValidationError as e:  # the entry and field (issue 23, break2), not pydantic's "1 validation error"
+        raise InputError(str(path), f"not a valid {what}: {validation_line(e)}") from None
+    except ValueError as e:
         raise InputError(str(path), f"not a valid {what}: {str(e).splitlines()[0]}") from None
 
 
@@ -97,11 +99,12 @@ def load_run(out: str | Path) -> ReviewRun:
         raise InputError(str(out / SETTLED), "missing: this run's outputs predate the review; run the document again")
     record = _read_model(out / SETTLED, SettledRecord, "settled set")
     report = _read_model(out / "report.json", Report, "report")
+    # A garbage review.json is refused as such before it is judged stale (issue 23, break2).
+    log = (_read_model(out / REVIEW, ReviewLog, "review file") if (out / REVIEW).exists()
+           else ReviewLog(source=record.source, set_name=record.set_name))
     if (out / REVIEW).exists() and REVIEW not in entries:
         raise InputError(str(out / REVIEW), "holds decisions made before the set was built again; move it away to "
                                              "review this run")
-    log = (_read_model(out / REVIEW, ReviewLog, "review log") if (out / REVIEW).exists()
-           else ReviewLog(source=record.source, set_name=record.set_name))
     sources = []
     for name in ("source.md", "solutions.md"):
         if (out / name).is_file():
@@ -162,7 +165,9 @@ def read_decisions(path: str | Path, form: ReviewForm) -> ReviewForm:
         given = DecisionsFile.model_validate(raw).decisions
     except OSError as e:
         raise InputError(str(path), f"cannot read the decisions: {e.strerror or e}") from None
-    except (ValidationError, ValueError, RecursionError) as e:
+    except ValidationError as e:
+        raise InputError(str(path), f"not a valid decisions file: {validation_line(e)}") from None
+    except (ValueError, RecursionError) as e:
         raise InputError(str(path), f"not a valid decisions file: {str(e).splitlines()[0]}") from None
     by_flag = {e.flag: e for e in form.entries}
     twice = sorted(f for f, n in Counter(d.flag for d in given).items() if n > 1)

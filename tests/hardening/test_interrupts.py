@@ -4,6 +4,8 @@ still gives a set from the other route, says so first, and exits 2."""
 
 from __future__ import annotations
 
+import datetime
+
 import os
 import signal
 import subprocess
@@ -48,6 +50,7 @@ def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig, pr
     # (a temporary server per command took minutes to answer on a loaded machine).
     env = {**os.environ, "TMPDIR": str(tmp), "PREFECT_HOME": str(tmp_path / "prefect"),
            "SHEET2LAMBDA_LLM_ATTEMPTS": "1", "PYTHONPATH": str(ROOT), "PREFECT_API_URL": PREFECT_API_URL.value()}
+    started = datetime.datetime.now(datetime.timezone.utc)
     with StageServer(mode="slow") as fake:
         env["OPENAI_BASE_URL"] = fake.base
         proc = subprocess.Popen([sys.executable, "-m", "flows.document", str(sheet), "--backend", "openai",
@@ -75,6 +78,10 @@ def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig, pr
     assert proc.returncode == 130
     assert b"interrupted" in err and b"Traceback" not in err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    # Issue 23 break6: the run ended Cancelled in the server before the command exited (it stayed RUNNING).
+    assert _runs_started_since(started) and not [
+        (r.name, r.state_type) for r in _runs_started_since(started) if not r.state.is_final()]
+    assert any(r.state.is_cancelled() for r in _runs_started_since(started))
     assert list(tmp.iterdir()) == [], [p.name for p in tmp.iterdir()]
     # The rerun resumes from the cache: the markdown converted before the interrupt is a hit.
     with StageServer(mode="ok") as fake:
@@ -85,6 +92,14 @@ def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig, pr
     assert done.returncode == 0, done.stderr.decode()[-500:]
     assert b"[cached]" in done.stdout.split(b"\n", 2)[1] or b"markdown" in done.stdout and b"[cached]" in done.stdout
     assert (tmp_path / "out" / "slow.zip").exists()
+
+
+def _runs_started_since(when):
+    """The flow runs of the session's server created at or after ``when``."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return [r for r in client.read_flow_runs(limit=200) if r.created and r.created >= when]
 
 
 CHILD = """

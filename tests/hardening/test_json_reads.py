@@ -86,3 +86,28 @@ def test_no_module_reads_json_unbounded():
             if rel not in ALLOWED and BARE.search(p.read_text(encoding="utf-8")):
                 found.append(rel)
     assert not found, f"unbounded json.loads in {found}"
+
+
+@pytest.mark.usefixtures("prefect_server")
+@pytest.mark.parametrize("text,says", [
+    ("[1,2,3]", "not a valid baseline: Input should be a valid dictionary"),
+    ('"str"', "not a valid baseline: Input should be a valid dictionary"),
+    ('{"a/s.md": "bad"}', "not a valid baseline: at 'a/s.md': Input should be a valid dictionary"),
+    ('{"a/s.md": {"built": true, "flagged": "x", "new_differences": 0}}', "at 'a/s.md'.flagged: Input should be"),
+])
+def test_a_malformed_baseline_is_one_line_before_any_work(text, says, tmp_path, capsys):
+    """Issue 23 break1: a baseline that is valid JSON of the wrong shape ran the whole sweep,
+    wrote its outputs, then ended in a traceback naming no file."""
+    from flows.sweep import main as sweep_main
+
+    root = tmp_path / "corpus"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "s.md").write_text("## Question 1\n\nA ball falls.\n\n(a) How far?\n")
+    bl = tmp_path / "b" / "bl.json"
+    bl.parent.mkdir()
+    bl.write_text(text)
+    assert sweep_main([str(root), "--offline", "--out", str(tmp_path / "o"), "--baseline", str(bl)]) == 1
+    captured = capsys.readouterr()
+    lines = [line for line in (captured.out + captured.err).splitlines() if str(bl) in line]
+    assert lines and says in lines[0] and "Traceback" not in captured.err + captured.out
+    assert not (tmp_path / "o").exists()

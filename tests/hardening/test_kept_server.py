@@ -43,6 +43,22 @@ def test_the_auth_string_is_made_once_and_only_its_owner_reads_it(home):
     assert _mode(server.auth_file()) == 0o600 and _mode(home) == 0o700
 
 
+def test_an_auth_file_others_could_read_is_made_private_and_rotated(home, capsys):
+    """Issue 23: an owner's sheet2lambda-auth of mode 0644 stayed 0644 (its password readable)."""
+    first = server.auth_string()
+    (home / "storage").mkdir()
+    (home / "sheet2lambda-warm.json").write_text("{}")
+    for path, mode in ((server.auth_file(), 0o644), (home / "storage", 0o755), (home / "sheet2lambda-warm.json", 0o644)):
+        os.chmod(path, mode)
+    second = server.auth_string()  # no kept server recorded: a new password
+    assert second != first and second.startswith("sheet2lambda:") and _mode(server.auth_file()) == 0o600
+    assert _mode(home / "storage") == 0o700 and _mode(home / "sheet2lambda-warm.json") == 0o600
+    server.state_file().write_text(json.dumps({"pid": 0, "url": "http://127.0.0.1:9/api"}))
+    os.chmod(server.auth_file(), 0o640)
+    assert server.auth_string() == second and _mode(server.auth_file()) == 0o600  # a server uses it: kept, said
+    assert "readable by other users" in capsys.readouterr().err
+
+
 def test_prefect_home_and_everything_in_it_become_private(home):
     (home / "storage").mkdir(parents=True)
     (home / "storage" / "result").write_text("a sheet's text")

@@ -162,3 +162,33 @@ def test_a_folder_run_skips_a_sheet_whose_name_is_not_utf8(tmp_path):
     assert len(skipped) == 1 and "not UTF-8" in skipped[0]
     skipped[0].encode("utf-8")
     assert not utf8_name(root / f"week{NOT_UTF8}" / "cart.md")
+
+
+@pytest.mark.parametrize("command,argv,line", [
+    ("document", ["s.md", "--tries", "1000000000"], "--tries 1000000000: must be at most 10"),
+    ("document", ["s.md", "--tries", "0"], "--tries 0: must be at least 1"),
+    ("folder", ["d", "--tries", "11"], "--tries 11: must be at most 10"),
+    ("folder", ["d", "--max-concurrency", "100000"], "--max-concurrency 100000: must be at most 256"),
+    ("folder", ["d", "--sheets-in-flight", "-3"], "--sheets-in-flight -3: must be at least 1"),
+    ("sweep", ["r", "--sheets-in-flight", "5000"], "--sheets-in-flight 5000: must be at most 1024"),
+    ("sweep", ["r", "--max-concurrency", "0"], "--max-concurrency 0: must be at least 1"),
+    ("sweep", ["r", "--pool-wait", "nan"], "--pool-wait nan: must be at least 0.1"),
+    ("sweep", ["r", "--pool-wait", "1e9"], "--pool-wait 1000000000.0: must be at most 1440"),
+])
+def test_every_count_option_is_bounded(command, argv, line, capsys):
+    """Issue 23 break5: ``--tries 1e9`` made a failing filter writer call a billed model without end."""
+    from commandline.options import precheck
+
+    with pytest.raises(SystemExit) as e:
+        precheck(command, argv)
+    assert e.value.code == 1 and capsys.readouterr().err.strip() == line
+
+
+@pytest.mark.parametrize("name", ["SHEET2LAMBDA_LLM_ATTEMPTS", "SHEET2LAMBDA_MATHPIX_ATTEMPTS",
+                                  "SHEET2LAMBDA_MAX_IN_FLIGHT"])
+def test_every_count_setting_is_bounded(name, monkeypatch):
+    from tasks.llm.secrets import settings
+
+    monkeypatch.setenv(name, "1000000000")
+    with pytest.raises(ValueError, match=f"^{name} must be at most"):
+        settings()

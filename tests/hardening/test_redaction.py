@@ -161,3 +161,18 @@ def test_words_of_a_sheet_are_not_blanked(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEYS["OPENAI_API_KEY"])
     text = "A cart of mass $m = 2$ kg rolls down a hill; sk- is no key, nor is hardening."
     assert redact(text) == text
+
+
+def test_an_unparsable_dotenv_line_is_one_warning_never_a_recursion(tmp_path, monkeypatch, capsys):
+    """Issue 23 break4: python-dotenv's parse warning went through the log redaction, which read
+    the .env again, which warned again... (RecursionError in every command)."""
+    import commandline.runtime as runtime
+
+    monkeypatch.chdir(tmp_path)
+    value = "dotenv-" + "hardening-" + "7c6b5a4f3e"
+    (tmp_path / ".env").write_text(f'FOO="unterminated\nSOME_SERVICE_TOKEN={value}\n')
+    runtime.install_log_redaction()
+    logging.getLogger("hardening").warning("a record through the redaction")
+    assert value not in redact(f"x {value} y")
+    err = capsys.readouterr().err
+    assert err.count("line 1: not NAME=value, ignored") == 1 and str(tmp_path / ".env") in err

@@ -50,3 +50,29 @@ def test_a_second_review_on_a_flag_leaves_one_record_of_it(tmp_path, capsys):
         assert _review(out, tmp_path, [{"flag": n, "choice": choice}], capsys)[0] == 0
     log = ReviewLog.model_validate_json((out / "review.json").read_text())
     assert [(d.flag, d.choice) for d in log.decisions] == [(n, "A")]
+
+
+def test_a_decision_that_does_not_validate_names_its_entry_and_field(tmp_path, capsys):
+    """Issue 23 break2: the line said only "1 validation error for DecisionsFile"."""
+    out = make_run(tmp_path)
+    n = flag_no(out, "q1.p1.content")
+    code, printed, err = _review(out, tmp_path, [{"flag": n, "choice": "keep"}, {"flag": "x", "choice": "keep"}], capsys)
+    assert code == 1 and "not a valid decisions file: at " in err and "[1].flag" in err
+    assert len(err.strip().splitlines()) == 1 and not (out / "review.json").exists()
+
+
+def test_a_settled_record_that_does_not_validate_names_its_field(tmp_path, capsys):
+    out = make_run(tmp_path)
+    settled = json.loads((out / "settled.json").read_text())
+    key = next(iter(settled))
+    settled[key] = {"not": "this"} if not isinstance(settled[key], (dict, list)) else 12345
+    (out / "settled.json").write_text(json.dumps(settled))
+    code, printed, err = _review(out, tmp_path, [], capsys)
+    assert code == 1 and "settled.json: not a valid settled set: at " in err and key in err
+
+
+def test_a_garbage_review_file_is_refused_as_such_not_as_stale(tmp_path, capsys):
+    out = make_run(tmp_path)
+    (out / "review.json").write_text('{"decisions": "garbage"}')
+    code, printed, err = _review(out, tmp_path, [], capsys)
+    assert code == 1 and "review.json: not a valid review file: at " in err and "built again" not in err

@@ -1,0 +1,39 @@
+"""A flag on each field holding an image link that was not fetched (issue 23, kind 6).
+
+An image a sheet names by an address (``http://…``) is fetched only from Mathpix's CDN for a
+PDF's OCR markdown; any other address (loopback, link-local, another host) is never fetched,
+and a sheet of another format's remote image is not fetched either. The link stays in the
+field's text as the sheet wrote it (copy, never write), so a person must see it: the platform
+would load the picture from that address when the set is shown.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemas.flags import Flag
+from schemas.markdown import SheetText
+from schemas.sheet import SheetSet, iter_fields
+
+REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+"""An image link naming an address (a scheme and ``://``), not a file beside the sheet."""
+
+
+def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]:
+    """One ``conversion_loss`` flag per field of ``questions`` whose text holds an image link
+    of ``sheet`` that names an address and was not fetched (:meth:`SheetText.missing_images`);
+    ``a`` is the links, space-separated. ``[]`` without ``sheet`` or such links."""
+    if sheet is None:
+        return []
+    links = list(dict.fromkeys(link for link in sheet.missing_images() if REMOTE.match(link)))
+    if not links:
+        return []
+    flags = []
+    for key, text in iter_fields(questions):
+        held = [link for link in links if text and link in text]
+        if held:
+            flags.append(Flag(field=key, kind="conversion_loss", a=" ".join(held),
+                              reason=f"image not fetched (an address, not a file of the sheet or Mathpix's CDN): "
+                                     f"{held[0]}; the platform would load it from there: replace it with the "
+                                     "figure or remove it"))
+    return flags
