@@ -154,8 +154,10 @@ def interruptible():
         logging.disable(logging.CRITICAL)  # stages failing as their processes are killed: not news
         run_id = current_flow_run_id()
         kill_running()
-        end_flow_runs(run_id, f"interrupted: the {what} stopped (Ctrl-C or SIGTERM)")
         run_stop_hooks()  # before logging is back on and the temporary server stops
+        # after the hooks: a sweep's hook cancels the folder runs it created and says how many;
+        # ending them first left it nothing to cancel and nothing to say
+        end_flow_runs(run_id, f"interrupted: the {what} stopped (Ctrl-C or SIGTERM)")
         got = PUBLISHING.acquire(timeout=30)  # an output folder being moved in is finished first
         try:
             import time as _time
