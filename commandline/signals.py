@@ -74,13 +74,13 @@ def end_flow_runs(run_id, message: str, seconds: float = 10.0) -> None:
 
             with get_client(sync_client=True) as client:
                 level = [run_id]
-                for _ in range(3):
+                for depth in range(3):  # the run, its subflows, theirs
                     children = []
                     for rid in level:
                         run = client.read_flow_run(rid)
                         if run.state is None or not run.state.is_final():
                             client.set_flow_run_state(rid, Cancelled(message=message), force=True)
-                        if _ < 2:
+                        if depth < 2:
                             found = client.read_flow_runs(flow_run_filter=FlowRunFilter(
                                 parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[rid])), limit=200)
                             children += [r.id for r in found]
