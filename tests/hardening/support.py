@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 from pathlib import Path
 
 SHEET_MD = """## Question 1
@@ -110,3 +112,25 @@ def cli_in_fresh_python(argv: list[str], cwd: Path, modules: tuple[str, ...] = (
     code = _CLI_PROBE.format(argv=argv, modules=list(modules))
     proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
     return proc.stderr.splitlines(), proc.stdout.strip().splitlines()[-1]
+
+
+class LocalServer:
+    """``handler`` (a ``BaseHTTPRequestHandler`` class) served on 127.0.0.1 at a free port by a
+    daemon thread, one thread per request: ``url`` is ``http://127.0.0.1:PORT`` + ``path``;
+    :meth:`close` (or leaving the ``with``) stops it and frees the port."""
+
+    def __init__(self, handler: type, path: str = ""):
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

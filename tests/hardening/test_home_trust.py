@@ -11,11 +11,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from commandline import ownership, procs, server
+from tests.hardening.support import LocalServer
 
 CATEGORY = "14 kept server and processes"
 
@@ -73,13 +73,11 @@ class _Health:
             def log_message(self, *a):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/api"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.server = LocalServer(Handler, "/api")
+        self.url = self.server.url
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.server.close()
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="the listener is found through Linux's /proc")

@@ -18,7 +18,7 @@ from schemas.llm import LLMRequest
 from tasks.llm import limits
 from tasks.llm.anthropic import AnthropicBackend
 from tasks.llm.openai_compat import OpenAIBackend
-from tests.hardening.support import write_sheet
+from tests.hardening.support import LocalServer, write_sheet
 
 CATEGORY = "8 interrupts and dead backends"
 
@@ -59,18 +59,15 @@ class Drip:
             def log_message(self, *a):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.server = LocalServer(Handler)
+        self.url = self.server.url
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.stop.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.server.close()
 
 
 def _request() -> LLMRequest:
