@@ -125,6 +125,7 @@ def test_a_dripping_mathpix_reply_ends_at_the_conversion_deadline(monkeypatch):
     assert "drip-key" not in str(e.value) and 1.4 < spent < 6, spent
 
 
+@pytest.mark.timeout(180)  # a regression would drip for ever: fail instead of hanging the suite
 @pytest.mark.usefixtures("prefect_server")
 def test_a_run_whose_model_drips_builds_route_bs_set_and_exits_2(tmp_path, monkeypatch, capsys):
     from flows.document import main
