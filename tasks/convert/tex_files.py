@@ -37,13 +37,13 @@ needs access to the file already: Linux's ``fs.protected_hardlinks``).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemas.markdown import ConversionWarning
+from tasks.convert.opener import FileRefused, link_refusal, read_file
 
 MAX_FILE_BYTES = 2 << 20
 """Largest file a sheet may read (2 MiB): a sheet's own files are kilobytes."""
@@ -128,8 +128,8 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
         return None  # missing: pandoc reports it
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
-    if st.st_nlink > 1 and st.st_uid != os.geteuid():
-        return "a hard link to another user's file (it may be a file outside the sheet's folder)"
+    if link_refusal(st) is not None:
+        return link_refusal(st)
     if st.st_size > max_bytes:
         return f"larger than {max_bytes >> 20} MiB"
     return None
@@ -238,7 +238,10 @@ class _Inliner:
             try:
                 if not c.resolve().is_file():
                     continue
-                data = c.resolve().read_bytes()
+                data = read_file(c, self.roots)  # the one opener: judged again on what it opened
+            except FileRefused as e:
+                self.refuse(command, name, e.why)
+                return None
             except OSError:
                 continue
             if self.total + len(data) > MAX_TOTAL_BYTES:
@@ -259,8 +262,11 @@ class _Inliner:
             try:
                 real = c.resolve()
                 if real.is_file():
-                    self.files[str(real)] = hashlib.sha256(real.read_bytes()).hexdigest()
+                    self.files[str(real)] = hashlib.sha256(read_file(c, self.roots)).hexdigest()
                     return
+            except FileRefused as e:
+                self.refuse(command, name, e.why)
+                return
             except OSError:
                 continue
 
