@@ -9,6 +9,8 @@ TeX before pandoc sees it (:func:`inline`):
   when the name has no suffix, as TeX does), itself inlined in turn;
 - ``\lstinputlisting[opts]{f}``: ``\begin{lstlisting}[opts]`` … ``\end{lstlisting}``;
 - ``\inputminted[opts]{lang}{f}``: ``\begin{minted}[opts]{lang}`` … ``\end{minted}``;
+- ``\verbatiminput{f}`` (the ``verbatim`` package): ``\begin{verbatim}`` … ``\end{verbatim}``
+  (a refused one was dropped with no flag: attack7);
 - ``\usepackage{a,b}`` / ``\RequirePackage``: a package file ``a.sty`` found where the sheet
   may read is put in place (pandoc learns its macros from it, as it would have read it);
   other packages stay as they are (pandoc skips them as before);
@@ -64,7 +66,7 @@ FORBIDDEN = (Path("/proc"), Path("/dev"), Path("/sys"))
 OWN = "[sheet2lambda]"
 
 _COMMAND = re.compile(
-    r"\\(input|include|lstinputlisting|inputminted|usepackage|RequirePackage|documentclass|includegraphics|graphicspath)"
+    r"\\(input|include|lstinputlisting|inputminted|verbatiminput|usepackage|RequirePackage|documentclass|includegraphics|graphicspath)"
     r"(?![A-Za-z@])"
 )
 _VERBATIM = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment|filecontents\*?)\}(.*?)\\end\{\1\}", re.S)
@@ -342,7 +344,7 @@ class _Inliner:
             if text is None:
                 return None  # missing: pandoc reports it (it reads nothing itself)
             return self.run(text, depth + 1) + ("\n" if not text.endswith("\n") else ""), end
-        if command in ("lstinputlisting", "inputminted"):
+        if command in ("lstinputlisting", "inputminted", "verbatiminput"):
             text = self.read(command, name, [self.path(name)])
             if text is None:
                 if refusal(self.path(name), self.roots) is not None:
@@ -351,6 +353,8 @@ class _Inliner:
             text = text if text.endswith("\n") else text + "\n"
             if command == "lstinputlisting":
                 return f"\\begin{{lstlisting}}{opts_text}\n{text}\\end{{lstlisting}}", end
+            if command == "verbatiminput":
+                return f"\\begin{{verbatim}}\n{text}\\end{{verbatim}}", end
             return f"\\begin{{minted}}{opts_text}{{{lang}}}\n{text}\\end{{minted}}", end
         if command in ("usepackage", "RequirePackage"):
             kept, inlined = [], []
