@@ -45,7 +45,8 @@ TRIES_HELP = ("calls the route B filter writer may make, each retried with the e
               "at most 10)")
 REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json, compare.json), "
                 "e.g. a previous run's OUT/replies: those stages make no call")
-OFFLINE_HELP = ("make no live call at all: every reply must be saved (a missing one is named and the run exits 1); "
+OFFLINE_HELP = ("make no live call at all: every reply must be saved (a missing one is named, the set is built from "
+                "what was saved and the run exits 2, as when a route fails); "
                 "a PDF must be in the OCR cache")
 FRESH_OCR_HELP = ("convert PDFs with Mathpix again even when the OCR cache holds them (Mathpix bills the pages "
                   "again; needs MATHPIX_APP_ID and MATHPIX_APP_KEY)")

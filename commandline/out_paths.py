@@ -61,9 +61,24 @@ def out_over_inputs(out: str | Path, folders: dict[str, str | Path | None],
     ``equal_ok`` may be ``out`` itself: a folder run's ``--replies`` is a previous ``--out``), or
     that is the folder of a file it reads (``files``: ``--filter``, an ``--export`` zip, a
     sweep's ``--baseline``): its outputs would be written among, or over, what it reads. An
-    output folder above them is no problem here (``--replies out/x/replies --out out/x`` repeats
-    a run). ``None`` when apart (``None`` entries and folders that are not there are skipped)."""
+    output folder above them is refused too (one rule for every input: attack7 row 42 found
+    ``--export`` inside ``--out`` refused while ``--filter`` and ``--replies`` there were taken),
+    except for the run's own saved replies, ``OUT/replies`` and what is in it: ``--replies
+    out/x/replies --out out/x`` (or ``--filter out/x/replies/filter.lua``) repeats a run, every
+    input being read whole before anything in ``--out`` is replaced. ``None`` when apart
+    (``None`` entries and paths that are not there are skipped)."""
     target = Path(out).resolve()
+    own = target / "replies"
+    for option, given in list(folders.items()) + list((files or {}).items()):
+        if given is None or not Path(given).exists():
+            continue
+        real = Path(given).resolve()
+        if real == own or own in real.parents or (real.is_file() and real.parent == target):
+            continue  # the run's own replies; a file right in --out: "the folder of" below
+        if target in real.parents:
+            return (f"{option} {given} lies inside --out, whose outputs the run replaces: only the run's own "
+                    "replies/ may be read from there (--replies OUT/replies repeats a run): choose another --out, "
+                    "or move it out")
     for option, folder in folders.items():
         if folder is None or not Path(folder).is_dir():
             continue

@@ -85,6 +85,23 @@ def _holds(pid: int, inodes: set[str]) -> bool:
     return False
 
 
+def holds_unix_socket(pid: int, path: str) -> bool | None:
+    """Whether process ``pid`` holds the Unix socket bound at ``path`` (its inode in
+    ``/proc/net/unix`` among the process's ``fd``\\ s); ``None`` when there is no ``/proc``."""
+    if not os.path.isdir("/proc/self/fd"):
+        return None
+    inodes: set[str] = set()
+    try:
+        lines = Path("/proc/net/unix").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split(None, 7)
+        if len(fields) == 8 and fields[7] == path:
+            inodes.add(fields[6])
+    return bool(inodes) and _holds(pid, inodes)
+
+
 def listener_is_ours(url: str, pid: int) -> bool | None:
     """Whether the process listening on ``url``'s port (a ``127.0.0.1`` or ``localhost`` URL)
     is ``pid`` or a descendant of it (``/proc/<pid>/task/*/children``); ``False`` for any other host, or when none of this

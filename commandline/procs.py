@@ -57,6 +57,27 @@ def ours(pid: int, start: object) -> bool:
     return isinstance(start, int) and started(pid) == start
 
 
+def command_line(pid: int) -> list[str] | None:
+    """Process ``pid``'s arguments (``/proc/<pid>/cmdline``, proc(5)), or ``None`` when it is
+    gone or there is no ``/proc`` to tell."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            raw = fh.read(1 << 16)
+    except OSError:
+        return None
+    return [a.decode("utf-8", "replace") for a in raw.split(b"\0")[:-1]] if raw else []
+
+
+def runs(pid: int, words: tuple[str, ...]) -> bool | None:
+    """Whether ``pid``'s arguments hold ``words`` one after the other (``("-m",
+    "commandline.warm_runner")``, ``("server", "start")``); ``None`` when there is no ``/proc``."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    args = command_line(pid) or []
+    n = len(words)
+    return any(tuple(args[i:i + n]) == words for i in range(len(args) - n + 1))
+
+
 def end(pid: int, timeout: float, group: bool = False, poll: float = 0.05) -> bool:
     """SIGTERM ``pid`` (its whole process group with ``group``), wait up to ``timeout`` s for
     it to exit (reaping it when it is our child), then SIGKILL. Returns False when it was
@@ -81,6 +102,16 @@ def end(pid: int, timeout: float, group: bool = False, poll: float = 0.05) -> bo
     except ProcessLookupError:
         pass
     return True
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` readable and writable by this user only (0600, made
+    so on the open descriptor, whatever the umask or an older file's mode; a link in its place
+    is not followed): a record in ``PREFECT_HOME`` names a process and a socket of this user."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.fchmod(fd, 0o600)
+        fh.write(text)
 
 
 def prefect_command() -> list[str]:

@@ -132,6 +132,7 @@ def private_home() -> Path:
     uid = os.getuid()
     try:
         os.chmod(home, 0o700)
+        (home / "storage").mkdir(mode=0o700, exist_ok=True)  # Prefect's results (the sheets' text), before it makes it 0755
         for folder, dirs, files in os.walk(home):
             for name in dirs + files:
                 path = os.path.join(folder, name)
@@ -276,8 +277,8 @@ def _start(port: int, timeout: float) -> str:
                                     stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                     start_new_session=True)
         url = f"http://127.0.0.1:{port}/api"
-        state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "url": url,
-                                            "port": port, "log": str(log)}), encoding="utf-8")
+        procs.write_private(state_file(), json.dumps({"pid": proc.pid, "start": procs.started(proc.pid),
+                                                      "url": url, "port": port, "log": str(log)}))
     finally:
         os.umask(old)
     deadline = time.monotonic() + timeout
@@ -310,6 +311,13 @@ def stop(timeout: float = 15.0) -> bool:
         return False
     pid = procs.recorded_pid(state.get("pid"))
     if not procs.ours(pid, state.get("start")):  # gone, damaged, or the pid is another process's now
+        return False
+    url = state.get("url")
+    proved = procs.runs(pid, ("server", "start")) is not False or (
+        isinstance(url, str) and listener_is_ours(url, pid) is True)
+    if not proved:  # alive, this user's, its start tick right, but neither our command nor our listener
+        print(f"{state_file()}: pid {pid} is not this project's Prefect server: not ours, left alone "
+              "(the record is removed)", file=sys.stderr)
         return False
     return procs.end(pid, timeout, group=True, poll=0.1)
 

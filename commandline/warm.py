@@ -337,7 +337,8 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     state = recorded() or {}
     if state.get("failed") and state.get("code") == fingerprint():
         return False
-    if procs.recorded_pid(state.get("pid")) and "code" not in state and procs.alive(procs.recorded_pid(state["pid"])):
+    if (procs.recorded_pid(state.get("pid")) and "code" not in state and procs.alive(procs.recorded_pid(state["pid"]))
+            and is_runner(procs.recorded_pid(state["pid"])) is not False):
         return True  # one is still importing: a second would only compete with it
     # Each command brings its own keys and the kept server's password (its request's environment):
     # none stays in the runner's /proc/<pid>/environ, which outlives the command (attack5 case 50).
@@ -350,9 +351,8 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     with open(log, "ab") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "commandline.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
                                 stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "socket": str(socket_path()),
-                                        "log": str(log)}),
-                            encoding="utf-8")
+    procs.write_private(state_file(), json.dumps({"pid": proc.pid, "start": procs.started(proc.pid),
+                                                  "socket": str(socket_path()), "log": str(log)}))
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline and proc.poll() is None:
         if ping():
@@ -372,7 +372,26 @@ def stop(timeout: float = 5.0) -> bool:
     pid = procs.recorded_pid(state.get("pid"))
     if not procs.ours(pid, state.get("start")):  # gone, or the pid is another process's now
         return False
+    if is_runner(pid) is False:  # a live process of this user, but the record is forged or stale
+        print(f"{state_file()}: pid {pid} is not this project's warm runner: not ours, left alone "
+              "(the record is removed)", file=sys.stderr)
+        return False
     return procs.end(pid, timeout)
+
+
+def is_runner(pid: int) -> bool | None:
+    """Whether ``pid`` is this project's warm runner, proved as the kept server's listener is
+    (:func:`commandline.ownership.listener_is_ours`): it holds the runner's socket
+    (:func:`socket_path`), or its command line is ``python -m commandline.warm_runner`` (one
+    still importing holds no socket yet). A record naming a live process with its true start
+    tick is not proof: the record is a file (attack7 row 28: ``server stop`` killed the ``sleep``
+    a forged one named). ``None`` when there is no ``/proc`` to tell."""
+    from commandline.ownership import holds_unix_socket
+
+    by_command = procs.runs(pid, ("-m", "commandline.warm_runner"))
+    if by_command is None:
+        return None
+    return by_command or bool(holds_unix_socket(pid, str(socket_path())))
 
 
 def status(api: str | None = None) -> str:

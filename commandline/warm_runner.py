@@ -70,10 +70,9 @@ def _fork_safe() -> str | None:
 
 
 def _record(**state) -> None:
-    warm.state_file().write_text(json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()),
-                                             "socket": str(warm.socket_path()),
-                                             "log": str(warm.state_file().with_suffix(".log")), **state}),
-                                 encoding="utf-8")
+    procs.write_private(warm.state_file(), json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()),
+                                                       "socket": str(warm.socket_path()),
+                                                       "log": str(warm.state_file().with_suffix(".log")), **state}))
 
 
 LOADED: dict[str, tuple[int, int]] = {}

@@ -312,8 +312,8 @@ def finish(run: SheetRun, verbose: bool, publish: bool = False, auto: bool = Fal
 
         publish_document(run.info.set_name, run.out, report, outcome.flags, run.said + summary)
     refused = offline_refusals(run.route_a.result(), run.adjudicate.result(), part_boxes, bool(run.inputs.areas))
-    if refused:
-        outcome.error = "offline run refused live calls: " + "; ".join(refused)
+    if refused:  # built from what was saved: exit 2, as a failed route (attack7 row 51 wrote it, then exit 1)
+        outcome.offline_refused = "offline run refused live calls: " + "; ".join(refused)
     return outcome
 
 
@@ -325,8 +325,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: returns the exit status (0 built, 1 bad input or no route read
     the sheet (a ``--filter`` that fails with route A skipped: nothing written), 2 built but
-    a live route failed after its retries, or the compare check of a PDF's pages failed (no
-    ``ocr`` flag then), 130 interrupted)."""
+    a live route failed after its retries, an ``--offline`` run lacked a saved reply, or the
+    compare check of a PDF's pages failed (no ``ocr`` flag then), 130 interrupted)."""
     return entry.run_command("document", argv, "python -m flows.document", _main, "document run")
 
 
@@ -362,6 +362,9 @@ def _main(args: argparse.Namespace) -> int:
         return 2
     if isinstance(outcome, DocumentOutcome) and outcome.compare_failed:
         print(f"built, the compare check failed: {outcome.compare_failed}", file=sys.stderr)
+        return 2
+    if isinstance(outcome, DocumentOutcome) and outcome.offline_refused:
+        print(f"built from the saved replies alone, {outcome.offline_refused}", file=sys.stderr)
         return 2
     return 0
 

@@ -251,7 +251,10 @@ def sweep_flow(
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))
-    previous = sweep_changes.read_record(out_dir)  # what each sheet read at the last sweep into out
+    damaged: list[str] = []
+    previous = sweep_changes.read_record(out_dir, damaged)  # what each sheet read at the last sweep into out
+    for line in damaged:
+        say(f"warning    {line}")
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
     for line in skipped:

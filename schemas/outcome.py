@@ -31,6 +31,10 @@ class DocumentOutcome(BaseModel):
     route_failed: str = ""
     """When a live route failed after its retries and the set was built from the other
     route alone: one line saying so (the command then exits 2); empty otherwise."""
+    offline_refused: str = ""
+    """When an ``--offline`` run lacked a saved reply a live call would have given (route A,
+    adjudication, answer boxes in a saved ``areas.json``): one line naming them; the set was
+    built from what was saved (the command then exits 2, as for a failed route); empty otherwise."""
     compare_failed: str = ""
     """When the compare check of a PDF's pages failed (a reply that does not validate, a call
     or a render that failed): its one line (the command then exits 2); empty otherwise."""

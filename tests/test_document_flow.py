@@ -362,9 +362,10 @@ def test_offline_replays_a_saved_areas_json_whole_or_names_what_is_missing(tmp_p
     del areas["q4.p3"], areas["q1.p2"]  # parts the sheet does not answer (q2.p1, q5.p3 it does)
     (replies / "areas.json").write_text(json.dumps(areas))
     capsys.readouterr()
-    assert main(args + ["--out", str(tmp_path / "part")]) == 1
+    assert main(args + ["--out", str(tmp_path / "part")]) == 2  # built from what was saved, as a failed route
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "answer boxes: no saved reply in areas.json for q1.p2, q4.p3" in err[0]
+    assert (tmp_path / "part" / "questions.zip").exists()
 
 
 def test_a_malformed_areas_file_is_one_line_and_exit_1(tmp_path, capsys):

@@ -52,24 +52,40 @@ class Changes(BaseModel):
 def digest(source: str | Path, solutions: str | Path | None) -> str:
     """sha256 of the sheet's bytes and its solutions' (``-`` when it has none or a file is
     unreadable)."""
+    from tasks.convert.opener import read_file
+
     h = hashlib.sha256()
     for p in (source, solutions):
         try:
-            h.update(Path(p).read_bytes() if p else b"-")
+            h.update(read_file(p) if p else b"-")  # the one opener (tasks.convert.opener)
         except OSError:
             h.update(b"-")
         h.update(b"\0")
     return h.hexdigest()
 
 
-def read_record(out: Path) -> dict[str, str] | None:
+def read_record(out: Path, problems: list[str] | None = None) -> dict[str, str] | None:
     """The last sweep's record in ``out`` (path under the root → digest), ``None`` when there
-    is none or it cannot be read."""
+    is none or it cannot be read. A record that is there but cannot be read (not JSON, not an
+    object of texts, unreadable) is one line in ``problems``: the sweep then counts as the
+    first into ``out`` (every sheet new) and says so, rather than silently (attack7 row 47)."""
+    path = out / RECORD_NAME
     try:
-        data = json_loads((out / RECORD_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json_loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
         return None
-    return data if isinstance(data, dict) else None
+    except (OSError, ValueError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
+        data, problem = None, f"cannot be read ({why})"
+    else:
+        ok = isinstance(data, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in data.items())
+        problem = None if ok else "is not a record of this program (an object of sheet digests)"
+    if problem is not None:
+        if problems is not None:
+            problems.append(f"{path}: the last sweep's record {problem}: this sweep counts as the first into "
+                            "this folder (every sheet new); it writes a new record")
+        return None
+    return data
 
 
 def compare(rows: list[SheetRow], root: Path, previous: dict[str, str] | None) -> tuple[Changes, dict[str, str]]:

@@ -118,7 +118,12 @@ def read_export_files(path: Path) -> dict[str, bytes]:
         big = next((p for p in files if p.stat().st_size > MAX_MEMBER_BYTES), None)
         if big is not None:
             raise InputError(str(big), f"too large for an exported set's file ({big.stat().st_size >> 20} MiB)")
-        return {p.name: p.read_bytes() for p in files}
+        from tasks.convert.opener import FileRefused, read_file
+
+        try:  # the set's members are found by listing it: the one opener's rule for found files
+            return {p.name: read_file(p, path) for p in files}
+        except FileRefused as e:
+            raise InputError(e.path, f"not read: {e.why}") from None
     try:
         with zipfile.ZipFile(path) as zf:
             check_zip(zf, str(path))

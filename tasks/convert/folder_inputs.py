@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tasks.convert.opener import FileRefused, found_refusal, read_text
 from tasks.convert.pairing import SheetPair
 from tasks.read.choose import FolderFilter
 
@@ -48,24 +49,52 @@ def reply_link_leaving(folder: Path, root: Path) -> Path | None:
     return next((folder / n for n in REPLY_FILES if (folder / n).exists() and leaves(folder / n, root)), None)
 
 
-def read_accepted(path: Path | None) -> dict[str, str]:
+def read_accepted(path: Path | None, place: Path | None = None) -> dict[str, str]:
     """``accepted.txt``: one accepted difference per line (``[stem:]field``), a reason after
-    ``#``; blank lines and lines starting with ``#`` are skipped."""
+    ``#``; blank lines and lines starting with ``#`` are skipped. ``place``: the root the run
+    found it in (``None``: named with ``--accepted``), whose rule it is read by
+    (:func:`tasks.convert.opener.read_file`); raises :class:`tasks.errors.InputError` when refused."""
+    from tasks.errors import InputError
+
     if path is None or not path.is_file():
         return {}
     accepted = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        text = read_text(path, place)
+    except FileRefused as e:
+        raise InputError(str(path), f"not read: {e.why}") from None
+    for line in text.splitlines():
         key, _, reason = line.partition("#")
         if key.strip():
             accepted[key.strip()] = reason.strip()
     return accepted
 
 
-def given_filter(folder: Path, filter_path: Path | None, replies: Path | None) -> tuple[FolderFilter | None, Path | None]:
+def given_filter(folder: Path, filter_path: Path | None, replies: Path | None, root: Path | None = None,
+                 skipped: list[str] | None = None) -> tuple[FolderFilter | None, Path | None]:
     """``--filter``, else a saved ``filter.lua`` among the replies or in the folder: the
-    filter and where it was, or ``(None, None)`` (the folder's first sheet then decides)."""
+    filter and where it was, or ``(None, None)`` (the folder's first sheet then decides).
+    A saved one is found, not named: it is read by the rule for found files inside ``root``
+    (default ``folder``; :mod:`tasks.convert.opener`), and one refused (a link leaving
+    ``root``, another user's hard link) is a line of ``skipped``, not read, and no filter is
+    taken from the folder (the first sheet decides). Raises :class:`tasks.errors.InputError`
+    when a file changed between that check and its read is refused."""
+    from tasks.convert.tree import leaves, skipped_line
+    from tasks.errors import InputError
+
+    place = root or folder
     for p, label in ((filter_path, "given filter"), ((replies / "filter.lua") if replies else None, "saved filter"),
                      (folder / "filter.lua", "saved filter")):
-        if p is not None and p.is_file():
-            return FolderFilter(source=p.read_text(encoding="utf-8"), label=f"{label} {p}"), p
+        if p is None or not p.is_file():
+            continue
+        found = p is not filter_path
+        why = found_refusal(p, place) if found else None
+        if why is not None:
+            if skipped is not None:
+                skipped.append(skipped_line(p, place) if leaves(p, place) else f"{p}: {why}: skipped")
+            return None, None
+        try:
+            return FolderFilter(source=read_text(p, place if found else None), label=f"{label} {p}"), p
+        except FileRefused as e:
+            raise InputError(str(p), f"not read: {e.why}") from None
     return None, None

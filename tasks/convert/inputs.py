@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from schemas.areas import Box
 from schemas.export import ExportedSet
 from tasks.convert.bounds import check_docx, check_document_size, check_saved_size, check_text_sheet
+from tasks.convert.opener import FileRefused, found_refusal, read_file
 from tasks.errors import InputError
 
 
@@ -52,7 +53,11 @@ class Inputs(BaseModel):
     sweep run's root; :mod:`tasks.convert.tex_files`)."""
 
 
-def _read_bytes(path: Path, what: str) -> bytes:
+def _read_bytes(path: Path, what: str, place: Path | None = None) -> bytes:
+    """``path``'s bytes through the one opener (:func:`tasks.convert.opener.read_file`):
+    ``place`` is the folder the run found it in (its rule applies), ``None`` for a file the
+    user named. Raises :class:`InputError` naming the file: missing, a folder, too large, not
+    a sheet, refused by the rule, unreadable."""
     try:
         exists = path.exists()
     except OSError as e:  # a name too long for the file system, a loop of links
@@ -67,7 +72,9 @@ def _read_bytes(path: Path, what: str) -> bytes:
             check_document_size(path, path.stat().st_size)
         else:
             check_saved_size(path, path.stat().st_size, what)
-        data = path.read_bytes()
+        data = read_file(path, place)
+    except FileRefused as e:
+        raise InputError(str(path), f"{what} not read: {e.why}") from None
     except OSError as e:
         raise InputError(str(path), f"cannot read {what}: {e.strerror or e}") from None
     if what in ("document", "solutions document") and path.suffix.lower() == ".docx":
@@ -88,8 +95,8 @@ def read_saved_reply(path: str | Path) -> str:
     return _read_text(Path(path), "saved reply")
 
 
-def _read_text(path: Path, what: str) -> str:
-    data = _read_bytes(path, what)
+def _read_text(path: Path, what: str, place: Path | None = None) -> str:
+    data = _read_bytes(path, what, place)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -105,17 +112,23 @@ def read_inputs(
     tex_root: str | None = None,
     fresh_ocr: bool = False,
     look_for_solutions: bool = True,
+    found_in: str | None = None,
 ) -> Inputs:
     """Read every input of a document run; raises :class:`InputError` on the first problem.
     ``fresh_ocr``: a PDF is converted by Mathpix again even when cached (``--fresh-ocr``).
     ``look_for_solutions`` False: the caller already looked (a folder run pairs its folder
     once, :func:`tasks.convert.pairing.pair_folder`), so no ``solutions`` means none; looking
     again listed the whole folder for every sheet, a cost per sheet growing with the folder.
+    ``found_in``: the root a folder or sweep run found ``source`` and ``solutions`` in (not
+    named by the user): they are read by the rule for found files
+    (:mod:`tasks.convert.opener`), as are the saved replies found inside ``replies`` and a
+    solutions document found beside the sheet by its name.
 
     Solutions: ``solutions`` when given, else the file beside ``source`` found by
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
     empty answers and says so in ``solutions_note``), nor is one found that is a link leading
-    out of the sheet's folder, which is not read (the note says so).
+    out of the sheet's folder, or a hard link owned by another user, which is not read (the
+    note says so).
     """
     from tasks.boxes.export import areas_of_members
     from tasks.boxes.propose import read_saved
@@ -124,7 +137,8 @@ def read_inputs(
     from tasks.convert.tree import leaves
 
     src = Path(source)
-    inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document"), fresh_ocr=fresh_ocr)
+    place = Path(found_in) if found_in else None
+    inputs = Inputs(source=src, source_bytes=_read_bytes(src, "document", place), fresh_ocr=fresh_ocr)
     if tex_root:
         root = Path(tex_root)
         if not root.is_dir():
@@ -132,15 +146,19 @@ def read_inputs(
         inputs.tex_roots = [str(root.resolve())]
     if solutions:
         sol = Path(solutions)
-        inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document")
+        inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document", place)
     else:
         found = find_solutions(src) if look_for_solutions else None
         if found is not None and leaves(found, allowed_place(src, found)):
             # found by its name, not named by the user: a link leading out of the place the rule
             # looks in is not followed (a folder of sheets from elsewhere could send any file to the model)
             inputs.solutions_note = _refused_note(found, allowed_place(src, found))
+        elif found is not None and (why := found_refusal(found, allowed_place(src, found))) is not None:
+            inputs.solutions_note = f"{found.name} beside the sheet is {why}: not read (name it with --solutions to " \
+                                    "use it); answers left empty"
         elif found is not None:
-            inputs.solutions, inputs.solutions_bytes = found, _read_bytes(found, "solutions document")
+            inputs.solutions, inputs.solutions_bytes = found, _read_bytes(found, "solutions document",
+                                                                          allowed_place(src, found))
         else:
             inputs.solutions_note = "no solutions document found beside the sheet: answers left empty"
     if filter:
@@ -152,17 +170,17 @@ def read_inputs(
         for stage in ("route-a", "adjudication", "compare"):
             p = _saved(rd, f"{stage}.json")
             if p is not None:
-                inputs.replies[stage] = _read_text(p, "saved reply")
+                inputs.replies[stage] = _read_text(p, "saved reply", rd)
         if "compare" in inputs.replies:  # its shape checked here: one line naming the file, nothing written
             from tasks.pages.ask import read_saved
 
             read_saved(inputs.replies["compare"], str(rd / "compare.json"))
         saved_areas = _saved(rd, "areas.json")
         if saved_areas is not None:
-            inputs.areas = read_saved(_read_text(saved_areas, "saved reply"), str(saved_areas))
+            inputs.areas = read_saved(_read_text(saved_areas, "saved reply", rd), str(saved_areas))
         saved_filter = _saved(rd, "filter.lua")
         if inputs.filter_source is None and saved_filter is not None:
-            inputs.filter_source, inputs.filter_path = _read_text(saved_filter, "Lua filter"), saved_filter
+            inputs.filter_source, inputs.filter_path = _read_text(saved_filter, "Lua filter", rd), saved_filter
     if export:
         files = read_export_files(Path(export))  # read once: the fields and the answer boxes
         inputs.export = export_of(files, export)
@@ -203,7 +221,7 @@ def file_digest(path: str | None) -> str | None:
     if not path:
         return None
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_file(path)).hexdigest()  # the one opener (a FIFO is no image)
     except OSError:
         return None
 
@@ -223,13 +241,13 @@ def tex_context(path: Path, roots: list[str] | None = None, fresh: bool = False)
         from tasks.convert.ocr_cache import ocr_context
 
         try:
-            return ocr_context(path.read_bytes(), fresh=True if fresh else None)
+            return ocr_context(read_file(path), fresh=True if fresh else None)
         except OSError:
             return None
     if path.suffix.lower() != ".tex":
         return None
     try:
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_file(path).decode("utf-8", "replace")
     except OSError:
         return None
     resolved = inline(text, path.resolve().parent, roots)

@@ -216,6 +216,7 @@ def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
     one the sheet may read (:func:`tasks.convert.tex_files.refusal`: not hidden, at most
     2 MiB …). The markdown stage's cache key holds every one of them
     (:func:`tasks.convert.inputs.tex_context`)."""
+    from tasks.convert.opener import read_text
     from tasks.convert.tex_files import refusal
 
     out: list[Path] = []
@@ -231,7 +232,7 @@ def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
                     and refusal(p, [base]) is None):
                 seen.add(p.resolve())
                 try:
-                    inner = parse_nodes(p.read_text(encoding="utf-8", errors="replace"))
+                    inner = parse_nodes(read_text(p, [base], errors="replace"))
                 except Exception:  # noqa: BLE001 - an unparsable class is skipped, the sheet still converts
                     continue
                 out.append(p)

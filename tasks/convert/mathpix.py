@@ -52,6 +52,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
 from urllib3.util import Retry
 
+from tasks.llm.redirects import CrossHostRedirect, SheetStaysSession
+
 from schemas.ocr import MathpixConversion
 from tasks.convert.mathpix_maths import dollar_maths  # noqa: F401 - re-exported
 from tasks.llm.deadline import Deadline
@@ -113,10 +115,10 @@ def base_url() -> str:
         raise MathpixError(str(e)) from None
 
 
-class _CredentialSession(requests.Session):
+class _CredentialSession(SheetStaysSession):
     """A session that never carries Mathpix's credentials across a redirect to another origin:
     requests strips only ``Authorization`` there, and Mathpix's ``app_id``/``app_key`` are
-    headers of their own."""
+    headers of their own; nor the PDF (:class:`tasks.llm.redirects.SheetStaysSession`)."""
 
     def rebuild_auth(self, prepared_request, response):
         super().rebuild_auth(prepared_request, response)
@@ -215,6 +217,8 @@ class _Client:
                 if self.watch.passed:  # a reply dripping past the deadline, its socket cut
                     raise self.over(f"{method} {urlsplit(url).path}") from None
                 raise
+        except CrossHostRedirect as e:
+            raise MathpixError(str(e)) from None
         except requests.exceptions.ConnectTimeout:
             raise MathpixError(f"could not connect to {_host(url)} ({self.attempts} attempts)") from None
         except requests.exceptions.ConnectionError as e:

@@ -191,7 +191,9 @@ def is_latex_sheet(path: Path) -> bool:
     """A ``.tex`` file is a sheet only when it has ``\\begin{document}`` (not a preamble,
     a macro file or a figure)."""
     try:
-        return "\\begin{document}" in path.read_text(encoding="utf-8", errors="replace")
+        from tasks.convert.opener import read_text
+
+        return "\\begin{document}" in read_text(path, errors="replace")  # the one opener: a FIFO never stalls it
     except OSError:
         return False
 

@@ -9,6 +9,8 @@ TeX before pandoc sees it (:func:`inline`):
   when the name has no suffix, as TeX does), itself inlined in turn;
 - ``\lstinputlisting[opts]{f}``: ``\begin{lstlisting}[opts]`` … ``\end{lstlisting}``;
 - ``\inputminted[opts]{lang}{f}``: ``\begin{minted}[opts]{lang}`` … ``\end{minted}``;
+- ``\verbatiminput{f}`` (the ``verbatim`` package): ``\begin{verbatim}`` … ``\end{verbatim}``
+  (a refused one was dropped with no flag: attack7);
 - ``\usepackage{a,b}`` / ``\RequirePackage``: a package file ``a.sty`` found where the sheet
   may read is put in place (pandoc learns its macros from it, as it would have read it);
   other packages stay as they are (pandoc skips them as before);
@@ -37,13 +39,13 @@ needs access to the file already: Linux's ``fs.protected_hardlinks``).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemas.markdown import ConversionWarning
+from tasks.convert.opener import FileRefused, link_refusal, read_file
 
 MAX_FILE_BYTES = 2 << 20
 """Largest file a sheet may read (2 MiB): a sheet's own files are kilobytes."""
@@ -64,7 +66,7 @@ FORBIDDEN = (Path("/proc"), Path("/dev"), Path("/sys"))
 OWN = "[sheet2lambda]"
 
 _COMMAND = re.compile(
-    r"\\(input|include|lstinputlisting|inputminted|usepackage|RequirePackage|documentclass|includegraphics|graphicspath)"
+    r"\\(input|include|lstinputlisting|inputminted|verbatiminput|usepackage|RequirePackage|documentclass|includegraphics|graphicspath)"
     r"(?![A-Za-z@])"
 )
 _VERBATIM = re.compile(r"\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|comment|filecontents\*?)\}(.*?)\\end\{\1\}", re.S)
@@ -128,8 +130,8 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
         return None  # missing: pandoc reports it
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
-    if st.st_nlink > 1 and st.st_uid != os.geteuid():
-        return "a hard link to another user's file (it may be a file outside the sheet's folder)"
+    if link_refusal(st) is not None:
+        return link_refusal(st)
     if st.st_size > max_bytes:
         return f"larger than {max_bytes >> 20} MiB"
     return None
@@ -238,7 +240,10 @@ class _Inliner:
             try:
                 if not c.resolve().is_file():
                     continue
-                data = c.resolve().read_bytes()
+                data = read_file(c, self.roots)  # the one opener: judged again on what it opened
+            except FileRefused as e:
+                self.refuse(command, name, e.why)
+                return None
             except OSError:
                 continue
             if self.total + len(data) > MAX_TOTAL_BYTES:
@@ -259,8 +264,11 @@ class _Inliner:
             try:
                 real = c.resolve()
                 if real.is_file():
-                    self.files[str(real)] = hashlib.sha256(real.read_bytes()).hexdigest()
+                    self.files[str(real)] = hashlib.sha256(read_file(c, self.roots)).hexdigest()
                     return
+            except FileRefused as e:
+                self.refuse(command, name, e.why)
+                return
             except OSError:
                 continue
 
@@ -336,7 +344,7 @@ class _Inliner:
             if text is None:
                 return None  # missing: pandoc reports it (it reads nothing itself)
             return self.run(text, depth + 1) + ("\n" if not text.endswith("\n") else ""), end
-        if command in ("lstinputlisting", "inputminted"):
+        if command in ("lstinputlisting", "inputminted", "verbatiminput"):
             text = self.read(command, name, [self.path(name)])
             if text is None:
                 if refusal(self.path(name), self.roots) is not None:
@@ -345,6 +353,8 @@ class _Inliner:
             text = text if text.endswith("\n") else text + "\n"
             if command == "lstinputlisting":
                 return f"\\begin{{lstlisting}}{opts_text}\n{text}\\end{{lstlisting}}", end
+            if command == "verbatiminput":
+                return f"\\begin{{verbatim}}\n{text}\\end{{verbatim}}", end
             return f"\\begin{{minted}}{opts_text}{{{lang}}}\n{text}\\end{{minted}}", end
         if command in ("usepackage", "RequirePackage"):
             kept, inlined = [], []

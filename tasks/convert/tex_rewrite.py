@@ -44,6 +44,7 @@ from tasks.convert.latex import (
 from tasks.convert.labels import label_sequence, split_keys, word_numbers
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
 from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_unknown
+from tasks.convert.opener import read_text
 from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
@@ -341,7 +342,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         ctx = TexContext()
         beside = files_beside(nodes, Path(base_dir), set()) if base_dir and Path(base_dir).is_dir() else []
-        texts = {p: p.read_text(encoding="utf-8", errors="replace") for p in beside}
+        texts = {p: read_text(p, [Path(base_dir)], errors="replace") for p in beside}  # the one opener
         resolved = tex_cond.resolve(source, {p.stem: t for p, t in texts.items()})
         source, dropped = resolved.source, [hidden_note(what, body) for what, body in resolved.dropped]
         nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)

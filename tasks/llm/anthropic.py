@@ -47,6 +47,7 @@ from schemas.routes import Usage
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.deadline import Deadline, DeadlinePassed
+from tasks.llm.redirects import CrossHostRedirect
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import base_for_key, redact, secret, setting
 
@@ -86,6 +87,26 @@ def _malformed(message) -> str | None:
     return None
 
 
+def _same_host(base: str):
+    """:func:`tasks.llm.redirects.httpx_hook` for ``base``, its error also an
+    ``anthropic.AnthropicError``: the SDK raises those as they are, neither wrapped nor retried."""
+    import anthropic
+
+    from tasks.llm import redirects
+
+    class Refused(CrossHostRedirect, anthropic.AnthropicError):
+        pass
+
+    check = redirects.httpx_hook(base)
+
+    def hook(request) -> None:
+        try:
+            check(request)
+        except CrossHostRedirect as e:
+            raise Refused(str(e)) from None
+    return hook
+
+
 def _status_reason(e: anthropic.APIStatusError) -> str:
     etype = e.type or (e.body.get("type") if isinstance(e.body, dict) else None) or "error"
     text = e.api_message or (e.body if isinstance(e.body, str) else "") or e.message
@@ -121,6 +142,7 @@ class AnthropicBackend(LiveBackend):
         self.attempts = attempts if attempts is not None else limits.attempts()
         self.timeout = timeout if timeout is not None else limits.timeout()
         self.deadline = deadline if deadline is not None else limits.deadline()
+        self.max_bytes = limits.max_reply_bytes()
         self.structured: Structured = structured
         self.effort = effort
 
@@ -185,8 +207,9 @@ class AnthropicBackend(LiveBackend):
             base = base_for_key("ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY",), "https://api.anthropic.com")
         except ValueError as e:
             return str(e)
-        with Deadline(self.deadline, attempt=self.timeout) as deadline, anthropic.DefaultHttpxClient(
-            timeout=self.timeout, event_hooks={"response": [deadline.httpx_hook]}
+        deadline = Deadline(self.deadline, attempt=self.timeout, max_bytes=self.max_bytes)
+        with deadline, anthropic.DefaultHttpxClient(
+            timeout=self.timeout, event_hooks={"response": [deadline.httpx_hook], "request": [_same_host(base)]}
         ) as http, anthropic.Anthropic(
             api_key=_api_key(),
             base_url=base,
@@ -238,6 +261,8 @@ class AnthropicBackend(LiveBackend):
             return client.messages.create(**params)
         except DeadlinePassed:
             reason = ""
+        except CrossHostRedirect as e:  # raised by the request hook: one line, not retried
+            reason = str(e)
         except anthropic.APIStatusError as e:
             reason = redact(_status_reason(e))
         except anthropic.APITimeoutError:
@@ -248,10 +273,12 @@ class AnthropicBackend(LiveBackend):
         except (anthropic.AnthropicError, ValueError) as e:
             reason = redact(f"{type(e).__name__}: {e}")
         except Exception:
-            if not deadline.passed:  # (a streamed reply's read cut by the deadline is an httpx error)
+            if not (deadline.passed or deadline.too_large):  # (a streamed reply's read cut is an httpx error)
                 raise
             reason = ""
-        if deadline.passed:  # whatever the client made of the cut connection, the deadline ended it
+        if deadline.too_large:  # cut while it arrived, however the client wrapped the cut
+            reason = deadline.too_large_reason()
+        elif deadline.passed:  # whatever the client made of the cut connection, the deadline ended it
             reason = f"no whole reply within {self.deadline:g} s (SHEET2LAMBDA_LLM_DEADLINE)"
         return reason + f" ({counter.n} attempt{'s' if counter.n != 1 else ''})"
 

@@ -14,17 +14,43 @@ attempt's timeouts capped) and :meth:`Deadline.httpx_hook` (its ``httpx`` client
 event hook, run before the body is read; the socket is httpcore's ``network_stream``
 extension); :meth:`Deadline.requests_hook` for ``requests`` (a response hook runs before the
 body of a non-streamed reply is read; the socket is urllib3's ``response.connection.sock``).
+
+The same hooks bound the reply's size while it arrives (``max_bytes``, :func:`tasks.llm.limits.max_reply_bytes`):
+each reply's body is counted as its chunks are read (decoded, so a compressed reply counts at its
+size unpacked), and past ``max_bytes`` the read stops with :class:`ReplyTooLarge`, the socket is
+shut and :attr:`Deadline.too_large` set; no attempt is made after it (a larger reply would come
+again). A 256 MB reply was once read whole (1.56 GB of memory) before the 16 M characters a reply
+may be were counted (attack7 row 24).
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
 
 
+class _NoRetryLines(logging.Filter):
+    """Drops urllib3's ``Retrying (Retry(total=…)) after connection broken by …`` warnings: a
+    call that fails after its retries is one line of ours naming its attempts (the Mathpix
+    client, the OpenAI-compatible backends), and an image Mathpix linked that could not be
+    fetched printed three of these first (attack7 row 52)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Retrying (")
+
+
+logging.getLogger("urllib3.connectionpool").addFilter(_NoRetryLines())
+
+
 class DeadlinePassed(Exception):
     """A request was to start after the deadline had passed (not retried by the SDKs)."""
+
+
+class ReplyTooLarge(DeadlinePassed):
+    """A reply's body passed the call's ``max_bytes`` while it was read (and no attempt is
+    made after it: a subclass of :class:`DeadlinePassed`, which the SDKs do not retry)."""
 
 
 class Deadline:
@@ -35,8 +61,10 @@ class Deadline:
     the timer is cancelled on exit; :attr:`passed` is True once the deadline passed (the
     caller's failure is then this deadline's)."""
 
-    def __init__(self, seconds: float, attempt: float | None = None):
+    def __init__(self, seconds: float, attempt: float | None = None, max_bytes: int | None = None):
         self.seconds = seconds
+        self.max_bytes = max_bytes
+        self.too_large = False
         self.attempt = attempt  # the client's own timeout for an attempt, capped by the middleware
         self.ends: float | None = None
         self.passed = False
@@ -64,11 +92,32 @@ class Deadline:
         """Seconds left (the clock started if it was not); raises :class:`DeadlinePassed`
         when none are."""
         self.start()
+        if self.too_large:
+            raise ReplyTooLarge(self.too_large_reason())
         left = self.ends - time.monotonic()
         if left <= 0:
             self.passed = True
             raise DeadlinePassed(f"no whole reply within {self.seconds:g} s")
         return left
+
+    def too_large_reason(self) -> str:
+        """The one line for a reply cut at ``max_bytes``."""
+        return (f"a reply over {self.max_bytes / (1 << 20):g} MiB (SHEET2LAMBDA_MAX_REPLY_MIB): "
+                "not read past it, not taken")
+
+    def count(self, chunks, sock=None):
+        """``chunks`` (an iterator of bytes) passed on while they add up to at most
+        ``max_bytes``; past it :attr:`too_large` is set, ``sock`` shut, and
+        :class:`ReplyTooLarge` raised before the chunk that passed it is handed on."""
+        seen = 0
+        for chunk in chunks:
+            seen += len(chunk)
+            if self.max_bytes is not None and seen > self.max_bytes:
+                self.too_large = True
+                if isinstance(sock, socket.socket):
+                    _shut(sock)
+                raise ReplyTooLarge(self.too_large_reason())
+            yield chunk
 
     def watch(self, sock) -> None:
         """Shut ``sock`` down when the deadline passes (at once if it already has)."""
@@ -100,14 +149,37 @@ class Deadline:
         read: the SDK's middleware sees the response only once its body is read): the
         reply's socket (httpcore's ``network_stream`` extension) is watched."""
         stream = response.extensions.get("network_stream")
-        if stream is not None:
-            self.watch(stream.get_extra_info("socket"))
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        self.watch(sock)
+        if self.max_bytes is not None:
+            response.stream = _counted_httpx_stream(response.stream, self, sock)
 
     def requests_hook(self, response, *args, **kwargs):
         """``requests`` response hook: the reply's socket is watched while its body is read."""
         connection = getattr(response.raw, "connection", None)
-        self.watch(getattr(connection, "sock", None))
+        sock = getattr(connection, "sock", None)
+        self.watch(sock)
+        raw = response.raw
+        if self.max_bytes is not None and hasattr(raw, "stream"):
+            read = raw.stream  # requests reads a body through raw.stream(chunk, decode_content=True)
+            raw.stream = lambda *a, **k: self.count(read(*a, **k), sock)
         return response
+
+
+def _counted_httpx_stream(stream, deadline: Deadline, sock):
+    """``stream`` (an ``httpx``/``httpx2`` response's byte stream) with its chunks counted by
+    :meth:`Deadline.count`: an instance of the client's own ``SyncByteStream`` (which the
+    response checks it is), found on ``stream``'s class so either client works."""
+    base = next((c for c in type(stream).__mro__ if c.__name__ == "SyncByteStream"), object)
+
+    class Counted(base):
+        def __iter__(self):
+            return deadline.count(iter(stream), sock)
+
+        def close(self) -> None:
+            stream.close()
+
+    return Counted()
 
 
 def _shut(sock: socket.socket) -> None:

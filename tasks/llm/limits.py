@@ -9,7 +9,8 @@ thread makes them. Calls beyond the limit wait their turn.
 call, retries included, and :func:`timeout` (``SHEET2LAMBDA_LLM_TIMEOUT``, default 600 s)
 the wait for one read of a reply, and :func:`deadline` (``SHEET2LAMBDA_LLM_DEADLINE``, default
 1800 s) the whole call, retries and every byte of the reply included
-(:mod:`tasks.llm.deadline`). Every setting is read from the environment, then ``.env``.
+(:mod:`tasks.llm.deadline`), and :func:`max_reply_bytes` (``SHEET2LAMBDA_MAX_REPLY_MIB``, default
+64) the bytes of one reply's body, counted as they arrive. Every setting is read from the environment, then ``.env``.
 """
 
 from __future__ import annotations
@@ -82,3 +83,12 @@ def deadline() -> float:
     Raises ``ValueError`` when the setting is not a positive number.
     """
     return settings().SHEET2LAMBDA_LLM_DEADLINE
+
+
+def max_reply_bytes() -> int:
+    """Most bytes of one reply's body (decoded), counted as it arrives: ``SHEET2LAMBDA_MAX_REPLY_MIB``
+    MiB, default 64 (a reply's text may be 16 M characters, :data:`tasks.llm.MAX_REPLY_CHARS`,
+    and JSON escapes and UTF-8 make a body up to a few bytes a character), at most 256.
+
+    Raises ``ValueError`` when the setting is not a positive number or is over 256."""
+    return max(1, int(settings().SHEET2LAMBDA_MAX_REPLY_MIB * (1 << 20)))

@@ -35,6 +35,7 @@ from urllib3.util import Retry
 from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
 from tasks.llm.deadline import Deadline, DeadlinePassed
+from tasks.llm.redirects import CrossHostRedirect, SheetStaysSession
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
 from tasks.llm.pricing import max_output, usage
@@ -85,6 +86,7 @@ class OpenAICompatBackend(LiveBackend):
         self.attempts = attempts if attempts is not None else limits.attempts()
         self.timeout = timeout if timeout is not None else limits.timeout()
         self.deadline = deadline if deadline is not None else limits.deadline()
+        self.max_bytes = limits.max_reply_bytes()
 
     def base_url(self) -> str:
         """The API base (``…/v1``), without a trailing slash; :class:`BackendError` when unset."""
@@ -162,7 +164,7 @@ class OpenAICompatBackend(LiveBackend):
             backoff_jitter=0.25,
             raise_on_status=False,
         )
-        session = requests.Session()
+        session = SheetStaysSession()  # a 307 to another host never gets the sheet
         adapter = HTTPAdapter(max_retries=retry)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
@@ -177,7 +179,7 @@ class OpenAICompatBackend(LiveBackend):
         limit.
         """
         url = self.base_url() + "/chat/completions"
-        with Deadline(self.deadline) as deadline, self._session() as session:
+        with Deadline(self.deadline, max_bytes=self.max_bytes) as deadline, self._session() as session:
             session.hooks["response"].append(deadline.requests_hook)
             got = self._post(session, url, self.body(request), deadline)
             if isinstance(got, str):
@@ -221,6 +223,10 @@ class OpenAICompatBackend(LiveBackend):
             read = min(self.timeout, deadline.left())
             resp = session.post(url, json=body, headers=self._headers(), timeout=(min(CONNECT_TIMEOUT, read), read))
         except Exception as e:
+            if deadline.too_large:  # cut while it arrived (requests may wrap the cut in its own error)
+                return deadline.too_large_reason()
+            if isinstance(e, CrossHostRedirect):
+                return str(e)
             if not (deadline.passed or isinstance(e, DeadlinePassed)):
                 return self._failure(e)
             return f"no whole reply within {self.deadline:g} s (SHEET2LAMBDA_LLM_DEADLINE)"

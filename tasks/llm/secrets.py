@@ -131,6 +131,9 @@ def secret(name: str) -> str | None:
 WHOLE_MAX = {"SHEET2LAMBDA_MAX_IN_FLIGHT": 256, "SHEET2LAMBDA_LLM_ATTEMPTS": 20, "SHEET2LAMBDA_MATHPIX_ATTEMPTS": 20}
 """The most each whole-number setting may be (a larger value is refused, naming the variable)."""
 
+FLOAT_MAX = {"SHEET2LAMBDA_MAX_REPLY_MIB": 256.0}
+"""The most a number setting may be: a reply body is held in memory while it is read and parsed."""
+
 
 class Settings(BaseSettings):
     """Every non-secret setting, from the environment, then the ``.env`` of :func:`dotenv_file`.
@@ -153,6 +156,7 @@ class Settings(BaseSettings):
     SHEET2LAMBDA_LLM_ATTEMPTS: int = 4
     SHEET2LAMBDA_LLM_TIMEOUT: float = 600.0
     SHEET2LAMBDA_LLM_DEADLINE: float = 1800.0
+    SHEET2LAMBDA_MAX_REPLY_MIB: float = 64.0
     MATHPIX_BASE_URL: str | None = None
     SHEET2LAMBDA_MATHPIX_TIMEOUT: float = 60.0
     SHEET2LAMBDA_MATHPIX_DEADLINE: float = 900.0
@@ -171,7 +175,7 @@ class Settings(BaseSettings):
         return value
 
     @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_LLM_DEADLINE", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
-                     "SHEET2LAMBDA_MATHPIX_DEADLINE", mode="before")
+                     "SHEET2LAMBDA_MATHPIX_DEADLINE", "SHEET2LAMBDA_MAX_REPLY_MIB", mode="before")
     @classmethod
     def _positive(cls, v, info):
         try:
@@ -180,6 +184,8 @@ class Settings(BaseSettings):
             value = -1.0
         if not value > 0:
             raise ValueError(f"{info.field_name} must be a positive number, not {v!r}")
+        if info.field_name in FLOAT_MAX and value > FLOAT_MAX[info.field_name]:
+            raise ValueError(f"{info.field_name} must be at most {FLOAT_MAX[info.field_name]:g}, not {v!r}")
         return value
 
 

@@ -20,6 +20,7 @@ from schemas.sheet import Part, PartKey, Question, SheetSet, iter_fields
 from schemas.areas import PartBoxes
 from schemas.markdown import SheetText
 from schemas.tiers import Settled
+from tasks.convert.opener import read_file
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.write.in2lambda import default_title, write_with_in2lambda
@@ -240,8 +241,8 @@ def write_set(
     try:
         staged = tmp / "media"
         staged.mkdir()
-        for source, media_name in media_of_file.items():
-            shutil.copyfile(source, staged / media_name)
+        for source, media_name in media_of_file.items():  # the one opener, its rule again as it is copied
+            (staged / media_name).write_bytes(read_file(source, Path(source).parent))
         attached: set[str] = set()
         staged_names = set(media_of_file.values())
         attaches: list[list[str]] = []  # each file goes with the first question that links it

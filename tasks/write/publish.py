@@ -38,7 +38,11 @@ def out_lock(out: Path, wait: float | None = None):
     (default :data:`LOCK_WAIT`) for another run; raises :class:`InputError` past it."""
     out.mkdir(parents=True, exist_ok=True)
     wait = LOCK_WAIT if wait is None else wait
-    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise (refused(e, out) or InputError(str(out), f"cannot lock --out ({e.strerror or e}): nothing in --out was "
+                                                       "replaced")) from None
     try:
         deadline = time.monotonic() + wait
         while True:
@@ -82,13 +86,26 @@ def no_space(err: OSError) -> bool:
     return err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 
+WRITE_REFUSED = {
+    errno.EPERM: "--out refuses new files (an immutable folder, chattr +i, or one of /proc or /sys)",
+    errno.EACCES: "--out refuses new files (no permission to write in it)",
+}
+"""The ``OSError`` numbers of a folder that will not take a new file (open(2), mkdir(2),
+rename(2): EPERM, EACCES): one line, as a read-only or full file system is (attack7 row 22:
+``chattr +i`` on ``--out`` gave a 37-line traceback)."""
+
+
 def refused(err: OSError, out: Path | str) -> InputError | None:
     """The one line for an ``OSError`` of the machine's refusal while writing into ``out``
     (:data:`tasks.errors.SYSTEM_ERRNOS`): :func:`full_disk`'s for a full disk or a spent quota,
-    else the file and what was refused (a file-size limit, a read-only file system, too many
+    ``out`` and what refused for a folder that takes no new file (:data:`WRITE_REFUSED`), else
+    the file and what was refused (a file-size limit, a read-only file system, too many
     open files), saying nothing in --out was replaced; ``None`` for any other error."""
     if no_space(err):
         return full_disk(out)
+    if err.errno in WRITE_REFUSED:
+        return InputError(str(out), f"{WRITE_REFUSED[err.errno]} ({errno.errorcode[err.errno]}) while writing the "
+                                    "new outputs: nothing in --out was replaced")
     if system_problem(err) is None:
         return None
     e = system_error(err, str(out))
@@ -111,7 +128,11 @@ def staging_dir(out: Path):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise (refused(e, out) or InputError(str(out), f"cannot make --out: {e.strerror}")) from None
-    path = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out))
+    try:  # nothing written yet: whatever refuses the first new file is one line
+        path = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out))
+    except OSError as e:
+        raise (refused(e, out) or InputError(str(out), f"--out takes no new file ({e.strerror or e}): nothing in "
+                                                       "--out was replaced")) from None
     try:
         yield path
     except OSError as e:

@@ -63,6 +63,9 @@ REFUSED = [
     # found when trying to break it again: a path through an allowed folder, a linked folder
     ("\\input{sub/../../../outside/secret}", "sub/../../../outside/secret"),
     ("\\lstinputlisting{linkdir/secret.tex}", "linkdir/secret.tex"),
+    # attack7: dropped with no flag (pandoc, sandboxed, reads nothing)
+    ("\\verbatiminput{/tmp/../etc/hostname}", "/tmp/../etc/hostname"),
+    ("\\verbatiminput{../../outside/secret.tex}", "../../outside/secret.tex"),
 ]
 
 
@@ -86,8 +89,10 @@ def test_a_link_inside_the_folder_to_a_file_outside_is_refused(course):
 
 
 def test_files_inside_the_folder_tree_are_read(course):
-    md = convert(course, "A \\input{sub/inner} B\n\n\\lstinputlisting[language=Python]{listing.py}")
+    md = convert(course, "A \\input{sub/inner} B\n\n\\lstinputlisting[language=Python]{listing.py}\n\n"
+                         "\\verbatiminput{sub/inner.tex}")
     assert "Inner allowed words." in md.text and "x = 42" in md.text
+    assert md.text.count("Inner allowed words.") == 2  # the \verbatiminput, in place as a verbatim block
     assert not [w for w in md.warnings if w.kind == "FileRefused"]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from tasks.convert import tex_files
+from tasks.convert import opener, tex_files
 from tasks.convert.images import image_file
 
 CATEGORY = "16 links out of folders"
@@ -28,7 +28,7 @@ def _linked(tmp_path):
 def test_a_hard_link_to_another_users_file_is_refused(tmp_path, monkeypatch):
     folder = _linked(tmp_path)
     owner = (folder / "hard.png").stat().st_uid
-    monkeypatch.setattr(tex_files.os, "geteuid", lambda: owner + 1)  # the run is not the file's owner
+    monkeypatch.setattr(opener.os, "geteuid", lambda: owner + 1)  # the run is not the file's owner
     path, why = image_file("hard.png", str(folder))
     assert path is None and why.startswith("a hard link to another user's file"), why
     assert tex_files.refusal(folder / "hard.png", [folder]) == why
@@ -39,7 +39,7 @@ def test_ones_own_hard_link_and_a_single_named_file_of_another_user_are_read(tmp
     assert image_file("hard.png", str(folder)) == (str((folder / "hard.png").resolve()), None)
     (folder / "plain.png").write_bytes(b"\x89PNG mine")
     owner = (folder / "plain.png").stat().st_uid
-    monkeypatch.setattr(tex_files.os, "geteuid", lambda: owner + 1)
+    monkeypatch.setattr(opener.os, "geteuid", lambda: owner + 1)
     assert image_file("plain.png", str(folder))[1] is None  # one name only: a course's shared file
 
 

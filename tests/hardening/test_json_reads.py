@@ -111,3 +111,20 @@ def test_a_malformed_baseline_is_one_line_before_any_work(text, says, tmp_path, 
     lines = [line for line in (captured.out + captured.err).splitlines() if str(bl) in line]
     assert lines and says in lines[0] and "Traceback" not in captured.err + captured.out
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("text", ['{"x": [1,2', '["a"]', '{"week1/sheet.md": 3}', "\udcff"], ids=["cut", "list", "number", "bytes"])
+def test_a_damaged_sweep_record_is_one_warning_then_a_first_sweep(tmp_path, text):
+    """attack7 row 47: a corrupt sheets.json was taken silently for "no sweep before"."""
+    from tasks.check.changes import RECORD_NAME, read_record
+
+    path = tmp_path / RECORD_NAME
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    problems: list[str] = []
+    assert read_record(tmp_path, problems) is None
+    assert len(problems) == 1 and problems[0].startswith(f"{path}: the last sweep's record ")
+    assert "this sweep counts as the first into this folder" in problems[0] and "\n" not in problems[0]
+    path.unlink()
+    assert read_record(tmp_path, problems) is None and len(problems) == 1  # none at all: no warning
+    path.write_text('{"week1/sheet.md": "ab12"}')
+    assert read_record(tmp_path, problems) == {"week1/sheet.md": "ab12"} and len(problems) == 1

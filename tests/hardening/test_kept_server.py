@@ -46,7 +46,7 @@ def test_the_auth_string_is_made_once_and_only_its_owner_reads_it(home):
 def test_an_auth_file_others_could_read_is_made_private_and_rotated(home, capsys):
     """Issue 23: an owner's sheet2lambda-auth of mode 0644 stayed 0644 (its password readable)."""
     first = server.auth_string()
-    (home / "storage").mkdir()
+    (home / "storage").mkdir(exist_ok=True)  # made 0700 by private_home (attack7 row 26), opened below
     (home / "sheet2lambda-warm.json").write_text("{}")
     for path, mode in ((server.auth_file(), 0o644), (home / "storage", 0o755), (home / "sheet2lambda-warm.json", 0o644)):
         os.chmod(path, mode)

@@ -192,3 +192,21 @@ def test_every_count_setting_is_bounded(name, monkeypatch):
     monkeypatch.setenv(name, "1000000000")
     with pytest.raises(ValueError, match=f"^{name} must be at most"):
         settings()
+
+
+def test_a_mathpix_fetch_retried_to_failure_is_our_one_line_not_urllib3s(caplog):
+    """attack7 row 52: an image Mathpix linked that could not be fetched printed three
+    ``WARNING | urllib3.connectionpool - Retrying …`` lines before the run's own line."""
+    import logging
+    import socket
+
+    from tasks.convert import mathpix
+
+    with socket.socket() as s:  # a port nothing listens on: every attempt is refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = mathpix._Client(f"http://127.0.0.1:{port}", 5, 30, 3, {})
+    with caplog.at_level(logging.DEBUG), pytest.raises(mathpix.MathpixError) as e:
+        client.request("GET", f"http://127.0.0.1:{port}/cropped/a.jpg", auth=False)
+    assert "(3 attempts)" in e.value.reason and "\n" not in e.value.reason
+    assert not [r for r in caplog.records if r.getMessage().startswith("Retrying")], caplog.text

@@ -114,3 +114,68 @@ def test_compares_out_apart_from_its_replies(tmp_path, capsys, where):
     assert main([str(sheet), "--replies", str(replies), "--out", str(out), "--offline"]) == 1
     err = capsys.readouterr().err
     assert "--replies" in err and "choose another --out" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"--export": "out/cart/sheet.zip"}, "--out is the folder of --export"),
+    ({"--filter": "out/cart/mine/filter.lua"}, "--filter out/cart/mine/filter.lua lies inside --out"),
+    ({"--replies": "out/cart/older"}, "--replies out/cart/older lies inside --out"),
+    ({"--export": "out/cart/set_Cart"}, "--export out/cart/set_Cart lies inside --out"),
+    ({"--replies": "out/cart/replies"}, None),
+    ({"--filter": "out/cart/replies/filter.lua"}, None),
+], ids=["export-zip", "filter-deeper", "replies-elsewhere", "export-folder", "own-replies", "own-filter"])
+def test_one_rule_for_every_input_inside_out(course, monkeypatch, given, said):
+    """attack7 row 42: ``--export`` inside ``--out`` was refused while ``--filter`` and
+    ``--replies`` there were taken. One rule now: nothing the run reads lies in the ``--out`` it
+    replaces, but for the run's own ``replies/`` (the README's repeat of a run)."""
+    monkeypatch.chdir(course)
+    for folder in ("out/cart/replies", "out/cart/mine", "out/cart/older", "out/cart/set_Cart"):
+        (course / folder).mkdir(parents=True, exist_ok=True)
+    for f in ("out/cart/sheet.zip", "out/cart/mine/filter.lua", "out/cart/replies/filter.lua"):
+        (course / f).write_text("x")
+    folders = {k: v for k, v in given.items() if k in ("--replies", "--export")}
+    files = {k: v for k, v in given.items() if k in ("--filter", "--export")}
+    problem = out_over_inputs("out/cart", folders, files)
+    assert problem is None if said is None else problem.startswith(said), problem
+    if said is not None and "--export" not in given:  # and the command line says it before Prefect
+        lines, last = _cli(["document", "sheets/cart.md", *[w for kv in given.items() for w in kv],
+                            "--out", "out/cart"], course)
+        assert last == "EXIT 1 PREFECT False" and len(lines) == 1 and said in lines[0], lines
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_an_offline_run_missing_route_as_reply_builds_and_exits_2(tmp_path, capsys):
+    """attack7 row 51: ``--offline`` with no saved route A reply wrote the set, then exited 1
+    (the README's "bad input, nothing written"). It is the other route's set now, exit 2, as a
+    failed route A; the last line names the reply that was missing."""
+    from flows.document import main
+
+    sheet = write_sheet(tmp_path / "src")
+    code = main([str(sheet), "--offline", "--no-areas", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2, err
+    assert err[-1].startswith("built from the saved replies alone, offline run refused live calls: route A: ")
+    assert "route-a.json" in err[-1]
+    assert (tmp_path / "out" / "cart.zip").exists()
+
+
+def test_an_out_inside_the_sheets_folder_tree_is_never_read_as_sheets(tmp_path):
+    """attack7 row 20, decided: a document run's ``--out`` inside the sheet's folder tree
+    (``--out course/sub``; ``run(sheet, tmp/a)`` with the sheet in ``tmp``; a deployment's
+    ``out`` under its ``base``) is kept, since nothing reads it as sheets: a folder run reads
+    its folder's own files, never a subfolder, and a sweep skips any folder holding a run's
+    manifest, with a line. ``--out`` equal to the sheet's folder or above it stays refused."""
+    from commandline.out_paths import OUTPUT_MANIFEST
+    from flows.sweep import sheet_folders
+    from tasks.convert.pairing import FORMAT_PREFERENCE, pair_folder
+
+    course = tmp_path / "root" / "course"
+    write_sheet(course)
+    out = course / "sub"
+    out.mkdir()
+    (out / OUTPUT_MANIFEST).write_text('{"source": null, "entries": ["source.md", "cart.zip"]}')
+    (out / "source.md").write_text((course / "cart.md").read_text())  # a sheet's text, as an output
+    assert [p.source.name for p in pair_folder(course)] == ["cart.md"]
+    skipped: list[str] = []
+    assert sheet_folders(tmp_path / "root", FORMAT_PREFERENCE, skipped) == [course]
+    assert skipped == [f"{out}: a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: skipped"]

@@ -170,3 +170,80 @@ def test_the_new_outputs_are_staged_on_outs_file_system(published, tmp_path, mon
     outputs.write_outputs(str(published), *write_outputs_args(tmp_path))
     assert seen == [(os.stat(published).st_dev, published)]
     assert json.loads((published / MANIFEST).read_text())["source"] == str(Path(SOURCE).resolve())
+
+
+def _refusing_new_files(monkeypatch, out: Path, err: int) -> None:
+    """``tempfile.mkdtemp`` and ``os.open`` inside ``out`` fail with ``err``, as in an
+    immutable folder (``chattr +i``: EPERM) or one the user may not write (EACCES)."""
+    real_mkdtemp, real_open = publishing.tempfile.mkdtemp, publishing.os.open
+
+    def mkdtemp(suffix=None, prefix=None, dir=None):
+        if dir is not None and Path(dir) == out:
+            raise PermissionError(err, os.strerror(err), str(Path(dir) / ".sheet2lambda-new-x"))
+        return real_mkdtemp(suffix, prefix, dir)
+
+    def open_(path, *a, **k):
+        if Path(path).parent == out:
+            raise PermissionError(err, os.strerror(err), str(path))
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(publishing.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr(publishing.os, "open", open_)
+
+
+@pytest.mark.parametrize("err", [errno.EPERM, errno.EACCES])
+def test_an_out_that_refuses_new_files_is_one_line_and_out_as_it_was(published, tmp_path, monkeypatch, err):
+    """attack7 row 22: an existing --out made immutable (EPERM; /proc/self, /sys/kernel too)
+    gave a 37-line Prefect traceback; the set in it was kept."""
+    from tests.hardening.support import write_outputs_args
+
+    before = _snapshot(published)
+    _refusing_new_files(monkeypatch, published, err)
+    with pytest.raises(InputError) as e:
+        outputs.write_outputs(str(published), *write_outputs_args(tmp_path))
+    line = str(e.value)
+    assert "--out refuses new files" in line and f"({errno.errorcode[err]})" in line and "\n" not in line
+    assert "nothing in --out was replaced" in line and line.startswith(str(published))
+    assert _snapshot(published) == before
+    with pytest.raises(InputError, match="--out refuses new files"):
+        with outputs.out_lock(published):
+            pass
+
+
+def test_a_rename_into_out_refused_is_one_line_and_the_old_outputs_back(published, tmp_path, monkeypatch):
+    before = _snapshot(published)
+    real = os.rename
+
+    def refusing(src, dst):
+        if Path(dst).parent == published and not Path(src).parent.name.startswith(OLD_PREFIX):
+            raise PermissionError(errno.EPERM, "Operation not permitted", str(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(publishing.os, "rename", refusing)
+    with pytest.raises(InputError) as e:
+        publish(_stage(tmp_path / "second", "new"), published, SOURCE)
+    monkeypatch.setattr(publishing.os, "rename", real)
+    assert "(EPERM)" in str(e.value) and "\n" not in str(e.value)
+    assert _snapshot(published) == before
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_a_document_run_into_an_out_refusing_new_files_says_one_line(tmp_path, monkeypatch, capsys):
+    from flows.document import main
+    from tests.hardening.support import write_sheet
+
+    sheet = write_sheet(tmp_path / "src")
+    out = tmp_path / "out"
+    assert main([str(sheet), "--backend", "none", "--no-areas", "--out", str(out)]) == 0
+    before = _snapshot(out)
+    capsys.readouterr()
+    sheet.write_text(sheet.read_text() + "\n(c) Find its momentum $p$.\n")
+    _refusing_new_files(monkeypatch, out, errno.EPERM)
+    code = main([str(sheet), "--backend", "none", "--no-areas", "--out", str(out)])
+    printed = capsys.readouterr()
+    text = printed.out + printed.err
+    assert code == 1, text
+    assert "Traceback" not in text and "PermissionError" not in text, text
+    assert sum("--out refuses new files (an immutable folder" in line for line in text.splitlines()) == 1, text
+    monkeypatch.undo()
+    assert _snapshot(out) == before
