@@ -62,6 +62,10 @@ def test_markers_are_read_as_the_contract_writes_them():
     assert [m.number for m in question_markers(md)] == ["3", "4", "5"]  # an Answers section ends the questions
     assert [m.number for m in question_markers("Intro.\n\n1.  First\n\n    (a) part\n\n2.  Second\n")] == ["1", "2"]
     assert [m.number for m in question_markers("**Solution 2.** It is 4.\n", solutions=True)] == ["2"]
+    # a bold bonus label after the last numbered bold marker opens a question with no number;
+    # one before it is no marker (the reader reads it inside its question)
+    md = "**Bonus:** warm up.\n\n**1.** Add.\n\n**2.** Subtract.\n\n**Extra Credit. \\[1 point\\]** Divide.\n"
+    assert [m.number for m in question_markers(md)] == ["1", "2", ""]
 
 
 def test_two_questions_read_into_one_point_at_the_question_that_swallowed_the_marker():

@@ -835,3 +835,23 @@ def test_sub_headings_the_knitted_document_numbers_are_the_parts_of_their_headin
     assert len(out) == 2 and out.root[0].main_text == "A kettle and a pot."
     assert contents(out.root[0]) == ["Boil the water.", "Pour it."] and contents(out.root[1]) == ["Rake the leaves."]
     assert "Poured." in out.root[0].parts[1].worked_solution + out.root[0].parts[1].answer
+
+
+def test_a_bold_bonus_label_after_the_last_numbered_question_opens_a_question_of_its_own():
+    md = """Answer in pen.
+
+**1.** Name a noble gas.
+
+**2.** Name a halogen.
+
+1.  Give its symbol.
+
+2.  Give its period.
+
+**Bonus. (2 points)** Name an element discovered in a star.
+"""
+    out = read(md)
+    assert len(out) == 3
+    two, bonus = out.root[1], out.root[2]
+    assert contents(two) == ["Give its symbol.", "Give its period."]
+    assert bonus.title == "Bonus" and bonus.main_text == "Name an element discovered in a star."

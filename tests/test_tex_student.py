@@ -167,6 +167,46 @@ def test_a_question_environment_with_arguments_prints_them_as_its_label():
     assert not [w for w in out.warnings if w.kind == "SkippedContent"]
 
 
+def test_a_numbering_macro_prints_the_number_it_sets_in_a_margin_box():
+    # TeX prints a box's content where the box stands: the number set in the margin
+    out = md("\\task{3} Weigh the crate.\n\n\\task{2} Paint the fence.\n\n\\step Sand it first.",
+             "\\newcounter{tk}\n\\newcounter{st}\n"
+             "\\newcommand{\\task}[1]{\\par\\addvspace{4pt}\\stepcounter{tk}\\makebox[0pt][r]{\\textbf{\\arabic{tk}.}\\hskip1ex}"
+             "\\textit{(#1 marks)}\\hskip1ex}\n"
+             "\\newcommand{\\step}{\\par\\stepcounter{st}\\llap{\\textbf{(\\alph{st})}}~}\n")
+    assert "**1.** *(3 marks)* Weigh the crate." in out.text, out.text
+    assert "**2.** *(2 marks)* Paint the fence." in out.text
+    assert "(a)" in out.text and "Sand it first." in out.text
+    assert "0pt" not in out.text and "[r]" not in out.text and "4pt" not in out.text
+    assert not [w for w in out.warnings if "addvspace" in f"{w.message} {w.text}"]  # printed nothing, lost nothing
+
+
+def test_empty_answer_slots_are_no_solutions_and_a_started_slot_is_question_text():
+    out = md("Show A.\n\\begin{proof}\n% your proof\n\\end{proof}\n\n"
+             "Show B.\n\\begin{proof}\n  % your proof\n\\end{proof}\n\n"
+             "Show C.\n\\begin{proof}\nBegin with a sketch.\n% your proof\n\\end{proof}\n\n"
+             "Show D.\n\\begin{solution}[3cm]\n\\vspace{2cm}\n\\end{solution}\n\n"
+             "Show E.\n\\begin{proof}\nA whole argument.\n\\end{proof}\n",
+             "\\usepackage{amsthm}\n\\newenvironment{solution}{}{}\n")
+    # the one proof with text of its own is a solution; the slots are none
+    assert out.text.count("::: {.solution}") == 1, out.text
+    assert "::: {.solution}\nA whole argument.\n:::" in out.text
+    # the sheet started C's proof for the student: its words are the question's
+    assert "Begin with a sketch." in out.text.split(":::")[0]
+    assert "your proof" not in out.text
+
+
+def test_ensuremath_inside_maths_is_its_argument():
+    out = md("Let $x\\in\\RR$ be given.", "\\newcommand{\\RR}{\\ensuremath{\\mathbb R}}\n")
+    assert "ensuremath" not in out.text and "\\mathbb R" in out.text, out.text
+
+
+def test_a_proof_inside_a_list_item_loses_its_label_and_end_mark():
+    out = md("\\begin{enumerate}\\item Prove it.\n\\begin{proof}Because so.\\end{proof}\n\\end{enumerate}",
+             "\\usepackage{amsthm}\n")
+    assert "Because so." in out.text and "Proof." not in out.text and "\u25fb" not in out.text, out.text
+
+
 # --- text lost or moved ---------------------------------------------------------------------
 
 

@@ -187,7 +187,8 @@ end
 local function proof(div)
   local blocks = div.content
   local first = blocks[1]
-  if first and first.t == "Para" and first.content[1] and first.content[1].t == "Emph"
+  -- (a Plain in a tight list item: a proof under an `\item`)
+  if first and (first.t == "Para" or first.t == "Plain") and first.content[1] and first.content[1].t == "Emph"
       and pandoc.utils.stringify(first.content[1]):match("^Proof%.?$") then
     first.content:remove(1)
     drop_leading_space(first.content)

@@ -16,6 +16,7 @@ cannot render and never adds or rewrites a word of the sheet:
 - headings lose their identifiers and classes ({#id .unnumbered}); links lose
   their attributes ({reference-type="ref" …}); code blocks keep only their language
   (```` ``` html ````, not ```` ``` {.html language="HTML"} ````);
+- `\ensuremath` inside maths is cut (its argument stays, as LaTeX prints it there);
 - maths spanning several lines: a continuation line that could start a markdown block
   (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
   four spaces so that it stays inside the paragraph, and blank lines inside maths are
@@ -101,7 +102,12 @@ local function risky(line)
 end
 
 local function Math(el)
-  if not el.text:find("\n", 1, true) then return nil end
+  -- `\ensuremath{X}` inside maths is `{X}`: LaTeX typesets the argument as it is in maths
+  -- mode (a sheet's `\newcommand{\RR}{\ensuremath{\mathbb R}}`, which pandoc expands into
+  -- the maths), and KaTeX does not know the command
+  local text, n = el.text:gsub("\\ensuremath%f[^%a]%s*", "")
+  if n > 0 then el.text = text end
+  if not el.text:find("\n", 1, true) then return n > 0 and el or nil end
   local lines = {}
   local first = true
   for line in (el.text .. "\n"):gmatch("(.-)\n") do

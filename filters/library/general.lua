@@ -9,7 +9,9 @@ Questions open at
   * a paragraph opening with a bold marker: `**Question 3**`, `**Q1.**`,
     `**Problem 2.** (Title)`, `**Problem #3.4 in the book**` (a number sign is no part of
     the number; a marker that is all its question has is its main text); a bold label
-    ending in that marker word with no number (`**Programming Problem.**`);
+    ending in that marker word with no number (`**Programming Problem.**`); after the
+    last of them, a paragraph opening with a bold bonus label (`**Extra Credit. [1 point]**
+    Show …`), titled by the label;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
     questions; text between two lists leads into the next question, text under a
@@ -841,6 +843,23 @@ local function bonus_label(text)
   if words_in(low) > 5 then return nil end
   for _, w in ipairs(BONUS_WORDS) do
     if low == w or low:sub(-#w - 1) == ' ' .. w then return plain:sub(-#w), rest end
+  end
+  return nil
+end
+
+-- A paragraph opening with a bold bonus label, points aside (`**Extra Credit. [1 point]**
+-- Show …`, `**Bonus:** …`): the label (the question's title) and the paragraph's text
+-- after it, else nil.
+local function bold_bonus(b)
+  if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] or b.content[1].t ~= 'Strong' then return nil end
+  local label = trim(pandoc.utils.stringify(b.content[1]))
+  local plain = trim((label:gsub('%s*[%(%[][^%)%]]*[%)%]]%s*$', ''):gsub('[%.:]$', '')))
+  if #plain == 0 or #plain > 40 then return nil end
+  for _, w in ipairs(BONUS_WORDS) do
+    if plain:lower() == w then
+      local rest = sheet.text_of(b):match('^%*%*.-%*%*(.*)$') or ''
+      return plain, trim((rest:gsub('^[ \t]*[%.:]?[ \t]*', '')))
+    end
   end
   return nil
 end
@@ -2408,6 +2427,11 @@ local function segment(blocks)
     end
     named = nil
   end
+  -- the index of the last block opening a question with a bold marker
+  local last_marker = nil
+  if markers then
+    for bi, b in ipairs(blocks) do if bold_marker(b) then last_marker = bi end end
+  end
   for bi, b in ipairs(blocks) do
     if named and b.t ~= 'Header' then
       named.blocks[#named.blocks + 1] = b
@@ -2485,6 +2509,12 @@ local function segment(blocks)
       -- does not number (its number is its place)
       cur = new_question(qs, '', unnumbered_marker(b, bold_words), 99)
       flush_stem(cur, 99)
+    elseif markers and ROLE == 'questions' and cur and last_marker and bi > last_marker and bold_bonus(b) then
+      -- `**Extra Credit. [1 point]** Show …` after the sheet's last numbered question: a
+      -- question of its own the sheet does not number, titled by its label
+      local title, rest = bold_bonus(b)
+      cur = new_question(qs, '', title, 99)
+      if rest ~= '' then text_unit(rest, cur.units) end
     elseif markers and cur and continues_numbering(b, cur) then
       -- numbered items that go on from the marked question's number (`### Question 6`, then
       -- `7. …`, `8. …`): the same questions, written another way from there on

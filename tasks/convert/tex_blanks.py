@@ -15,6 +15,13 @@ pre-pass does: :mod:`tasks.convert.latex`).
   break or a layout command, which print nothing — while pandoc swallows the heading after it
   (or stops on it: ``\mbox`` ⏎ ⏎ ``\section{…}``). The command is cut (with a layout
   command it took; a paragraph break is kept).
+- A solution or proof environment that holds nothing TeX prints — comments
+  (``% FILL IN``), spacing, layout commands — is room the student writes in, not a
+  solution (:func:`empty_slot`): it is cut, so no empty solution is read or reported lost.
+  When two or more such slots hold the same comment (a template's ``% FILL IN``), that
+  comment marks the sheet's slots, and an environment of theirs ending with it after some
+  text is a slot the sheet started for the student (the first lines of a proof to finish):
+  its text is printed with the question, not read as a solution (:func:`slot_comments`).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import re
 
 from pylatexenc.latexwalker import LatexCharsNode, LatexCommentNode, LatexGroupNode, LatexMacroNode
 
-from tasks.convert.latex import end_of_args
+from tasks.convert.latex import end_of_args, parse_nodes
 from tasks.convert.tex_answers import BLANK
 from tasks.convert.tex_unknown import length_group, gather
 
@@ -125,6 +132,55 @@ def bare_argument(ed, n) -> bool:
     # a layout command is cut with it: pandoc would skip the group after it (as above)
     ed.edit(n.pos, name_end if isinstance(arg, LatexCharsNode) else arg.pos + len(arg.macroname) + 1, "")
     return True
+
+
+def empty_slot(body: str) -> bool:
+    """Does an environment's ``body`` print nothing: only comments, white space, spacing
+    and layout commands (``\\vspace{2in}``, ``\\vfill``), an optional ``[…]`` first (a box's
+    height)? An empty body is one too."""
+    body = re.sub(r"^\s*\[[^\]\n]*\]", "", body)
+    for x in parse_nodes(body):
+        if x is None or isinstance(x, LatexCommentNode):
+            continue
+        if isinstance(x, LatexCharsNode):
+            if x.chars.replace("~", "").strip():
+                return False
+        elif isinstance(x, LatexMacroNode):
+            if not (_layout(x) or x.macroname in SPACING or x.macroname in ("par", "\\", "newline")):
+                return False
+        elif isinstance(x, LatexGroupNode):
+            if not empty_slot(x.latex_verbatim()[1:-1]):
+                return False
+        else:
+            return False
+    return True
+
+
+SLOT_ENVS = ("proof", "solution", "solutions", "answer", "sol", "soln")
+_ENV = re.compile(r"\\begin\{(" + "|".join(SLOT_ENVS) + r")\}(.*?)\\end\{\1\}", re.S)
+_COMMENT = re.compile(r"(?<!\\)%[ \t]*([^\n]*?)[ \t]*$", re.M)
+
+
+def slot_comments(src: str) -> set[str]:
+    """The comments that mark a sheet's empty slots: each held by two or more environments
+    of :data:`SLOT_ENVS` that print nothing else (see the module docstring)."""
+    seen: dict[str, int] = {}
+    for m in _ENV.finditer(src):
+        if empty_slot(m.group(2)):
+            for c in {c for c in _COMMENT.findall(m.group(2)) if c}:
+                seen[c] = seen.get(c, 0) + 1
+    return {c for c, k in seen.items() if k >= 2}
+
+
+def started_slot(body: str, comments: set[str]) -> bool:
+    """Does an environment's ``body`` print text and end with one of the sheet's slot
+    ``comments`` (a proof the sheet started for the student to finish)?"""
+    if empty_slot(body):
+        return False
+    found = list(_COMMENT.finditer(body))
+    last = found[-1] if found else None  # the room left for the student is what ends the body
+    return bool(last and last.group(1) in comments and body[:last.start()].strip()
+                and empty_slot(body[last.start():]))
 
 
 def _layout(n) -> bool:

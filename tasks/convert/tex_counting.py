@@ -6,6 +6,10 @@ prints a counter (``\stepcounter{q}\textbf{Question \theq}``) is expanded here, 
 counters kept as LaTeX keeps them (``\newcounter{c}[parent]`` resets), and what it
 prints given to pandoc. Conditionals inside such a body are skipped (the sheet's own
 top-level conditionals are evaluated before, :mod:`tasks.convert.tex_cond`).
+
+What such a body prints is given as TeX prints it: a box (``\makebox[0pt][r]{\arabic{q}.}``,
+``\llap{…}``: a number set in the margin) prints its content, which pandoc would drop
+with the box, and a plain TeX skip (``\hskip1ex``) a space.
 """
 
 from __future__ import annotations
@@ -16,6 +20,16 @@ from pylatexenc.latexwalker import LatexCharsNode, LatexGroupNode, LatexMacroNod
 
 from tasks.convert.labels import fmt
 from tasks.convert.latex import LAYOUT_IN_BODY, arg_text, parse_nodes
+
+BOXES = {"makebox", "framebox", "mbox", "fbox", "hbox", "llap", "rlap", "clap", "mathllap", "mathrlap"}
+"""Boxes whose content TeX prints where the box stands (LaTeX: ``\\makebox[width][pos]{text}``,
+``\\mbox{text}``; plain TeX: ``\\llap``, ``\\rlap``, ``\\hbox``; mathtools: ``\\mathllap``)."""
+_LEADING_OPTS = re.compile(r"^(?:\s*\[[^\]\n]*\])+")
+SKIPS = {"hskip", "kern"}
+"""Plain TeX's horizontal space by the length written after it: a space (pandoc drops it
+with no space, running the number into the words after it)."""
+_LEADING_LENGTH = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*(?:pt|cm|mm|in|em|ex|bp|pc|sp|dd|cc|mu)"
+                             r"(?:\s+(?:plus|minus)\s+[-+]?(?:\d+\.?\d*|\.\d+)\s*(?:pt|cm|mm|in|em|ex|fil+))*")
 
 
 class CountingMacros:
@@ -40,9 +54,16 @@ class CountingMacros:
 
     def render(self, nodes) -> str:
         out, ctx, skip_until_group, level = [], self.ctx, False, 0
+        opts = None  # what the characters after a box or a skip start with: its options, its length
         for x in nodes:
             if x is None:
                 continue
+            if opts is not None and isinstance(x, LatexCharsNode):
+                if not level:
+                    out.append(opts.sub("", x.chars, count=1))
+                opts = None
+                continue
+            opts = None
             if skip_until_group:
                 if isinstance(x, LatexGroupNode):
                     skip_until_group = False
@@ -59,6 +80,21 @@ class CountingMacros:
                     continue
                 if m in ("def", "gdef", "edef", "xdef"):
                     skip_until_group = True
+                    continue
+                if m in BOXES and not level:
+                    args = [a for a in (x.nodeargd.argnlist if x.nodeargd else []) if a is not None]
+                    groups = [a for a in args if isinstance(a, LatexGroupNode)]
+                    if groups:  # parsed with its arguments: the last one is the content
+                        out.append("{" + self.render(groups[-1].nodelist) + "}")
+                    else:  # its options are characters after it, its content the group after them
+                        opts = _LEADING_OPTS
+                    continue
+                if m == "addvspace":  # LaTeX's vertical space: it prints nothing, nor does its length
+                    skip_until_group = not (x.nodeargd and any(x.nodeargd.argnlist))
+                    continue
+                if m in SKIPS and not level:
+                    out.append(" ")
+                    opts = _LEADING_LENGTH
                     continue
                 c = (arg_text(x, 0) or "").strip()
                 if m in ("stepcounter", "refstepcounter"):

@@ -77,6 +77,7 @@ class Editor(ListEdits, CountingMacros):
         self.unwrapped: set[int] = set()
         self.real_math = 0  # maths nodes open that are real maths (no paragraph break inside)
         self.questions_seen = 0  # exam's questions so far (its numbering runs on across questions environments)
+        self.slots = tex_blanks.slot_comments(source)  # comments marking the sheet's answer slots
 
     def edit(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, text))
@@ -214,6 +215,16 @@ class Editor(ListEdits, CountingMacros):
         if name in EXAM_CHOICES and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{itemize}")
             self.edit(end_start, n.pos + n.len, "\\end{itemize}")
+            self.converted.add(name)
+            self.run(n.nodelist, depth, in_math)
+            return
+        if name in SOLUTION_ENVS | EXAM_SOLUTIONS | {"proof"} and tex_blanks.empty_slot(self.src[begin_end:end_start]):
+            self.edit(n.pos, n.pos + n.len, "")  # room to write in, not a solution (tex_blanks)
+            self.converted.add(name)
+            return
+        if name in tex_blanks.SLOT_ENVS and tex_blanks.started_slot(self.src[begin_end:end_start], self.slots):
+            self.edit(n.pos, begin_end, "\n\n")  # the sheet's start of the student's answer: its text
+            self.edit(end_start, n.pos + n.len, "\n\n")
             self.converted.add(name)
             self.run(n.nodelist, depth, in_math)
             return

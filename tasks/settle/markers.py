@@ -28,6 +28,9 @@ name and a year, not a question number followed by a title."""
 _DELIMITED = re.compile(r"^\d+(?:\.\d+)*[.):]\s+\d")
 _SOLUTIONS_HEADING = re.compile(r"^(?:worked\s+)?(?:solutions?|answers?)\b", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_BONUS = re.compile(r"^\s*(?:extra credit|bonus(?: question| problem)?|challenge|extra)\s*[.:]?\s*"
+                    r"(?:\\?[\[(][^\])]*\\?[\])])?\s*[.:]?\s*$", re.I)
+"""A bold bonus label, points aside (``Extra Credit. \\[1 point\\]``, ``Bonus:``)."""
 
 LABEL = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)*(?:\\?\((?P<p>[a-z]{1,4}|\d{1,2})\\?\)|(?P<c>[a-z]{1,4})[.)])(?=\s|$)")
 _ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"]
@@ -151,6 +154,7 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     marker_level = None
     heading_since_item = False
     answers_at = None  # a Solutions / Answers heading after question markers
+    bonus: list[Marker] = []  # bold bonus labels (``**Extra Credit. [1 point]**``)
     for n, line in _outside_code(markdown):
         h = _HEADING.match(line)
         item = _TOP_ITEM.match(line) or _PAREN_ITEM.match(line)
@@ -174,12 +178,24 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
             if number is not None:
                 found.append(Marker(n, number, line.strip()))
                 headed.append("bold")
+            elif not solutions and _BONUS.match(_BOLD.match(line).group(1)):
+                bonus.append(Marker(n, "", line.strip()))
         elif item and _worded(line[item.end():]):
             kind = line[0] + line[item.end(1)] if line[0] == "(" else line[item.end(1)]
             items.append((Marker(n, item.group(1), line.strip()), kind))
             items[-1][0].heading_before = heading_since_item
             heading_since_item = False
         previous_blank = not line.strip()
+    last_bold = max((m.line for m, k in zip(found, headed) if k == "bold"), default=None)
+    if last_bold is not None and (answers_at is None or answers_at > last_bold):
+        # after the last numbered bold marker, a bold bonus label opens a question the sheet
+        # does not number, as the general reader reads it
+        for m in bonus:
+            if m.line > last_bold and (answers_at is None or m.line < answers_at):
+                found.append(m)
+                headed.append("bold")
+        pairs = sorted(zip(found, headed), key=lambda mk: mk[0].line)
+        found, headed = [m for m, _ in pairs], [k for _, k in pairs]
     if answers_at is not None:
         # the answers to the questions before it, unless only items came before and markers
         # follow (an ``Answers to Questions`` heading over the questions themselves)
