@@ -29,14 +29,19 @@ from __future__ import annotations
 import itertools
 import os
 import queue
+import random
 import socket
 import threading
+import time
 
 ENV = "SHEET2LAMBDA_MACHINE_SHEETS"
 """Slots of the machine's limit when a run creates it; ``0`` turns the limit off."""
 
 LEASE_SECONDS = 60.0
 """A slot's lease: renewed while its sheet is in flight; a dead process's slots free after it."""
+
+POLL_SECONDS = 0.5
+"""Least seconds between two asks of a run waiting for a slot (each wait 1–2 × this, jittered)."""
 
 SLOT_EVENT = "slot"
 """What a granted slot puts on the run's event queue: ``("slot", token)``."""
@@ -107,6 +112,25 @@ def ensure_limit(name: str, limit: int) -> None:
             pass
 
 
+def try_slot(name: str):
+    """One slot of the limit ``name`` under a lease, asked for once: the grant (its ``limits``
+    empty when the limit is gone), or ``None`` when every slot is taken (HTTP 423). Any other
+    failure raises. Asked once and polled (:data:`POLL_SECONDS`) rather than through Prefect's
+    own wait, which sleeps the server's ``Retry-After``: the slots' average occupancy times the
+    sheets waiting over the limit (up to 30 s), so freed slots sat idle while their runs slept."""
+    import httpx
+    from prefect.concurrency._sync import acquire_concurrency_slots_with_lease
+
+    try:
+        return acquire_concurrency_slots_with_lease([name], 1, lease_duration=LEASE_SECONDS, max_retries=0,
+                                                    suppress_warnings=True)
+    except Exception as e:
+        cause = e.__cause__
+        if isinstance(cause, httpx.HTTPStatusError) and cause.response.status_code == 423:
+            return None
+        raise
+
+
 class MachineSlots:
     """Slots of the machine's limit for one folder run. :meth:`ask` starts a thread that waits
     for a slot and puts ``("slot", token)`` on ``events`` once granted; :meth:`free` gives the
@@ -130,12 +154,16 @@ class MachineSlots:
 
     def _hold(self, token: str, done: threading.Event) -> None:
         from prefect.concurrency._leases import maintain_concurrency_lease
-        from prefect.concurrency._sync import acquire_concurrency_slots_with_lease, release_concurrency_slots_with_lease
+        from prefect.concurrency._sync import release_concurrency_slots_with_lease
 
         granted = None
         try:
-            granted = acquire_concurrency_slots_with_lease([self.name], 1, lease_duration=LEASE_SECONDS,
-                                                           suppress_warnings=True)
+            while granted is None and not self.closed:
+                granted = try_slot(self.name)
+                if granted is None:
+                    time.sleep(POLL_SECONDS * (1 + random.random()))
+            if self.closed:
+                return
             if not granted.limits:  # the limit was deleted: nothing bounds the machine
                 granted = None
             if self.closed:

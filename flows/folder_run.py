@@ -298,13 +298,13 @@ def run_folder(
 
     def launch() -> None:
         """Start sheets, in the folder's order, until `window` are in flight or none is left
-        (with the machine's limit: ask for a slot for each place, the sheet started once granted)."""
+        (with the machine's limit: a slot asked for, the sheet started once granted, then the next)."""
         if slots is None:
             while len(runs) < window and start_next():
                 pass
             return
-        while len(runs) + asked[0] < window and paired(launched[0] + asked[0]) is not None:
-            asked[0] += 1
+        if not asked[0] and len(runs) < window and paired(launched[0]) is not None:
+            asked[0] = 1  # one ask at a time: a run waiting polls the server once, not once per place
             slots.ask()
 
     def ended(key: str, row: SheetRow) -> None:
