@@ -112,34 +112,37 @@ def ensure_limit(name: str, limit: int) -> None:
             pass
 
 
-def try_slot(name: str):
-    """One slot of the limit ``name`` under a lease, asked for once: the grant (its ``limits``
-    empty when the limit is gone), or ``None`` when every slot is taken (HTTP 423). Any other
-    failure raises. Asked once and polled (:data:`POLL_SECONDS`) rather than through Prefect's
-    own wait, which sleeps the server's ``Retry-After``: the slots' average occupancy times the
-    sheets waiting over the limit (up to 30 s), so freed slots sat idle while their runs slept."""
+def try_slot(client, name: str):
+    """One slot of the limit ``name`` under a lease, asked for once with Prefect's sync
+    ``client``: the grant (``ConcurrencyLimitWithLeaseResponse``; its ``limits`` empty when the
+    limit is gone), or ``None`` when every slot is taken (HTTP 423). Any other failure raises.
+    Asked once and polled (:data:`POLL_SECONDS`) rather than through Prefect's own wait, which
+    sleeps the server's ``Retry-After`` (the slots' average occupancy times the sheets waiting
+    over the limit, up to 30 s: freed slots sat idle while their runs slept) and logs each 423
+    as an error of its queue service."""
     import httpx
-    from prefect.concurrency._sync import acquire_concurrency_slots_with_lease
+    from prefect.client.schemas.responses import ConcurrencyLimitWithLeaseResponse
 
     try:
-        return acquire_concurrency_slots_with_lease([name], 1, lease_duration=LEASE_SECONDS, max_retries=0,
-                                                    suppress_warnings=True)
-    except Exception as e:
-        cause = e.__cause__
-        if isinstance(cause, httpx.HTTPStatusError) and cause.response.status_code == 423:
+        response = client.increment_concurrency_slots_with_lease(names=[name], slots=1, mode="concurrency",
+                                                                 lease_duration=LEASE_SECONDS)
+    except httpx.HTTPStatusError as e:
+        if e.response.status_code == 423:
             return None
         raise
+    return ConcurrencyLimitWithLeaseResponse.model_validate(response.json())
 
 
 class MachineSlots:
     """Slots of the machine's limit for one folder run. :meth:`ask` starts a thread that waits
     for a slot and puts ``("slot", token)`` on ``events`` once granted; :meth:`free` gives the
-    token's slot back; :meth:`close` frees every slot and drops those still asked for."""
+    token's slot back (released before it returns, so the run's next ask finds it free);
+    :meth:`close` frees every slot and drops those still asked for."""
 
     def __init__(self, events: queue.Queue, name: str | None = None):
         self.events = events
         self.name = name or limit_name()
-        self.held: dict[str, threading.Event] = {}
+        self.held: dict[str, tuple[threading.Event, threading.Thread]] = {}
         self.lock = threading.Lock()
         self.closed = False
         self.tokens = itertools.count()
@@ -148,58 +151,59 @@ class MachineSlots:
         """Ask for one slot; granted later, as an event (never blocks)."""
         token = f"slot{next(self.tokens)}"
         done = threading.Event()
+        thread = threading.Thread(target=self._hold, args=(token, done), name=f"sheet2lambda-{token}", daemon=True)
         with self.lock:
-            self.held[token] = done
-        threading.Thread(target=self._hold, args=(token, done), name=f"sheet2lambda-{token}", daemon=True).start()
+            self.held[token] = (done, thread)
+        thread.start()
 
     def _hold(self, token: str, done: threading.Event) -> None:
+        from prefect.client.orchestration import get_client
         from prefect.concurrency._leases import maintain_concurrency_lease
-        from prefect.concurrency._sync import release_concurrency_slots_with_lease
 
         granted = None
         try:
-            while granted is None and not self.closed:
-                granted = try_slot(self.name)
-                if granted is None:
-                    time.sleep(POLL_SECONDS * (1 + random.random()))
-            if self.closed:
-                return
-            if not granted.limits:  # the limit was deleted: nothing bounds the machine
-                granted = None
-            if self.closed:
-                return
-            if granted is None:
-                self.events.put((SLOT_EVENT, token))
-                done.wait()
-                return
-            with maintain_concurrency_lease(granted.lease_id, LEASE_SECONDS, suppress_warnings=True):
-                self.events.put((SLOT_EVENT, token))
-                done.wait()
+            with get_client(sync_client=True) as client:
+                try:
+                    while granted is None and not self.closed:
+                        granted = try_slot(client, self.name)
+                        if granted is None:
+                            time.sleep(POLL_SECONDS * (1 + random.random()))
+                    if self.closed:
+                        return
+                    if not granted.limits:  # the limit was deleted: nothing bounds the machine
+                        granted = None
+                        self.events.put((SLOT_EVENT, token))
+                        done.wait()
+                        return
+                    with maintain_concurrency_lease(granted.lease_id, LEASE_SECONDS, suppress_warnings=True):
+                        self.events.put((SLOT_EVENT, token))
+                        done.wait()
+                finally:
+                    if granted is not None and granted.limits:
+                        try:
+                            client.release_concurrency_slots_with_lease(granted.lease_id)
+                        except Exception:
+                            pass  # the lease lapses on its own
         except Exception:  # the server did not answer: the sheet runs (the run's own window still bounds it)
             if not self.closed and not done.is_set():
                 self.events.put((SLOT_EVENT, token))
-                done.wait()
         finally:
-            if granted is not None:
-                try:
-                    release_concurrency_slots_with_lease(granted.lease_id)
-                except Exception:
-                    pass  # the lease lapses on its own
             with self.lock:
                 self.held.pop(token, None)
 
     def free(self, token: str) -> None:
-        """Give the slot of ``token`` back (its thread releases the lease)."""
+        """Give the slot of ``token`` back, waiting (a few seconds at most) for its release."""
         with self.lock:
-            done = self.held.get(token)
+            done, thread = self.held.get(token, (None, None))
         if done is not None:
             done.set()
+            thread.join(timeout=5)
 
     def close(self) -> None:
         """Free every slot held; a slot granted after this is released at once."""
         self.closed = True
         with self.lock:
-            for done in self.held.values():
+            for done, _ in self.held.values():
                 done.set()
 
 
