@@ -197,9 +197,11 @@ def guard_result_cache(maxsize: int = RESULT_CACHE_SIZE) -> bool:
 
 def release(futures) -> int:
     """Forget what the current flow run keeps of the finished task runs of ``futures`` (their
-    entries in ``FlowRunContext.run_results``, found by task run id): call it once nothing
+    entries in ``FlowRunContext.run_results``, found by task run id, and in
+    ``FlowRunContext.task_run_assets``: the assets a task run passes downstream, an empty set
+    per task run here, kept by Prefect until the flow run ends): call it once nothing
     downstream of them is left to submit (a folder run, as each sheet ends). Returns how
-    many entries were dropped."""
+    many ``run_results`` entries were dropped."""
     from prefect.context import FlowRunContext
 
     ctx = FlowRunContext.get()
@@ -210,6 +212,9 @@ def release(futures) -> int:
     gone = [k for k, (state, _, _) in list(results.items()) if state.state_details.task_run_id in ids]
     for k in gone:
         results.pop(k, None)
+    assets = ctx.task_run_assets
+    for i in ids:
+        assets.pop(i, None)
     return len(gone)
 
 

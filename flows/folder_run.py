@@ -15,7 +15,6 @@ import commandline.runtime as runtime
 
 runtime.quiet_environment()
 
-import os  # noqa: E402
 import queue  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
@@ -27,6 +26,7 @@ from prefect.artifacts import update_progress_artifact  # noqa: E402
 
 from commandline.logs import say  # noqa: E402
 from commandline.runners import release  # noqa: E402
+from commandline.slots import SLOT_EVENT, machine_slots, sheets_in_flight  # noqa: E402
 from commandline.options import shown_name, utf8_name  # noqa: E402
 from commandline.out_paths import (  # noqa: E402
     OUTPUT_MANIFEST, holds_outputs, inside, out_above, out_inside, out_over_inputs)
@@ -52,26 +52,6 @@ from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # no
 
 PROGRESS_SECONDS = 1.0
 """Least seconds between two updates of the run's progress artifact (a request each)."""
-
-
-def sheets_in_flight(live: bool, given: int | None = None) -> int:
-    """How many sheets a folder run keeps in flight: ``given`` when set (at least 1); else
-    twice the cores this process may use (an offline sheet's work is CPU: pandoc and
-    Python), and with a live backend at least twice its in-flight limit
-    (``SHEET2LAMBDA_MAX_IN_FLIGHT``, :func:`tasks.llm.limits.max_in_flight`), so that its
-    calls' places stay filled while each sheet waits on its own calls in turn."""
-    if given:
-        return max(1, given)
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    n = 2 * cores
-    if live:
-        from tasks.llm.limits import max_in_flight
-
-        n = max(n, 2 * max_in_flight())
-    return n
 
 
 def run_folder(
@@ -297,9 +277,15 @@ def run_folder(
     launched = [0]  # pairs started so far
     window = sheets_in_flight(spec is not None, in_flight)
 
-    def launch() -> None:
-        """Start sheets, in the folder's order, until `window` are in flight or none is left."""
-        while len(runs) < window and (raw := paired(launched[0])) is not None:
+    # With a shared server a sheet starts only with a slot of the machine's too (commandline.slots).
+    slots = machine_slots(events, live=spec is not None)
+    asked = [0]  # slots asked for and not yet granted
+    slot_of: dict[str, str] = {}  # a sheet in flight → its slot's token
+
+    def start_next(token: str | None = None) -> bool:
+        """Start the folder's next sheet that gets in flight (one skipped or failing at its
+        start takes no place); False when none is left."""
+        while (raw := paired(launched[0])) is not None:
             i, launched[0] = launched[0], launched[0] + 1
             key, pair = str(raw.source), checked(raw)
             if pair is None:  # skipped: a line in the report, no row
@@ -310,13 +296,30 @@ def run_folder(
             if isinstance(run, str):
                 converted[key] = False
                 finished(pair, failed_row(pair, folder).model_copy(update={"reason": run}))
-            else:
-                runs[key] = (pair, run)
-                when_done(run.markdown, events, "markdown", key)
+                continue
+            runs[key] = (pair, run)
+            if token is not None:
+                slot_of[key] = token
+            when_done(run.markdown, events, "markdown", key)
+            return True
+        return False
+
+    def launch() -> None:
+        """Start sheets, in the folder's order, until `window` are in flight or none is left
+        (with the machine's limit: a slot asked for, the sheet started once granted, then the next)."""
+        if slots is None:
+            while len(runs) < window and start_next():
+                pass
+            return
+        if not asked[0] and len(runs) < window and paired(launched[0]) is not None:
+            asked[0] = 1  # one ask at a time: a run waiting polls the server once, not once per place
+            slots.ask()
 
     def ended(key: str, row: SheetRow) -> None:
         """A sheet in flight ended with ``row``: its row written, its place given to the next sheet."""
         pair, run = runs.pop(key)
+        if slots is not None and key in slot_of:
+            slots.free(slot_of.pop(key))
         finished(pair, row)
         release([*run.futures().values(), *run.box_futures()])  # what Prefect keeps of its task runs
         shutil.rmtree(run.media_dir, ignore_errors=True)
@@ -324,8 +327,14 @@ def run_folder(
 
     try:
         launch()
-        while runs:
+        while runs or asked[0]:
             what, key = next_event(events)
+            if what == SLOT_EVENT:  # a slot of the machine's limit: the next sheet takes it
+                asked[0] -= 1
+                if not start_next(key):
+                    slots.free(key)
+                launch()
+                continue
             pair, run = runs[key]
             if what == "markdown":
                 error = unconverted(run)
@@ -380,6 +389,8 @@ def run_folder(
                 row = built_row(failed_row(pair, folder), outcome, pair.source.stem, accepted, seen, offline)
                 ended(key, row.model_copy(update={"fresh_stages": fresh_stages(outcome.task_states)}))
     finally:
+        if slots is not None:
+            slots.close()
         shutil.rmtree(media, ignore_errors=True)
     if started:  # the span of the sheets' own work, for the command's overhead line
         runtime.STARTUP["sheets"] = float(runtime.STARTUP.get("sheets", 0.0)) + (

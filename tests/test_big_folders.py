@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+import commandline.slots
 import flows.folder_run as folder_run
 from flows.folder import folder_flow
 from flows.folder_run import sheets_in_flight
@@ -74,7 +75,7 @@ def test_at_most_the_window_of_sheets_is_in_flight_and_each_is_written_as_it_end
 
 
 def test_the_window_comes_from_the_cores_and_the_backends_in_flight_limit(monkeypatch):
-    monkeypatch.setattr(folder_run.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(commandline.slots.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
     assert sheets_in_flight(live=False) == 4
     monkeypatch.setenv("SHEET2LAMBDA_MAX_IN_FLIGHT", "6")
     assert sheets_in_flight(live=True) == 12
