@@ -60,7 +60,7 @@ from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import InputError, system_problem, validation_line  # noqa: E402
 from tasks.safe_json import json_loads  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
-from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
+from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim, taken_by_run  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
 
@@ -254,6 +254,11 @@ def sweep_flow(
     previous = sweep_changes.read_record(out_dir)  # what each sheet read at the last sweep into out
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
+    for f in list(folders):  # a course folder named report.csv would take out/report.csv/: that course alone is skipped
+        rel = f.resolve().relative_to(base_dir.resolve()).parts if lies_inside(f, base_dir) else (f.name,)
+        if rel and (taken := taken_by_run(rel[0], "its output folder")):
+            skipped.append(f"{f}: {taken}")
+            folders.remove(f)
     for line in skipped:
         say(f"skipped    {line}")
     live = None if offline else select_backend(backend, model)
