@@ -57,7 +57,7 @@ from schemas.baseline import Baseline  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
-from tasks.errors import InputError, system_problem, validation_line  # noqa: E402
+from tasks.errors import visible, InputError, system_problem, validation_line  # noqa: E402
 from tasks.safe_json import json_loads  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim, taken_by_run  # noqa: E402
@@ -368,12 +368,12 @@ def _main(args) -> int:
                       dask_address=args.dask_address, pool_wait=args.pool_wait, in_flight=args.sheets_in_flight,
                       return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
-        print(state.message, file=sys.stderr)
+        print(visible(state.message), file=sys.stderr)
         return 1
     try:
         outcomes = state.result()
     except Exception as e:
-        print(system_problem(e) or (str(e).splitlines()[0] if str(e) else type(e).__name__), file=sys.stderr)
+        print(visible(system_problem(e) or (str(e).splitlines()[0] if str(e) else type(e).__name__)), file=sys.stderr)
         return 1
     rows = [r for o in outcomes for r in o.rows]
     return 0 if all(r.outcome == "built" for r in rows) else 2

@@ -8,14 +8,14 @@ import errno
 _CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)]}
 
 
-def visible(text: str, keep_lines: bool = False) -> str:
+def visible(text: object, keep_lines: bool = False) -> str:
     """``text`` with every control character (C0, DEL, C1: ESC, BEL, NUL, ...) written as
     ``\\xNN``, so a file name can never drive the terminal (retitle it, clear it, colour it)
     nor split a line or a CSV row; ``keep_lines`` keeps line breaks and tabs (a printed line's
     own layout). Every message naming a path goes through it: :class:`InputError`'s file, each
     line :func:`commandline.logs.say` prints, the report's cells (attacker round 8, break9)."""
     table = {k: v for k, v in _CONTROLS.items() if not (keep_lines and k in (9, 10))}
-    return text.translate(table)
+    return str(text).translate(table)
 
 
 class InputError(Exception):

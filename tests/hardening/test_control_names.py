@@ -47,3 +47,14 @@ def test_a_folder_run_prints_and_reports_the_name_escaped(tmp_path, prefect_serv
     assert NASTY not in printed.out + printed.err and "\\x1b]2;TITLE" in printed.out + printed.err
     csv = (out / "report.csv").read_text(encoding="utf-8")
     assert not _raw(csv.replace("\n", "")) and "\\x1b]2;TITLE" in csv
+
+
+def test_the_command_lines_refusal_before_any_run_shows_the_name_escaped(tmp_path, capsys):
+    from commandline.options import precheck
+
+    sheet = tmp_path / f"{NASTY}-nul.md"
+    sheet.write_bytes(b"a\x00b\n")
+    with pytest.raises(SystemExit) as e:
+        precheck("document", [str(sheet)])
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and not _raw(err.rstrip("\n")) and "\\x1b]2;TITLE\\x07" in err and "NUL" in err
