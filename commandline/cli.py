@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
 
         problem = home_problem()  # Prefect, which these import, reads its settings from PREFECT_HOME
         if problem:
-            print(problem, file=sys.stderr)
+            from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+            print(visible(problem), file=sys.stderr)
             return 1
     module = importlib.import_module(MODULES[command])
     if command in ("review", "compare"):

@@ -42,7 +42,8 @@ def server_checks(command: str, args) -> None:
 
     problems = server_problems(command, args)
     if problems:
-        print(problems[0], file=sys.stderr)
+        from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+        print(visible(problems[0]), file=sys.stderr)
         raise SystemExit(1)
 
 
@@ -113,7 +114,8 @@ def run_command(command: str, argv: list[str] | None, prog: str, body, what: str
                 line = server_refusal(e) or unreadable_answer(e)
                 if line is None:
                     raise
-                print(line, file=sys.stderr)
+                from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+                print(visible(line), file=sys.stderr)
                 return 1
     finally:
         runtime.STARTUP.pop("command", None)  # a later flow run in this process (a test's) is not this command

@@ -71,6 +71,9 @@ def say(*lines: str, err: bool = False, level: int = logging.INFO, echo: bool = 
     """Print ``lines`` (to stderr when ``err``; not at all when ``echo`` is false), each
     wrapped to the terminal's width (:func:`fit_lines`), and send them,
     whole, to the run's log at ``level`` as one record."""
+    from tasks.errors import visible
+
+    lines = tuple(visible(line, keep_lines=True) for line in lines)  # a file name's ESC/BEL never reach the terminal
     stream = sys.stderr if err else sys.stdout
     cols = width(stream) if echo else None
     for line in lines if echo else ():

@@ -375,6 +375,7 @@ def precheck(command: str, argv: list[str] | None = None, prog: str | None = Non
 
         problems = [line for line in [dask_problem(args.dask_address)] if line]
     if problems:
-        print(problems[0], file=sys.stderr)
+        from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+        print(visible(problems[0]), file=sys.stderr)
         raise SystemExit(1)
     return args

@@ -66,6 +66,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def check_cron(cron: str) -> str | None:
+    """``None`` when ``cron`` is a schedule Prefect accepts, else one line naming ``--cron`` and what
+    is wrong (Prefect's ``CronSchedule`` validates it, croniter's five-field syntax). Checked before
+    any server is reached: a bad schedule never ends in Prefect's validation traceback."""
+    from pydantic import ValidationError
+    from prefect.client.schemas.schedules import CronSchedule
+
+    try:
+        CronSchedule(cron=cron)
+    except (ValidationError, ValueError) as e:
+        why = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
+        return f"--cron {cron!r}: not a cron schedule ({why.removeprefix('Value error, ').splitlines()[0]})"
+    return None
+
+
 def deployment_root(args: argparse.Namespace) -> str:
     """The root every path of a served run stays inside: ``--root`` as named, else ``--base``
     itself (the corpus lies inside it; never a folder above the one named). Raises
@@ -125,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     import commandline.runtime as runtime
 
     args = parse_args(argv)
+    problem = check_cron(args.cron)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     if not Path(args.base).is_dir():
         print(f"{args.base}: no such folder", file=sys.stderr)
         return 1
@@ -149,7 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     runtime.quiet_environment({"PREFECT_LOGGING_LEVEL": "INFO"})
     from prefect import serve
 
-    serve(*deployments(args))
+    from pydantic import ValidationError
+
+    try:
+        served = deployments(args)
+    except ValidationError as e:  # an option Prefect's models refuse: one line naming it, not pydantic's report
+        first = e.errors()[0]
+        print(f"{'.'.join(map(str, first['loc'])) or 'a deployment option'}: {first['msg']}", file=sys.stderr)
+        return 2
+    serve(*served)
     return 0
 
 

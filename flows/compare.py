@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m flows.compare") -
         try:
             return _run(args)
         except (InputError, BackendMissing, ValueError) as e:
-            print(str(e), file=sys.stderr)
+            from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+            print(visible(str(e)), file=sys.stderr)
             return 1
 
 
@@ -90,7 +91,8 @@ def _run(args: argparse.Namespace) -> int:
     result = compare_pdfs([PdfDoc(document=document, name=source.name, data=data, markdown=markdown)],
                           saved, spec_of(live), args.offline, size)
     if result.status.state == State.failed:
-        print(f"{source}: the compare check failed: {result.status.reason}", file=sys.stderr)
+        from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+        print(visible(f"{source}: the compare check failed: {result.status.reason}"), file=sys.stderr)
         return 1
     run = None
     if run_there:

@@ -47,7 +47,7 @@ from schemas.report import RunInfo  # noqa: E402
 from schemas.routes import RouteResult  # noqa: E402
 from tasks.check.report import offline_refusals, summary_lines  # noqa: E402
 from tasks.convert.inputs import Inputs, read_inputs  # noqa: E402
-from tasks.errors import InputError, system_problem  # noqa: E402
+from tasks.errors import visible, InputError, system_problem  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, select_backend, spec_of  # noqa: E402
 from tasks.pages.ask import batch_size  # noqa: E402
 from tasks.read.choose import FolderFilter  # noqa: E402
@@ -346,22 +346,22 @@ def _main(args: argparse.Namespace) -> int:
             err = state.result(raise_on_failure=False)
         except Exception as e:
             err = e
-        print(system_problem(err) or state.message or "the run failed", file=sys.stderr)
+        print(visible(system_problem(err) or state.message or "the run failed"), file=sys.stderr)
         return 1
     if args.verbose:
         print(*fit_lines(runtime.startup_line(flow_seconds), width()), sep="\n")
     if isinstance(outcome, DocumentOutcome) and outcome.error:
-        print(outcome.error, file=sys.stderr)
+        print(visible(outcome.error), file=sys.stderr)
         return 1
     if args.review and isinstance(outcome, DocumentOutcome):
         code = console_review(outcome, args)
         if code:
             return code
     if isinstance(outcome, DocumentOutcome) and outcome.route_failed:
-        print(f"built, a route failed: {outcome.route_failed}", file=sys.stderr)
+        print(visible(f"built, a route failed: {outcome.route_failed}"), file=sys.stderr)
         return 2
     if isinstance(outcome, DocumentOutcome) and outcome.compare_failed:
-        print(f"built, the compare check failed: {outcome.compare_failed}", file=sys.stderr)
+        print(visible(f"built, the compare check failed: {outcome.compare_failed}"), file=sys.stderr)
         return 2
     if isinstance(outcome, DocumentOutcome) and outcome.offline_refused:
         print(f"built from the saved replies alone, {outcome.offline_refused}", file=sys.stderr)

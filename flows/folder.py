@@ -45,7 +45,7 @@ from schemas.folder import FolderOutcome  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
-from tasks.errors import InputError, system_problem  # noqa: E402
+from tasks.errors import visible, InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
 from tasks.llm.select import BackendMissing, backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 
@@ -220,13 +220,13 @@ def _main(args) -> int:
         try:
             state.result()
         except (InputError, BackendMissing, ValueError) as e:
-            print(str(e), file=sys.stderr)
+            print(visible(str(e)), file=sys.stderr)
             return 1
         except Exception as e:  # a Failed state the flow returned: its message is the line
             if system_problem(e):  # a file-size limit, a full disk: one line
-                print(system_problem(e), file=sys.stderr)
+                print(visible(system_problem(e)), file=sys.stderr)
                 return 1
-        print(state.message or "the folder run failed", file=sys.stderr)
+        print(visible(state.message or "the folder run failed"), file=sys.stderr)
         return 1
     outcome = state.result()
     if args.verbose:

@@ -47,7 +47,7 @@ from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, fin
 from tasks.convert.tree import leaves, skipped_line  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
-from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim  # noqa: E402
+from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim, taken_by_run  # noqa: E402
 
 
 PROGRESS_SECONDS = 1.0
@@ -222,6 +222,8 @@ def run_folder(
 
     def start(pair: SheetPair, key: str, i: int | str) -> SheetRun | str:
         """Read a sheet's inputs and submit its markdown; the one-line error on bad input."""
+        if taken := taken_by_run(pair.source.stem, "its set folder"):  # out/filter.lua/ would block the run's own
+            return f"{pair.source}: {taken}"
         try:
             where = replies_for(pair, root, single=single)
             away = reply_link_leaving(where, replies or root_dir) if where is not None else None

@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
                          say=_say, decide=decider.decide, total=total)
                 result, each = apply_decisions(run, decider.made), False
         except (InputError, BackendMissing, ValueError) as e:
-            print(str(e), file=sys.stderr)
+            from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
+            print(visible(str(e)), file=sys.stderr)
             return 1
         try:
             now_resolved = load_run(args.out).resolved()

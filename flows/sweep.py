@@ -57,10 +57,10 @@ from schemas.baseline import Baseline  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
-from tasks.errors import InputError, system_problem, validation_line  # noqa: E402
+from tasks.errors import visible, InputError, system_problem, validation_line  # noqa: E402
 from tasks.safe_json import json_loads  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
-from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim  # noqa: E402
+from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim, taken_by_run  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
 
@@ -257,6 +257,11 @@ def sweep_flow(
         say(f"warning    {line}")
     skipped: list[str] = []
     folders = [Path(p) for p in paths] if paths else sheet_folders(base_dir, sfx, skipped)
+    for f in list(folders):  # a course folder named report.csv would take out/report.csv/: that course alone is skipped
+        rel = f.resolve().relative_to(base_dir.resolve()).parts if lies_inside(f, base_dir) else (f.name,)
+        if rel and (taken := taken_by_run(rel[0], "its output folder")):
+            skipped.append(f"{f}: {taken}")
+            folders.remove(f)
     for line in skipped:
         say(f"skipped    {line}")
     live = None if offline else select_backend(backend, model)
@@ -366,12 +371,12 @@ def _main(args) -> int:
                       dask_address=args.dask_address, pool_wait=args.pool_wait, in_flight=args.sheets_in_flight,
                       return_state=True)
     if state.is_failed() and (state.message or "").startswith("gate"):
-        print(state.message, file=sys.stderr)
+        print(visible(state.message), file=sys.stderr)
         return 1
     try:
         outcomes = state.result()
     except Exception as e:
-        print(system_problem(e) or (str(e).splitlines()[0] if str(e) else type(e).__name__), file=sys.stderr)
+        print(visible(system_problem(e) or (str(e).splitlines()[0] if str(e) else type(e).__name__)), file=sys.stderr)
         return 1
     rows = [r for o in outcomes for r in o.rows]
     return 0 if all(r.outcome == "built" for r in rows) else 2

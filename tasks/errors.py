@@ -5,6 +5,19 @@ from __future__ import annotations
 import errno
 
 
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)]}
+
+
+def visible(text: object, keep_lines: bool = False) -> str:
+    """``text`` with every control character (C0, DEL, C1: ESC, BEL, NUL, ...) written as
+    ``\\xNN``, so a file name can never drive the terminal (retitle it, clear it, colour it)
+    nor split a line or a CSV row; ``keep_lines`` keeps line breaks and tabs (a printed line's
+    own layout). Every message naming a path goes through it: :class:`InputError`'s file, each
+    line :func:`commandline.logs.say` prints, the report's cells (attacker round 8, break9)."""
+    table = {k: v for k, v in _CONTROLS.items() if not (keep_lines and k in (9, 10))}
+    return str(text).translate(table)
+
+
 class InputError(Exception):
     """Bad input: printed as ``<file>: <problem>`` on stderr, exit status 1.
 
@@ -13,7 +26,7 @@ class InputError(Exception):
     """
 
     def __init__(self, file: str, problem: str):
-        self.file = str(file)
+        self.file = visible(str(file))  # a name holding ESC or BEL is printed escaped, never raw
         self.problem = problem
         super().__init__(f"{self.file}: {problem}")
 

@@ -37,6 +37,17 @@ def frame(rows: list[SheetRow]) -> pl.DataFrame:
     return pl.DataFrame([r.model_dump() for r in rows], schema=schema)
 
 
+def shown_csv(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with every text cell's control characters escaped (:func:`tasks.errors.visible`):
+    ``report.csv`` is read in terminals and spreadsheets, and a file name's ESC or BEL is
+    shown as ``\\x1b``, never kept raw (``report.parquet`` keeps the names as they are)."""
+    import polars as pl
+
+    from tasks.errors import visible
+
+    return df.with_columns(pl.col(pl.Utf8).map_elements(visible, return_dtype=pl.Utf8))
+
+
 def with_totals(df: pl.DataFrame, label: str = "total", by: str | None = None) -> pl.DataFrame:
     """``df`` with a totals row (``source`` = ``label``) — or, with ``by``, one totals row
     per value of that column and a grand total after them."""
@@ -60,7 +71,7 @@ def write(df: pl.DataFrame, out: Path, stem: str = "report") -> list[Path]:
     """``<stem>.csv`` and ``<stem>.parquet`` in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     csv, parquet = out / f"{stem}.csv", out / f"{stem}.parquet"
-    df.write_csv(csv)
+    shown_csv(df).write_csv(csv)
     df.write_parquet(parquet)
     return [csv, parquet]
 
@@ -78,7 +89,7 @@ def start_rows(out: Path, stem: str = "report") -> Path:
 def append_row(path: Path, row: SheetRow) -> None:
     """Append ``row`` to the CSV :func:`start_rows` began, as one line of the same columns."""
     with open(path, "ab") as fh:
-        frame([row]).write_csv(fh, include_header=False)
+        shown_csv(frame([row])).write_csv(fh, include_header=False)
 
 
 def table(df: pl.DataFrame) -> str:

@@ -30,6 +30,8 @@ import socket
 import threading
 import time
 
+from urllib3.util import Retry
+
 
 class _NoRetryLines(logging.Filter):
     """Drops urllib3's ``Retrying (Retry(total=…)) after connection broken by …`` warnings: a
@@ -51,6 +53,11 @@ class DeadlinePassed(Exception):
 class ReplyTooLarge(DeadlinePassed):
     """A reply's body passed the call's ``max_bytes`` while it was read (and no attempt is
     made after it: a subclass of :class:`DeadlinePassed`, which the SDKs do not retry)."""
+
+
+class WaitPastDeadline(DeadlinePassed):
+    """The wait before the next attempt (a server's ``Retry-After``, or the backoff) would end
+    after the deadline: the call fails now, in one line, instead of sleeping past it."""
 
 
 class Deadline:
@@ -187,3 +194,36 @@ def _shut(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass  # already closed: nothing is reading it
+
+
+class DeadlineRetry(Retry):
+    """``urllib3``'s ``Retry`` whose wait between attempts is bounded by ``deadline`` (a
+    :class:`Deadline`, keyword ``deadline``): a wait (``Retry-After``, already capped by
+    ``retry_after_max``, else the backoff) that would end after the deadline raises
+    :class:`WaitPastDeadline` at once (naming the wait asked and the seconds left) rather than
+    sleeping; none left raises :class:`DeadlinePassed`. Both leave ``requests``' ``post``
+    uncaught (not an ``OSError``), so the caller says its one line. Without a deadline it is
+    ``Retry`` itself. (Attacker round 8: ``Retry-After: 100000`` kept a run waiting 240 s and
+    more past a 30 s deadline.)"""
+
+    def __init__(self, *args, deadline: Deadline | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+    def new(self, **kw) -> DeadlineRetry:
+        retry = super().new(**kw)  # urllib3 copies only its own parameters: the deadline goes with it
+        retry.deadline = self.deadline
+        return retry
+
+    def sleep(self, response=None) -> None:
+        if self.deadline is None:
+            return super().sleep(response)
+        asked = self.get_retry_after(response) if self.respect_retry_after_header and response else None
+        wait = asked if asked else self.get_backoff_time()
+        left = self.deadline.left()
+        if wait >= left:
+            what = f"the server asked to wait {asked:g} s (Retry-After)" if asked else f"the backoff of {wait:g} s"
+            raise WaitPastDeadline(f"{what} would end past the deadline ({left:.0f} s left of "
+                                   f"{self.deadline.seconds:g} s, SHEET2LAMBDA_LLM_DEADLINE): not retried")
+        if wait > 0:
+            time.sleep(wait)

@@ -14,7 +14,7 @@ structured-output request, which OpenRouter, vLLM, llama.cpp server and Ollama a
   vLLM, ``http://localhost:11434/v1`` for Ollama), key ``OPENAI_API_KEY`` optional.
 
 Retries: a ``requests.Session`` with ``urllib3.util.Retry`` (status 429, 500, 502, 503, 504,
-529; ``Retry-After`` honoured, at most 300 s; connection errors, read timeouts and resets
+529; ``Retry-After`` honoured, at most 300 s and never past the deadline (a longer wait fails at once); connection errors, read timeouts and resets
 retried; POST allowed; exponential backoff with jitter), ``attempts`` in all. A reply cut
 off (``finish_reason == "length"``) is asked again once with the model's maximum output
 (price table) or twice the limit, then :class:`BackendError`. An error body
@@ -30,11 +30,10 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
-from urllib3.util import Retry
 
 from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
-from tasks.llm.deadline import Deadline, DeadlinePassed
+from tasks.llm.deadline import Deadline, DeadlinePassed, DeadlineRetry, WaitPastDeadline
 from tasks.llm.redirects import CrossHostRedirect, SheetStaysSession
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
@@ -147,9 +146,10 @@ class OpenAICompatBackend(LiveBackend):
             raise BackendError(self.name, f"{self.key_variable} is not set (environment or .env)")
         return headers
 
-    def _session(self) -> requests.Session:
+    def _session(self, deadline: Deadline | None = None) -> requests.Session:
         retries = max(0, self.attempts - 1)
-        retry = Retry(
+        retry = DeadlineRetry(
+            deadline=deadline,
             total=retries,
             connect=retries,
             read=retries,
@@ -179,7 +179,7 @@ class OpenAICompatBackend(LiveBackend):
         limit.
         """
         url = self.base_url() + "/chat/completions"
-        with Deadline(self.deadline, max_bytes=self.max_bytes) as deadline, self._session() as session:
+        with Deadline(self.deadline, max_bytes=self.max_bytes) as deadline, self._session(deadline) as session:
             session.hooks["response"].append(deadline.requests_hook)
             got = self._post(session, url, self.body(request), deadline)
             if isinstance(got, str):
@@ -225,7 +225,7 @@ class OpenAICompatBackend(LiveBackend):
         except Exception as e:
             if deadline.too_large:  # cut while it arrived (requests may wrap the cut in its own error)
                 return deadline.too_large_reason()
-            if isinstance(e, CrossHostRedirect):
+            if isinstance(e, (CrossHostRedirect, WaitPastDeadline)):
                 return str(e)
             if not (deadline.passed or isinstance(e, DeadlinePassed)):
                 return self._failure(e)

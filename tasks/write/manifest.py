@@ -35,6 +35,26 @@ sweep's, ``outcome.json`` the folder run's outcome (read back by a sweep on a wo
 for both, so neither overwrites a user's file of those names."""
 
 
+RUN_RESERVED_NAMES = FOLDER_OUTPUT_NAMES | {REVIEW, "settled.json", "accepted.txt"}
+"""Names a folder or sweep run keeps for itself in its ``--out``: its own files
+(:data:`FOLDER_OUTPUT_NAMES`), and those a review or a later run reads there. A set's folder
+(``out/<sheet stem>/``) or a course's folder (``out/<course>/``) never takes one (attacker
+round 8: a sheet ``filter.lua.md`` took ``out/filter.lua/``, a course folder ``report.csv``
+took ``out/report.csv/``, and the run's own file could not be written: a traceback, no report).
+Hidden names (the manifest, the lock, staging folders: all start with a dot) are kept too."""
+
+
+def taken_by_run(name: str, what: str) -> str | None:
+    """``None`` when ``name`` can be a folder in a folder or sweep run's ``--out``; else the one
+    line (without the path) saying why not: ``what`` (``"its set folder"``, ``"its output
+    folder"``) would be ``out/<name>/``, a name the run's own files use. Compared case-folded (a
+    case-insensitive disk would collide too)."""
+    if name.startswith(".") or name.casefold() in {n.casefold() for n in RUN_RESERVED_NAMES}:
+        return (f"{what} would be out/{name}/, a name the run keeps for its own files "
+                f"({', '.join(sorted(RUN_RESERVED_NAMES))}, hidden names): rename it; the others go on")
+    return None
+
+
 def default_out(source: str) -> Path:
     """``out/<stem>/`` under the working folder."""
     return Path("out") / Path(source).stem

@@ -23,7 +23,7 @@ from schemas.routes import AdjudicationResult, RouteResult
 from schemas.tiers import Settled
 from tasks.write.manifest import (  # noqa: F401 - re-exported
     FOLDER_OUTPUT_NAMES, MANIFEST, OUTPUT_NAMES, REVIEW, check_apart, check_out, check_set_name, default_out,
-    our_entries, plain_name, read_manifest, source_id, usable, written_by, written_entries,
+    our_entries, plain_name, read_manifest, source_id, taken_by_run, usable, written_by, written_entries,
 )
 from tasks.write.publish import (  # noqa: F401 - re-exported
     LOCK, LOCK_WAIT, OLD_PREFIX, PUBLISHING, STAGING_PREFIX, full_disk, no_space, out_lock, publish, staging_dir,
