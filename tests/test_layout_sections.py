@@ -1,7 +1,7 @@
 """Kinds of sheet structure the offline reader's layout choice (tasks/read/layout.py) reads
 by what the sheet shows, each on a small sheet written for its test (issues 20 and 21):
 tasks set in the innermost sections of a sheet that numbers nothing, a lab whose one
-numbered list is led in by a colon, and a question's solution set after its last part."""
+numbered list is led in by a colon, unnumbered problem headings and a key's corrected code."""
 
 from __future__ import annotations
 
@@ -169,41 +169,6 @@ def test_a_numbered_list_with_no_lead_in_stays_a_list_of_questions():
     assert len(out) == 3
 
 
-PROBLEM_SOLVED_WHOLE = """## P1 Decay
-
-Consider $y' = -3y$ with $y(0) = 2$.
-
-1. Find the exact solution.
-2. Write the explicit Euler step.
-3. Compare both at $t = 1$.
-
-### Solution
-
-The errors shrink as the step shrinks:
-
-| step | error |
-|------|-------|
-| 0.5  | 0.21  |
-| 0.25 | 0.09  |
-
-## P2 Growth
-
-Consider $y' = y$.
-
-1. Find the exact solution.
-2. Write the implicit Euler step.
-"""
-
-
-def test_a_solution_after_a_questions_last_part_naming_no_part_stays_after_it():
-    out, _ = read_and_pair_inferred(GENERAL, PROBLEM_SOLVED_WHOLE, None)
-    first = out.root[0]
-    assert len(first.parts) == 3
-    assert not (first.parts[0].answer or first.parts[0].worked_solution)
-    assert "errors shrink" in first.parts[2].answer + first.parts[2].worked_solution
-    assert not any(p.answer or p.worked_solution for p in out.root[1].parts)
-
-
 UNNUMBERED_AMONG_NUMBERED = """# Theory
 
 ## Problem 1
@@ -242,3 +207,35 @@ def test_a_group_heading_above_the_question_headings_stays_a_group():
     out, _ = read_and_pair_inferred(GENERAL, UNNUMBERED_AMONG_NUMBERED.replace("## Reading Problems", "# Reading Problems"),
                                     None)
     assert "Reading Problems" not in [q.title for q in out.root]
+
+
+def test_a_keys_corrected_chunk_one_word_off_the_sheets_wrong_chunk_is_its_answer():
+    from tasks.read.restated import cut_restated, fold
+
+    prompt = "Count the rows of the table of orders placed in March this year.\n\n```r\nrows <- nrows(table_of_orders)\n```"
+    solution = ("Count the rows of the table of orders placed in March this year.\n\n```r\nrows <- nrows(table_of_orders)\n```\n\n"
+                "```r\nrows <- nrow(table_of_orders)\n```")
+    kept = cut_restated(solution, fold(prompt), [fold(p) for p in prompt.split("\n\n")])
+    assert kept == "```r\nrows <- nrow(table_of_orders)\n```"
+    # prose nearly the question's is still its restatement
+    near = cut_restated("Count all the rows of the table of orders placed in March this year.", fold(prompt), [fold(p) for p in prompt.split("\n\n")])
+    assert near == ""
+
+
+def test_bullets_after_a_relative_which_are_the_parts_text_not_its_choices():
+    sheet = """Add these features to the viewer:
+
+1.  Add an Open item to the File menu.
+
+2.  When Open is clicked, show a file chooser, which will then do this when used:
+
+    - Remember the chosen file
+
+    - Load the file
+
+3.  Add a Quit item that closes the viewer.
+"""
+    out, _ = read_and_pair_inferred(GENERAL, sheet, None)
+    parts = [p for q in out.root for p in q.parts]
+    assert len(parts) == 3
+    assert parts[1].options == [] and "Load the file" in parts[1].content

@@ -726,6 +726,8 @@ local CHOICE_WORDS = { 'which', 'choose', 'select', 'circle', 'pick', 'tick', 't
 local function asks_choice(text)
   local t = trim(text or '')
   if t:match('%?$') then return true end
+  -- `…, which will do the following:` relates, it asks nothing (a relative clause after a comma)
+  t = t:gsub(',%s*[Ww]hich%f[%A]', ',')
   local low = ' ' .. t:lower():gsub('[%p%s]+', ' ') .. ' '
   for _, w in ipairs(CHOICE_WORDS) do
     if low:find(' ' .. w .. ' ', 1, true) then return true end
@@ -1684,14 +1686,6 @@ local function merge_solution_units(q, units)
   ROLE = 'solutions'
   local s = assemble({ number = q.number, title = '', units = units })
   ROLE = saved
-  if #q.parts >= 2 and #s.parts == 1 and s.parts[1].label == '' then
-    -- one solution after the question's last part, naming none of its parts: it answers
-    -- what it follows (the question as a whole, after its last part), never the first part
-    local last = q.parts[#q.parts]
-    for _, a in ipairs(s.parts[1].answer) do last.answer[#last.answer + 1] = a end
-    for _, w in ipairs(s.parts[1].ws) do last.ws[#last.ws + 1] = w end
-    return
-  end
   merge_parts(q, s)
 end
 
@@ -2376,7 +2370,7 @@ end
 -- only code) opens a question; one with none (`### Use pivot functions` over a code chunk)
 -- opens a part of the question before it, its words the part's text. A shallower heading
 -- whose section holds such questions groups them (its text is the group's, no question's);
--- one that holds none is a question itself. Returns block index → 'question' / 'part'.
+-- one that holds none but a code chunk to fill is a question itself. Returns block index → 'question' / 'part'.
 local function prose_block(b)
   if b.t == 'Para' or b.t == 'Plain' or b.t == 'BulletList' or b.t == 'OrderedList'
     or b.t == 'BlockQuote' or b.t == 'Table' or b.t == 'LineBlock' or b.t == 'DefinitionList' then
@@ -2399,13 +2393,15 @@ local function leaf_roles(blocks, level)
   end
   for i, b in ipairs(blocks) do
     if b.t == 'Header' and b.level < level then
-      local groups = false
+      local groups, answers = false, false
       for j = i + 1, #blocks do
         local c = blocks[j]
         if c.t == 'Header' and c.level <= b.level then break end
         if roles[j] == 'question' then groups = true; break end
+        if c.t == 'CodeBlock' then answers = true end
       end
-      if not groups then roles[i] = 'question' end
+      -- (a section with no code, no place to answer, is the sheet's objectives or instructions)
+      if not groups and answers then roles[i] = 'question' end
     end
   end
   return roles

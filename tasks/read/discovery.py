@@ -66,7 +66,7 @@ class Found:
     """Per level L of :attr:`sections`: the texts of the headings one level up that stand alone."""
     sections: dict[int, tuple[int, int]] = field(default_factory=dict)
     """Per heading level L below another: how many headings one level up hold headings of level
-    L in their section (groups), and how many hold none but text of their own (tasks standing
+    L in their section (groups), and how many hold none but text and a code chunk (tasks standing
     alone beside the groups: ``## Tidy data`` beside ``## Pivot functions`` over ``### gather``).
     Top-level blocks only (:func:`sections`)."""
 
@@ -272,7 +272,8 @@ def sections(blocks: list[dict]) -> tuple[dict[int, tuple[int, int]], dict[int, 
             inner = [l2 for j, l2 in heads[k + 1:] if j < end]
             if lower in inner:
                 grouped += 1
-            elif not inner and any(b.get("t") in _PROSE for b in blocks[i + 1:end]):
+            elif not inner and any(b.get("t") in _PROSE for b in blocks[i + 1:end]) \
+                    and any(b.get("t") == "CodeBlock" for b in blocks[i + 1:end]):
                 alone.append(_text(blocks[i]["c"][2]))
         if grouped:
             out[lower], texts[lower] = (grouped, len(alone)), alone
