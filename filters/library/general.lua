@@ -103,6 +103,7 @@ is dropped, and later block quotes (restated parts) open the parts.
 With the global SHEET2LAMBDA_LAYOUT set (tasks/read/layout.py sets it when it weighs the
 readings of a sheet), the layout is the one it names instead of the reader's own choice:
 `mode` 'markers', 'headings' (`level`: every heading of that level opens a question),
+'leaves' (`level`: the innermost sections are the questions: :func:`leaf_roles`),
 'sections' (`level`: every heading of that level opens a part of the section above it),
 'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
 the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
@@ -727,6 +728,8 @@ local CHOICE_WORDS = { 'which', 'choose', 'select', 'circle', 'pick', 'tick', 't
 local function asks_choice(text)
   local t = trim(text or '')
   if t:match('%?$') then return true end
+  -- `…, which will do the following:` relates, it asks nothing (a relative clause after a comma)
+  t = t:gsub(',%s*[Ww]hich%f[%A]', ',')
   local low = ' ' .. t:lower():gsub('[%p%s]+', ' ') .. ' '
   for _, w in ipairs(CHOICE_WORDS) do
     if low:find(' ' .. w .. ' ', 1, true) then return true end
@@ -1379,6 +1382,26 @@ local function block_units(b, units)
     local pointed = #b.content >= 2
     for _, item in ipairs(b.content) do
       if pointed and not (item[1] and points_opening(trim(sheet.text_of(item[1])))) then pointed = false end
+    end
+    -- bullets that each name a numbered problem to do (`- Book Problem 5`, `- Exercise 2.4.
+    -- Note: …`: a course's list of textbook problems), each a part
+    local named = #b.content >= 2
+    for _, item in ipairs(b.content) do
+      local first = item[1] and (item[1].t == 'Para' or item[1].t == 'Plain') and trim(sheet.text_of(item[1])) or ''
+      local head = first:match('^[^:;]*') or ''
+      head = head:match('^(.-%d+)%.%s') or head
+      if not (named and head:match('^%u') and words_in(head) <= 4 and marker_of(head)) then named = false end
+    end
+    if named and not labelled then
+      for _, item in ipairs(b.content) do
+        local texts = {}
+        for k = 1, #item do
+          local t = sheet.text_of(item[k])
+          if trim(t) ~= '' then texts[#texts + 1] = t end
+        end
+        units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = table.concat(texts, '\n\n'), whole = sheet.text(item) }
+      end
+      return
     end
     -- bullets that each open with a part label, the labels in sequence (`- (a) Draw …`)
     local lettered = #b.content >= 2
@@ -2082,6 +2105,23 @@ local function numbered_bold_words(blocks)
   return out
 end
 
+-- A heading with no number whose words, capitalised as a label is and four at most, end in
+-- a question word (`## Book Problems`, `## Bonus Question` right after `## Problem 1`): its
+-- text (the question's title), else nil. The segmenter opens a question at it only where it
+-- stands at the level of the question heading before it (:func:`segment`).
+local function unnumbered_heading(b)
+  local t = heading_text(b)
+  if t == '' or t:match('%d') or words_in(t) > 4 or is_solutions_heading(b) then return nil end
+  for w in t:gmatch('%S+') do
+    if not w:match('^%u') then return nil end
+  end
+  local last = t:match('([%a\128-\255]+)[%.:]?$')
+  if not last then return nil end
+  last = last:lower()
+  if not (is_question_word(last) or (last:match('s$') and is_question_word(last:sub(1, -2)))) then return nil end
+  return (t:gsub('[%.:]$', ''))
+end
+
 -- A paragraph that is only bold words ending in a marker word of the document's numbered
 -- bold markers, with no number, every word capitalised as a label is (`**Programming
 -- Problem.**`, `**Bonus Problem:**` among `**Problem 3.**` ones): its words (the
@@ -2344,6 +2384,48 @@ local function lone_level(blocks, level)
   return n <= 1
 end
 
+-- The 'leaves' layout (`level`: the deeper of two heading levels): the sheet's tasks are
+-- its innermost sections. A heading at `level` whose section has text of its own (prose, not
+-- only code) opens a question; one with none (`### Use pivot functions` over a code chunk)
+-- opens a part of the question before it, its words the part's text. A shallower heading
+-- whose section holds such questions groups them (its text is the group's, no question's);
+-- one that holds none but a code chunk to fill is a question itself. Returns block index → 'question' / 'part'.
+local function prose_block(b)
+  if b.t == 'Para' or b.t == 'Plain' or b.t == 'BulletList' or b.t == 'OrderedList'
+    or b.t == 'BlockQuote' or b.t == 'Table' or b.t == 'LineBlock' or b.t == 'DefinitionList' then
+    return trim(pandoc.utils.stringify(b)) ~= ''
+  end
+  return b.t == 'Div' and trim(pandoc.utils.stringify(b)) ~= ''
+end
+
+local function leaf_roles(blocks, level)
+  local roles = {}
+  for i, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level == level then
+      local prose = false
+      for j = i + 1, #blocks do
+        if blocks[j].t == 'Header' then break end
+        if prose_block(blocks[j]) then prose = true; break end
+      end
+      roles[i] = prose and 'question' or 'part'
+    end
+  end
+  for i, b in ipairs(blocks) do
+    if b.t == 'Header' and b.level < level then
+      local groups, answers = false, false
+      for j = i + 1, #blocks do
+        local c = blocks[j]
+        if c.t == 'Header' and c.level <= b.level then break end
+        if roles[j] == 'question' then groups = true; break end
+        if c.t == 'CodeBlock' then answers = true end
+      end
+      -- (a section with no code, no place to answer, is the sheet's objectives or instructions)
+      if not groups and answers then roles[i] = 'question' end
+    end
+  end
+  return roles
+end
+
 local function segment(blocks)
   local qs, cur = {}, nil
   local answers = nil
@@ -2369,6 +2451,11 @@ local function segment(blocks)
     markers, numbered, qlevel, paragraphs = false, false, false, true
   elseif mode == 'list' then
     markers, numbered, qlevel, paragraphs = false, false, false, false
+  end
+  local leaves = nil
+  if mode == 'leaves' and LAYOUT.level then
+    markers, numbered, paragraphs, qlevel = false, false, false, LAYOUT.level
+    leaves = leaf_roles(blocks, LAYOUT.level)
   end
   local others = markers and other_block_words(blocks) or {}
   local bold_words = markers and numbered_bold_words(blocks) or {}
@@ -2462,7 +2549,17 @@ local function segment(blocks)
         if prompt and prompt ~= '' and ROLE ~= 'solutions' then
           cur.units[#cur.units + 1] = { k = 'text', text = prompt }
         end
-      elseif qlevel and b.level == qlevel and not is_solutions_heading(b) then
+      elseif markers and cur and cur.level == b.level and unnumbered_heading(b) then
+        -- `## Book Problems` after `## Problem 1`, at its level: a question the sheet does not
+        -- number (its number is its place)
+        cur = new_question(qs, '', unnumbered_heading(b), b.level)
+      elseif leaves and leaves[bi] == 'question' and not is_solutions_heading(b) then
+        cur = new_question(qs, '', heading_text(b), b.level)
+        flush_stem(cur, b.level)
+      elseif leaves and leaves[bi] == 'part' and cur then
+        -- a task heading with no text of its own: a part of the question, its words the part's
+        cur.units[#cur.units + 1] = { k = 'open', label = '', form = 'bullet', text = heading_text(b), heading = true }
+      elseif qlevel and b.level == qlevel and not is_solutions_heading(b) and not leaves then
         cur = new_question(qs, '', heading_text(b), b.level)
       elseif ROLE == 'questions' and is_solutions_heading(b) and (not cur or b.level <= cur.level) and #qs > 0 then
         -- the answers to the questions before it (`## Answers to Questions` over the
@@ -2475,7 +2572,7 @@ local function segment(blocks)
         after_heading = sections or (#qs == 0 and not title)
         cur = nil
         group = heading_text(b)
-        if markers and not title and ROLE == 'questions' then stem, stem_level = {}, b.level end
+        if (markers or leaves) and not title and ROLE == 'questions' then stem, stem_level = {}, b.level end
       end
       if cur then stem = nil end
       headings_seen = headings_seen + 1

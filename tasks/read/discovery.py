@@ -56,6 +56,19 @@ class Found:
     dotted: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)
     """The numbers of :attr:`words` as printed, dotted ones whole (``P2.1`` → ``(2, 1)``;
     ``Exercise 3`` → ``(3,)``): word → numbers, in order."""
+    lists: int = 0
+    """Top-level numbered lists (lettered ones aside)."""
+    led: list[str] = field(default_factory=list)
+    """The texts of the paragraphs ending in a colon that lead into them (``Add the following:``)."""
+    headings: list[tuple[int, str]] = field(default_factory=list)
+    """Every heading as (level, plain text), in order."""
+    alone: dict[int, list[str]] = field(default_factory=dict)
+    """Per level L of :attr:`sections`: the texts of the headings one level up that stand alone."""
+    sections: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Per heading level L below another: how many headings one level up hold headings of level
+    L in their section (groups), and how many hold none but text and a code chunk (tasks standing
+    alone beside the groups: ``## Tidy data`` beside ``## Pivot functions`` over ``### gather``).
+    Top-level blocks only (:func:`sections`)."""
 
     def markers(self) -> int:
         """How many openings the document has that a reading could open a question or part at."""
@@ -183,12 +196,13 @@ def discover(blocks: list[dict]) -> Found:
     questions' own text)."""
     found = Found()
     previous = None
-    for b in blocks:
+    for i, b in enumerate(blocks):
         t, c = b.get("t"), b.get("c")
         if t == "Header":
             level, inlines = c[0], c[2]
             text = _text(inlines)
             found.levels[level] = found.levels.get(level, 0) + 1
+            found.headings.append((level, text))
             before = _openings(found)
             _opening(text, found)
             found.headed += _openings(found) - before
@@ -207,6 +221,9 @@ def discover(blocks: list[dict]) -> Found:
         elif t == "OrderedList" and c[0][1].get("t") in _LETTERED:
             found.labels += len(c[1])  # `(a)`, `i.`: a list of parts
         elif t == "OrderedList":
+            found.lists += 1
+            if previous in ("Para", "Plain") and _text(blocks[i - 1]["c"]).rstrip().endswith(":"):
+                found.led.append(_text(blocks[i - 1]["c"]))
             found.items += len(c[1])
             found.labels += sum(_nested_items(item) for item in c[1])
             if c[0][0] == 1 and previous in ("Para", "Plain"):
@@ -215,6 +232,7 @@ def discover(blocks: list[dict]) -> Found:
             inner = discover(c[1])
             for k, v in inner.levels.items():
                 found.levels[k] = found.levels.get(k, 0) + v
+            found.headings += inner.headings
             for mine, theirs in ((found.words, inner.words), (found.plain, inner.plain)):
                 for w, ns in theirs.items():
                     mine.setdefault(w, []).extend(ns)
@@ -231,7 +249,53 @@ def discover(blocks: list[dict]) -> Found:
             found.asking += inner.asking
             found.labels += inner.labels
         previous = t
+    found.sections, found.alone = sections(blocks)
     return found
+
+
+_PROSE = ("Para", "Plain", "BulletList", "OrderedList", "BlockQuote", "Table", "LineBlock", "DefinitionList")
+
+
+def sections(blocks: list[dict]) -> tuple[dict[int, tuple[int, int]], dict[int, list[str]]]:
+    """:attr:`Found.sections` and :attr:`Found.alone` of a document's top-level ``blocks``
+    (pandoc JSON)."""
+    heads = [(i, b["c"][0]) for i, b in enumerate(blocks) if b.get("t") == "Header"]
+    out: dict[int, tuple[int, int]] = {}
+    texts: dict[int, list[str]] = {}
+    for lower in sorted({lv for _, lv in heads}):
+        upper = lower - 1
+        grouped, alone = 0, []
+        for k, (i, lv) in enumerate(heads):
+            if lv != upper:
+                continue
+            end = next((j for j, l2 in heads[k + 1:] if l2 <= upper), len(blocks))
+            inner = [l2 for j, l2 in heads[k + 1:] if j < end]
+            if lower in inner:
+                grouped += 1
+            elif not inner and any(b.get("t") in _PROSE for b in blocks[i + 1:end]) \
+                    and any(b.get("t") == "CodeBlock" for b in blocks[i + 1:end]):
+                alone.append(_text(blocks[i]["c"][2]))
+        if grouped:
+            out[lower], texts[lower] = (grouped, len(alone)), alone
+    return out, texts
+
+
+def one_task_list(found: Found) -> bool:
+    """Does the sheet hold a single numbered list, led into by a paragraph ending in a colon
+    (``Add the following capabilities to the lab:``), and no numbered heading or bold marker?
+    Then the list's items may be the steps of one task (a lab's parts) as well as questions:
+    the reading that explains the sheet better decides (:func:`tasks.read.layout.choose`)."""
+    return found.lists == 1 and len(found.led) == 1 and not found.headed and not found.bolded and not found.bare
+
+
+def mixed_levels(found: Found) -> list[int]:
+    """The heading levels L at which a sheet that numbers nothing sets its tasks in its innermost
+    sections: two or more headings one level up group headings of level L, and at least one
+    beside them holds text but no heading of level L (:attr:`Found.sections`)."""
+    if found.markers():
+        return []
+    return [lv for lv, (grouped, alone) in sorted(found.sections.items())
+            if grouped >= 2 and alone >= 1 and found.levels.get(lv, 0) >= 2]
 
 
 def repeated_words(found: Found, limit: int = 2, plain: bool = False) -> list[str]:

@@ -37,7 +37,7 @@ import re
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.read.discovery import QUESTION_WORDS, TYPED, Found, ast, discover, repeated_words
+from tasks.read.discovery import QUESTION_WORDS, TYPED, Found, ast, discover, mixed_levels, one_task_list, repeated_words
 from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
@@ -88,6 +88,9 @@ def candidates(found: Found) -> list[Layout]:
         out.append(Layout("numbered list items", "list"))
     if found.restarts >= 2:
         out.append(Layout("paragraphs with numbered parts", "paragraphs"))
+    for level in mixed_levels(found):
+        out.append(Layout(f"innermost sections (headings of level {level} and the sections without them)", "leaves",
+                          level=level))
     out.append(Layout("one question", "whole"))
     return out
 
@@ -183,7 +186,7 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         readings.append(reading)
     auto = readings[0]
     auto.no_marker = fell_back
-    open_choice = fell_back or len(auto.questions) == 1
+    open_choice = fell_back or len(auto.questions) == 1 or one_task_list(found)
     if len(auto.questions):
         auto.numbers = numbering(filter_source, markdown, role, **limits)
     ranked = []
@@ -321,6 +324,13 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))
     if solutions is None:
         return best.questions, Pairing(flags=flags, layout=best.layout.name)
+    if best.layout.mode == "leaves" and len(solutions) != len(best.questions):
+        # a key laid out as its sheet (the sheet restated, each answer in its task's section):
+        # read in the sheet's layout, it answers task by task
+        source = best.layout.prelude() + filter_source
+        again = run_filter(source, solutions_md, "solutions", **limits)
+        if len(again) == len(best.questions):
+            solutions, s_numbers = again, numbering(source, solutions_md, "solutions", **limits)
     cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
     flags += answered_together(solutions, cut, s_numbers, best.numbers)
     merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from schemas.sheet import SheetSet
-from tasks.read.discovery import QUESTION_WORDS, Found, markers_used
+from tasks.read.discovery import QUESTION_WORDS, Found, markers_used, mixed_levels, one_task_list
 from tasks.read.route_b import Numbers, chrome_quoted
 from tasks.settle.coverage import body_coverage, field_texts
 
@@ -23,6 +23,11 @@ UNUSED = 1.0
 (``**Exercice 8.**``, ``**✅ Do this**`` kept inside a question or left out), in proportion
 to the share it leaves unused (:func:`tasks.read.discovery.markers_used`)."""
 
+
+LEAD_IN = 0.25
+"""What a reading loses when it parts a sheet's one numbered list from the colon that leads
+into it (:func:`tasks.read.discovery.one_task_list`): the items read as questions of their
+own, the lead-in left out or kept with the first alone."""
 
 INLINE_WEIGHT = 0.05
 """The most the share of inline solutions landing one to a part adds: a tie-break between
@@ -161,6 +166,23 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     if reading.layout.mode == "headings" and not found.markers() and found.levels.get(level or 0, 0) >= 2:
         # a sheet that numbers nothing: its repeated headings are its only markers
         terms["markers"] = min(1.0, len(qs) / found.levels[level])
+    if reading.layout.mode in ("headings", "sections", "leaves") and mixed_levels(found):
+        # tasks in the innermost sections of a sheet that numbers nothing: its headings are its
+        # markers, and a reading explains them by the ones it opens a question or part at
+        terms["markers"] = headings_opened(reading.questions, found)
+        # a section standing alone beside the groups, with text of its own, is a task of the
+        # sheet: a reading that opens no question at it leaves that task unread
+        alone = [_folded(t) for lv in mixed_levels(found) for t in found.alone.get(lv, [])]
+        if alone:
+            titles = {_folded(q.title) for q in reading.questions.root}
+            terms["unused"] = -UNUSED * sum(1 for t in alone if t not in titles) / len(alone)
+    if one_task_list(found):
+        # a lead-in ending in a colon announces the list after it as one whole: a reading that
+        # keeps no question holding the lead-in with two or more parts parts the list from it
+        lead = _folded(found.led[0])[:40]
+        kept = any(lead and lead in _folded(q.main_text) and len(q.parts) >= 2 for q in qs)
+        if not kept:
+            terms["lead_in"] = -LEAD_IN
     inline = len(INLINE_SOLUTION.findall(markdown))
     if inline >= 2:
         # solutions set in the sheet after what they answer: one to a part where the reading
@@ -175,6 +197,32 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     reading.terms = terms
     reading.score = sum(terms.values())
     return reading.score
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[^\w]+", "", text.lower())
+
+
+def headings_opened(questions: SheetSet, found: Found) -> float:
+    """The share of the sheet's headings below its shallowest level (its title or top groups)
+    at which ``questions`` open a question (its title is the heading's words) or a part (its
+    text opens with them); 0 with no such heading."""
+    if not found.headings:
+        return 0.0
+    top = min(lv for lv, _ in found.headings)
+    wanted = [_folded(t) for lv, t in found.headings if lv > top or found.levels.get(top, 0) >= 2]
+    wanted = [w for w in wanted if w]
+    if not wanted:
+        return 0.0
+    titles = [_folded(q.title) for q in questions.root]
+    parts = [_folded(p.content.splitlines()[0]) if p.content.strip() else "" for q in questions.root for p in q.parts]
+    opened = [*titles, *parts]
+    used = 0
+    for w in wanted:
+        if w in opened:
+            opened.remove(w)
+            used += 1
+    return used / len(wanted)
 
 
 def lines_quoted(markdown: str, questions: SheetSet) -> float:

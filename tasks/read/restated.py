@@ -9,7 +9,9 @@ digits only), is
 - the whole of one paragraph of that question (at least :data:`MIN_SLOT` characters): an
   answer slot the solutions keep (``_Write your answer here._``), a closing line;
 - or nearly one paragraph of that question (:data:`NEAR` of it alike, both at least
-  :data:`MIN_FOLDED` characters): the question restated with a word or a link changed.
+  :data:`MIN_FOLDED` characters): the question restated with a word or a link changed; not
+  in code (a fenced block), where the changed word is the fix (a key keeping a sheet's wrong
+  chunk beside the corrected one).
 
 A solution read as one piece for a question of several parts, whose worked solution restates
 two or more of the parts' prompts in order (``#### Assign names to each variable.`` over
@@ -73,13 +75,14 @@ _RUN_IN_HEADING = re.compile(r"\\#{1,6}\s+(?:\(?[a-z]\)?\s+(?=\S))?")
 restated heading and its part label, as an R notebook the conversion joined writes it)."""
 
 
-def _restates(paragraph: str, question_text: str, question_paragraphs: list[str]) -> bool:
+def _restates(paragraph: str, question_text: str, question_paragraphs: list[str], code: bool = False) -> bool:
     folded = fold(_RUN_IN_HEADING.sub(" ", paragraph))
     if len(folded) >= MIN_FOLDED and folded in question_text:
         return True
     if len(folded) >= MIN_SLOT and folded in question_paragraphs:
         return True
-    if len(folded) >= MIN_FOLDED:
+    if len(folded) >= MIN_FOLDED and not code:
+        # (code nearly the question's is no restatement: in code, the word changed is the fix)
         for q in question_paragraphs:
             if len(q) >= MIN_FOLDED and abs(len(q) - len(folded)) <= (1 - NEAR) * max(len(q), len(folded)) \
                     and SequenceMatcher(None, folded, q, autojunk=False).ratio() >= NEAR:
@@ -94,8 +97,20 @@ def cut_restated(text: str, question_text: str, question_paragraphs: list[str] |
     if not text.strip():
         return text
     paragraphs = question_paragraphs or []
-    kept = [p for p in _paragraphs(text) if not _restates(p, question_text, paragraphs)]
+    kept, fence = [], None
+    for p in _paragraphs(text):
+        code = fence is not None or bool(_FENCE.match(p))
+        for m in _FENCE.finditer(p):  # the fences this paragraph opens or closes
+            if fence is None:
+                fence = m.group(1)
+            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+        if not _restates(p, question_text, paragraphs, code):
+            kept.append(p)
     return "\n\n".join(kept)
+
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
 def only_points_elsewhere(text: str) -> bool:
