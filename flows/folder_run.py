@@ -42,9 +42,8 @@ from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import built_row, failed_row  # noqa: E402
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
-from tasks.convert.opener import found_refusal  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
-from tasks.convert.tree import leaves, skipped_line  # noqa: E402
+from tasks.convert.tree import found_skip, leaves, skipped_line  # noqa: E402
 from tasks.errors import InputError  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim, taken_by_run  # noqa: E402
@@ -131,18 +130,11 @@ def run_folder(
         if pair.solutions is not None and not utf8_name(pair.solutions):
             skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
             pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
-        if leaves(pair.source, root_dir):
-            skipped.append(skipped_line(pair.source, root_dir))
+        if (line := found_skip(pair.source, root_dir)) is not None:  # found, not named: the opener's rule
+            skipped.append(line)
             return None
-        if (why := found_refusal(pair.source, root_dir)) is not None:  # found, not named: the opener's rule
-            skipped.append(f"{pair.source}: {why}: skipped")
-            return None
-        if pair.solutions is not None and leaves(pair.solutions, root_dir):
-            skipped.append(skipped_line(pair.solutions, root_dir))
-            pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
-            dropped.add(key)
-        elif pair.solutions is not None and (why := found_refusal(pair.solutions, root_dir)) is not None:
-            skipped.append(f"{pair.solutions}: {why}: skipped")
+        if pair.solutions is not None and (line := found_skip(pair.solutions, root_dir)) is not None:
+            skipped.append(line)
             pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
             dropped.add(key)
         checks[key] = pair
@@ -163,11 +155,8 @@ def run_folder(
     root = replies or folder
     chosen, saved = given_filter(folder, filter_path, replies, root_dir, skipped)  # a refused one: a skipped line
     found_accepted = (saved.parent / "accepted.txt") if saved else (folder / "accepted.txt")
-    if accepted_file is None and found_accepted.exists() and leaves(found_accepted, root_dir):
-        skipped.append(skipped_line(found_accepted, root_dir))  # found, not named: only the tree's own files
-        found_accepted = None
-    elif accepted_file is None and (why := found_refusal(found_accepted, root_dir)) is not None:
-        skipped.append(f"{found_accepted}: {why}: skipped")
+    if accepted_file is None and found_accepted.exists() and (line := found_skip(found_accepted, root_dir)):
+        skipped.append(line)  # found, not named: only the tree's own files
         found_accepted = None
     accepted = read_accepted(accepted_file or found_accepted, None if accepted_file else root_dir)
     done = done if done is not None else [0]
@@ -250,11 +239,11 @@ def run_folder(
         """The same sheet in its next format (tex → docx → md), when the folder holds one."""
         while pair.alternates:
             alt = pair.alternates[0]
-            if leaves(alt, root_dir) or found_refusal(alt, root_dir) is not None:
+            if found_skip(alt, root_dir) is not None:
                 pair = SheetPair(pair.source, pair.solutions, pair.lone, pair.alternates[1:])
                 continue
             sol = None if pair.lone else find_solutions(alt)
-            if sol is not None and (leaves(sol, root_dir) or found_refusal(sol, root_dir) is not None):
+            if sol is not None and found_skip(sol, root_dir) is not None:
                 sol = None
                 dropped.add(str(alt))  # read_inputs looks again and says why it is not read
             nxt = SheetPair(alt, sol, pair.lone, pair.alternates[1:])

@@ -183,6 +183,19 @@ def test_restated_paragraphs_are_cut_from_the_worked_solution():
     assert cut_restated("$v = 2$", fold("so $v = 2$ m/s")) == "$v = 2$"  # too short to be a restatement
 
 
+def test_a_code_cell_filled_in_is_the_answer_not_a_restatement():
+    stub = ("```python\ndef area(width, height):\n    # compute the area of the plot of land here\n"
+            "    # --- your code ---\n    # --- your code ---\n    return result\n\nprint(area(3, 4))\n```")
+    question = "Write the function that gives a plot's area.\n\n" + stub
+    paragraphs = [fold("Write the function that gives a plot's area."), fold(stub)]
+    filled = stub.replace("# --- your code ---\n    # --- your code ---", "# --- your code ---\n"
+                          "    result = width * height\n    # --- your code ---")
+    # the solution notebook's copy of the cell, its slot filled: kept whole, blank line and all
+    assert cut_restated(filled, fold(question), paragraphs) == filled
+    # the cell as the question has it is still a restatement, and so is its prose
+    assert cut_restated(stub + "\n\nWidth times height.", fold(question), paragraphs) == "Width times height."
+
+
 def test_solutions_that_restate_each_question_keep_only_the_solving():
     md = """## Question 1
 

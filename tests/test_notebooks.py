@@ -86,3 +86,67 @@ def test_exercise2_hidden_solution_cells_are_the_solution_of_the_cell_before_the
     assert "bells = 6" in q1["parts"][0]["worked_solution"]
     assert "One order of the bells." in q2["parts"][0]["worked_solution"]
     assert "Six bells" not in q1["main_text"] + q1["parts"][0]["content"]
+
+
+def _key_cells(title: str) -> list[dict]:
+    return [
+        md(f"# {title}\n\nloops and sums"),
+        md("### Version A"),
+        md("#### Q1\n\nWrite a function that counts the vowels of a word.\n\nFor example: `tree` gives 2."),
+        code("def vowels(w):\n    return sum(c in 'aeiou' for c in w)\n\nprint(vowels('tree'))", printed="2\n"),
+        md("Any loop over the letters does it as well."),
+        md("#### Q2\n\nWhat does the program below print?"),
+        code("print(3 * 'ab')", printed="ababab\n"),
+        md("The string is repeated three times."),
+        md("### Version B"),
+        md("#### Q1\n\nAdd the squares of the numbers from 1 to 4."),
+        code("sum(i * i for i in range(1, 5))", printed="30\n"),
+    ]
+
+
+def test_a_key_notebook_titled_as_the_answers_has_each_prompt_cell_answered_by_the_cells_after_it():
+    text = convert("quiz.ipynb", *_key_cells("Quiz 3 - Answer key"))
+    assert text.count("::: {.solution}") == 3
+    # the prompt cell stays whole, its example with it; the answer follows it
+    assert text.index("`tree` gives 2") < text.index("::: {.solution}") < text.index("def vowels")
+    sets = read(text)
+    vowels, printed, squares = sets[-3], sets[-2], sets[-1]
+    for q, prompt, answer in ((vowels, "counts the vowels", "Any loop over the letters"),
+                              (printed, "What does the program", "repeated three times"),
+                              (squares, "Add the squares", "range(1, 5)")):
+        part = q["parts"][0]
+        assert prompt in q["main_text"] + part["content"]
+        assert answer in part["worked_solution"] + part["answer"]
+        assert answer not in q["main_text"] + part["content"]
+    assert "30" in squares["parts"][0]["worked_solution"]  # the output the key printed
+    # a prompt asking about the code after it keeps that code; what it printed is the answer's
+    assert "print(3 * 'ab')" in printed["main_text"] + printed["parts"][0]["content"]
+    assert "ababab" in printed["parts"][0]["worked_solution"] + printed["parts"][0]["answer"]
+    assert "ababab" not in printed["main_text"] + printed["parts"][0]["content"]
+    assert "`tree` gives 2" in vowels["main_text"] + vowels["parts"][0]["content"]
+
+
+def test_a_notebook_not_titled_as_the_answers_keeps_the_cells_after_a_prompt_as_they_are():
+    for name, title in (("quiz.ipynb", "Quiz 3"), ("quiz.ipynb", "Error correction codes"),
+                        ("quiz.ipynb", "Solutions of the wave equation")):
+        text = convert(name, *_key_cells(title))
+        assert ".solution" not in text and "def vowels" in text, title
+
+
+def test_answers_in_place_leave_notebooks_with_their_own_solution_convention_alone():
+    cells = _key_cells("Quiz 3 solutions")
+    text = convert("quiz.ipynb", *cells[:3], md("<details><summary>Answer</summary>\n\nTwo.\n\n</details>"),
+                   *cells[3:])
+    assert ".solution" not in text
+    assert ".solution" not in convert("quiz_solutions.ipynb", *cells)  # read in place already
+
+
+def test_titled_as_answers_needs_the_word_to_name_the_document():
+    from tasks.convert.nb_answered import TITLED
+
+    for title in ("Homework 3 Solutions", "Solutions to problem set 2", "Corrigé du TD 4",
+                  "Correction de l'examen", "Lösungen zu Blatt 3", "Sheet 5 - Answer key", "Solutions: week 4"):
+        assert TITLED.search(title), title
+    for title in ("Error correction codes", "Solutions of the heat equation", "Finding solutions numerically",
+                  "The answer is 42", "Homework 5"):
+        assert not TITLED.search(title), title

@@ -101,6 +101,16 @@ def test_a_solution_opening_with_its_question_restated_is_doubted():
     assert fields(restated_flags(reading)) == ["q1.p1.worked_solution"]
 
 
+def test_a_filled_in_code_cell_opening_with_the_stub_s_comment_is_no_restatement():
+    stub = "```python\n# Type the count of the hives in this cell\n\n```"
+    filled = "```python\n# Type the count of the hives in this cell\n\nhives = 12\nprint(hives)\n```"
+    reading = SheetSet([Question(main_text="How many hives stand in the meadow?\n\n" + stub, parts=[
+        Part(worked_solution=filled)]), Question(main_text="Count the hives again.\n\n" + stub, parts=[
+        Part(worked_solution=stub)])])
+    # the cell as the question has it, copied, is still a placeholder; filled in, it is the answer
+    assert fields(restated_flags(reading)) == ["q2.p1.worked_solution"]
+
+
 SHEET = "## Question 1\n\nWhy is the sea salty?\n\n## Question 2\n\nWhy is the sky blue?\n"
 
 

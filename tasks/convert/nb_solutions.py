@@ -59,12 +59,14 @@ def _regions(text: str, begin: re.Pattern, end: re.Pattern) -> tuple[str, list[s
     return "\n".join(kept).strip("\n"), [r for r in regions if r.strip()]
 
 
-def _fence(code: str, lang: str) -> str:
+def fence(code: str, lang: str) -> str:
+    """``code`` as a fenced block of ``lang`` ('' for none), its fence longer than any run of
+    backticks inside it."""
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", code)), default=0) + 1)
     return f"{ticks}{lang}\n{code}\n{ticks}"
 
 
-def _outputs_text(cell: dict) -> str:
+def outputs_text(cell: dict) -> str:
     """The text a code cell's outputs show (streams, plain-text results), '' when none."""
     out = []
     for o in cell.get("outputs") or []:
@@ -77,7 +79,7 @@ def _outputs_text(cell: dict) -> str:
             if "text/plain" in data and not any(k.startswith("image/") or k == "text/html" for k in data):
                 out.append(source_of({"source": data["text/plain"]}))
     text = "\n".join(t.rstrip("\n") for t in out if t.strip())
-    return _fence(text, "") if text else ""
+    return fence(text, "") if text else ""
 
 
 def _meta(cell: dict) -> dict:
@@ -118,8 +120,8 @@ def split_cell(cell: dict, lang: str, graded: bool) -> tuple[dict | None, list[s
         shown, regions = _regions(cut, _BEGIN, _END)
         if not regions and not hidden:
             return ({**cell, "outputs": [], "execution_count": None} if graded else cell), []
-        pieces = [_fence(r, lang) for r in regions]
-        outputs = _outputs_text(cell) if pieces else ""
+        pieces = [fence(r, lang) for r in regions]
+        outputs = outputs_text(cell) if pieces else ""
         pieces += [outputs] if outputs else []
         student = {**cell, "source": shown}
         if graded:
@@ -153,9 +155,9 @@ def student_cells(cells: list[dict], lang: str) -> list[dict]:
             shown, pieces = split_cell(cell, lang, graded)
             if shown is not None:
                 body = source_of(shown)
-                pending.append(_fence(body, lang) if cell.get("cell_type") == "code" else body)
+                pending.append(fence(body, lang) if cell.get("cell_type") == "code" else body)
                 if cell.get("cell_type") == "code" and not graded:
-                    outputs = _outputs_text(cell)
+                    outputs = outputs_text(cell)
                     pending += [outputs] if outputs else []
             pending += pieces
             continue

@@ -8,7 +8,8 @@ inline code; a cell tagged ``remove-cell`` (Jupyter Book's tag; ``remove_cell`` 
 out, and a code cell tagged ``remove-input`` keeps only its outputs; solutions a student does
 not see (nbgrader's solution regions and mark schemes, exercise2's hidden cells) become
 ``solution`` divs after the cell they answer, and hidden tests are left out
-(:mod:`tasks.convert.nb_solutions`).
+(:mod:`tasks.convert.nb_solutions`); in a corrected copy (its title names it as the answers),
+the cells after each question's prompt cell are its solution (:mod:`tasks.convert.nb_answered`).
 
 After pandoc (:func:`unwrap_cells`): the ``::: {.cell .markdown}`` / ``.code`` / ``.output``
 divs pandoc wraps each cell and output in are unwrapped (their content kept: a rendered
@@ -40,7 +41,9 @@ def prepare(name: str, data: bytes) -> bytes:
     cells left out (module docstring). Raises :class:`InputError` for a file that is not a
     notebook (not JSON, or no ``cells`` list)."""
     from tasks.convert.markdown_family import student_text
+    from tasks.convert.nb_answered import answers_in_place, holds_solutions, titled_as_answers
     from tasks.convert.nb_solutions import source_of, student_cells
+    from tasks.convert.pairing import named_as_solutions
 
     try:
         nb = json_loads(data)
@@ -58,8 +61,12 @@ def prepare(name: str, data: bytes) -> bytes:
         if cell.get("cell_type") == "code" and any(t in REMOVE_INPUT for t in tags):
             cell = {**cell, "source": ""}
         kept.append(cell)
+    lang = _language(nb)
+    shown = student_cells(kept, lang)
+    if not named_as_solutions(name) and titled_as_answers(shown) and not holds_solutions(shown):
+        shown = answers_in_place(shown, lang)
     cells = []
-    for cell in student_cells(kept, _language(nb)):
+    for cell in shown:
         if cell.get("cell_type") == "markdown":
             cell = {**cell, "source": student_text(".md", source_of(cell))}
         cells.append(cell)

@@ -33,6 +33,18 @@ def skipped_line(path: Path, root: Path) -> str:
     return f"{path}: a symbolic link to {target}, outside {root}: skipped"
 
 
+def found_skip(path: Path, root: Path) -> str | None:
+    """The skipped line for a file a run found itself (not named) and does not read, or
+    ``None``: a link leaving ``root`` (:func:`skipped_line`), or what the opener refuses
+    (:func:`tasks.convert.opener.found_refusal`: not a regular file, another user's hard link)."""
+    from tasks.convert.opener import found_refusal
+
+    if leaves(path, root):
+        return skipped_line(path, root)
+    why = found_refusal(path, root)
+    return None if why is None else f"{path}: {why}: skipped"
+
+
 def real_folders(root: Path, skipped: list[str] | None = None) -> list[Path]:
     """``root`` and every folder under it reached without following a symbolic link, each once
     (``os.walk`` without ``followlinks``). Each link to a folder met is a line of ``skipped``:

@@ -298,6 +298,12 @@ def mixed_levels(found: Found) -> list[int]:
             if grouped >= 2 and alone >= 1 and found.levels.get(lv, 0) >= 2]
 
 
+def heading_texts(blocks: list[dict], level: int) -> list[str]:
+    """The texts of the top-level headings of ``level`` in pandoc JSON ``blocks``, in order
+    (each stripped)."""
+    return [_text(b["c"][2]).strip() for b in blocks if b.get("t") == "Header" and b["c"][0] == level]
+
+
 def repeated_words(found: Found, limit: int = 2, plain: bool = False) -> list[str]:
     """The words that open two or more headings or bold paragraphs (``plain``: plain
     paragraphs) with numbers that mostly rise (``Ejercicio 1``, ``Ejercicio 2``; dotted

@@ -37,7 +37,8 @@ import re
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
 from tasks.errors import FilterError
-from tasks.read.discovery import QUESTION_WORDS, TYPED, Found, ast, discover, mixed_levels, one_task_list, repeated_words
+from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
+                                  one_task_list, repeated_words)
 from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
@@ -291,6 +292,18 @@ def solutions_layout(questions: Found, solutions: Found) -> Layout:
                   bold=bold, plain=plain)
 
 
+def mirrored(layout: Layout, questions_md: str, solutions_md: str) -> bool:
+    """Does the solutions document copy the questions' sections — the questions read at the
+    headings of one level (``layout``), and the solutions holding the same headings of that
+    level, word for word and in order (a solution notebook that is the exercise notebook
+    with its cells filled in)? Then the solutions are read at those headings too, one
+    section a question, paired by position (their headings carry no numbers)."""
+    if layout.mode != "headings" or not layout.level:
+        return False
+    mine = heading_texts(ast(questions_md), layout.level)
+    return len(mine) >= 2 and heading_texts(ast(solutions_md), layout.level) == mine
+
+
 def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: str | None, *,
                            timeout: float = 20.0, memory_bytes: int = 1 << 30,
                            name: str = "general", inline: bool = False) -> tuple[SheetSet, Pairing]:
@@ -331,6 +344,11 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
         again = run_filter(source, solutions_md, "solutions", **limits)
         if len(again) == len(best.questions):
             solutions, s_numbers = again, numbering(source, solutions_md, "solutions", **limits)
+    elif mirrored(best.layout, questions_md, solutions_md) and len(solutions) < len(best.questions):
+        # the solutions copy the questions' sections, heading for heading: read them so
+        source = Layout("mirror", "headings", best.layout.level).prelude() + filter_source
+        solutions = run_filter(source, solutions_md, "solutions", **limits)
+        s_numbers = numbering(source, solutions_md, "solutions", **limits)
     cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
     flags += answered_together(solutions, cut, s_numbers, best.numbers)
     merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)

@@ -9,9 +9,11 @@ digits only), is
 - the whole of one paragraph of that question (at least :data:`MIN_SLOT` characters): an
   answer slot the solutions keep (``_Write your answer here._``), a closing line;
 - or nearly one paragraph of that question (:data:`NEAR` of it alike, both at least
-  :data:`MIN_FOLDED` characters): the question restated with a word or a link changed; not
-  in code (a fenced block), where the changed word is the fix (a key keeping a sheet's wrong
-  chunk beside the corrected one).
+  :data:`MIN_FOLDED` characters): the question restated with a word or a link changed —
+  never a fenced code block, which is one paragraph whole: a code block nearly the
+  question's is its code cell with the slots filled in (a solution notebook that fills the
+  student's cells), or a key's corrected chunk beside the sheet's wrong one, where the
+  changed word is the fix: the answer itself.
 
 A solution read as one piece for a question of several parts, whose worked solution restates
 two or more of the parts' prompts in order (``#### Assign names to each variable.`` over
@@ -66,8 +68,37 @@ _FOOTNOTE_MARK = re.compile(r"\$\^\{?\d{1,2}\}?\$|\[\^[^\]]+\]|\^\d{1,2}\^")
 ``^1^``): a restatement leaves it out."""
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+
+
+def paragraphs(text: str) -> list[str]:
+    """``text``'s paragraphs (split at blank lines), a fenced code block one paragraph whole
+    even when it holds blank lines (a notebook's code cell is one piece of the sheet)."""
+    out: list[str] = []
+    buf: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            buf.append(line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+        elif m:
+            fence = m.group(1)
+            buf.append(line)
+        elif not line.strip():
+            if buf:
+                out.append("\n".join(buf))
+            buf = []
+        else:
+            buf.append(line)
+    if buf:
+        out.append("\n".join(buf))
+    return [p for p in out if p.strip()]
+
+
+def _code(paragraph: str) -> bool:
+    return bool(_FENCE.match(paragraph.lstrip("\n")))
 
 
 _RUN_IN_HEADING = re.compile(r"\\#{1,6}\s+(?:\(?[a-z]\)?\s+(?=\S))?")
@@ -81,8 +112,8 @@ def _restates(paragraph: str, question_text: str, question_paragraphs: list[str]
         return True
     if len(folded) >= MIN_SLOT and folded in question_paragraphs:
         return True
-    if len(folded) >= MIN_FOLDED and not code:
-        # (code nearly the question's is no restatement: in code, the word changed is the fix)
+    if len(folded) >= MIN_FOLDED and not _code(paragraph):
+        # a code block nearly the question's is its slots filled in: the answer itself
         for q in question_paragraphs:
             if len(q) >= MIN_FOLDED and abs(len(q) - len(folded)) <= (1 - NEAR) * max(len(q), len(folded)) \
                     and SequenceMatcher(None, folded, q, autojunk=False).ratio() >= NEAR:
@@ -96,17 +127,8 @@ def cut_restated(text: str, question_text: str, question_paragraphs: list[str] |
     each folded. The rest is joined by blank lines as it was."""
     if not text.strip():
         return text
-    paragraphs = question_paragraphs or []
-    kept, fence = [], None
-    for p in _paragraphs(text):
-        code = fence is not None or bool(_FENCE.match(p))
-        for m in _FENCE.finditer(p):  # the fences this paragraph opens or closes
-            if fence is None:
-                fence = m.group(1)
-            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-        if not _restates(p, question_text, paragraphs, code):
-            kept.append(p)
+    asked = question_paragraphs or []
+    kept = [p for p in paragraphs(text) if not _restates(p, question_text, asked)]
     return "\n\n".join(kept)
 
 
@@ -118,10 +140,10 @@ def only_points_elsewhere(text: str) -> bool:
     one paragraph of at most :data:`POINTER_WORDS` words that opens ``See`` / ``Refer to`` or
     says where a solution is (``Solution available on this page.``, ``See the solution of
     Task 3.1``)? Such a line gives the student no answer."""
-    paragraphs = _paragraphs(text)
-    if len(paragraphs) != 1:
+    pieces = paragraphs(text)
+    if len(pieces) != 1:
         return False
-    words = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", paragraphs[0]).strip().strip("_*").strip()
+    words = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", pieces[0]).strip().strip("_*").strip()
     return len(words.split()) <= POINTER_WORDS and bool(_POINTER.search(words))
 
 
@@ -130,7 +152,7 @@ def _question_text(q: Question) -> str:
 
 
 def _question_paragraphs(q: Question) -> list[str]:
-    return [f for t in [q.main_text, *(p.content for p in q.parts)] for p in _paragraphs(t) if (f := fold(p))]
+    return [f for t in [q.main_text, *(p.content for p in q.parts)] for p in paragraphs(t) if (f := fold(p))]
 
 
 def _prompt_at(paragraph: str, prompts: list[str], start: int) -> int | None:
@@ -153,13 +175,13 @@ def split_at_prompts(text: str, question: Question) -> list[str] | None:
     paragraph restating a part's prompt (its first paragraph), the parts found in order: one
     text per part of the question (text before the first restatement goes with that part;
     a part not restated gets ``""``); ``None`` when fewer than two parts are restated."""
-    prompts = [fold(_FOOTNOTE_MARK.sub("", _paragraphs(p.content)[0])) if p.content.strip() else ""
+    prompts = [fold(_FOOTNOTE_MARK.sub("", paragraphs(p.content)[0])) if p.content.strip() else ""
                for p in question.parts]
     if len(prompts) < 2:
         return None
     pieces: dict[int, list[str]] = {}
     at, first = None, []
-    for paragraph in _paragraphs(text):
+    for paragraph in paragraphs(text):
         j = _prompt_at(paragraph, prompts, 0 if at is None else at + 1)
         if j is not None:
             at = j
@@ -207,7 +229,7 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
         text = _question_text(question)
         if not text:
             continue
-        paragraphs = _question_paragraphs(question)
+        asked = _question_paragraphs(question)
         if len(sq.parts) == 1 and len(question.parts) > 1 and (split := split_at_prompts(sq.parts[0].worked_solution, question)):
             answer = sq.parts[0].answer
             sq.parts = [p.model_copy(update={"worked_solution": w, "answer": ""}) for p, w in
@@ -216,8 +238,8 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
         elif 1 < len(sq.parts) < len(question.parts) and not any(p.answer for p in sq.parts):
             sq.parts = _resplit(sq.parts, question) or sq.parts
         for p in sq.parts:
-            p.worked_solution = cut_restated(p.worked_solution, text, paragraphs)
-            p.answer = cut_restated(p.answer, text, paragraphs)
+            p.worked_solution = cut_restated(p.worked_solution, text, asked)
+            p.answer = cut_restated(p.answer, text, asked)
             if only_points_elsewhere(p.worked_solution + "\n\n" + p.answer if p.answer else p.worked_solution):
                 p.worked_solution = p.answer = ""
     return out

@@ -15,7 +15,7 @@ Each is a ``structure`` flag on the question or field it concerns:
   questions) that no field quotes, on the question whose solution marker they sit under
   (matched by number to the sheet's question marker), else on their lines;
 - **a solution that restates its question**: an answer or worked solution whose first
-  paragraph opens with the question's or the part's own words (a restatement the exact cut
+  paragraph (a code block whole) opens with the question's or the part's own words (a restatement the exact cut
   missed: :mod:`tasks.read.restated`);
 - **a shared stem left out**: text in no field under a heading naming a range of questions
   (``## Questions 1-3``), on the first question of the range;
@@ -36,6 +36,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
+from tasks.read.restated import paragraphs
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
 from tasks.settle.markers import question_markers
 from tasks.settle.source_lines import SourceLines, question_at, question_starts
@@ -183,8 +184,11 @@ def restated_flags(questions: SheetSet) -> list[Flag]:
         for pi, p in enumerate(q.normalised_parts()):
             own = asked + _fold(p.content)
             for name in ("answer", "worked_solution"):
-                first = next((para for para in re.split(r"\n\s*\n", getattr(p, name)) if para.strip()), "")
-                key = _fold(first)[:KEY]
+                # a code block is one paragraph: a filled-in cell opening with the stub's comment
+                # (`# Write answer here`) is the answer, not the placeholder copied
+                first = next(iter(paragraphs(getattr(p, name))), "")
+                # (a code block copies the question's only when the question holds all of it)
+                key = _fold(first) if first.lstrip().startswith(("```", "~~~")) else _fold(first)[:KEY]
                 if len(key) >= 20 and key in own:
                     flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=getattr(p, name), reason=(
                         f"this solution opens with question {qi + 1}'s own words ({first.strip()[:60]!r}): the "
