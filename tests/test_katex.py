@@ -177,6 +177,11 @@ def test_katex_flags_are_one_per_field_and_fold_into_the_undefined_commands_flag
     alone = katex_flags(warnings)
     assert [f.field for f in alone] == ["q1.main_text", "q2.p1.content", "q3.p1.content"]
     assert alone[0].a == "\\bp{x}\n\\frac{" and "2 maths spans" in alone[0].reason
+    # the command named once for question 2 (on its main text) covers its parts too; question 3 it does not
+    part = [KatexWarning(field="q2.p3.content", tex="\\bp{z}", message="Undefined control sequence: \\bp at position 1"),
+            KatexWarning(field="q3.p3.content", tex="\\bp{z}", message="Undefined control sequence: \\bp at position 1")]
+    named_once = [Flag(field="q2.main_text", kind="conversion_loss", reason="the maths uses \\bp", a="\\bp")]
+    assert [f.field for f in katex_flags(part, named_once)] == ["q3.p3.content"]
 
 
 def test_an_indented_code_block_holds_no_maths_but_a_list_items_indented_lines_do():

@@ -221,6 +221,16 @@ def test_undefined_commands_on_one_field_are_one_flag_naming_them_all():
     assert "\\bp, \\d" in flags[0].reason and "red source" in flags[0].reason
 
 
+def test_an_undefined_command_is_one_flag_per_question_on_its_first_field():
+    set_ = SheetSet([Question(main_text="Find $\\dv{x}$.", parts=[Part(content="$\\dv{t}$"), Part(content="$\\dv{s} + \\q$")]),
+                     Question(main_text="Then $\\dv{y}$.")])
+    warnings = [ConversionWarning(kind="UndefinedMaths", text=c, message="m") for c in ("\\dv", "\\q")]
+    flags = conversion_loss_flags("source", warnings, set_)
+    assert [(f.field, f.a) for f in flags] == [("q1.main_text", "\\dv"), ("q1.p2.content", "\\q"), ("q2.main_text", "\\dv")]
+    assert "in this field and in q1.p1.content, q1.p2.content: one cause" in flags[0].reason
+    assert "one cause" not in flags[1].reason and "one cause" not in flags[2].reason
+
+
 def test_uncovered_lines_say_the_question_they_sit_in():
     md = "# Sheet\n\nA crane lifts a crate of steel beams.\n\nPlease staple your pages.\n\nA pendulum swings through a small arc.\n"
     flags = uncovered_flags(md, LOSS_SET)

@@ -385,19 +385,19 @@ def katex_flags(warnings: list[KatexWarning], known: list[Flag] | None = None) -
     line) and its reason KaTeX's messages.
 
     One cause, one flag: a span whose only fault is a command that a ``conversion_loss`` flag
-    of ``known`` on the same field already names (in its ``a``, one command per line: a macro
+    of ``known`` in the same question (the fields' first key segment) already names (in its ``a``, one command per line: a macro
     no file here defines, :func:`tasks.settle.tiers.conversion_loss_flags`) gives no flag of
     its own; a field left with no such span gives none."""
     named: dict[str, set[str]] = {}
     for f in known or []:
         if f.kind == "conversion_loss" and f.a:
-            named.setdefault(f.field, set()).update(f.a.split("\n"))
+            named.setdefault(f.field.split(".")[0], set()).update(f.a.split("\n"))  # by question
     by_field: dict[str, list[KatexWarning]] = {}
     for w in warnings:
         if not w.field:
             continue
         m = _UNDEFINED_CONTROL.match(w.message)
-        if m and m.group(1) in named.get(w.field, set()):
+        if m and m.group(1) in named.get(w.field.split(".")[0], set()):
             continue
         by_field.setdefault(w.field, []).append(w)
     flags = []
