@@ -255,8 +255,8 @@ def test_the_first_sheet_is_submitted_before_the_folder_is_checked_and_each_shee
         (folder / name).write_text(SHEET.format(n=700 + i))  # content no other test has
     (folder / "week2_solutions.md").write_text("## Question 1\n\n(a) $v = 3$\n")
     log: list[tuple[str, str]] = []
-    leaves, submit, find = folder_run.leaves, folder_run.submit_markdown, pairing.find_solutions
-    monkeypatch.setattr(folder_run, "leaves", lambda path, root: log.append(("checked", path.name)) or leaves(path, root))
+    skip, submit, find = folder_run.found_skip, folder_run.submit_markdown, pairing.find_solutions
+    monkeypatch.setattr(folder_run, "found_skip", lambda path, root: log.append(("checked", path.name)) or skip(path, root))
     monkeypatch.setattr(folder_run, "submit_markdown",
                         lambda inputs, *a, **k: log.append(("submitted", inputs.source.name)) or submit(inputs, *a, **k))
     monkeypatch.setattr(pairing, "find_solutions", lambda src, seen=None: log.append(("looked", src.name)) or find(src, seen))

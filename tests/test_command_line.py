@@ -132,7 +132,8 @@ def test_a_recorded_running_server_is_reused_and_a_dead_one_is_not(tmp_path, mon
 
 def test_stop_ends_the_recorded_process_group_and_forgets_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
-    proc = subprocess.Popen([PY, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    # its arguments end in `server start`, as a kept server's do: a recorded pid is stopped only when it is ours
+    proc = subprocess.Popen([PY, "-c", "import time; time.sleep(120)", "server", "start"], start_new_session=True)
     try:
         server.state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "url": "http://127.0.0.1:9/api"}))
         assert server.stop(timeout=10) is True

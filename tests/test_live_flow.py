@@ -298,13 +298,15 @@ def test_replay_of_saved_replies_offline_makes_no_call(monkeypatch, tmp_path):
 
 
 def test_offline_refuses_a_live_call_naming_the_missing_reply(tmp_path, capsys):
+    """No live call is made; route A failed, so route B's set is built and the exit is 2 (as for
+    any failed route A), the missing reply named (attack round 7: it was exit 1 after writing)."""
     replies = tmp_path / "replies"
     replies.mkdir()
     sheet = tmp_path / "s.md"
     sheet.write_text("## Question 1\n\nA ball falls.\n")
-    assert main([str(sheet), "--replies", str(replies), "--offline", "--out", str(tmp_path / "out")]) == 1
-    err = capsys.readouterr().err
-    assert "offline" in err and "route-a.json" in err
+    assert main([str(sheet), "--replies", str(replies), "--offline", "--out", str(tmp_path / "out")]) == 2
+    captured = capsys.readouterr()
+    assert "offline" in captured.err + captured.out and "route-a.json" in captured.err + captured.out
 
 
 def test_auto_with_no_model_runs_offline_and_says_nothing_was_cross_checked(tmp_path, capsys, monkeypatch):
