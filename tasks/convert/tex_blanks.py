@@ -49,7 +49,9 @@ LAYOUT_WITH_ARGS = {"vspace", "hspace", "addvspace", "enlargethispage"}
 """Layout commands with a length argument: pandoc skips the group after it too."""
 
 
-def _only_spacing(nodes) -> bool:
+def _prints_nothing(nodes, quiet) -> bool:
+    """Do the parsed ``nodes`` print nothing: comments, white space (``~`` too), macros
+    ``quiet(node)`` allows, and groups of the same?"""
     for x in nodes or []:
         if x is None or isinstance(x, LatexCommentNode):
             continue
@@ -57,14 +59,18 @@ def _only_spacing(nodes) -> bool:
             if x.chars.replace("~", "").strip():
                 return False
         elif isinstance(x, LatexMacroNode):
-            if x.macroname not in SPACING:
+            if not quiet(x):
                 return False
         elif isinstance(x, LatexGroupNode):
-            if not _only_spacing(x.nodelist):
+            if not _prints_nothing(x.nodelist, quiet):
                 return False
         else:
             return False
     return True
+
+
+def _only_spacing(nodes) -> bool:
+    return _prints_nothing(nodes, lambda x: x.macroname in SPACING)
 
 
 def in_a_line(src: str, start: int, end: int) -> bool:
@@ -139,21 +145,8 @@ def empty_slot(body: str) -> bool:
     and layout commands (``\\vspace{2in}``, ``\\vfill``), an optional ``[…]`` first (a box's
     height)? An empty body is one too."""
     body = re.sub(r"^\s*\[[^\]\n]*\]", "", body)
-    for x in parse_nodes(body):
-        if x is None or isinstance(x, LatexCommentNode):
-            continue
-        if isinstance(x, LatexCharsNode):
-            if x.chars.replace("~", "").strip():
-                return False
-        elif isinstance(x, LatexMacroNode):
-            if not (_layout(x) or x.macroname in SPACING or x.macroname in ("par", "\\", "newline")):
-                return False
-        elif isinstance(x, LatexGroupNode):
-            if not empty_slot(x.latex_verbatim()[1:-1]):
-                return False
-        else:
-            return False
-    return True
+    return _prints_nothing(parse_nodes(body), lambda x: _layout(x) or x.macroname in SPACING
+                           or x.macroname in ("par", "\\", "newline"))
 
 
 SLOT_ENVS = ("proof", "solution", "solutions", "answer", "sol", "soln")
