@@ -9,7 +9,7 @@ and its server chosen, hands its run over (:func:`hand_over`):
 
 1. the client connects to the runner's Unix socket (:func:`socket_path`: a 0700 folder under
    ``PREFECT_HOME``, the socket 0600; the runner also checks the peer's uid) and sends its
-   argv, working folder, environment and start time, with its stdin, stdout and stderr
+   argv, working folder, environment, resource limits, umask and start time, with its stdin, stdout and stderr
    (``socket.send_fds``);
 2. the runner answers only when it matches (:func:`identity`): the same ``PREFECT_HOME``,
    ``PREFECT_API_URL``, interpreter, ``sys.path`` and project folder, and the same
@@ -18,7 +18,7 @@ and its server chosen, hands its run over (:func:`hand_over`):
    packages). Anything else, and the command runs in its own process as it would with no
    runner (stale code never runs; a fresh runner is started for the next command);
 3. it forks a child (no thread anywhere at the fork, checked every time) that takes the
-   client's descriptors as its stdin/stdout/stderr, its folder, its environment (a key is
+   client's descriptors as its stdin/stdout/stderr, its folder, limits, umask, its environment (a key is
    read from it by the call that needs it, as in a command's own process; never logged),
    re-reads Prefect's settings for it, and runs the command's ``main``;
 4. the client forwards SIGINT, SIGTERM and SIGHUP to the child (Ctrl-C stops it, exit 130)
@@ -48,7 +48,7 @@ from commandline import procs
 from commandline.warm_code import ROOT, changed_since, fingerprint, installed_stamp, loaded_files  # noqa: F401 - re-exported
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
-from commandline.warm_limits import limits
+from commandline.warm_limits import caller_umask, limits
 
 """The project folder whose code the runner imported."""
 STATE_NAME = "sheet2lambda-warm.json"
@@ -265,6 +265,7 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
     try:
         stdio = _stdio()
         send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "limits": limits(),
+                     "umask": caller_umask(),
                      "identity": identity(code), "started": startup.get("started"),
                      "startup": {k: startup[k] for k in ("server", "server_what") if k in startup},
                      "sent": time.monotonic(),

@@ -55,9 +55,10 @@ def become(msg: dict, fds: list[int], conn, sel, runner_only: list) -> tuple[str
         if fd > 2:
             os.close(fd)
     os.chdir(msg["cwd"])
-    from commandline.warm_limits import apply_limits
+    from commandline.warm_limits import apply_limits, apply_umask
 
     apply_limits(msg.get("limits") or {})  # the caller's ulimit, not the runner's (checked before the fork)
+    apply_umask(msg["umask"])  # the caller's umask, not the runner's (checked before the fork)
     logging_before = {k: v for k, v in os.environ.items() if k.startswith("PREFECT_LOGGING_")}
     os.environ.clear()
     os.environ.update(msg["env"])

@@ -48,3 +48,37 @@ def apply_limits(wanted: dict) -> None:
     for name, (soft, hard) in wanted.items():
         if name in LIMITS and hasattr(resource, name):
             resource.setrlimit(getattr(resource, name), (soft, hard))
+
+
+def caller_umask() -> int:
+    """This process's file mode creation mask (``umask``), read from ``/proc/self/status``
+    (``Umask:``, proc(5), Linux 4.7+) so no thread ever sees a changed mask; elsewhere by
+    setting and restoring it (:func:`os.umask`)."""
+    import os
+
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def umask_problem(wanted) -> str | None:
+    """Why a request's ``umask`` (a caller's :func:`caller_umask`) cannot be taken, or ``None``."""
+    if not (isinstance(wanted, int) and not isinstance(wanted, bool) and 0 <= wanted <= 0o777):
+        return "the command's umask did not arrive"
+    return None
+
+
+def apply_umask(wanted: int) -> None:
+    """Take the caller's umask in this process (the forked child), so what the command writes
+    has the modes it would have had run by the caller itself (attack8 break4: a run through the
+    warm runner wrote 644/755 under ``umask 077``)."""
+    import os
+
+    os.umask(wanted)

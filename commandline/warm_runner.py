@@ -25,7 +25,7 @@ import time
 
 from commandline import procs, warm, warm_child
 from tasks.safe_json import json_loads
-from commandline.warm_limits import limits_problem
+from commandline.warm_limits import limits_problem, umask_problem
 
 PRELOAD = ("fastapi.encoders", "prefect.flow_engine", "prefect.task_engine", "prefect.utilities.visualization",
            "anyio._core._sockets", "anyio._core._streams", "pylatexenc.latexwalker._defaultspecs",
@@ -270,7 +270,7 @@ def _accept(listener, sel, children, me, served):
             return 0
         why = warm.differs(me, msg.get("identity") or {}) or warm.changed_since(LOADED)
         if not why:
-            why = limits_problem(msg.get("limits"))
+            why = limits_problem(msg.get("limits")) or umask_problem(msg.get("umask"))
         if not why and msg.get("run") not in warm.COMMANDS:
             why = "not a command it runs"
         if not why and len(fds) != 3:

@@ -83,13 +83,16 @@ def test_the_runner_holds_no_thread_and_its_socket_is_private(kept):
 def test_the_readme_command_runs_in_the_runner_and_writes_what_it_writes_alone(kept, tmp_path):
     home, env = kept
     before = _info(home)["served"]
-    warm_run = _run([*README_COMMAND, "--out", str(tmp_path / "warm")], env)
+    # Under umask 077 (attack8 break4: the runner's child wrote 644/755, its own umask's modes).
+    warm_run = _run([*README_COMMAND, "--out", str(tmp_path / "warm")], env, umask=0o077)
     assert warm_run.returncode == 0, warm_run.stderr
     assert "warm runner: Prefect and the flows imported ahead of time" in _startup(warm_run.stdout)
     assert _info(home)["served"] == before + 1
     # The same command in its own process (SHEET2LAMBDA_WARM=0) writes the same set.
-    alone = _run([*README_COMMAND, "--out", str(tmp_path / "alone")], {**env, "SHEET2LAMBDA_WARM": "0"})
+    alone = _run([*README_COMMAND, "--out", str(tmp_path / "alone")], {**env, "SHEET2LAMBDA_WARM": "0"}, umask=0o077)
     assert alone.returncode == 0, alone.stderr
+    modes = {d: sorted({p.stat().st_mode & 0o777 for p in (tmp_path / d).rglob("*")}) for d in ("warm", "alone")}
+    assert modes["warm"] == modes["alone"] and set(modes["warm"]) <= {0o600, 0o700}, modes
     assert "warm runner: " not in _startup(alone.stdout) and "warm runner off" in _startup(alone.stdout)
     assert _info(home)["served"] == before + 1
     for name in ("settled.json", "flags.json", "source.md", "solutions.md"):

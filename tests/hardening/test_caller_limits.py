@@ -54,3 +54,65 @@ def test_a_runner_that_cannot_raise_a_limit_refuses_the_hand_over(monkeypatch, c
 @pytest.mark.parametrize("wanted", [None, {}, {"RLIMIT_FSIZE": "4"}, [1, 2]], ids=["none", "empty", "str", "list"])
 def test_a_request_without_usable_limits_is_refused(wanted):
     assert warm_limits.limits_problem(wanted)
+
+
+# attack8 break4: under ``umask 077`` a run through the warm runner wrote 644/755 (its own
+# umask), one run in its own process 600/700. The request carries the caller's umask.
+
+@pytest.mark.parametrize("mask", [0o077, 0o027, 0o002])
+def test_the_callers_umask_is_read_as_it_is(mask):
+    code = "from commandline.warm_limits import caller_umask; print(caller_umask())"
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         umask=mask)
+    assert int(run.stdout) == mask, run.stderr
+
+
+def test_a_child_takes_the_callers_umask_for_what_it_writes(tmp_path):
+    """What the forked child does, in a process started under umask 022 (a runner's): after
+    taking the caller's 077, a file it writes is 600 and a folder 700."""
+    code = ("import os; from commandline.warm_limits import apply_umask; apply_umask(0o077); "
+            f"open({str(tmp_path / 'f')!r}, 'w').write('x'); os.mkdir({str(tmp_path / 'd')!r})")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         umask=0o022)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "f").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "d").stat().st_mode & 0o777 == 0o700
+
+
+def test_the_hand_over_carries_the_callers_umask(monkeypatch, tmp_path):
+    """The request the client sends (read by a stand-in runner at the other end of a socket
+    pair) holds the umask the client runs under."""
+    import socket
+
+    from commandline import warm
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    monkeypatch.setattr(warm, "_connect", lambda timeout=2.0: ours)
+    monkeypatch.setattr(warm, "enabled", lambda: True)
+    monkeypatch.setattr(warm_limits, "caller_umask", lambda: 0o077)
+    monkeypatch.setattr(warm, "caller_umask", lambda: 0o077)
+    got = {}
+
+    def runner():
+        reader = warm.Reader(theirs, 3)
+        got.update(reader.recv() or {})
+        for fd in reader.fds:
+            import os
+            os.close(fd)
+        theirs.close()  # no answer: the client runs the command itself
+
+    import threading
+
+    t = threading.Thread(target=runner)
+    t.start()
+    startup: dict = {"kept": False}
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    assert warm.hand_over("document", ["x.md"], startup) is None
+    t.join(10)
+    assert got.get("umask") == 0o077 and "warm runner not used" in startup["warm_what"]
+
+
+@pytest.mark.parametrize("wanted", [None, "077", -1, 0o1000, True, 6.3], ids=["none", "str", "neg", "big", "bool", "float"])
+def test_a_request_without_a_usable_umask_is_refused(wanted):
+    assert warm_limits.umask_problem(wanted) == "the command's umask did not arrive"
+    assert warm_limits.umask_problem(0o077) is None
