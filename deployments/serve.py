@@ -85,10 +85,15 @@ def deployment_root(args: argparse.Namespace) -> str:
     """The root every path of a served run stays inside: ``--root`` as named, else ``--base``
     itself (the corpus lies inside it; never a folder above the one named). Raises
     ``ValueError`` (one line) when the corpus, or ``--base``, lies outside that root: a root
-    wider than asked is never chosen silently (name it with ``--root``)."""
+    wider than asked is never chosen silently (name it with ``--root``), or when ``--sweep-out``
+    lies inside ``--corpus`` (or is it): each sweep would read the last one's outputs as sheets."""
     base = Path(args.base).resolve()
     root = Path(args.root).resolve() if args.root else base
     corpus = (base / args.corpus).resolve()
+    sweep_out = (base / args.sweep_out).resolve()
+    if sweep_out.is_relative_to(corpus):
+        raise ValueError(f"--sweep-out {args.sweep_out} ({sweep_out}) is inside --corpus {args.corpus} ({corpus}): "
+                         "each sweep would read the last one's outputs as sheets; name an output folder outside it")
     if not base.is_relative_to(root):
         raise ValueError(f"--base {args.base} is outside --root {args.root}: every run's paths resolve against "
                          "--base, so name a --root holding it")
@@ -140,6 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     import commandline.runtime as runtime
 
     args = parse_args(argv)
+    from tasks.dotenv_trust import dotenv_problem
+
+    problem = dotenv_problem()  # the runs it serves read keys and settings from it
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     problem = check_cron(args.cron)
     if problem:
         print(problem, file=sys.stderr)

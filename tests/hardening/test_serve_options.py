@@ -21,3 +21,25 @@ def test_a_bad_cron_is_one_line_naming_the_option(cron, tmp_path, capsys, monkey
 
 def test_a_good_cron_passes_the_check():
     assert serve.check_cron("0 3 * * *") is None and serve.check_cron("*/5 * * * 1-5") is None
+
+
+# attack8 unclear case: --sweep-out inside --corpus was accepted, so each scheduled sweep would
+# read the last one's outputs as sheets. Decided: refused in one line, before any server.
+
+@pytest.mark.parametrize("sweep_out", ["sheets/out", "sheets", "sheets/./course/../out", "linked/out"],
+                         ids=["inside", "same", "dotted", "through-a-link"])
+def test_a_sweep_out_inside_the_corpus_is_one_line(sweep_out, tmp_path, capsys, monkeypatch):
+    (tmp_path / "sheets" / "course").mkdir(parents=True)
+    (tmp_path / "linked").symlink_to(tmp_path / "sheets")
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # never reached: the check comes first
+    assert serve.main(["--base", str(tmp_path), "--sweep-out", sweep_out]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"--sweep-out {sweep_out} ") and "inside --corpus sheets" in err and "\n" not in err
+
+
+def test_a_sweep_out_beside_the_corpus_is_taken(tmp_path):
+    (tmp_path / "sheets").mkdir()
+    args = serve.parse_args(["--base", str(tmp_path), "--sweep-out", "out/sweep"])
+    assert serve.deployment_root(args) == str(tmp_path.resolve())
+    args = serve.parse_args(["--base", str(tmp_path), "--sweep-out", "sheets-out"])  # a name that starts alike
+    assert serve.deployment_root(args) == str(tmp_path.resolve())
