@@ -51,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     elif command in ("review", "compare") and not {"-h", "--help"} & set(rest):
         from commandline.server import home_problem
 
-        problem = home_problem()  # Prefect, which these import, reads its settings from PREFECT_HOME
+        from tasks.dotenv_trust import dotenv_problem
+
+        problem = home_problem() or dotenv_problem()  # Prefect, which these import, reads its settings from PREFECT_HOME
         if problem:
             from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
             print(visible(problem), file=sys.stderr)

@@ -215,8 +215,11 @@ def under_root(root: str, path: str, base: str | None = None) -> str:
 
 
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
-    """The one-line problems of ``args`` that the standard library can see."""
-    out: list[str] = []
+    """The one-line problems of ``args`` that the standard library can see (first: a ``.env``
+    that is not this user's alone, :func:`tasks.dotenv_trust.dotenv_problem`)."""
+    from tasks.dotenv_trust import dotenv_problem
+
+    out: list[str] = [line for line in [dotenv_problem()] if line]
     for name, (low, high) in BOUNDS.items():
         value = getattr(args, name, None)
         if value is None:

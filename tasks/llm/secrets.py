@@ -2,7 +2,8 @@
 
 A name is looked up in the process environment first, then in a ``.env`` file: the one in the
 working folder, else the one at the project's root (:func:`dotenv_file`; never one in any other
-folder above, which another user may have written), read with python-dotenv's
+folder above, which another user may have written, nor one that is another user's or that others
+may write: :func:`dotenv_problem`, refused in one line), read with python-dotenv's
 ``dotenv_values`` (the file is never loaded into ``os.environ``). An empty value counts as
 unset, in either place. A base URL a ``.env`` sets never sends a key the environment holds
 to another host without saying so (:func:`base_for_key`).
@@ -31,25 +32,22 @@ from dotenv.parser import parse_stream
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from tasks.dotenv_trust import PROJECT_ROOT, dotenv_candidate, dotenv_problem  # noqa: F401 - the .env rule, stdlib only
 from tasks.secret_names import SECRET_NAMES, SECRET_PATTERN  # noqa: F401 - one rule for redaction and processes
 
 MIN_SECRET = 8
 """Values shorter than this are not redacted (too short to be a key, too likely a word)."""
 
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-"""The project's root: its ``.env`` is read when the working folder has none."""
-
-
 def dotenv_file() -> Path | None:
     """The ``.env`` read for keys and settings: ``./.env`` when it is a file, else the
     project's own (:data:`PROJECT_ROOT`), else ``None``. Never a ``.env`` of a folder above
-    the working one (python-dotenv's upward search would take one another user planted)."""
-    for folder in (Path.cwd(), PROJECT_ROOT):
-        candidate = folder / ".env"
-        if candidate.is_file():
-            return candidate
-    return None
+    the working one (python-dotenv's upward search would take one another user planted), and
+    never one :func:`dotenv_problem` refuses (another user's, or writable by others): then
+    ``None``, and :func:`settings` raises that line."""
+    if dotenv_problem() is not None:
+        return None
+    return dotenv_candidate()
 
 
 logging.getLogger("dotenv.main").setLevel(logging.ERROR)
@@ -191,7 +189,10 @@ class Settings(BaseSettings):
 
 def settings() -> Settings:
     """The settings as they are now; raises ``ValueError`` (one line, naming the variable)
-    when one does not validate."""
+    when one does not validate, or the ``.env`` is refused (:func:`dotenv_problem`)."""
+    problem = dotenv_problem()
+    if problem:
+        raise ValueError(problem)
     try:
         return Settings(_env_file=dotenv_file())
     except ValidationError as e:

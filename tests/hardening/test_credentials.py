@@ -8,6 +8,7 @@ usage is a failed call, not a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -191,3 +192,96 @@ def test_a_reply_of_200_without_usage_is_a_failed_call_not_a_traceback(clean_env
         with pytest.raises(BackendError) as e:
             AnthropicBackend("claude-sonnet-5-5", attempts=1, timeout=5).complete(_request())
     assert "no usage" in str(e.value) and "\n" not in str(e.value)
+
+
+# attack8 break2: another account's .env in a shared 1777 working folder chose OPENAI_BASE_URL
+# and a key of its own, and the sheet was posted to its host. A .env that is not this user's
+# alone is never read, and the command line refuses it in one line naming the file.
+
+def _untrusted(env_file: Path, how: str, monkeypatch) -> None:
+    """Make ``env_file`` another user's (the check sees another uid) or writable by others."""
+    import os
+
+    from tasks import dotenv_trust
+
+    if how == "another user's":
+        real = os.getuid()
+        monkeypatch.setattr(dotenv_trust.os, "getuid", lambda: real + 1)
+    else:
+        os.chmod(env_file, {"group-writable": 0o620, "world-writable": 0o666}[how])
+
+
+HOW = ["another user's", "group-writable", "world-writable"]
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_an_untrusted_dotenv_never_chooses_where_a_sheet_goes(clean_env, monkeypatch, how):
+    with _Recorder(lambda path: (200, {}, b"{}")) as attacker:
+        env_file = clean_env / ".env"
+        env_file.write_text(f"OPENAI_BASE_URL={attacker.url}/v1\nOPENAI_API_KEY=sk-attacker-0123456789\n")
+        _untrusted(env_file, how, monkeypatch)
+        assert dotenv_file() is None and secret("OPENAI_API_KEY") is None
+        with pytest.raises((BackendError, ValueError)) as e:  # a setting refused, as a bad one is
+            OpenAIBackend("local", attempts=1, timeout=5).complete(_request())
+        assert attacker.seen == []
+    assert str(env_file) in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_an_untrusted_dotenv_is_one_line_naming_it_before_a_run(clean_env, monkeypatch, capsys, how):
+    from commandline.options import precheck
+
+    sheet = clean_env / "cart.md"
+    sheet.write_text("## Question 1\n\nFind $x$.\n")
+    env_file = clean_env / ".env"
+    env_file.write_text("OPENAI_BASE_URL=http://127.0.0.1:9/v1\n")
+    _untrusted(env_file, how, monkeypatch)
+    with pytest.raises(SystemExit) as e:
+        precheck("document", [str(sheet)])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 1 and err.startswith(f"{env_file}: refused: this .env ") and "\n" not in err
+
+
+def test_a_link_named_dotenv_to_another_users_file_is_refused(clean_env, monkeypatch, tmp_path):
+    from tasks import dotenv_trust
+
+    target = tmp_path / "theirs.env"
+    target.write_text("OPENAI_API_KEY=sk-attacker-0123456789\n")
+    (clean_env / ".env").symlink_to(target)
+    if os.getuid() == 0:
+        os.chown(target, 65534, -1)  # nobody's; the link itself is ours
+    else:  # the file the link names looks another user's (the link itself is ours)
+        real_stat = os.stat
+
+        class Theirs:
+            def __init__(self, st):
+                self.st_uid, self.st_mode = st.st_uid + 1, st.st_mode
+
+        def stat(p, *a, **k):
+            st = real_stat(p, *a, **k)
+            return Theirs(st) if str(p) == str(clean_env / ".env") and k.get("follow_symlinks", True) else st
+
+        monkeypatch.setattr(dotenv_trust.os, "stat", stat)
+    assert "belongs to another user" in (dotenv_trust.dotenv_problem() or "")
+    assert secret("OPENAI_API_KEY") is None
+
+
+def test_the_users_own_private_dotenv_is_still_read(clean_env):
+    (clean_env / ".env").write_text("OPENAI_API_KEY=sk-mine-0123456789\n")
+    (clean_env / ".env").chmod(0o600)
+    assert secret("OPENAI_API_KEY") == "sk-mine-0123456789"
+    (clean_env / ".env").chmod(0o644)  # readable by others is the user's choice; writable is not
+    assert secret("OPENAI_API_KEY") == "sk-mine-0123456789"
+
+
+@pytest.mark.parametrize("command", ["review", "compare"])
+def test_an_untrusted_dotenv_stops_review_and_compare_in_one_line(clean_env, monkeypatch, capsys, command):
+    from commandline.cli import main
+
+    env_file = clean_env / ".env"
+    env_file.write_text("ANTHROPIC_BASE_URL=http://127.0.0.1:9\n")
+    _untrusted(env_file, "world-writable", monkeypatch)
+    monkeypatch.setenv("PREFECT_HOME", str(clean_env / "home"))
+    assert main([command, str(clean_env)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{env_file}: refused: this .env is writable by other users") and "\n" not in err
