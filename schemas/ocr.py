@@ -62,3 +62,5 @@ class OcrResult(BaseModel):
     entry: OcrEntry
     images: list[str] = Field(default_factory=list)
     cached: bool = False
+    temporary: bool = False
+    """``folder`` is a conversion kept nowhere (another user's entry held its place): removed once read."""

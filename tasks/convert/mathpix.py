@@ -43,9 +43,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from pathlib import PurePosixPath
 from typing import Any, Callable
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -55,6 +54,9 @@ from urllib3.util import Retry
 from tasks.llm.redirects import CrossHostRedirect, SheetStaysSession
 
 from schemas.ocr import MathpixConversion
+from tasks.convert.bounds import MAX_TEXT_BYTES
+from tasks.convert.mathpix_links import (IMAGE_HOSTS, _origin, _short, image_allowed, image_urls,  # noqa: F401
+                                         local_name)  # re-exported
 from tasks.convert.mathpix_maths import dollar_maths  # noqa: F401 - re-exported
 from tasks.llm.deadline import Deadline
 from tasks.llm.secrets import base_for_key, redact as _redact_models, secret, settings
@@ -76,13 +78,10 @@ train on (``improve_mathpix: false``). Part of the OCR cache key."""
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 CONNECT_TIMEOUT = 10.0
 RETRY_AFTER_MAX = 60
+MAX_MARKDOWN_BYTES = MAX_TEXT_BYTES
+"""Largest markdown reply read (2 MiB: :data:`tasks.convert.bounds.MAX_TEXT_BYTES`, as a sheet of text)."""
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 MAX_IMAGES = 500
-IMAGE_HOSTS = ("cdn.mathpix.com",)
-"""Where Mathpix serves the crops its markdown links (over https): the only hosts, besides the
-API's own origin, an image is fetched from. A link to any other host (loopback, link-local, a
-host the sheet names) is never requested: it stays a link, and the sheet's check of images
-says it has no file."""
 CREDENTIALS = ("app_id", "app_key")
 PENDING = ("received", "loaded", "split", "processing")
 
@@ -126,20 +125,6 @@ class _CredentialSession(SheetStaysSession):
                 _origin(response.request.url) != _origin(prepared_request.url):
             for name in CREDENTIALS:
                 prepared_request.headers.pop(name, None)
-
-
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme.lower(), (parts.netloc.rsplit("@", 1)[-1]).lower()
-
-
-def image_allowed(url: str, base: str) -> bool:
-    """Whether an image link of Mathpix's markdown may be fetched: over https from
-    :data:`IMAGE_HOSTS`, or from the API's own origin ``base`` (``MATHPIX_BASE_URL``)."""
-    parts = urlsplit(url)
-    if _origin(url) == _origin(base):
-        return True
-    return parts.scheme.lower() == "https" and (parts.hostname or "").lower() in IMAGE_HOSTS
 
 
 def _one_line(text: Any, limit: int = 300) -> str:
@@ -303,14 +288,40 @@ def convert_pdf(
         status = _wait_pdf(client, pdf_id, poll, say)
         pages = status.get("num_pages")
         _wait_md(client, pdf_id, poll, say)
-        resp = client.request("GET", f"{client.base}/v3/pdf/{pdf_id}.md")
-        if resp.status_code >= 400:
-            raise MathpixError(_reason(resp))
-        resp.encoding = "utf-8"
-        markdown = resp.text
+        markdown = _read_markdown(client, pdf_id)
         images = _download_images(client, markdown)
     return MathpixConversion(pdf_id=pdf_id, pages=pages if isinstance(pages, int) else None, markdown=markdown,
                              images=images)
+
+
+def _read_markdown(client: _Client, pdf_id: str) -> str:
+    """``GET {base}/v3/pdf/{pdf_id}.md``, read while it streams and refused (one line) past
+    :data:`MAX_MARKDOWN_BYTES`, the size of the largest sheet of text the product reads: so an
+    endless or huge reply is never held whole, cached or handed to pandoc (attack8 break3: 200 MB
+    were downloaded, kept in the OCR cache and converted)."""
+    resp = client.request("GET", f"{client.base}/v3/pdf/{pdf_id}.md", stream=True)
+    with resp:
+        if resp.status_code >= 400:
+            raise MathpixError(_reason(resp))
+        too_big = MathpixError(f"Mathpix's markdown is larger than {MAX_MARKDOWN_BYTES // (1 << 20)} MiB, the most "
+                               "a sheet of text may be: not read")
+        try:
+            stated = int(resp.headers.get("Content-Length") or 0)
+        except ValueError:
+            stated = 0
+        if stated > MAX_MARKDOWN_BYTES:
+            raise too_big
+        blob = bytearray()
+        try:
+            for chunk in resp.iter_content(65536):
+                blob += chunk
+                if len(blob) > MAX_MARKDOWN_BYTES:
+                    raise too_big
+        except requests.exceptions.RequestException as e:
+            if client.watch.passed:
+                raise client.over("reading the markdown") from None
+            raise MathpixError(f"Mathpix's markdown could not be read: {type(e).__name__}") from None
+    return blob.decode("utf-8", "replace")
 
 
 def _wait_pdf(client: _Client, pdf_id: str, poll: float, say) -> dict:
@@ -349,35 +360,6 @@ def _wait_md(client: _Client, pdf_id: str, poll: float, say) -> None:
 
 # --- images -----------------------------------------------------------------------
 
-_MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_HTML_IMAGE = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"'](https?://[^\"']+)[\"']", re.I)
-
-
-def image_urls(markdown: str) -> list[str]:
-    """The http(s) image links of ``markdown`` (markdown images and ``<img src>``), in order, each once."""
-    found = [(m.start(), m.group(1)) for m in _MD_IMAGE.finditer(markdown)]
-    found += [(m.start(), m.group(1)) for m in _HTML_IMAGE.finditer(markdown)]
-    return list(dict.fromkeys(url for _, url in sorted(found)))
-
-
-def local_name(url: str, taken: set[str]) -> str:
-    """A file name for an image URL: the URL's own file name (safe characters only), made
-    unique against ``taken`` with ``-2``, ``-3``… before the extension (as Mathpix's own
-    exports name a second crop of one page)."""
-    raw = unquote(PurePosixPath(urlsplit(url).path).name) or "image"
-    stem, dot, ext = raw.rpartition(".")
-    if not dot:
-        stem, ext = raw, "jpg"
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", stem).strip("_")[:120] or "image"
-    ext = re.sub(r"[^A-Za-z0-9]+", "", ext)[:5].lower() or "jpg"
-    name, n = f"{stem}.{ext}", 1
-    while name in taken:
-        n += 1
-        name = f"{stem}-{n}.{ext}"
-    taken.add(name)
-    return name
-
-
 def _download_images(client: _Client, markdown: str) -> dict[str, tuple[str, bytes]]:
     urls = [u for u in image_urls(markdown) if image_allowed(u, client.base)]
     if len(urls) > MAX_IMAGES:
@@ -400,7 +382,3 @@ def _download_images(client: _Client, markdown: str) -> dict[str, tuple[str, byt
         out[url] = (local_name(url, taken), bytes(blob))
     return out
 
-
-def _short(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.netloc}{parts.path}"

@@ -15,7 +15,11 @@ place when complete, so a conversion that fails leaves nothing, and a reader nev
 half an entry. Reading an entry needs no credentials and makes no call.
 
 The root is ``SHEET2LAMBDA_OCR_CACHE`` (environment or ``.env``), else
-``$XDG_CACHE_HOME/sheet2lambda/ocr``, else ``~/.cache/sheet2lambda/ocr``.
+``$XDG_CACHE_HOME/sheet2lambda/ocr``, else ``~/.cache/sheet2lambda/ocr``. An entry is this
+user's alone (files 0600, folders 0700); one that is a link, another user's or writable by
+others, or whose markdown is over a sheet's size, is never used (:func:`entry_problem`): the
+PDF is converted again (one warning line; the new entry replaces it, or, when another user's
+entry cannot be moved aside, is used once and not cached) or, offline, fails in one line.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import hashlib
 import json
 import os
 import shutil
+import stat
+import sys
 import tempfile
 import threading
 import uuid
@@ -32,7 +38,8 @@ from pathlib import Path
 from typing import Callable
 
 from schemas.ocr import MathpixConversion, OcrEntry, OcrResult
-from tasks.convert.mathpix import REQUEST_OPTIONS, MathpixError, convert_pdf, dollar_maths
+from tasks.convert.mathpix import (MAX_IMAGES, MAX_MARKDOWN_BYTES, REQUEST_OPTIONS, MathpixError, convert_pdf,
+                                   dollar_maths)
 from tasks.errors import InputError
 from tasks.llm.secrets import setting
 
@@ -58,10 +65,45 @@ def entry_key(data: bytes, options: dict | None = None) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def _not_ours(path: Path) -> str | None:
+    """Why ``path`` (not followed if a link) is not this user's alone, or ``None``."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return f"{path.name} is a link"
+    if st.st_uid != os.getuid():
+        return f"{path.name} belongs to another user (uid {st.st_uid})"
+    if stat.S_IMODE(st.st_mode) & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{path.name} is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def entry_problem(folder: Path) -> str | None:
+    """Why the entry in ``folder`` may not be used although it is there, or ``None``: the
+    folder, its ``entry.json``, ``mathpix.md``, ``media/`` or a file in it is a link, another
+    user's or writable by others (in a shared ``SHEET2LAMBDA_OCR_CACHE`` another account could
+    plant an entry: its markdown would become the sheet; attack8), or ``mathpix.md`` is larger
+    than a sheet of text may be (:data:`tasks.convert.mathpix.MAX_MARKDOWN_BYTES`)."""
+    try:
+        parts = [folder, *(folder / n for n in ("entry.json", "mathpix.md", MEDIA) if os.path.lexists(folder / n))]
+        if (folder / MEDIA).is_dir() and not (folder / MEDIA).is_symlink():
+            parts += sorted((folder / MEDIA).iterdir())[:MAX_IMAGES + 1]
+        for part in parts:
+            why = _not_ours(part)
+            if why:
+                return why
+        if (folder / "mathpix.md").is_file() and (folder / "mathpix.md").stat().st_size > MAX_MARKDOWN_BYTES:
+            return f"mathpix.md is larger than {MAX_MARKDOWN_BYTES >> 20} MiB, the most a sheet of text may be"
+    except OSError:
+        return None  # not there (or gone meanwhile): no entry, nothing to say
+    return None
+
+
 def read_entry(folder: Path) -> OcrResult | None:
     """The entry in ``folder``, read (no call, no credential), or ``None`` when it is not
     a complete entry (missing or unreadable ``entry.json``/``mathpix.md``, or an image it
-    names is missing)."""
+    names is missing) or may not be used (:func:`entry_problem`)."""
+    if not os.path.lexists(folder) or entry_problem(folder) is not None:
+        return None
     try:
         entry = OcrEntry.model_validate_json((folder / "entry.json").read_text(encoding="utf-8"))
         raw = (folder / "mathpix.md").read_text(encoding="utf-8")
@@ -136,10 +178,17 @@ def ocr_pdf(
     final = root / key
     if not fresh and (got := read_entry(final)) is not None:
         return got
+    untrusted = entry_problem(final)
+    if untrusted and offline and not fresh:
+        raise MathpixError(f"its OCR cache entry {final} is not used ({untrusted}), and an offline run sends nothing "
+                           "to Mathpix: set SHEET2LAMBDA_OCR_CACHE to a folder of your own")
     if offline:
         raise MathpixError("not in the OCR cache, and an offline run sends nothing to Mathpix: run it once "
                            "without --offline (MATHPIX_APP_ID and MATHPIX_APP_KEY set) to convert and cache it"
                            if not fresh else "--fresh-ocr converts with Mathpix, which an offline run does not call")
+    if untrusted and not fresh:
+        print(f"warning: {name}: its OCR cache entry {final} is not used ({untrusted}): converting it again",
+              file=sys.stderr)
     with _lock(key):
         if not fresh and (got := read_entry(final)) is not None:  # another thread wrote it meanwhile
             return got
@@ -154,6 +203,14 @@ def ocr_pdf(
         try:
             entry = _write(work, key, data, conv)
             _put(work, final)
+        except PermissionError:
+            if not untrusted:
+                shutil.rmtree(work, ignore_errors=True)
+                raise
+            # Another user's entry in a shared (sticky) cache cannot be moved aside: this conversion
+            # is read from its own folder, removed once read (ocr_markdown), and not cached.
+            return OcrResult(markdown=readable(conv.markdown, entry.images), folder=str(work), entry=entry,
+                             images=list(dict.fromkeys(entry.images.values())), cached=False, temporary=True)
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
@@ -168,17 +225,25 @@ def _lock(key: str) -> threading.Lock:
 
 def _write(work: Path, key: str, data: bytes, conv: MathpixConversion) -> OcrEntry:
     media = work / MEDIA
-    media.mkdir()
+    media.mkdir(mode=0o700)
     for file_name, blob in conv.images.values():
-        (media / file_name).write_bytes(blob)
-    (work / "mathpix.md").write_text(conv.markdown, encoding="utf-8")
+        _private(media / file_name).write_bytes(blob)
+    _private(work / "mathpix.md").write_text(conv.markdown, encoding="utf-8")
     entry = OcrEntry(
         key=key, pdf_sha256=hashlib.sha256(data).hexdigest(), options=REQUEST_OPTIONS, pdf_id=conv.pdf_id,
         pages=conv.pages, images={url: file_name for url, (file_name, _) in conv.images.items()},
         created=datetime.now(timezone.utc).isoformat(timespec="microseconds"),
     )
-    (work / "entry.json").write_text(entry.model_dump_json(indent=1), encoding="utf-8")
+    _private(work / "entry.json").write_text(entry.model_dump_json(indent=1), encoding="utf-8")
     return entry
+
+
+def _private(path: Path) -> Path:
+    """``path`` created empty with mode 0600 (whatever the umask: an entry others may write is
+    never used, :func:`entry_problem`)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.chmod(path, 0o600)
+    return path
 
 
 def _put(work: Path, final: Path) -> None:
@@ -207,10 +272,14 @@ def ocr_markdown(name: str, data: bytes, media_dir: str | None, fresh: bool, off
         raise InputError(name, e.reason) from None
     if not got.markdown.strip():
         raise InputError(name, "Mathpix found no text in it (a blank page, or a scan it could not read)")
-    if media_dir and got.images:
-        Path(media_dir).mkdir(parents=True, exist_ok=True)
-        for file_name in got.images:
-            if not (Path(media_dir) / file_name).exists():
-                shutil.copyfile(Path(got.folder) / MEDIA / file_name, Path(media_dir) / file_name)
+    try:
+        if media_dir and got.images:
+            Path(media_dir).mkdir(parents=True, exist_ok=True)
+            for file_name in got.images:
+                if not (Path(media_dir) / file_name).exists():
+                    shutil.copyfile(Path(got.folder) / MEDIA / file_name, Path(media_dir) / file_name)
+    finally:
+        if got.temporary:
+            shutil.rmtree(got.folder, ignore_errors=True)
     text = got.markdown.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     return text, 0 if got.cached else (got.entry.pages or 0)

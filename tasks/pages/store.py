@@ -28,11 +28,13 @@ FOLDER = "compare"
 
 
 def entry_folder(pdf: bytes) -> Path | None:
-    """The PDF's OCR cache entry, or ``None`` when the cache holds none (nothing is kept then)."""
-    from tasks.convert.ocr_cache import cache_root, entry_key
+    """The PDF's OCR cache entry, or ``None`` when the cache holds none, or one that may not be
+    used (another user's, or writable by others: :func:`tasks.convert.ocr_cache.entry_problem`);
+    nothing is read or kept then."""
+    from tasks.convert.ocr_cache import cache_root, entry_key, entry_problem
 
     folder = cache_root() / entry_key(pdf)
-    return folder if (folder / "entry.json").is_file() else None
+    return folder if (folder / "entry.json").is_file() and entry_problem(folder) is None else None
 
 
 def reply_key(version: str, markdown: str, pages: range, size: int, spec: BackendSpec) -> str:
