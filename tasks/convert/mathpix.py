@@ -32,9 +32,11 @@ blanked (:func:`redact`) out of every message. Settings: ``MATHPIX_BASE_URL`` (d
 being read then is cut, :mod:`tasks.llm.deadline`, so a server dripping bytes cannot outlast it),
 ``SHEET2LAMBDA_MATHPIX_ATTEMPTS`` (HTTP attempts per request, default 4).
 
-Retries: a ``requests.Session`` with ``urllib3.util.Retry`` as the model backends use it
+Retries: a ``requests.Session`` with ``urllib3``'s ``Retry`` as the model backends use it
 (:mod:`tasks.llm.openai_compat`): status 429, 500, 502, 503, 504, connection errors and
-read timeouts, ``Retry-After`` honoured up to 60 s, exponential backoff with jitter.
+read timeouts, ``Retry-After`` honoured up to 60 s, exponential backoff with jitter; a wait that
+would end past ``SHEET2LAMBDA_MATHPIX_DEADLINE`` is not made (:class:`tasks.llm.deadline.DeadlineRetry`:
+the conversion fails at once in one line naming the wait and the deadline).
 Every failure is a :class:`MathpixError` with a one-line reason.
 """
 
@@ -49,7 +51,6 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
-from urllib3.util import Retry
 
 from tasks.llm.redirects import CrossHostRedirect, SheetStaysSession
 
@@ -58,7 +59,7 @@ from tasks.convert.bounds import MAX_TEXT_BYTES
 from tasks.convert.mathpix_links import (IMAGE_HOSTS, _origin, _short, image_allowed, image_urls,  # noqa: F401
                                          local_name)  # re-exported
 from tasks.convert.mathpix_maths import dollar_maths  # noqa: F401 - re-exported
-from tasks.llm.deadline import Deadline
+from tasks.llm.deadline import Deadline, DeadlinePassed, DeadlineRetry, WaitPastDeadline
 from tasks.llm.secrets import base_for_key, redact as _redact_models, secret, settings
 
 DEFAULT_BASE = "https://api.mathpix.com"
@@ -168,13 +169,13 @@ class _Client:
         self.ends = time.monotonic() + deadline
         self.deadline = deadline
         retries = max(0, attempts - 1)
-        retry = Retry(
-            total=retries, connect=retries, read=retries, status=retries, other=retries,
+        self.watch = Deadline(deadline, setting="SHEET2LAMBDA_MATHPIX_DEADLINE")  # each reply's socket cut at the end
+        retry = DeadlineRetry(  # every wait (Retry-After, backoff) ends before the deadline, or none is made
+            deadline=self.watch, total=retries, connect=retries, read=retries, status=retries, other=retries,
             status_forcelist=RETRY_STATUSES, allowed_methods=None, respect_retry_after_header=True,
             retry_after_max=RETRY_AFTER_MAX, backoff_factor=0.5, backoff_max=20, backoff_jitter=0.25,
             raise_on_status=False,
         )
-        self.watch = Deadline(deadline)  # each reply's socket cut when the whole deadline passes
         self.session = _CredentialSession()
         self.session.hooks["response"].append(self.watch.requests_hook)
         adapter = HTTPAdapter(max_retries=retry)
@@ -204,6 +205,10 @@ class _Client:
                 raise
         except CrossHostRedirect as e:
             raise MathpixError(str(e)) from None
+        except WaitPastDeadline as e:  # a Retry-After (or backoff) that would outlast the deadline
+            raise MathpixError(f"Mathpix: {e}") from None
+        except DeadlinePassed:
+            raise self.over(f"{method} {urlsplit(url).path}") from None
         except requests.exceptions.ConnectTimeout:
             raise MathpixError(f"could not connect to {_host(url)} ({self.attempts} attempts)") from None
         except requests.exceptions.ConnectionError as e:

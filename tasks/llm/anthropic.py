@@ -16,12 +16,15 @@ Structured output, when ``request.json_schema`` is set, in one of two ways (``st
   ``tool_choice={"type": "tool", "name": schema_name}``; the reply text is
   ``json.dumps(tool_use.input)``. For older models and gateways without structured outputs.
 
-Retries are the SDK's own (``max_retries`` = attempts − 1): it retries 408, 409, 429, every
-5xx (529 overloaded included) and connection errors and timeouts, waiting what
+Retries are ours, made as the SDK makes them (its client has ``max_retries=0``; :func:`_retry_wait`):
+408, 409, 429, every 5xx (529 overloaded included) and connection errors and timeouts, waiting what
 ``retry-after-ms`` / ``retry-after`` say, else an exponential backoff from 0.5 s (see
-``anthropic/_base_client.py``: ``_should_retry``, ``_calculate_retry_timeout``). After the
-last attempt the error is raised as :class:`BackendError` naming the status and the API's
-error type and message, e.g. ``HTTP 529 overloaded_error: Overloaded (4 attempts)``.
+``anthropic/_base_client.py``: ``_should_retry``, ``_calculate_retry_timeout``), but never a wait
+that would end past the call's deadline: the SDK slept whatever ``retry-after`` said, up to
+4 294 967 s, before the deadline could end it (attack8); such a wait fails the call at once, in one
+line naming it and ``SHEET2LAMBDA_LLM_DEADLINE``. After the last attempt the error is raised as
+:class:`BackendError` naming the status and the API's error type and message, e.g.
+``HTTP 529 overloaded_error: Overloaded (4 attempts)``.
 
 A reply cut off at the output limit (``stop_reason == "max_tokens"``) is never parsed: it
 is asked again once, streamed (the SDK refuses long non-streaming calls), with the model's
@@ -46,7 +49,7 @@ from schemas.llm import LLMReply, LLMRequest
 from schemas.routes import Usage
 from tasks.llm import BackendError, LiveBackend
 from tasks.llm import limits
-from tasks.llm.deadline import Deadline, DeadlinePassed
+from tasks.llm.deadline import Deadline, DeadlinePassed, WaitPastDeadline
 from tasks.llm.redirects import CrossHostRedirect
 from tasks.llm.pricing import max_output, usage
 from tasks.llm.secrets import base_for_key, redact, secret, setting
@@ -105,6 +108,46 @@ def _same_host(base: str):
         except CrossHostRedirect as e:
             raise Refused(str(e)) from None
     return hook
+
+
+RETRY_STATUSES = (408, 409, 429)
+"""Statuses retried besides every 5xx (529 overloaded included), as the SDK's own ``_should_retry``."""
+
+
+def _retry_wait(e: Exception, n: int) -> tuple[float, bool] | None:
+    """Whether the failed attempt ``n`` (0-based) is tried again, and after how long:
+    ``(seconds, asked)``, ``asked`` when the server said (``retry-after-ms``, ``retry-after`` in
+    seconds or as an HTTP date), else the SDK's backoff (0.5 s doubling, at most 8 s, less up to a
+    quarter jitter); ``None`` for an error not retried. Retried as the SDK retries
+    (``anthropic/_base_client.py``, ``_should_retry``): ``x-should-retry: true|false`` when the
+    server says, else 408, 409, 429 and every 5xx; connection errors and timeouts."""
+    import email.utils
+    import random
+    import time
+
+    import anthropic
+
+    backoff = (min(0.5 * 2.0 ** n, 8.0) * (1 - 0.25 * random.random()), False)
+    if isinstance(e, anthropic.APIConnectionError):  # (timeouts included)
+        return backoff
+    if not isinstance(e, anthropic.APIStatusError):
+        return None
+    headers = e.response.headers
+    said = (headers.get("x-should-retry") or "").lower()
+    if said == "false" or (said != "true" and e.status_code not in RETRY_STATUSES and e.status_code < 500):
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if not raw:
+            continue
+        try:
+            asked = float(raw) * scale
+        except ValueError:
+            parsed = email.utils.parsedate_tz(raw) if scale == 1.0 else None
+            asked = email.utils.mktime_tz(parsed) - time.time() if parsed else 0.0
+        if asked > 0:
+            return asked, True
+    return backoff
 
 
 def _status_reason(e: anthropic.APIStatusError) -> str:
@@ -213,7 +256,7 @@ class AnthropicBackend(LiveBackend):
         ) as http, anthropic.Anthropic(
             api_key=_api_key(),
             base_url=base,
-            max_retries=max(0, self.attempts - 1),
+            max_retries=0,  # the retries and their waits are ours (_call), bounded by the deadline
             timeout=self.timeout,
             middleware=[counter, deadline.middleware],
             http_client=http,
@@ -251,30 +294,57 @@ class AnthropicBackend(LiveBackend):
 
     def _call(self, client: anthropic.Anthropic, params: dict, counter: _AttemptCounter, deadline: Deadline,
               stream: bool):
-        """The API's message, or the one-line reason (redacted) the call failed for good."""
+        """The API's message, or the one-line reason (redacted) the call failed for good.
+
+        The retries are ours, not the SDK's (its client has ``max_retries=0``): the SDK waited
+        whatever ``retry-after`` said (up to 4 294 967 s) before its deadline check could run.
+        An attempt that failed in a way the SDK would retry (:func:`_retry_wait`) is tried again
+        after the wait the server asked for, else the backoff, when that wait ends before the
+        deadline (:meth:`tasks.llm.deadline.Deadline.wait`); else the call fails at once, in one
+        line naming the wait and ``SHEET2LAMBDA_LLM_DEADLINE``."""
         import anthropic
 
-        try:
-            if stream:
-                with client.messages.stream(**params) as s:
-                    return s.get_final_message()
-            return client.messages.create(**params)
-        except DeadlinePassed:
-            reason = ""
-        except CrossHostRedirect as e:  # raised by the request hook: one line, not retried
+        for n in range(max(1, self.attempts)):
+            # the header the SDK's own retries send (its count of retries so far)
+            sent = {**params, "extra_headers": {**(params.get("extra_headers") or {}), "x-stainless-retry-count": str(n)}}
+            try:
+                if stream:
+                    with client.messages.stream(**sent) as s:
+                        return s.get_final_message()
+                return client.messages.create(**sent)
+            except Exception as e:  # noqa: BLE001 - each kind is sorted out below
+                failed = e
+            wait = _retry_wait(failed, n) if n + 1 < self.attempts and not (deadline.passed or deadline.too_large) \
+                else None
+            if wait is None:
+                break
+            try:
+                deadline.wait(*wait)
+            except DeadlinePassed as e:  # the wait would end past the deadline (or none is left)
+                return f"{e} ({counter.n} attempt{'s' if counter.n != 1 else ''})"
+        return self._reason(failed, counter, deadline)
+
+    def _reason(self, e: Exception, counter: _AttemptCounter, deadline: Deadline) -> str:
+        """The one line (redacted, with the attempts made) for the last attempt's error ``e``;
+        raises ``e`` again when it is none the call can explain."""
+        import anthropic
+
+        if isinstance(e, DeadlinePassed):
+            reason = str(e) if isinstance(e, WaitPastDeadline) else ""
+        elif isinstance(e, CrossHostRedirect):  # raised by the request hook: one line, not retried
             reason = str(e)
-        except anthropic.APIStatusError as e:
+        elif isinstance(e, anthropic.APIStatusError):
             reason = redact(_status_reason(e))
-        except anthropic.APITimeoutError:
+        elif isinstance(e, anthropic.APITimeoutError):
             reason = f"no reply within {self.timeout:g} s"
-        except anthropic.APIConnectionError as e:
+        elif isinstance(e, anthropic.APIConnectionError):
             cause = e.__cause__
             reason = redact(f"connection failed: {type(cause).__name__ if cause else 'error'} {cause or e.message}")
-        except (anthropic.AnthropicError, ValueError) as e:
+        elif isinstance(e, (anthropic.AnthropicError, ValueError)):
             reason = redact(f"{type(e).__name__}: {e}")
-        except Exception:
-            if not (deadline.passed or deadline.too_large):  # (a streamed reply's read cut is an httpx error)
-                raise
+        elif not (deadline.passed or deadline.too_large):  # (a streamed reply's read cut is an httpx error)
+            raise e
+        else:
             reason = ""
         if deadline.too_large:  # cut while it arrived, however the client wrapped the cut
             reason = deadline.too_large_reason()

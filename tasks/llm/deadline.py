@@ -68,8 +68,10 @@ class Deadline:
     the timer is cancelled on exit; :attr:`passed` is True once the deadline passed (the
     caller's failure is then this deadline's)."""
 
-    def __init__(self, seconds: float, attempt: float | None = None, max_bytes: int | None = None):
+    def __init__(self, seconds: float, attempt: float | None = None, max_bytes: int | None = None,
+                 setting: str = "SHEET2LAMBDA_LLM_DEADLINE"):
         self.seconds = seconds
+        self.setting = setting  # the variable that sets it, named when a wait would pass it
         self.max_bytes = max_bytes
         self.too_large = False
         self.attempt = attempt  # the client's own timeout for an attempt, capped by the middleware
@@ -106,6 +108,20 @@ class Deadline:
             self.passed = True
             raise DeadlinePassed(f"no whole reply within {self.seconds:g} s")
         return left
+
+    def wait(self, seconds: float, asked: bool = False) -> None:
+        """Sleep ``seconds`` before the next attempt (``asked``: the server's ``Retry-After``,
+        else our backoff) when the wait ends before the deadline; else raise
+        :class:`WaitPastDeadline` at once (one line naming the wait, the seconds left and
+        :attr:`setting`), or :class:`DeadlinePassed` when none are left. Every retry wait of
+        every client goes through here, so none outlasts the call's deadline."""
+        left = self.left()
+        if seconds >= left:
+            what = f"the server asked to wait {seconds:g} s (Retry-After)" if asked else f"the backoff of {seconds:g} s"
+            raise WaitPastDeadline(f"{what} would end past the deadline ({left:.0f} s left of {self.seconds:g} s, "
+                                   f"{self.setting}): not retried")
+        if seconds > 0:
+            time.sleep(seconds)
 
     def too_large_reason(self) -> str:
         """The one line for a reply cut at ``max_bytes``."""
@@ -219,11 +235,4 @@ class DeadlineRetry(Retry):
         if self.deadline is None:
             return super().sleep(response)
         asked = self.get_retry_after(response) if self.respect_retry_after_header and response else None
-        wait = asked if asked else self.get_backoff_time()
-        left = self.deadline.left()
-        if wait >= left:
-            what = f"the server asked to wait {asked:g} s (Retry-After)" if asked else f"the backoff of {wait:g} s"
-            raise WaitPastDeadline(f"{what} would end past the deadline ({left:.0f} s left of "
-                                   f"{self.deadline.seconds:g} s, SHEET2LAMBDA_LLM_DEADLINE): not retried")
-        if wait > 0:
-            time.sleep(wait)
+        self.deadline.wait(asked if asked else self.get_backoff_time(), asked=bool(asked))

@@ -20,8 +20,8 @@ from tests.hardening.support import LocalServer
 CATEGORY = "8 interrupts and dead backends"
 
 
-def _busy(status: int, retry_after: str) -> tuple[LocalServer, list[float]]:
-    """A server answering every POST with ``status`` and ``Retry-After: retry_after``; the list
+def _busy(status: int, retry_after: str, header: str = "Retry-After") -> tuple[LocalServer, list[float]]:
+    """A server answering every POST with ``status`` and ``<header>: retry_after``; the list
     holds the time.monotonic() of each request."""
     seen: list[float] = []
 
@@ -29,9 +29,9 @@ def _busy(status: int, retry_after: str) -> tuple[LocalServer, list[float]]:
         def do_POST(self):
             seen.append(time.monotonic())
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            body = json.dumps({"error": {"message": "busy", "type": "overloaded"}}).encode()
+            body = json.dumps({"type": "error", "error": {"message": "busy", "type": "overloaded_error"}}).encode()
             self.send_response(status)
-            self.send_header("Retry-After", retry_after)
+            self.send_header(header, retry_after)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -72,3 +72,94 @@ def test_a_short_retry_after_within_the_deadline_is_still_honoured(monkeypatch):
             OpenAIBackend("local", attempts=3, timeout=30).complete(_request())
     assert len(seen) == 2 and seen[1] - seen[0] >= 0.9, seen  # waited the second asked, once
     assert "past the deadline" in str(e.value)  # the second wait (1 s) no longer fitted in what was left
+
+
+# attack8 break5 (issue 23): the same wait in the other clients. The Anthropic SDK slept whatever
+# retry-after said (its own retries) before the deadline could end the call, and Mathpix's client
+# honoured Retry-After up to 60 s whatever SHEET2LAMBDA_MATHPIX_DEADLINE was.
+
+ANTHROPIC_WAITS = [(429, "100000", "retry-after"), (529, "100000", "retry-after"),
+                   (503, "Wed, 21 Oct 2099 07:28:00 GMT", "retry-after"), (429, "100000000", "retry-after-ms"),
+                   (500, "30", "retry-after")]
+
+
+@pytest.mark.parametrize("status, retry_after, header", ANTHROPIC_WAITS,
+                         ids=["429", "529", "http-date", "retry-after-ms", "500-30s"])
+def test_an_anthropic_retry_after_past_the_deadline_fails_at_once_in_one_line(status, retry_after, header,
+                                                                            monkeypatch):
+    import anthropic  # noqa: F401 - its first import takes seconds, which are not the call's
+
+    from tasks.llm.anthropic import AnthropicBackend
+
+    monkeypatch.setenv("SHEET2LAMBDA_LLM_DEADLINE", "2")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
+    server, seen = _busy(status, retry_after, header)
+    with server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        with pytest.raises(llm.BackendError) as e:
+            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
+        spent = time.monotonic() - seen[0]  # from the first request: no wait after it (set-up is not the call's)
+    message = str(e.value)
+    assert "Retry-After" in message and "SHEET2LAMBDA_LLM_DEADLINE" in message and "\n" not in message, message
+    assert len(seen) == 1 and spent < 2, (len(seen), spent)
+
+
+def test_an_anthropic_short_retry_after_within_the_deadline_is_still_honoured(monkeypatch):
+    from tasks.llm.anthropic import AnthropicBackend
+
+    monkeypatch.setenv("SHEET2LAMBDA_LLM_DEADLINE", "2")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
+    server, seen = _busy(429, "1", "retry-after")
+    with server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        with pytest.raises(llm.BackendError) as e:
+            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
+    assert len(seen) == 2 and seen[1] - seen[0] >= 0.9, seen
+    assert "past the deadline" in str(e.value) and "(2 attempts)" in str(e.value)
+
+
+def test_an_anthropic_error_the_sdk_would_not_retry_is_not_retried(monkeypatch):
+    from tasks.llm.anthropic import AnthropicBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
+    server, seen = _busy(400, "1", "retry-after")
+    with server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        with pytest.raises(llm.BackendError) as e:
+            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
+    assert len(seen) == 1 and "HTTP 400" in str(e.value)
+
+
+@pytest.mark.parametrize("status, retry_after", [(429, "100000"), (503, "30"), (429, "Wed, 21 Oct 2099 07:28:00 GMT")],
+                         ids=["429", "503-30s", "http-date"])
+def test_a_mathpix_retry_after_past_the_deadline_fails_at_once_in_one_line(status, retry_after, monkeypatch):
+    from tasks.convert import mathpix
+
+    monkeypatch.setenv("SHEET2LAMBDA_MATHPIX_DEADLINE", "2")
+    monkeypatch.setenv("MATHPIX_APP_ID", "app-id-0123456789")
+    monkeypatch.setenv("MATHPIX_APP_KEY", "app-key-0123456789")
+    server, seen = _busy(status, retry_after)
+    with server:
+        monkeypatch.setenv("MATHPIX_BASE_URL", server.url)
+        start = time.monotonic()
+        with pytest.raises(mathpix.MathpixError) as e:
+            mathpix.convert_pdf(b"%PDF-1.4\n%%EOF\n", "sheet.pdf", attempts=3)
+        spent = time.monotonic() - start
+    reason = e.value.reason
+    assert "Retry-After" in reason and "SHEET2LAMBDA_MATHPIX_DEADLINE" in reason and "\n" not in reason, reason
+    assert len(seen) == 1 and spent < 2, (len(seen), spent)
+
+
+def test_a_mathpix_short_retry_after_within_the_deadline_is_still_honoured(monkeypatch):
+    from tasks.convert import mathpix
+
+    monkeypatch.setenv("SHEET2LAMBDA_MATHPIX_DEADLINE", "2")
+    monkeypatch.setenv("MATHPIX_APP_ID", "app-id-0123456789")
+    monkeypatch.setenv("MATHPIX_APP_KEY", "app-key-0123456789")
+    server, seen = _busy(429, "1")
+    with server:
+        monkeypatch.setenv("MATHPIX_BASE_URL", server.url)
+        with pytest.raises(mathpix.MathpixError) as e:
+            mathpix.convert_pdf(b"%PDF-1.4\n%%EOF\n", "sheet.pdf", attempts=3)
+    assert len(seen) == 2 and seen[1] - seen[0] >= 0.9, seen
+    assert "past the deadline" in e.value.reason
