@@ -145,16 +145,20 @@ def page_review(args: argparse.Namespace, run) -> int:
     print(f"           {server.url}")
     _say("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
          + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
-    if not args.no_open:
-        import webbrowser
+    opened = None
+    if not args.no_open:  # through a 0600 page of ours: the token never on the browser's command line
+        from tasks.review.page import open_browser
 
-        webbrowser.open(server.url)
+        opened = open_browser(server.url)
     try:
         server.wait()
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
+        from tasks.review.page import remove_launcher
+
+        remove_launcher(opened)
     done = load_run(run.out)
     s = summarise(done, done.log.decisions)
     _say(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "

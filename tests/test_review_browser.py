@@ -121,6 +121,28 @@ def test_the_page_on_a_small_run(browser, tmp_path):
         p.close()
 
 
+def test_the_launcher_page_takes_the_browser_to_the_page(browser, tmp_path):
+    """What ``sheet2lambda review OUT`` hands the browser (attack8 break1: never the address with
+    its token, which ``ps`` shows): our 0600 ``file://`` page, which sends it on to the page."""
+    from tasks.review.page import launcher, remove_launcher
+    from tests.test_review import make_run
+
+    out = make_run(tmp_path)
+    server = PageServer(ReviewSession(out)).start()
+    path = launcher(server.url)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        page.wait_for_url(server.url, timeout=20000)
+        page.wait_for_selector("#counter:text-matches('^flag \\\\d+ of \\\\d+$')")
+        assert server.token not in path.as_uri()
+    finally:
+        context.close()
+        server.stop()
+        remove_launcher(path)
+
+
 def test_a_note_corrects_an_equation_when_a_model_is_configured(browser, tmp_path):
     from tests.scripted import ScriptedBackend
     from tests.test_review import correction, make_run

@@ -9,6 +9,10 @@ it. Responses carry a Content-Security-Policy allowing only the page's own scrip
 and images (a sheet's text is rendered with raw HTML off, and links elsewhere load nothing),
 ``Referrer-Policy: no-referrer`` (the token never leaves in a ``Referer``) and ``no-store``.
 
+The browser is never given that address on its command line (which ``ps`` shows every local
+user): it opens a 0600 ``file://`` page of our own that sends it on (:func:`open_browser`).
+``--no-open`` prints the address instead, for the person to paste.
+
 Routes under the token: ``/`` the page; ``static/…`` its script and stylesheet;
 ``api/overview``; ``api/flag/N``; ``POST api/flag/N/decide`` (JSON ``choice`` and, as the
 choice needs, ``passage``, ``note``, ``equation``); ``POST api/undo``; ``POST api/done``
@@ -156,6 +160,48 @@ def make_app(session: ReviewSession, token: str, on_done: Callable[[], None] | N
     app = Starlette(routes=routes)
     app.add_middleware(TokenGate, token=token)
     return app
+
+
+LAUNCHER = """<!doctype html>
+<html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="0; url={url}"><title>sheet2lambda review</title></head>
+<body><p><a href="{url}">Open the review page</a></p></body></html>
+"""
+
+
+def launcher(url: str) -> Path:
+    """A page of our own that sends the browser on to ``url`` (the page's address, token
+    included): ``review.html``, mode 0600, in a new folder of mode 0700 (:func:`tempfile.mkdtemp`).
+    The browser is given this file's ``file://`` address, never ``url``: a browser's command
+    line is shown by ``ps`` to every local user, who could then drive the page and decide the
+    flags (attack8 break1). Remove its folder (:func:`remove_launcher`) once the page is done."""
+    import html
+    import os
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="sheet2lambda-review-")) / "review.html"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(LAUNCHER.format(url=html.escape(url, quote=True)))
+    return path
+
+
+def open_browser(url: str) -> Path:
+    """Open the review page at ``url`` in the person's browser through :func:`launcher` (the
+    token never on a command line); returns the launcher file."""
+    import webbrowser
+
+    path = launcher(url)
+    webbrowser.open(path.as_uri())
+    return path
+
+
+def remove_launcher(path: Path | None) -> None:
+    """Remove the folder of a :func:`launcher` file (nothing when ``None`` or gone)."""
+    import shutil
+
+    if path is not None and path.parent.name.startswith("sheet2lambda-review-"):
+        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 class PageServer:
