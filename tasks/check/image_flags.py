@@ -1,6 +1,6 @@
 """A flag on each field holding an image link that was not fetched (issue 23, kind 6).
 
-An image a sheet names by an address (``http://…``) is fetched only from Mathpix's CDN for a
+An image a sheet names by an address (``http://…``, ``file:///…``, ``//host/…``) is fetched only from Mathpix's CDN for a
 PDF's OCR markdown; any other address (loopback, link-local, another host) is never fetched,
 and a sheet of another format's remote image is not fetched either. The link stays in the
 field's text as the sheet wrote it (copy, never write), so a person must see it: the platform
@@ -15,8 +15,12 @@ from schemas.flags import Flag
 from schemas.markdown import SheetText
 from schemas.sheet import SheetSet, iter_fields
 
-REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-"""An image link naming an address (a scheme and ``://``), not a file beside the sheet."""
+REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")
+"""An image link naming an address, not a file beside the sheet: a scheme and ``://``
+(``http://``, ``file:///``), or protocol-relative ``//host/x.png``, which a browser (the
+platform) loads from that host over its own page's scheme (RFC 3986, 4.2: a network-path
+reference). Never fetched here; flagged (attack8: ``//127.0.0.1/x.png`` and ``file:///`` links
+were neither fetched nor flagged)."""
 
 
 def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]:

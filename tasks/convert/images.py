@@ -67,13 +67,13 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
     :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`); ``(None, None)`` when there is none.
 
     The link is percent-decoded and taken relative to ``base_dir``; a link without an
-    extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:`` …) and
-    links with no ``base_dir`` find no file.
+    extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:``, ``file:`` …),
+    protocol-relative links (``//host/x.png``) and links with no ``base_dir`` find no file.
     """
     from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
 
-    if not base_dir or not link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", link):
-        return None, None
+    if not base_dir or not link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:|//", link):
+        return None, None  # an address (a scheme, or protocol-relative //host/…): never a file of the sheet
     base = Path(base_dir).resolve()
     target = base / unquote(link)
     candidates = [target]

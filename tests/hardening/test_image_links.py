@@ -16,7 +16,10 @@ pytestmark = pytest.mark.usefixtures("prefect_server")
 
 
 @pytest.mark.parametrize("link", ["http://127.0.0.1:9/loopback.png", "http://169.254.169.254/latest/meta-data.png",
-                                  "https://example.org/figure.png"])
+                                  "https://example.org/figure.png",
+                                  # attack8, unclear, decided: treated as the http(s) ones (never fetched; flagged)
+                                  "//127.0.0.1:9/protocol-relative.png", "file:///etc/hostname.png",
+                                  "file://localhost/etc/x.png"])
 def test_an_image_address_not_fetched_is_flagged_on_its_field(link, tmp_path, monkeypatch):
     sheet = tmp_path / "src" / "img.md"
     sheet.parent.mkdir()
@@ -37,3 +40,43 @@ def test_an_image_file_beside_the_sheet_is_no_such_flag(tmp_path, monkeypatch):
     assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
     flags = json.loads((tmp_path / "o" / "flags.json").read_text())
     assert not [f for f in flags if "image not fetched" in f["reason"]]
+
+
+@pytest.mark.parametrize("link", ["//etc/hostname", "///etc/hostname", "//127.0.0.1/x.png", "file:///etc/hostname"])
+def test_an_address_is_never_read_as_a_file_even_where_one_is(link, tmp_path):
+    """``//etc/hostname`` is a path on POSIX too: it is an address all the same, no file is read."""
+    from tasks.convert.images import image_file
+
+    assert image_file(link, str(tmp_path)) == (None, None)
+
+
+def test_an_ocr_replys_protocol_relative_and_file_links_are_flagged():
+    """A PDF's Mathpix markdown: links no image was fetched for stay, and are flagged as a sheet's."""
+    from schemas.markdown import ImageLink, Markdown, SheetText
+    from schemas.sheet import Part, Question, SheetSet
+    from tasks.check.image_flags import image_link_flags
+    from tasks.convert.mathpix import image_urls
+
+    text = "Look.\n\n![](//127.0.0.1/x.png) ![](file:///etc/passwd)\n"
+    assert image_urls(text) == []  # neither is fetched from Mathpix's reply
+    sheet = SheetText(questions=Markdown(name="s.pdf", role="questions", suffix=".pdf", digest="d", text=text,
+                                         images=[ImageLink(link="//127.0.0.1/x.png", path=None),
+                                                 ImageLink(link="file:///etc/passwd", path=None)]))
+    questions = SheetSet([Question(title="Question 1", main_text=text.strip(), parts=[Part(content="Find x.")])])
+    flags = image_link_flags(questions, sheet)
+    assert len(flags) == 1 and flags[0].a == "//127.0.0.1/x.png file:///etc/passwd"
+
+
+@pytest.mark.parametrize("link", ["//127.0.0.1:9/x.png", "file:///etc/hostname.png", "http://127.0.0.1:9/x.png"])
+def test_a_latex_sheets_address_is_flagged_too(link, tmp_path, monkeypatch):
+    from tests.hardening.support import tex
+
+    sheet = tmp_path / "src" / "img.tex"
+    sheet.parent.mkdir()
+    sheet.write_text(tex("\\section*{Question 1}\nA ball falls.\n\n\\includegraphics{" + link + "}\n\n"
+                         "\\begin{enumerate}\\item How far does it fall?\\end{enumerate}\n",
+                         "\\usepackage{graphicx}\n"))
+    monkeypatch.chdir(tmp_path)
+    assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
+    flags = json.loads((tmp_path / "o" / "flags.json").read_text())
+    assert [f for f in flags if link in (f.get("a") or "") and "image not fetched" in f["reason"]], flags
