@@ -56,8 +56,8 @@ from tasks.llm.redirects import CrossHostRedirect, SheetStaysSession
 
 from schemas.ocr import MathpixConversion
 from tasks.convert.bounds import MAX_TEXT_BYTES
-from tasks.convert.mathpix_links import (IMAGE_HOSTS, _origin, _short, image_allowed, image_urls,  # noqa: F401
-                                         local_name)  # re-exported
+from tasks.convert.mathpix_links import (IMAGE_HOSTS, image_allowed, image_urls, local_name,  # noqa: F401
+                                         origin, short_url)  # re-exported
 from tasks.convert.mathpix_maths import dollar_maths  # noqa: F401 - re-exported
 from tasks.llm.deadline import Deadline, DeadlinePassed, DeadlineRetry, WaitPastDeadline
 from tasks.llm.secrets import base_for_key, redact as _redact_models, secret, settings
@@ -123,7 +123,7 @@ class _CredentialSession(SheetStaysSession):
     def rebuild_auth(self, prepared_request, response):
         super().rebuild_auth(prepared_request, response)
         if self.should_strip_auth(response.request.url, prepared_request.url) or \
-                _origin(response.request.url) != _origin(prepared_request.url):
+                origin(response.request.url) != origin(prepared_request.url):
             for name in CREDENTIALS:
                 prepared_request.headers.pop(name, None)
 
@@ -375,15 +375,15 @@ def _download_images(client: _Client, markdown: str) -> dict[str, tuple[str, byt
         resp = client.request("GET", url, auth=False, stream=True, allow_redirects=False)  # no credential, no hop
         with resp:
             if 300 <= resp.status_code < 400:
-                raise MathpixError(f"image {_short(url)} answered with a redirect (HTTP {resp.status_code}), "
+                raise MathpixError(f"image {short_url(url)} answered with a redirect (HTTP {resp.status_code}), "
                                    "which is not followed")
             if resp.status_code >= 400:
-                raise MathpixError(f"image {_short(url)} could not be downloaded: HTTP {resp.status_code}")
+                raise MathpixError(f"image {short_url(url)} could not be downloaded: HTTP {resp.status_code}")
             blob = bytearray()
             for chunk in resp.iter_content(65536):
                 blob += chunk
                 if len(blob) > MAX_IMAGE_BYTES:
-                    raise MathpixError(f"image {_short(url)} is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
+                    raise MathpixError(f"image {short_url(url)} is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
         out[url] = (local_name(url, taken), bytes(blob))
     return out
 

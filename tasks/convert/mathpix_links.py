@@ -20,7 +20,8 @@ host the sheet names) is never requested: it stays a link, and the sheet's check
 says it has no file."""
 
 
-def _origin(url: str) -> tuple[str, str]:
+def origin(url: str) -> tuple[str, str]:
+    """``(scheme, host[:port])`` of ``url``, lower case, without its userinfo."""
     parts = urlsplit(url)
     return parts.scheme.lower(), (parts.netloc.rsplit("@", 1)[-1]).lower()
 
@@ -29,7 +30,7 @@ def image_allowed(url: str, base: str) -> bool:
     """Whether an image link of Mathpix's markdown may be fetched: over https from
     :data:`IMAGE_HOSTS`, or from the API's own origin ``base`` (``MATHPIX_BASE_URL``)."""
     parts = urlsplit(url)
-    if _origin(url) == _origin(base):
+    if origin(url) == origin(base):
         return True
     return parts.scheme.lower() == "https" and (parts.hostname or "").lower() in IMAGE_HOSTS
 
@@ -63,7 +64,7 @@ def local_name(url: str, taken: set[str]) -> str:
     return name
 
 
-def _short(url: str) -> str:
+def short_url(url: str) -> str:
     """``host/path`` of ``url`` (no query: a crop's signature is not shown)."""
     parts = urlsplit(url)
     return f"{parts.netloc}{parts.path}"
