@@ -145,7 +145,8 @@ def publish():
 with signals.interruptible() as stop:
     try:
         threading.Thread(target=publish, daemon=True).start()
-        time.sleep(120)
+        for _ in range(1200):  # short waits, as a run's main thread waits (a signal the kernel gave
+            time.sleep(0.1)    # another thread is only handled when the main thread wakes)
     except KeyboardInterrupt:
         stop("run")
 """
