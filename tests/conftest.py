@@ -27,6 +27,8 @@ os.environ.update(
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
         # A command line run by a test never starts a Prefect server to leave running (commandline/server.py).
         "SHEET2LAMBDA_SERVER": "temporary",
+        # Mathpix's status is asked every 2 s; the fake Mathpix (tests/fakes/mathpix_api.py) answers at once.
+        "SHEET2LAMBDA_MATHPIX_POLL": "0.05",
     }
 )
 os.environ.pop("PREFECT_API_URL", None)

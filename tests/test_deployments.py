@@ -26,6 +26,9 @@ from commandline.server import free_port, healthy
 from tests.conftest import ROOT
 
 PREFECT = str(Path(sys.executable).with_name("prefect"))
+WAIT = {"timeout": 600, "poll_interval": 0.5}
+"""How a test waits for a run it started: up to 10 minutes, asking for its state every half
+second (``run_deployment`` asks every 5 s by default: each run took a multiple of 5 s)."""
 SHEET = "## Question 1\n\nA ball is dropped from a height $h$.\n\n(a) Find its speed at the ground.\n"
 
 
@@ -105,7 +108,7 @@ def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifact
 
     url, base, tmp = served
     _deployment("document/served")
-    run = run_deployment("document/served", parameters={"source": "sheet.md", "backend": "none"}, timeout=600)
+    run = run_deployment("document/served", parameters={"source": "sheet.md", "backend": "none"}, **WAIT)
     assert run.state.is_completed(), (run.state, (tmp / "serve.log").read_text()[-3000:])
     assert run.name == "sheet"  # named after the sheet in the UI, not Prefect's two random words
     # The relative path resolved against the deployment's base, not the serving process's folder.
@@ -152,7 +155,7 @@ def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(serv
 
     url, base, tmp = served
     _deployment("document/served")
-    run = run_deployment("document/served", parameters={"source": "nosuch.tex", "backend": "none"}, timeout=600)
+    run = run_deployment("document/served", parameters={"source": "nosuch.tex", "backend": "none"}, **WAIT)
     assert run.state.is_failed() and "nosuch.tex" in run.state.message, run.state
     _run_log(run.id, "no such document")
     time.sleep(5)  # Prefect's engine logs a failed run's exception after the run's own lines
@@ -180,7 +183,7 @@ def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(se
     if not (base / "linked.md").is_symlink():
         (base / "linked.md").symlink_to(outside / "sheet.md")
     _deployment("document/served")
-    run = run_deployment("document/served", parameters={**parameters, "backend": "none"}, timeout=600)
+    run = run_deployment("document/served", parameters={**parameters, "backend": "none"}, **WAIT)
     assert run.state.is_failed() and "outside this deployment's root" in run.state.message, run.state
     assert "\n" not in run.state.message
     assert not Path("/tmp/elsewhere").exists() and not (outside / "out").exists()
@@ -196,7 +199,7 @@ def test_a_folder_run_with_a_failed_sheet_ends_built_with_failures(served):
     (base / "mixed" / "good.md").write_text(SHEET)
     (base / "mixed" / "broken.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
     _deployment("folder/served")
-    run = run_deployment("folder/served", parameters={"folder": "mixed", "offline": True}, timeout=600)
+    run = run_deployment("folder/served", parameters={"folder": "mixed", "offline": True}, **WAIT)
     assert run.state.is_completed() and run.state.name == "Built with failures", run.state
     assert run.state.message.startswith("1 of 2 sheets failed: broken.md")
 
@@ -313,7 +316,7 @@ def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled):
 
     url, base, tmp = pooled
     (base / "pooled.md").write_text(SHEET.replace("a height $h$", "a tower of height $H$"))
-    run = run_deployment("document/pool", timeout=600,
+    run = run_deployment("document/pool", **WAIT,
                          parameters={"source": "pooled.md", "backend": "none", "out": "pooled-out", "base": str(base)})
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
     assert (base / "pooled-out" / "pooled.zip").is_file()  # relative paths against the base we passed
@@ -335,7 +338,7 @@ def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled):
         (base / "spread" / name).mkdir(parents=True)
         (base / "spread" / name / "week1.md").write_text(SHEET.replace("a ball", f"a {name} ball"))
     (base / "spread" / "beta" / "week2.md").write_text(SHEET.replace("a height", "a cliff of height"))
-    run = run_deployment("sweep/pool", timeout=900, parameters={
+    run = run_deployment("sweep/pool", timeout=900, poll_interval=WAIT["poll_interval"], parameters={
         "root": "spread", "out": "spread-out", "baseline": None, "offline": True, "pool": "sheet2lambda",
         "base": str(base)})
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])

@@ -382,9 +382,26 @@ NOT_SHEETS = {
 lines left out with a ``BodyUnread`` note each: :func:`test_a_body_line_pandoc_cannot_read_is_noted`.)"""
 
 
+@pytest.fixture(scope="module")
+def corpus_markdown(tmp_path_factory):
+    """``convert(path)``: a corpus document's markdown, converted once for this module (the
+    body-line test reads what the corpus test converted: mcm-hw2 takes many pandoc runs)."""
+    media = tmp_path_factory.mktemp("corpus-media")
+    done: dict[Path, Markdown] = {}
+
+    def convert(path: Path) -> Markdown:
+        if path not in done:
+            folder = media / str(path.relative_to(CORPUS)).replace("/", "__")
+            done[path] = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent),
+                                     media_dir=str(folder / "media"))
+        return done[path]
+
+    return convert
+
+
 @needs_corpus
 @pytest.mark.parametrize("path", corpus_documents(), ids=lambda p: str(p.relative_to(CORPUS)))
-def test_corpus_document_gives_markdown_or_its_known_input_error(path, tmp_path):
+def test_corpus_document_gives_markdown_or_its_known_input_error(path, tmp_path, corpus_markdown):
     rel = str(path.relative_to(CORPUS))
     if rel in NOT_SHEETS:
         with pytest.raises(InputError) as info:
@@ -393,16 +410,15 @@ def test_corpus_document_gives_markdown_or_its_known_input_error(path, tmp_path)
         assert "\n" not in str(info.value) and info.value.file == path.name
         assert info.value.problem.startswith(NOT_SHEETS[rel])
         return
-    md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent), media_dir=str(tmp_path / "media"))
+    md = corpus_markdown(path)
     assert md.text.strip()
     if path.suffix == ".md":  # read as it is, but for \\( \\) / \\[ \\] maths written with dollars
         assert md.text == dollar_maths(path.read_text(encoding="utf-8").replace("\r\n", "\n"))
 
 
 @needs_corpus
-def test_a_body_line_pandoc_cannot_read_is_noted(tmp_path):
-    path = CORPUS / "external" / "mcm-hw2" / "hw2.tex"
-    md = to_markdown(path.name, path.read_bytes(), "questions", base_dir=str(path.parent), media_dir=str(tmp_path))
+def test_a_body_line_pandoc_cannot_read_is_noted(corpus_markdown):
+    md = corpus_markdown(CORPUS / "external" / "mcm-hw2" / "hw2.tex")
     unread = [(w.line, w.text) for w in md.warnings if w.kind == "BodyUnread"]
     assert unread and unread[0] == (702, "\\end{Verbatim}") and md.text.strip()
 

@@ -30,7 +30,9 @@ blanked (:func:`redact`) out of every message. Settings: ``MATHPIX_BASE_URL`` (d
 ``https://api.mathpix.com``), ``SHEET2LAMBDA_MATHPIX_TIMEOUT`` (seconds per request, default
 60), ``SHEET2LAMBDA_MATHPIX_DEADLINE`` (seconds for the whole conversion, default 900: a reply still
 being read then is cut, :mod:`tasks.llm.deadline`, so a server dripping bytes cannot outlast it),
-``SHEET2LAMBDA_MATHPIX_ATTEMPTS`` (HTTP attempts per request, default 4).
+``SHEET2LAMBDA_MATHPIX_ATTEMPTS`` (HTTP attempts per request, default 4),
+``SHEET2LAMBDA_MATHPIX_POLL`` (seconds between status checks, default 2; the tests' fake server
+answers at once, so ``tests/conftest.py`` sets 0.05).
 
 Retries: a ``requests.Session`` with ``urllib3``'s ``Retry`` as the model backends use it
 (:mod:`tasks.llm.openai_compat`): status 429, 500, 502, 503, 504, connection errors and
@@ -244,7 +246,7 @@ def convert_pdf(
     data: bytes,
     name: str = "sheet.pdf",
     *,
-    poll: float = 2.0,
+    poll: float | None = None,
     timeout: float | None = None,
     deadline: float | None = None,
     attempts: int | None = None,
@@ -253,10 +255,10 @@ def convert_pdf(
     """Convert one PDF with Mathpix (the steps are in the module docstring).
 
     ``data``: the PDF's bytes; ``name``: its file name (sent as the upload's name);
-    ``poll``: seconds between status checks; ``timeout`` / ``deadline`` / ``attempts``:
+    ``poll`` / ``timeout`` / ``deadline`` / ``attempts``: seconds between status checks,
     seconds per request, seconds for the whole conversion and HTTP attempts per request
-    (default the settings ``SHEET2LAMBDA_MATHPIX_TIMEOUT`` 60, ``…_DEADLINE`` 900,
-    ``…_ATTEMPTS`` 4); ``progress`` is told each status change (one line, no credential).
+    (default the settings ``SHEET2LAMBDA_MATHPIX_POLL`` 2, ``…_TIMEOUT`` 60, ``…_DEADLINE``
+    900, ``…_ATTEMPTS`` 4); ``progress`` is told each status change (one line, no credential).
 
     Returns the markdown as served, with the images it links (:class:`MathpixConversion`).
     Raises :class:`MathpixError` (one line, credentials redacted): a credential unset (both
@@ -278,6 +280,7 @@ def convert_pdf(
         {"app_id": app_id, "app_key": app_key},
     )
     del app_id, app_key
+    poll = poll if poll is not None else settings().SHEET2LAMBDA_MATHPIX_POLL
     say = progress or (lambda line: None)
     with client.watch, client.session:
         sent = client.json("POST", "/v3/pdf", files={"file": (name, data, "application/pdf")},

@@ -159,6 +159,7 @@ class Settings(BaseSettings):
     SHEET2LAMBDA_MATHPIX_TIMEOUT: float = 60.0
     SHEET2LAMBDA_MATHPIX_DEADLINE: float = 900.0
     SHEET2LAMBDA_MATHPIX_ATTEMPTS: int = 4
+    SHEET2LAMBDA_MATHPIX_POLL: float = 2.0
 
     @field_validator("SHEET2LAMBDA_MAX_IN_FLIGHT", "SHEET2LAMBDA_LLM_ATTEMPTS", "SHEET2LAMBDA_MATHPIX_ATTEMPTS",
                      mode="before")
@@ -173,7 +174,8 @@ class Settings(BaseSettings):
         return value
 
     @field_validator("SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_LLM_DEADLINE", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
-                     "SHEET2LAMBDA_MATHPIX_DEADLINE", "SHEET2LAMBDA_MAX_REPLY_MIB", mode="before")
+                     "SHEET2LAMBDA_MATHPIX_DEADLINE", "SHEET2LAMBDA_MATHPIX_POLL", "SHEET2LAMBDA_MAX_REPLY_MIB",
+                     mode="before")
     @classmethod
     def _positive(cls, v, info):
         try:

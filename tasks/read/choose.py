@@ -22,6 +22,7 @@ from tasks.llm.select import backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import choose_library_filter, library_filters, read_and_pair
+from tasks.read.sandbox import reusing_runs
 
 
 class FolderFilter(BaseModel):
@@ -69,6 +70,7 @@ def route_b_task(
     return choose_filter_and_read(*sheet.texts(), chosen.source, backend, tries, label=chosen.label)
 
 
+@reusing_runs  # the same filter run twice (choosing the filter, then reading with it): once
 def choose_filter_and_read(
     questions_md: str,
     solutions_md: str | None,

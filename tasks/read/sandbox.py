@@ -13,9 +13,11 @@ block is a CodeBlock (or RawBlock) holding the JSON list of questions
 
 from __future__ import annotations
 
+import functools
 import re
 import tempfile
 import time
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
@@ -40,6 +42,38 @@ own clock (which stops the filter with a clean reason) fires before the kill."""
 INTERNALS = re.compile(r"called at src/|CallStack|\bthrowM\b|HsLua\.")
 """pandoc's own (Haskell) call stack in its last line: what it prints when a Lua error
 object cannot be turned into a message (its ``__tostring`` fails or loops)."""
+
+
+_KEPT: ContextVar[dict | None] = ContextVar("sheet2lambda_filter_runs", default=None)
+"""Within :func:`reusing_runs`: pandoc's output of each run that succeeded, by its inputs."""
+
+
+def reusing_runs(fn):
+    """Decorator: within one call of ``fn`` (route B's choosing and reading of one sheet), a
+    filter run (:func:`run_filter`) with the same filter, markdown, role, name and limits as one
+    that succeeded before it gives that run's reading again, parsed anew (a caller may change
+    it), instead of starting pandoc again; so does :func:`tasks.read.discovery.ast` for the same
+    markdown. The general reader's own reading was run twice per sheet: once to choose the
+    library filter, once as its first layout. A run that failed (maybe a time limit on a loaded
+    machine) is not kept: it runs again. Outside such a call every run starts pandoc."""
+
+    @functools.wraps(fn)
+    def within(*args, **kwargs):
+        if _KEPT.get() is not None:  # already inside one
+            return fn(*args, **kwargs)
+        token = _KEPT.set({})
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _KEPT.reset(token)
+
+    return within
+
+
+def kept_runs() -> dict | None:
+    """The runs kept by the :func:`reusing_runs` call the caller is inside (key: the run's
+    inputs, value: pandoc's output as text), or ``None`` outside one."""
+    return _KEPT.get()
 
 
 def _seconds(x: float) -> str:
@@ -121,6 +155,9 @@ def run_filter(
     """
     if role not in ("questions", "solutions"):
         raise ValueError(f"role must be 'questions' or 'solutions', not {role!r}")
+    kept, key = kept_runs(), ("filter", filter_source, markdown, role, timeout, memory_bytes, name)
+    if kept is not None and key in kept:
+        return parse_output(kept[key])
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-filter-") as scratch:
         work = Path(scratch)
         write_text(work / "input.md", markdown)  # an OSError (a file-size limit) names the file
@@ -161,4 +198,8 @@ def run_filter(
         out = work / "out.json"
         if not out.exists():
             raise FilterError("filter output is not a JSON list: pandoc wrote no document")
-        return parse_output(out.read_text(encoding="utf-8"))
+        text = out.read_text(encoding="utf-8")
+        reading = parse_output(text)
+        if kept is not None:
+            kept[key] = text
+        return reading

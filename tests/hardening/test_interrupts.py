@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -103,12 +104,14 @@ def _runs_started_since(when):
 
 
 CHILD = """
-import sys, threading, time
+import faulthandler, sys, threading, time
 from pathlib import Path
 from commandline import signals
+import tasks.convert.pandoc
 from tasks.write.outputs import PUBLISHING
 
 out = Path(sys.argv[1])
+faulthandler.dump_traceback_later(float(sys.argv[2]), exit=True)  # a hang says where, on stderr
 
 
 class Watch:  # says so when the stop imports Prefect's server module (what made it slow)
@@ -119,50 +122,92 @@ class Watch:  # says so when the stop imports Prefect's server module (what made
 
 
 sys.meta_path.insert(0, Watch())
+kill_running = tasks.convert.pandoc.kill_running
+
+
+def kill_and_say():  # the stop's first step: the test sends what comes "during the stop" after this line
+    print("stopping", flush=True)
+    return kill_running()
+
+
+tasks.convert.pandoc.kill_running = kill_and_say  # before interruptible() imports it
+
 
 def publish():
     with PUBLISHING:  # an output folder being moved in, file by file
-        print("publishing", flush=True)
-        for i in range(20):
+        for i in range(10):
             (out / f"f{i}").write_text("x")
-            time.sleep(0.1)
+        print("publishing", flush=True)
+        sys.stdin.readline()  # half done until the test has sent every signal
+        for i in range(10, 20):
+            (out / f"f{i}").write_text("x")
 
 with signals.interruptible() as stop:
     try:
         threading.Thread(target=publish, daemon=True).start()
-        time.sleep(120)
+        for _ in range(1200):  # short waits, as a run's main thread waits (a signal the kernel gave
+            time.sleep(0.1)    # another thread is only handled when the main thread wakes)
     except KeyboardInterrupt:
         stop("run")
 """
 
 
-@pytest.mark.parametrize("signals", [("INT", "INT"), ("INT", "wait", "INT", "wait", "TERM"), ("TERM", "INT")],
+def _line(proc: subprocess.Popen, want: bytes, seconds: float, err: Path) -> None:
+    """Wait up to ``seconds`` for the next line of ``proc``'s stdout; it must be ``want``."""
+    ready, _, _ = select.select([proc.stdout], [], [], seconds)
+    line = proc.stdout.readline().strip() if ready else b"(nothing)"
+    assert line == want, f"waited for {want!r}, got {line!r} in {seconds:g} s; stderr: {err.read_text()[-3000:]}"
+
+
+@pytest.mark.parametrize("signals", [("INT", "INT"), ("INT", "stopping", "INT", "TERM"), ("TERM", "INT")],
                          ids=["Ctrl-C twice", "again during the stop", "TERM then Ctrl-C"])
 def test_a_second_signal_during_the_stop_changes_nothing(tmp_path, signals):
     """Found trying again: the stop imported Prefect's server module (15 s on a loaded machine)
     only to find no temporary server. A second Ctrl-C (or SIGTERM) while stopping must neither
-    cut the publishing short nor stop the stop: exit 130, one line, --out complete."""
+    cut the publishing short nor stop the stop: exit 130, one line, --out complete.
+
+    No fixed waits: the child publishes half its files and waits for the test's go, sent once
+    every signal is and the child printed "stopping" (the stop's first step; the signals after
+    it come during the stop), so the stop always meets a publishing in progress. stderr goes to a file and
+    the test waits for the child's exit, not for its pipes' end; a child that hangs prints its
+    threads' stacks (faulthandler) and exits, and the failure shows them."""
     (tmp_path / "child.py").write_text(CHILD)
     out = tmp_path / "out"
     out.mkdir()
-    proc = subprocess.Popen([sys.executable, str(tmp_path / "child.py"), str(out)], cwd=str(ROOT),
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = tmp_path / "stderr"
+    with err.open("wb") as err_file:
+        proc = subprocess.Popen([sys.executable, str(tmp_path / "child.py"), str(out), "100"], cwd=str(ROOT),
+                                env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err_file, bufsize=0)  # lines read as they come
     try:
-        assert proc.stdout.readline().strip() == b"publishing"
+        _line(proc, b"publishing", 300, err)  # the child's imports take seconds on a loaded machine
         t = time.monotonic()
         for s in signals:
-            if s == "wait":
-                time.sleep(0.3)
+            if s == "stopping":
+                _line(proc, b"stopping", 60, err)
             else:
                 proc.send_signal(getattr(signal, f"SIG{s}"))
-        _, err = proc.communicate(timeout=60)
+        if "stopping" not in signals:
+            _line(proc, b"stopping", 60, err)  # the stop has begun, and waits for the publishing
+        try:
+            proc.stdin.write(b"go\n")
+            proc.stdin.close()
+        except BrokenPipeError:  # the child is gone: its exit status and stderr say why below
+            pass
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the stop did not end; stderr: {err.read_text()[-3000:]}") from None
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
+        proc.stdout.close()
     took = time.monotonic() - t
-    assert proc.returncode == 130
-    assert err.decode().count("interrupted") == 1 and b"Traceback" not in err
-    assert b"imported prefect.server" not in err  # no temporary server here: nothing to import to stop
+    printed = err.read_bytes()
+    assert proc.returncode == 130, printed.decode()[-3000:]
+    assert printed.decode().count("interrupted") == 1 and b"Traceback" not in printed, printed.decode()
+    assert b"imported prefect.server" not in printed  # no temporary server here: nothing to import to stop
     assert sorted(p.name for p in out.iterdir()) == sorted(f"f{i}" for i in range(20))  # finished, not cut
-    # publishing takes 2 s; the stop itself under a second (10-20 s with the import); loose bound
+    # the stop itself under a second (10-20 s with the import); loose bound for a loaded machine
     assert took < 15, f"stopped after {took:.1f} s"
