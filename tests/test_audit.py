@@ -439,3 +439,11 @@ def test_three_lettered_choices_are_offered_without_a_which():
 
     assert offered("The kettle boils because <br> **A**. heat <br> **B**. light <br> **C**. sound") == "A-C"
     assert offered("Dry it first.\n\nA. Then weigh it.\nB. Then log it.") is None
+
+
+def test_markers_inside_an_answer_set_in_the_sheet_mark_no_question():
+    from tasks.settle.markers import question_markers
+
+    md = ("## Springs\n\nStretch a spring.\n\n1. Measure it.\n2. Weigh it.\n\n::: {.solution}\n**Question 2** It weighs a"
+          " gram.\n:::\n\n**Question 3** Compare the two.\n")
+    assert [m.number for m in question_markers(md)] == ["3"]
