@@ -227,3 +227,15 @@ def test_a_restated_prompt_after_a_picture_is_no_solution_text_lost():
     solutions = ("1.  Plot the heights.\n\nhist(h)\n\n![](media/bd02eda7e9873280.png) 2. Describe its shape."
                  "\n\nSkewed to the right.\n")
     assert solution_text_flags(reading, sheet, solutions) == []
+
+
+def test_solution_text_before_the_first_marker_doubts_the_unanswered_questions_before_it():
+    reading = SheetSet([Question(main_text="Why is the sea salty?"),
+                        Question(main_text="Why is the sky blue?", parts=[Part(answer="Short waves scatter more.")])])
+    solutions = ("Rivers carry dissolved salts down to the sea for ages.\n\n## Question 2\n\n"
+                 "Short waves scatter more.\n")
+    flags = solution_text_flags(reading, SHEET, solutions)
+    assert fields(flags) == ["solutions:1", "q1"] and "before their first marker" in flags[1].reason
+    # answered, question 1 is not doubted: the lines alone are flagged
+    reading.root[0].parts = [Part(answer="Rivers.")]
+    assert fields(solution_text_flags(reading, SHEET, solutions)) == ["solutions:1"]

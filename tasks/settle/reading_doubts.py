@@ -289,7 +289,22 @@ def solution_text_flags(questions: SheetSet, questions_md: str, solutions_md: st
         flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
             f"the solutions' text for question {qi + 1} (lines {_spans(numbers)} of the solutions) is in no field: "
             "its solution was not read, or not all of it")))
+    ahead = [n for n, _ in loose if markers and n < markers[0].line]
+    if ahead:
+        # text before the solutions' first marker, in no field, while the questions before the one
+        # that marker names have no solution: theirs, perhaps, not paired
+        upto = numbered.get(markers[0].number)
+        upto = 1 if upto is None or upto == 0 else upto
+        for qi in range(min(upto, len(questions))):
+            if qi not in by_question and not _solved(questions.root[qi]):
+                flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                    f"question {qi + 1} has no solution, and the solutions' text before their first marker (lines "
+                    f"{_spans(ahead)}) is in no field: its solution, not paired?")))
     return flags
+
+
+def _solved(q) -> bool:
+    return any(p.answer.strip() or p.worked_solution.strip() for p in q.parts)
 
 
 def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: bool) -> list[Flag]:
