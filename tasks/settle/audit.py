@@ -74,6 +74,7 @@ from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
     restated_flags,
+    section_flags,
     shared_stem_flags,
     solution_text_flags,
     title_flags,
@@ -100,7 +101,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)
                   + whole_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
-                  + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions))
+                  + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
+                  + section_flags(questions))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

@@ -25,6 +25,8 @@ Each is a ``structure`` flag on the question or field it concerns:
 - **one answer for several parts in place**: a sheet named as its own solutions whose answer
   to a question of several parts comes after the last prompt alone (raised with the run's
   flags, as the next, since the name is no part of a cached stage);
+- **a section read as a question**: a titled question with no number, no part and no
+  solution, asking nothing, in a set whose other questions are answered (:func:`section_flags`);
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -404,4 +406,30 @@ def shared_stem_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
             f"the text under {line.strip().lstrip('#').strip()!r} (lines {where}) is in no field: the stem these "
             f"questions share, left out of question {qi + 1}?")))
+    return flags
+
+
+_CODE_OR_SPAN = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`", re.S)
+
+
+def section_flags(questions: SheetSet) -> list[Flag]:
+    """A titled section read as a question that asks nothing and is answered nowhere, in a set
+    where two or more other questions are answered: its title carries no number, it has no
+    part, no solution and no question mark outside code. A sheet's introduction, lecture or
+    closing review read as a question? (one flag on it)."""
+    qs = questions.root
+    solved = [_solved(q) for q in qs]
+    if sum(solved) < 2:
+        return []
+    flags = []
+    for qi, q in enumerate(qs):
+        title = q.title.strip()
+        if solved[qi] or q.parts or not title or re.search(r"\d", title):
+            continue
+        if "?" in _CODE_OR_SPAN.sub(" ", q.main_text):
+            continue
+        flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+            f"question {qi + 1} ({title[:40]!r}) asks nothing and is answered nowhere, while {sum(solved)} other "
+            "questions are answered: a section of the sheet (an introduction, lecture text, a review) read as a "
+            "question?")))
     return flags
