@@ -454,12 +454,12 @@ def test_unnumbered_align_becomes_aligned_inside_display_maths():
     assert "align*" not in md.text and md.warnings == []
 
 
-def test_a_bare_maths_environment_katex_renders_is_display_maths():
+def test_a_bare_maths_environment_is_display_maths():
     from tasks.convert.mdmath import dollar_maths
 
     text = "The law:\n\n\\begin{equation}\nF = m a\n\\end{equation}\n\nand $$\\begin{align}x &= 1\\end{align}$$ stays."
     out = dollar_maths(text)
     assert "$$\\begin{equation}\nF = m a\n\\end{equation}$$" in out
     assert out.count("$$") == 4  # the one inside dollars already is left as it is
-    # an environment KaTeX cannot render stays as the sheet has it (its flag says so)
-    assert dollar_maths("\\begin{eqnarray} a &=& b \\end{eqnarray}") == "\\begin{eqnarray} a &=& b \\end{eqnarray}"
+    # one KaTeX cannot render is display maths too: its text intact, its KaTeX flag says the rest
+    assert dollar_maths("\\begin{eqnarray} a &=& b \\end{eqnarray}") == "$$\\begin{eqnarray} a &=& b \\end{eqnarray}$$"

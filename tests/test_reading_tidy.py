@@ -57,3 +57,10 @@ def test_a_lecture_section_between_answered_exercises_leads_into_the_next():
     bare = SheetSet([ex("One."), Question(main_text="Some theory."), Question(main_text="Two.", parts=[
         Part(content="Do a."), Part(content="Do b.")])])
     assert lecture_sections(bare, numbers) == []
+
+
+def test_a_navigation_bar_repeated_at_the_end_of_a_key_is_no_part_of_the_last_solution():
+    key = SheetSet([Question(parts=[Part(worked_solution="Flux is 3 W.")]),
+                    Question(parts=[Part(worked_solution=f"It is 20 C.\n\n{NAV}")])])
+    md = f"{NAV}\n\n## Exercise 1.\n\nFlux is 3 W.\n\n## Exercise 2.\n\nIt is 20 C.\n\n{NAV}\n"
+    assert without_closing_chrome(key, md).root[-1].parts[0].worked_solution == "It is 20 C."

@@ -38,9 +38,12 @@ def _display(m: re.Match) -> str:
     return f"$${body.strip()}$$"
 
 
-_ENVIRONMENT = re.compile(r"\\begin\{(equation|align|gather|alignat)(\*?)\}.*?\\end\{\1\2\}", re.S)
-"""A LaTeX maths environment KaTeX renders, set bare in markdown (a notebook's markdown cell:
-Jupyter's MathJax renders it as display maths; commonmark reads it as text)."""
+_ENVIRONMENT = re.compile(r"\\begin\{(equation|align|gather|alignat|eqnarray|multline|flalign)(\*?)\}.*?\\end\{\1\2\}",
+                          re.S)
+"""A LaTeX maths environment set bare in markdown (a notebook's markdown cell: Jupyter's MathJax
+renders it as display maths; commonmark reads it as text and escapes its brackets and
+underscores). As display maths it reaches the platform as the sheet wrote it; one KaTeX cannot
+render (``eqnarray``) is then a ``katex`` flag on its field, its source intact."""
 
 
 def _environments(text: str) -> str:
@@ -94,7 +97,7 @@ def outside_fences(markdown: str, rewrite) -> str:
 
 def dollar_maths(markdown: str) -> str:
     """``markdown`` with ``\\(…\\)``/``\\[…\\]`` maths written ``$…$``/``$$…$$`` and bare maths
-    environments KaTeX renders (``\\begin{equation}``) as ``$$…$$``; the rest
+    environments (``\\begin{equation}``) as ``$$…$$``; the rest
     unchanged (a text without them is returned as it is)."""
     if "\\(" not in markdown and "\\[" not in markdown and "\\begin{" not in markdown:
         return markdown

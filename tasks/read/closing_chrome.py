@@ -22,7 +22,7 @@ def _paragraphs(text: str) -> list[str]:
 
 def _opening(questions: SheetSet) -> str:
     q = questions.root[0]
-    for text in [q.main_text] + [p.content for p in q.parts]:
+    for text in [q.main_text] + [t for p in q.parts for t in (p.content, p.answer, p.worked_solution)]:
         if text.strip():
             return _paragraphs(text)[0]
     return ""
@@ -30,7 +30,8 @@ def _opening(questions: SheetSet) -> str:
 
 def without_closing_chrome(questions: SheetSet, markdown: str) -> SheetSet:
     """``questions`` with the paragraphs that close the last question's last text (its main text,
-    or its last part's content when it has one) cut when each is also a paragraph of
+    or its last part's content, answer or worked solution: the last that holds text; a solutions
+    document's reading too) cut when each is also a paragraph of
     ``markdown`` before the first question's opening paragraph (module docstring). Unchanged
     when the first question's opening is not found or nothing repeats."""
     if not questions.root:
@@ -41,7 +42,8 @@ def without_closing_chrome(questions: SheetSet, markdown: str) -> SheetSet:
         return questions
     before = set(_paragraphs(markdown[:at]))
     last = questions.root[-1]
-    fields = [("main_text", None)] + [("content", i) for i in range(len(last.parts))]
+    fields = [("main_text", None)] + [(name, i) for i in range(len(last.parts))
+                                      for name in ("content", "answer", "worked_solution")]
     for name, i in reversed(fields):
         text = getattr(last if i is None else last.parts[i], name)
         if not text.strip():
@@ -59,7 +61,7 @@ def without_closing_chrome(questions: SheetSet, markdown: str) -> SheetSet:
             last = last.model_copy(update={"main_text": cut})
         else:
             parts = list(last.parts)
-            parts[i] = parts[i].model_copy(update={"content": cut})
+            parts[i] = parts[i].model_copy(update={name: cut})
             last = last.model_copy(update={"parts": parts})
         return SheetSet(questions.root[:-1] + [last])
     return questions

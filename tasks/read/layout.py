@@ -343,7 +343,7 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     solutions = s_numbers = None
     if solutions_md is not None:
         source = solutions_layout(found, discover(ast(solutions_md))).prelude() + filter_source
-        solutions = run_filter(source, solutions_md, "solutions", **limits)
+        solutions = without_closing_chrome(run_filter(source, solutions_md, "solutions", **limits), solutions_md)
         s_numbers = numbering(source, solutions_md, "solutions", **limits)
     ranked = choose(filter_source, questions_md, "questions",
                     [n for n, _ in s_numbers or [] if n] or None, found=found, **limits)
