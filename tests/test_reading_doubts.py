@@ -242,7 +242,7 @@ def test_solution_text_before_the_first_marker_doubts_the_unanswered_questions_b
 
 
 def test_a_titled_section_that_asks_nothing_and_is_answered_nowhere_is_doubted():
-    from tasks.settle.reading_doubts import section_flags
+    from tasks.settle.section_doubts import section_flags
 
     answered = [Question(title="Kernels", main_text="Write the kernel.", parts=[Part(worked_solution="k = 1")]),
                 Question(title="Samples", main_text="Draw three samples.", parts=[Part(worked_solution="draw(3)")])]

@@ -70,11 +70,11 @@ from tasks.settle.audit_markers import (
     solution_number_flags,
 )
 from tasks.settle.doubts import doubt_flags
+from tasks.settle.section_doubts import section_flags
 from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
     restated_flags,
-    section_flags,
     shared_stem_flags,
     solution_text_flags,
     title_flags,

@@ -26,7 +26,8 @@ Each is a ``structure`` flag on the question or field it concerns:
   to a question of several parts comes after the last prompt alone (raised with the run's
   flags, as the next, since the name is no part of a cached stage);
 - **a section read as a question**: a titled question with no number, no part and no
-  solution, asking nothing, in a set whose other questions are answered (:func:`section_flags`);
+  solution, asking nothing, in a set whose other questions are answered
+  (:func:`tasks.settle.section_doubts.section_flags`);
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -40,6 +41,7 @@ from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.read.restated import paragraphs
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
+from tasks.settle.section_doubts import solved
 from tasks.settle.markers import question_markers
 from tasks.settle.source_lines import SourceLines, question_at, question_starts
 
@@ -298,15 +300,11 @@ def solution_text_flags(questions: SheetSet, questions_md: str, solutions_md: st
         upto = numbered.get(markers[0].number)
         upto = 1 if upto is None or upto == 0 else upto
         for qi in range(min(upto, len(questions))):
-            if qi not in by_question and not _solved(questions.root[qi]):
+            if qi not in by_question and not solved(questions.root[qi]):
                 flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                     f"question {qi + 1} has no solution, and the solutions' text before their first marker (lines "
                     f"{_spans(ahead)}) is in no field: its solution, not paired?")))
     return flags
-
-
-def _solved(q) -> bool:
-    return any(p.answer.strip() or p.worked_solution.strip() for p in q.parts)
 
 
 def solutions_name_flags(questions: SheetSet, name: str | None, solutions_read: bool) -> list[Flag]:
@@ -408,28 +406,3 @@ def shared_stem_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
             f"questions share, left out of question {qi + 1}?")))
     return flags
 
-
-_CODE_OR_SPAN = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`", re.S)
-
-
-def section_flags(questions: SheetSet) -> list[Flag]:
-    """A titled section read as a question that asks nothing and is answered nowhere, in a set
-    where two or more other questions are answered: its title carries no number, it has no
-    part, no solution and no question mark outside code. A sheet's introduction, lecture or
-    closing review read as a question? (one flag on it)."""
-    qs = questions.root
-    solved = [_solved(q) for q in qs]
-    if sum(solved) < 2:
-        return []
-    flags = []
-    for qi, q in enumerate(qs):
-        title = q.title.strip()
-        if solved[qi] or q.parts or not title or re.search(r"\d", title):
-            continue
-        if "?" in _CODE_OR_SPAN.sub(" ", q.main_text):
-            continue
-        flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
-            f"question {qi + 1} ({title[:40]!r}) asks nothing and is answered nowhere, while {sum(solved)} other "
-            "questions are answered: a section of the sheet (an introduction, lecture text, a review) read as a "
-            "question?")))
-    return flags
