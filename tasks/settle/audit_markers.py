@@ -42,7 +42,8 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
                 best = qi
         return best
 
-    if all(_opens_part(m, owner(m.line), questions) for m in markers):
+    if (len(questions) >= 2 and sum(m.number == "1" for m in markers) >= 2
+            and all(_opens_part(m, questions) for m in markers)):
         # every marker is a numbered item the reading opened a part at (tasks numbered again
         # under each heading, read as the heading's parts): the reading explains them all
         return flags
@@ -109,14 +110,15 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
 _ITEM_MARK = re.compile(r"^\(?\d+[.)]\s+")
 
 
-def _opens_part(m, qi: int | None, questions: SheetSet) -> bool:
-    """Is marker ``m`` a numbered list item (``1. Find …``) whose text opens a part of question
-    ``qi`` (0-based, the question it sits in)?"""
+def _opens_part(m, questions: SheetSet) -> bool:
+    """Is marker ``m`` a numbered list item (``1. Find …``) whose text is in a part's content
+    (the reading opened a part there)?"""
     lead = _ITEM_MARK.match(m.text)
-    if qi is None or not lead:
+    if not lead:
         return False
     body = " ".join(m.text[lead.end():].split())[:40]
-    return len(body) >= 8 and any(body in " ".join(p.content.split()) for p in questions.root[qi].normalised_parts())
+    return len(body) >= 8 and any(body in " ".join(p.content.split()) for q in questions.root
+                                  for p in q.normalised_parts())
 
 
 def _first_lead_in(lead_ins: set[int], under: dict[int, list[int]], starts: list[int | None], lost: set[int],
