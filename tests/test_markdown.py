@@ -453,13 +453,3 @@ def test_unnumbered_align_becomes_aligned_inside_display_maths():
     assert maths == ["\\begin{aligned} a &= b \\\\ &= c \\end{aligned}", "\\begin{gathered} x = 1 \\end{gathered}"]
     assert "align*" not in md.text and md.warnings == []
 
-
-def test_a_bare_maths_environment_is_display_maths():
-    from tasks.convert.mdmath import dollar_maths
-
-    text = "The law:\n\n\\begin{equation}\nF = m a\n\\end{equation}\n\nand $$\\begin{align}x &= 1\\end{align}$$ stays."
-    out = dollar_maths(text)
-    assert "$$\\begin{equation}\nF = m a\n\\end{equation}$$" in out
-    assert out.count("$$") == 4  # the one inside dollars already is left as it is
-    # one KaTeX cannot render is display maths too: its text intact, its KaTeX flag says the rest
-    assert dollar_maths("\\begin{eqnarray} a &=& b \\end{eqnarray}") == "$$\\begin{eqnarray} a &=& b \\end{eqnarray}$$"

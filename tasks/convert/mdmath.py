@@ -38,38 +38,13 @@ def _display(m: re.Match) -> str:
     return f"$${body.strip()}$$"
 
 
-_ENVIRONMENT = re.compile(r"\\begin\{(equation|align|gather|alignat|eqnarray|multline|flalign)(\*?)\}.*?\\end\{\1\2\}",
-                          re.S)
-"""A LaTeX maths environment set bare in markdown (a notebook's markdown cell: Jupyter's MathJax
-renders it as display maths; commonmark reads it as text and escapes its brackets and
-underscores). As display maths it reaches the platform as the sheet wrote it; one KaTeX cannot
-render (``eqnarray``) is then a ``katex`` flag on its field, its source intact."""
-
-
-def _environments(text: str) -> str:
-    """``text`` with each bare maths environment (:data:`_ENVIRONMENT`) outside ``$``/``$$``
-    maths written as display maths (``$$\\begin{equation}…\\end{equation}$$``)."""
-    out, last = [], 0
-    for m in _ENVIRONMENT.finditer(text):
-        doubled = text.count("$$", 0, m.start())
-        if doubled % 2 or (text.count("$", 0, m.start()) - 2 * doubled) % 2:
-            continue  # inside maths already
-        out += [text[last:m.start()], "$$", m.group(0), "$$"]
-        last = m.end()
-    return "".join(out) + text[last:]
-
-
-def _maths(text: str) -> str:
-    return _environments(_DISPLAY.sub(_display, _INLINE.sub(_inline, text)))
-
-
 def _prose(text: str) -> str:
     out, last = [], 0
     for m in _CODE_SPAN.finditer(text):
-        out.append(_maths(text[last:m.start()]))
+        out.append(_DISPLAY.sub(_display, _INLINE.sub(_inline, text[last:m.start()])))
         out.append(m.group(0))
         last = m.end()
-    out.append(_maths(text[last:]))
+    out.append(_DISPLAY.sub(_display, _INLINE.sub(_inline, text[last:])))
     return "".join(out)
 
 
@@ -96,10 +71,9 @@ def outside_fences(markdown: str, rewrite) -> str:
 
 
 def dollar_maths(markdown: str) -> str:
-    """``markdown`` with ``\\(…\\)``/``\\[…\\]`` maths written ``$…$``/``$$…$$`` and bare maths
-    environments (``\\begin{equation}``) as ``$$…$$``; the rest
+    """``markdown`` with ``\\(…\\)``/``\\[…\\]`` maths written ``$…$``/``$$…$$``; the rest
     unchanged (a text without them is returned as it is)."""
-    if "\\(" not in markdown and "\\[" not in markdown and "\\begin{" not in markdown:
+    if "\\(" not in markdown and "\\[" not in markdown:
         return markdown
     return outside_fences(markdown, _prose)
 
