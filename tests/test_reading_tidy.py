@@ -64,3 +64,11 @@ def test_a_navigation_bar_repeated_at_the_end_of_a_key_is_no_part_of_the_last_so
                     Question(parts=[Part(worked_solution=f"It is 20 C.\n\n{NAV}")])])
     md = f"{NAV}\n\n## Exercise 1.\n\nFlux is 3 W.\n\n## Exercise 2.\n\nIt is 20 C.\n\n{NAV}\n"
     assert without_closing_chrome(key, md).root[-1].parts[0].worked_solution == "It is 20 C."
+
+
+def test_a_heading_straight_over_its_numbered_list_is_a_group_title_over_questions():
+    md = ("## Units\n\n1. How many metres make a mile? Give three figures.\n\n2. Convert a day to seconds and show it.\n\n"
+          "## Fields\n\n1. Draw the field of a point charge and label it.\n\n2. Sketch the field between two plates.\n\n"
+          "3. Say where the field is strongest and why.\n")
+    out = read_and_pair_inferred(GENERAL, md, None)[0]
+    assert len(out.root) == 5  # no stem under either heading: its items are questions, not its parts

@@ -260,7 +260,9 @@ def regroups(reading: Reading, auto: Reading) -> bool:
     if not all(theirs) or labels != theirs:
         return False
     if reading.layout.mode == "headings":
-        return len(set(theirs)) < len(theirs)
+        # each heading sets a stem over its tasks (a heading straight over its numbered list is a
+        # group title over questions)
+        return len(set(theirs)) < len(theirs) and all(q.main_text.strip() for q in reading.questions.root if q.parts)
     return all(n for n, _ in reading.numbers)
 
 
