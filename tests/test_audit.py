@@ -439,3 +439,22 @@ def test_three_lettered_choices_are_offered_without_a_which():
 
     assert offered("The kettle boils because <br> **A**. heat <br> **B**. light <br> **C**. sound") == "A-C"
     assert offered("Dry it first.\n\nA. Then weigh it.\nB. Then log it.") is None
+
+
+def test_markers_inside_an_answer_set_in_the_sheet_mark_no_question():
+    from tasks.settle.markers import question_markers
+
+    md = ("## Springs\n\nStretch a spring.\n\n1. Measure it.\n2. Weigh it.\n\n::: {.solution}\n**Question 2** It weighs a"
+          " gram.\n:::\n\n**Question 3** Compare the two.\n")
+    assert [m.number for m in question_markers(md)] == ["3"]
+
+
+def test_tasks_numbered_again_under_each_heading_read_as_its_parts_raise_no_marker_doubt():
+    from tasks.settle.audit_markers import marker_flags
+
+    md = ("# Lab\n\nIntro line.\n\n## Beams\n\nA beam rests on two walls.\n\n1. Draw the beam.\n2. Find the load.\n\n"
+          "## Cables\n\nA cable holds a lamp.\n\n1. Draw the cable.\n2. Find the tension.\n")
+    parts = SheetSet([Question(main_text="A beam rests on two walls.", parts=[
+        Part(content="Draw the beam."), Part(content="Find the load.")]),
+        Question(main_text="A cable holds a lamp.", parts=[Part(content="Draw the cable."), Part(content="Find the tension.")])])
+    assert marker_flags(parts, md) == []

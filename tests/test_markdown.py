@@ -468,3 +468,4 @@ def test_unnumbered_align_becomes_aligned_inside_display_maths():
     maths = [re.sub(r"\s+", " ", m["c"][1]).strip() for m in nodes(read_back(md.text), "Math")]
     assert maths == ["\\begin{aligned} a &= b \\\\ &= c \\end{aligned}", "\\begin{gathered} x = 1 \\end{gathered}"]
     assert "align*" not in md.text and md.warnings == []
+

@@ -150,3 +150,47 @@ def test_titled_as_answers_needs_the_word_to_name_the_document():
     for title in ("Error correction codes", "Solutions of the heat equation", "Finding solutions numerically",
                   "The answer is 42", "Homework 5"):
         assert not TITLED.search(title), title
+
+
+def _tagged(kind: str, text: str, printed: str = "") -> dict:
+    cell = code(text, printed=printed) if kind == "code" else md(text)
+    cell["metadata"] = {"tags": ["solution"]}
+    return cell
+
+
+def _exercise_notebook() -> list[dict]:
+    return [
+        md("# Travaux pratiques"),
+        md("## Le ressort\nUne masse oscille au bout d'un ressort de raideur $k$.\n\n"
+           "1. Écrire l'équation du mouvement.\n2. Tracer la position sur dix périodes.\n\n"
+           "$$x(0) = 1$$\n\n3. Mesurer la période sur le tracé."),
+        _tagged("markdown", "### Corrigé"),
+        _tagged("code", "#1\ndef accel(x):\n    return -k * x\n\n#2\ntrace(x)"),
+        _tagged("markdown", "**Question 3**\nLa période vaut deux secondes."),
+        md("## Rappel sur les schémas\nLe schéma d'Euler avance d'un pas avec la pente du début du pas."),
+        md("## Le pendule\nOn lâche un pendule sans vitesse.\n\n1. Écrire le schéma pour l'angle."),
+        code("theta = [0.1]"),
+        _tagged("code", "theta.append(theta[-1] + h * omega)", printed="0.1\n"),
+        md("2. Comparer avec la solution aux petits angles."),
+        _tagged("code", "compare(theta)"),
+    ]
+
+
+def test_solution_tagged_cells_are_hidden_answers_and_tasks_restarting_under_headings_are_parts():
+    text = convert("tp.ipynb", *_exercise_notebook())
+    # tagged cells are the answers, set after what they answer; outputs kept inside them
+    assert text.count("::: {.solution}") == 3 and "0.1" in text[text.index("theta.append"):]
+    spring, pendulum = read(text)
+    # tasks 1-3 then 1-2 under their headings: the headings' parts, not questions 1, 2, 3, 1, 2
+    assert [("Écrire" in p["content"], "Tracer" in p["content"], "Mesurer" in p["content"])
+            for p in spring["parts"]] == [(True, False, False), (False, True, False), (False, False, True)]
+    assert len(pendulum["parts"]) == 2 and "Comparer" in pendulum["parts"][1]["content"]
+    # the answer cells name their tasks (`#1`, `#2`, **Question 3**): one piece each
+    ws = [p["worked_solution"] for p in spring["parts"]]
+    assert "def accel" in ws[0] and "trace(x)" in ws[1] and "deux secondes" in ws[2]
+    assert "deux secondes" not in ws[0] + ws[1]
+    # the lecture section between the exercises asks nothing and is answered nowhere: it leads
+    # into the next exercise
+    assert "Le schéma d'Euler" in pendulum["main_text"] and "On lâche" in pendulum["main_text"]
+    assert "theta.append" in pendulum["parts"][0]["worked_solution"]
+    assert "compare(theta)" in pendulum["parts"][1]["worked_solution"]

@@ -227,3 +227,30 @@ def test_a_restated_prompt_after_a_picture_is_no_solution_text_lost():
     solutions = ("1.  Plot the heights.\n\nhist(h)\n\n![](media/bd02eda7e9873280.png) 2. Describe its shape."
                  "\n\nSkewed to the right.\n")
     assert solution_text_flags(reading, sheet, solutions) == []
+
+
+def test_solution_text_before_the_first_marker_doubts_the_unanswered_questions_before_it():
+    reading = SheetSet([Question(main_text="Why is the sea salty?"),
+                        Question(main_text="Why is the sky blue?", parts=[Part(answer="Short waves scatter more.")])])
+    solutions = ("Rivers carry dissolved salts down to the sea for ages.\n\n## Question 2\n\n"
+                 "Short waves scatter more.\n")
+    flags = solution_text_flags(reading, SHEET, solutions)
+    assert fields(flags) == ["solutions:1", "q1"] and "before their first marker" in flags[1].reason
+    # answered, question 1 is not doubted: the lines alone are flagged
+    reading.root[0].parts = [Part(answer="Rivers.")]
+    assert fields(solution_text_flags(reading, SHEET, solutions)) == ["solutions:1"]
+
+
+def test_a_titled_section_that_asks_nothing_and_is_answered_nowhere_is_doubted():
+    from tasks.settle.section_doubts import section_flags
+
+    answered = [Question(title="Kernels", main_text="Write the kernel.", parts=[Part(worked_solution="k = 1")]),
+                Question(title="Samples", main_text="Draw three samples.", parts=[Part(worked_solution="draw(3)")])]
+    intro = Question(title="Background", main_text="Kernels measure how alike two inputs are.")
+    asks = Question(title="Extra", main_text="What changes with a longer length scale?")
+    numbered = Question(title="Task 3", main_text="Plot the samples.")
+    untitled = Question(main_text="Insert your plot here.")
+    flags = section_flags(SheetSet([intro, *answered, asks, numbered, untitled]))
+    assert fields(flags) == ["q1"] and "'Background'" in flags[0].reason
+    # with fewer than two answered questions there is nothing to set it against
+    assert section_flags(SheetSet([intro, answered[0]])) == []

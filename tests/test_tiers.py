@@ -256,3 +256,14 @@ def test_a_stray_minus_reason_quotes_the_maths_as_written():
     sheet = SheetSet.model_validate([{"main_text": "Show that\n\n$$\n-\\dot{m}_a = \\dot{m}_b\n$$"}])
     (flag,) = stray_minus_flags(sheet)
     assert flag.field == "q1.main_text" and "-\\dot{m}_a" in flag.reason and "\\\\dot" not in flag.reason
+
+
+def test_passages_before_the_first_question_are_one_flag():
+    md = ("# Workshop\n\nA lecture on levers opens the sheet.\n\n## Moments\n\nA moment is a force times its arm.\n\n"
+          "## Exercise\n\nA crane lifts a crate of steel beams.\n\nPlease staple your pages.\n\n"
+          "A pendulum swings through a small arc.\n")
+    flags = uncovered_flags(md, LOSS_SET)
+    assert [f.field for f in flags] == ["source:3-7", "source:13"]
+    assert "2 passages of the sheet before the first question" in flags[0].reason
+    assert "levers" in flags[0].a and "a force times its arm" in flags[0].a
+    assert "inside question 1" in flags[1].reason

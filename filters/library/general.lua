@@ -1283,6 +1283,18 @@ local function block_units(b, units)
   elseif b.t == 'OrderedList' then
     local start = b.listAttributes.start or 1
     local list = { whole = sheet.text_of(b) }
+    -- a list that resumes the count of the question's last list (`1.`, `2.`, a display,
+    -- then `3.`) is that list's continuation: one list of tasks, answered together or not
+    for k = #units, 1, -1 do
+      local u = units[k]
+      if u.k == 'open' and u.list then
+        if start > 1 and u.label == tostring(start - 1) then
+          list = { whole = list.whole, answered_whole = u.list.answered_whole }
+          list.resumes = u.list.resumes or u.list
+        end
+        break
+      end
+    end
     local whole_lines, at = sheet.lines(list.whole), 1
     local records = {}
     for i, item in ipairs(b.content) do
@@ -1588,7 +1600,10 @@ end
 local function list_answered_whole(cur, parts)
   if not cur or not cur.list then return nil end
   local members = {}
-  for _, p in ipairs(parts) do if p.list == cur.list then members[#members + 1] = p end end
+  local own = cur.list.resumes or cur.list
+  for _, p in ipairs(parts) do
+    if p.list == own or (p.list and p.list.resumes == own) then members[#members + 1] = p end
+  end
   if cur.list.answered_whole then return members end
   if #members < 2 or members[#members] ~= cur or parts[#parts] ~= cur then return nil end
   for _, p in ipairs(members) do

@@ -18,6 +18,11 @@ The conventions read (each a tool's documented one, none a course's words):
 - **exercise2 / exercise** (jupyter_contrib_nbextensions): the cell marked ``solution2_first``
   (``solution_first``) is the exercise; the cells after it marked ``solution2`` (``solution``
   as a string: ``"hidden"``/``"shown"``) are its solution, hidden behind a button.
+- **a cell tag naming the cell a solution** (``solution``, ``solutions``, ``hide-solution``: a
+  word of the tag, split at ``-``/``_``): the tag a course gives nbconvert's
+  ``TagRemovePreprocessor`` (``remove_cell_tags``, nbconvert's "Removing cells" page) to strip
+  its answers from the student's copy. The whole cell is the answer (a code cell with its
+  outputs); consecutive tagged cells are one answer, after the cell before them.
 """
 
 from __future__ import annotations
@@ -87,6 +92,18 @@ def _meta(cell: dict) -> dict:
     return m if isinstance(m, dict) else {}
 
 
+_TAG_WORD = re.compile(r"^solutions?$", re.I)
+"""A word of a cell tag that names the cell a solution (``answer`` is left out: a course may tag
+the empty cell a student answers in so)."""
+
+
+def tagged_solution(cell: dict) -> bool:
+    """Does a cell tag name the cell a solution (module docstring)?"""
+    tags = _meta(cell).get("tags")
+    return isinstance(tags, list) and any(
+        isinstance(t, str) and any(_TAG_WORD.match(w) for w in re.split(r"[-_\s]+", t)) for t in tags)
+
+
 def _exercise_first(cell: dict) -> bool:
     m = _meta(cell)
     return bool(m.get("solution2_first") or m.get("solution_first"))
@@ -151,6 +168,15 @@ def student_cells(cells: list[dict], lang: str) -> list[dict]:
             pending.clear()
 
     for cell in cells:
+        if tagged_solution(cell) and not _exercise_first(cell):
+            body = source_of(cell).strip("\n")
+            if cell.get("cell_type") == "code":
+                pending += [fence(body, lang)] if body.strip() else []
+                outputs = outputs_text(cell)
+                pending += [outputs] if outputs else []
+            elif body.strip():
+                pending.append(body)
+            continue
         if _exercise_solution(cell) and exercise and not _exercise_first(cell):
             shown, pieces = split_cell(cell, lang, graded)
             if shown is not None:

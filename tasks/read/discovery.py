@@ -196,10 +196,15 @@ def markers_used(found: Found, numbers: list[str], texts: list[str], questions: 
     return used, total_words + total_calls
 
 
+ANSWER_DIVS = frozenset({"solution", "solutions", "answer", "answers"})
+"""The classes of a div that holds an answer set in the sheet (the conversion's ``::: solution``
+for a MyST ``{solution}``, a notebook's solution cells, an answer ``<div>``)."""
+
+
 def discover(blocks: list[dict]) -> Found:
     """What repeats in a document's blocks (pandoc JSON; see :class:`Found`). Divs are entered
-    (a sheet's own ``::: exercise`` wrappers); lists and quotes are not (their insides are the
-    questions' own text)."""
+    (a sheet's own ``::: exercise`` wrappers), answer divs (:data:`ANSWER_DIVS`) not; lists and
+    quotes are not (their insides are the questions' own text)."""
     found = Found()
     previous = None
     for i, b in enumerate(blocks):
@@ -234,6 +239,8 @@ def discover(blocks: list[dict]) -> Found:
             found.labels += sum(_nested_items(item) for item in c[1])
             if c[0][0] == 1 and previous in ("Para", "Plain"):
                 found.restarts += 1
+        elif t == "Div" and set(c[0][1]) & ANSWER_DIVS:
+            pass  # an answer set in the sheet: its markers (`**Question 2**` over a reply) open no question
         elif t == "Div":
             inner = discover(c[1])
             for k, v in inner.levels.items():

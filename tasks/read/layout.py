@@ -39,7 +39,10 @@ from schemas.sheet import SheetSet
 from tasks.errors import FilterError
 from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
                                   one_task_list, repeated_words)
-from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, score
+from tasks.read.closing_chrome import without_closing_chrome
+from tasks.read.labelled_pieces import split_solutions
+from tasks.read.lecture import lead_into_next, lecture_sections
+from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
@@ -196,6 +199,11 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
             r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
         if r is auto or open_choice or eligible(r, auto) or regroups(r, auto):
             score(r, markdown, found, solution_numbers)
+            if r is not auto and r.layout.mode == "headings" and regroups(r, auto):
+                # the numbers ``auto`` starts again under each heading are the headings' parts:
+                # this reading numbers them once each, ``auto`` twice (its prior does not stand)
+                r.terms["regroup"] = REGROUP_GAIN
+                r.score += REGROUP_GAIN
             ranked.append(r)
     ranked.sort(key=lambda r: -r.score)
     return ranked
@@ -232,21 +240,30 @@ def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None
 
 def may_regroup(reading: Reading, auto: Reading) -> bool:
     """Could ``reading`` be :func:`regroups` of ``auto`` (checked before its numbering is read):
-    a markers reading with fewer questions that quotes about as much of the sheet."""
-    return (reading.layout.mode == "markers" and 2 <= len(reading.questions) < len(auto.questions)
+    a markers or headings reading with fewer questions that quotes about as much of the sheet."""
+    return (reading.layout.mode in ("markers", "headings") and 2 <= len(reading.questions) < len(auto.questions)
             and reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) - REGROUP_SLACK)
 
 
 def regroups(reading: Reading, auto: Reading) -> bool:
-    """Does ``reading`` (numbered) keep every question the reader's own choice ``auto`` opened,
-    as its parts, under markers of the sheet that group them (``Section 1`` over bold ``1.1)``
-    … ``1.3)``)? Then it may replace ``auto`` by score though it quotes no more of the sheet:
-    it explains one level of the sheet's numbering more."""
+    """Does ``reading`` keep every question the reader's own choice ``auto`` opened, as its
+    parts, under markers of the sheet that group them? Then it may replace ``auto`` by score
+    though it quotes no more of the sheet: it explains one level of the sheet's numbering more.
+    Two kinds: numbered markers over them (``Section 1`` over bold ``1.1)`` … ``1.3)``), or
+    headings of one level under which ``auto``'s numbers start again (``## Title`` over tasks
+    ``1.``-``3.``, the next over ``1.``-``2.``: a set cannot hold two questions 1, a heading's
+    parts can)."""
     if not may_regroup(reading, auto) or not reading.numbers or not auto.numbers:
         return False
     theirs = [n for n, _ in auto.numbers]
     labels = [lab for _, labs in reading.numbers for lab in labs]
-    return all(theirs) and labels == theirs and all(n for n, _ in reading.numbers)
+    if not all(theirs) or labels != theirs:
+        return False
+    if reading.layout.mode == "headings":
+        # each heading sets a stem over its tasks (a heading straight over its numbered list is a
+        # group title over questions)
+        return len(set(theirs)) < len(theirs) and all(q.main_text.strip() for q in reading.questions.root if q.parts)
+    return all(n for n, _ in reading.numbers)
 
 
 def numbered_parts(numbers: Numbers) -> bool:
@@ -266,6 +283,11 @@ def numbered_parts(numbers: Numbers) -> bool:
 INLINE_SWITCH = "SHEET2LAMBDA_INLINE = true\n"
 """Set before the general reader: what follows each prompt is its solution (a sheet named as
 its own solutions: :func:`tasks.read.choose.solutions_inline`)."""
+
+REGROUP_GAIN = 2 * AUTO_PRIOR
+"""What a headings reading that :func:`regroups` the reader's own questions gains: more than the
+reader's head start, so that a sheet whose numbered tasks start again under each heading reads
+them as that heading's parts."""
 
 REGROUP_SLACK = 0.02
 """How much less of the sheet (share of its lines) a regrouping reading may quote (:func:`regroups`)."""
@@ -323,11 +345,19 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     solutions = s_numbers = None
     if solutions_md is not None:
         source = solutions_layout(found, discover(ast(solutions_md))).prelude() + filter_source
-        solutions = run_filter(source, solutions_md, "solutions", **limits)
+        solutions = without_closing_chrome(run_filter(source, solutions_md, "solutions", **limits), solutions_md)
         s_numbers = numbering(source, solutions_md, "solutions", **limits)
     ranked = choose(filter_source, questions_md, "questions",
                     [n for n, _ in s_numbers or [] if n] or None, found=found, **limits)
     best = ranked[0]
+    best.questions = without_closing_chrome(best.questions, questions_md)
+    if solutions_md is None and len(best.numbers) == len(best.questions):
+        # a solution after the tasks that names the task of each of its pieces: cut there
+        best.questions = SheetSet([split_solutions(q, labs) for q, (_, labs) in
+                                   zip(best.questions.root, best.numbers)])
+    lecture = lecture_sections(best.questions, best.numbers) if solutions_md is None else []
+    if lecture:
+        best.questions, best.numbers = lead_into_next(best.questions, best.numbers, lecture)
     flags = runner_up_flags(ranked)
     said = {f.field for f in flags}
     flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]

@@ -70,6 +70,7 @@ from tasks.settle.audit_markers import (
     solution_number_flags,
 )
 from tasks.settle.doubts import doubt_flags
+from tasks.settle.section_doubts import section_flags
 from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
@@ -100,7 +101,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)
                   + whole_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
-                  + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions))
+                  + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
+                  + section_flags(questions))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

@@ -42,6 +42,12 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
                 best = qi
         return best
 
+    if (len(questions) >= 2 and sum(m.number == "1" for m in markers) >= 2
+            and all(_opens_part(m, questions) for m in markers)):
+        # every marker is a numbered item the reading opened a part at (tasks numbered again
+        # under each heading, read as the heading's parts): the reading explains them all
+        return flags
+
     def _in_text_of_earlier(m, qi: int) -> bool:
         """Is marker ``m`` inside the text of a question before ``qi`` (a list of its own)?"""
         q = owner(m.line)
@@ -99,6 +105,20 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         flags.append(Flag(field="set", kind=KIND, reason=(
             f"the sheet has {len(questioned)} question markers and the set {len(questions)} questions")))
     return flags
+
+
+_ITEM_MARK = re.compile(r"^\(?\d+[.)]\s+")
+
+
+def _opens_part(m, questions: SheetSet) -> bool:
+    """Is marker ``m`` a numbered list item (``1. Find …``) whose text is in a part's content
+    (the reading opened a part there)?"""
+    lead = _ITEM_MARK.match(m.text)
+    if not lead:
+        return False
+    body = " ".join(m.text[lead.end():].split())[:40]
+    return len(body) >= 8 and any(body in " ".join(p.content.split()) for q in questions.root
+                                  for p in q.normalised_parts())
 
 
 def _first_lead_in(lead_ins: set[int], under: dict[int, list[int]], starts: list[int | None], lost: set[int],

@@ -139,6 +139,10 @@ def _explicit_markers(markdown: str) -> bool:
     return False
 
 
+_ANSWER_DIV = re.compile(r"^\s*(:{3,})\s*\{?\s*\.?(?:solutions?|answers?)\b")
+"""The opening line of an answer div (``::: {.solution}``, ``::: solution``)."""
+
+
 def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     """The question markers of a document, in order (see the module; ``solutions``: the
     solutions document, whose markers may also say ``Solution`` / ``Answer``). A
@@ -155,7 +159,18 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     heading_since_item = False
     answers_at = None  # a Solutions / Answers heading after question markers
     bonus: list[Marker] = []  # bold bonus labels (``**Extra Credit. [1 point]**``)
+    in_answer = None  # the fence of an answer div set in a questions document (`::: {.solution}`)
     for n, line in _outside_code(markdown):
+        if not solutions:
+            # an answer set in the sheet (a notebook's solution cells): its `**Question 2**` over
+            # the reply marks no question of the sheet
+            if in_answer is None and (d := _ANSWER_DIV.match(line)):
+                in_answer = d.group(1)
+                continue
+            if in_answer is not None:
+                if re.match(r"^\s*(:{3,})\s*$", line) and len(line.strip()) >= len(in_answer):
+                    in_answer = None
+                continue
         h = _HEADING.match(line)
         item = _TOP_ITEM.match(line) or _PAREN_ITEM.match(line)
         if h:

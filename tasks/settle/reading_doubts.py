@@ -25,6 +25,9 @@ Each is a ``structure`` flag on the question or field it concerns:
 - **one answer for several parts in place**: a sheet named as its own solutions whose answer
   to a question of several parts comes after the last prompt alone (raised with the run's
   flags, as the next, since the name is no part of a cached stage);
+- **a section read as a question**: a titled question with no number, no part and no
+  solution, asking nothing, in a set whose other questions are answered
+  (:func:`tasks.settle.section_doubts.section_flags`);
 - **a solutions file read as the sheet**: the sheet's file name says it holds solutions,
   and no solution was read from it, so its answers may sit in the questions' text (one flag
   on each question).
@@ -38,6 +41,7 @@ from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.read.restated import paragraphs
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
+from tasks.settle.section_doubts import solved
 from tasks.settle.markers import question_markers
 from tasks.settle.source_lines import SourceLines, question_at, question_starts
 
@@ -289,6 +293,17 @@ def solution_text_flags(questions: SheetSet, questions_md: str, solutions_md: st
         flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
             f"the solutions' text for question {qi + 1} (lines {_spans(numbers)} of the solutions) is in no field: "
             "its solution was not read, or not all of it")))
+    ahead = [n for n, _ in loose if markers and n < markers[0].line]
+    if ahead:
+        # text before the solutions' first marker, in no field, while the questions before the one
+        # that marker names have no solution: theirs, perhaps, not paired
+        upto = numbered.get(markers[0].number)
+        upto = 1 if upto is None or upto == 0 else upto
+        for qi in range(min(upto, len(questions))):
+            if qi not in by_question and not solved(questions.root[qi]):
+                flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                    f"question {qi + 1} has no solution, and the solutions' text before their first marker (lines "
+                    f"{_spans(ahead)}) is in no field: its solution, not paired?")))
     return flags
 
 
@@ -390,3 +405,4 @@ def shared_stem_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
             f"the text under {line.strip().lstrip('#').strip()!r} (lines {where}) is in no field: the stem these "
             f"questions share, left out of question {qi + 1}?")))
     return flags
+

@@ -256,14 +256,29 @@ def uncovered_flags(questions_md: str, settled: SheetSet) -> list[Flag]:
     (both routes missed them), sheet chrome and the markers a reader drops excepted, one
     flag per run of such lines (:func:`tasks.settle.coverage.uncovered_runs`): field
     ``source:LINE`` for one line, ``source:FIRST-LAST`` for a run, ``a`` its lines, the reason
-    naming the question they sit in (the one whose text starts last before them)."""
+    naming the question they sit in (the one whose text starts last before them). The runs
+    before the first question, two or more, are one flag (``source:FIRST-LAST`` from the first
+    run's first line to the last run's last): whether the set needs the text a sheet sets before
+    its questions is one decision."""
     from schemas.sheet import iter_fields
     from tasks.settle.audit import question_at
     from tasks.settle.coverage import uncovered_runs
 
     texts = [text for _, text in iter_fields(settled) if text]
     flags = []
-    for first, last, lines in uncovered_runs(questions_md, texts):
+    runs = uncovered_runs(questions_md, texts)
+    ahead = [r for r in runs if question_at(settled, questions_md, r[0]) is None]
+    if len(ahead) >= 2:
+        # the sheet's text before its first question (a course notebook's lecture sections and
+        # worked example): one decision, whether the set needs it, so one flag for all its passages
+        first, last = ahead[0][0], ahead[-1][1]
+        lines = [line for _, _, ls in ahead for line in ls]
+        flags.append(Flag(field=f"source:{first}-{last}", kind="uncovered", a="\n".join(lines), reason=(
+            f"{len(ahead)} passages of the sheet before the first question ({len(lines)} lines between lines "
+            f"{first} and {last}) are in no field: if the set needs them, add them to the field where they "
+            "belong; keep leaves them out")))
+        runs = [r for r in runs if r not in ahead]
+    for first, last, lines in runs:
         where = f"source:{first}" if first == last else f"source:{first}-{last}"
         qi = question_at(settled, questions_md, first)
         sits = f"inside question {qi + 1}" if qi is not None else "before the first question"

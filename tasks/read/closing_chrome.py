@@ -1,0 +1,67 @@
+"""A sheet's closing chrome: paragraphs that end the last question and repeat, word for word,
+what the sheet sets before its first question.
+
+Course pages and notebooks often open and close with the same navigation bar (``< Previous |
+Contents | Next >``, an "Open in Colab" badge): at the top it is chrome before the first question,
+at the bottom the reader takes it for the last question's closing text. A paragraph the sheet
+already printed before any question is no text of that question; cut from its end.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemas.sheet import SheetSet
+
+_BREAK = re.compile(r"\n\s*\n")
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in _BREAK.split(text) if p.strip()]
+
+
+def _opening(questions: SheetSet) -> str:
+    q = questions.root[0]
+    for text in [q.main_text] + [t for p in q.parts for t in (p.content, p.answer, p.worked_solution)]:
+        if text.strip():
+            return _paragraphs(text)[0]
+    return ""
+
+
+def without_closing_chrome(questions: SheetSet, markdown: str) -> SheetSet:
+    """``questions`` with the paragraphs that close the last question's last text (its main text,
+    or its last part's content, answer or worked solution: the last that holds text; a solutions
+    document's reading too) cut when each is also a paragraph of
+    ``markdown`` before the first question's opening paragraph (module docstring). Unchanged
+    when the first question's opening is not found or nothing repeats."""
+    if not questions.root:
+        return questions
+    opening = _opening(questions)
+    at = markdown.find(opening) if opening else -1
+    if at <= 0:
+        return questions
+    before = set(_paragraphs(markdown[:at]))
+    last = questions.root[-1]
+    fields = [("main_text", None)] + [(name, i) for i in range(len(last.parts))
+                                      for name in ("content", "answer", "worked_solution")]
+    for name, i in reversed(fields):
+        text = getattr(last if i is None else last.parts[i], name)
+        if not text.strip():
+            continue
+        paras = _paragraphs(text)
+        keep = len(paras)
+        while keep > 1 and paras[keep - 1] in before:
+            keep -= 1
+        if keep == len(paras):
+            return questions
+        cut = text
+        for p in reversed(paras[keep:]):
+            cut = cut[:cut.rstrip().rfind(p)].rstrip()
+        if i is None:
+            last = last.model_copy(update={"main_text": cut})
+        else:
+            parts = list(last.parts)
+            parts[i] = parts[i].model_copy(update={name: cut})
+            last = last.model_copy(update={"parts": parts})
+        return SheetSet(questions.root[:-1] + [last])
+    return questions
