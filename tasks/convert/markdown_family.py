@@ -4,7 +4,9 @@ word added. (Quarto and R Markdown: :func:`knitr_text`, then :mod:`tasks.convert
 
 In order: ``\\(…\\)``/``\\[…\\]`` maths as dollars (:func:`tasks.convert.mdmath.dollar_maths`);
 MyST directives
-(:func:`tasks.convert.myst.directives`); a ``$`` used as a price escaped
+(:func:`tasks.convert.myst.directives`), roles and list attribute lines
+(:func:`tasks.convert.myst_inline.inline_myst`); LiaScript quizzes as task lists and parts
+(:func:`tasks.convert.liascript.liascript_quizzes`); a ``$`` used as a price escaped
 (:func:`tasks.convert.mdmath.text_dollars`); footnote definitions moved after the block
 that first refers to them (:func:`footnotes_after_reference`).
 """
@@ -15,7 +17,9 @@ import re
 
 from tasks.convert.chunks import student_chunks
 from tasks.convert.mdmath import dollar_maths, text_dollars
+from tasks.convert.liascript import liascript_quizzes
 from tasks.convert.myst import directives
+from tasks.convert.myst_inline import inline_myst
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 """Suffixes (lower case) of sheets read as markdown text, as they are."""
@@ -28,7 +32,7 @@ knitr or Quarto runs: read by pandoc (:mod:`tasks.convert.quarto`) after :func:`
 def student_text(suffix: str, text: str) -> str:
     """``text`` of a markdown sheet (``.md``, ``.markdown``, a notebook's markdown cell; ``suffix``
     any case) as the student sees it (module docstring); never raises."""
-    return footnotes_after_reference(text_dollars(directives(dollar_maths(text))))
+    return footnotes_after_reference(text_dollars(liascript_quizzes(inline_myst(directives(dollar_maths(text))))))
 
 
 def knitr_text(text: str) -> str:
