@@ -227,3 +227,14 @@ def test_a_restated_prompt_after_a_picture_is_no_solution_text_lost():
     solutions = ("1.  Plot the heights.\n\nhist(h)\n\n![](media/bd02eda7e9873280.png) 2. Describe its shape."
                  "\n\nSkewed to the right.\n")
     assert solution_text_flags(reading, sheet, solutions) == []
+
+
+def test_a_multiple_choice_answer_naming_options_the_lead_in_names_is_no_restatement():
+    # a matrix's columns are named in the lead-in; the part's answer is the column marked right
+    reading = SheetSet([Question(main_text="Say whether the momentum or the kinetic energy is conserved in each case.",
+                                 parts=[Part(content="Two carts stick together.",
+                                             options=["the momentum is conserved", "the kinetic energy is conserved"],
+                                             answer="the momentum is conserved", correct=[0])])])
+    assert restated_flags(reading) == []
+    reading.root[0].parts[0].answer = "Say whether the momentum or the kinetic energy is conserved in each case."
+    assert fields(restated_flags(reading)) == ["q1.p1.answer"]

@@ -10,7 +10,9 @@ dialect for courses whose quizzes are bracket lines:
 - a selection ``[[ a | (b) | c ]]``: the options between bars, the right ones in parentheses;
 - a text quiz ``[[answer]]`` alone on its line (the student types; the answer is hidden);
 - a solution: the lines between two lines of three or more ``*`` right after the quiz, shown
-  once the quiz is answered; ``{{1}}`` / ``--{{1}}--`` lines are animation steps (chrome).
+  once the quiz is answered; ``{{1}}`` / ``--{{1}}--`` lines are animation steps, and a
+  comment of attributes after an element (``![](a.svg)<!-- style="width:8cm;" -->``) styles it
+  (both chrome, left out).
 
 A student sees each option without its mark, and the marks are the options' correctness;
 in the contract that is a task list (``- [x] option`` / ``- [ ] option``: the options of the
@@ -43,6 +45,7 @@ _SELECT = re.compile(r"^[ \t]*\[\[(?P<body>[^\n]*\|[^\n]*)\]\][ \t]*$")
 _TEXT_QUIZ = re.compile(r"^[ \t]*\[\[(?P<answer>[^\[\]|\n]+)\]\][ \t]*$")
 _RULE = re.compile(r"^[ \t]*\*{3,}[ \t]*$")
 _STEP = re.compile(r"^[ \t]*(?:--)?\{\{\d+(?:-\d+)?\}\}(?:--)?[ \t]*$")
+_ATTR_COMMENT = re.compile(r"(?<=\S)[ \t]*<!--(?:\s*[\w-]+\s*=\s*\"[^\"]*\")+\s*-->")
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _NUMBERED = re.compile(r"^[ \t]*\d{1,3}[.)][ \t]+\S")
@@ -66,7 +69,7 @@ def liascript_quizzes(markdown: str) -> str:
         elif _HEADING.match(line):
             sections.append([])
         sections[-1].append(line)
-    return "\n".join(ln for s in sections for ln in _section(s))
+    return "\n".join(_ATTR_COMMENT.sub("", ln) for s in sections for ln in _section(s))
 
 
 def _is_liascript(lines: list[str]) -> bool:

@@ -184,6 +184,11 @@ def restated_flags(questions: SheetSet) -> list[Flag]:
         for pi, p in enumerate(q.normalised_parts()):
             own = asked + _fold(p.content)
             for name in ("answer", "worked_solution"):
+                # a multiple-choice part's final answer is its options marked correct: their words
+                # are the sheet's (a matrix's columns named in the lead-in), never a restatement
+                if name == "answer" and p.options and all(
+                        x.strip() in p.options for x in paragraphs(p.answer)):
+                    continue
                 # a code block is one paragraph: a filled-in cell opening with the stub's comment
                 # (`# Write answer here`) is the answer, not the placeholder copied
                 first = next(iter(paragraphs(getattr(p, name))), "")
