@@ -439,3 +439,14 @@ def test_three_lettered_choices_are_offered_without_a_which():
 
     assert offered("The kettle boils because <br> **A**. heat <br> **B**. light <br> **C**. sound") == "A-C"
     assert offered("Dry it first.\n\nA. Then weigh it.\nB. Then log it.") is None
+
+
+def test_a_part_whose_options_the_sheet_marks_none_of_is_doubted_where_others_are_marked():
+    from tasks.settle.audit_choices import unmarked_flags
+    def part(correct):
+        return Part(content="Is energy conserved here?", options=["yes, kinetic", "yes, potential"], correct=correct)
+    reading = SheetSet([Question(main_text="Decide for each case.", parts=[part([0]), part([1]), part([])])])
+    flags = unmarked_flags(reading)
+    assert [f.field for f in flags] == ["q1"] and "part 3" in flags[0].reason
+    # a sheet that marks nothing (a student's copy) is no reason to doubt any part
+    assert unmarked_flags(SheetSet([Question(parts=[part([]), part([])])])) == []
