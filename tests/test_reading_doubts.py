@@ -238,3 +238,12 @@ def test_a_multiple_choice_answer_naming_options_the_lead_in_names_is_no_restate
     assert restated_flags(reading) == []
     reading.root[0].parts[0].answer = "Say whether the momentum or the kinetic energy is conserved in each case."
     assert fields(restated_flags(reading)) == ["q1.p1.answer"]
+
+
+def test_an_expression_copied_and_carried_on_to_its_value_is_worked_not_restated():
+    asked = "$\\dfrac{x^2 - 1}{x - 1} + \\dfrac{2x}{x} - \\dfrac{3x^3 + 4x}{x^2 + 5}$"
+    reading = SheetSet([Question(main_text="Simplify:\n\n" + asked, parts=[
+        Part(answer=asked[:-1] + " = x + 3$")])])
+    assert restated_flags(reading) == []
+    reading.root[0].parts[0].answer = asked  # copied and left there: a restatement
+    assert fields(restated_flags(reading)) == ["q1.p1.answer"]

@@ -194,7 +194,10 @@ def restated_flags(questions: SheetSet) -> list[Flag]:
                 first = next(iter(paragraphs(getattr(p, name))), "")
                 # (a code block copies the question's only when the question holds all of it)
                 key = _fold(first) if first.lstrip().startswith(("```", "~~~")) else _fold(first)[:KEY]
-                if len(key) >= 20 and key in own:
+                # an expression the question asks to work out, copied and carried on to its value
+                # (`$…expression… = \dfrac{1+x}{x}$`), is worked, not restated
+                worked = first.lstrip().startswith("$") and "=" in first and _fold(first) not in own
+                if len(key) >= 20 and key in own and not worked:
                     flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=getattr(p, name), reason=(
                         f"this solution opens with question {qi + 1}'s own words ({first.strip()[:60]!r}): the "
                         "question restated, or a placeholder copied, rather than its solution?")))
