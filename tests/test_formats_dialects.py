@@ -120,7 +120,7 @@ Judge each process.
     assert [p.content.splitlines()[0] for p in parts] == ["The gas is heated.", "The gas is cooled."]
     assert [len(p.options) for p in parts] == [6, 6] and parts[0].correct == [2, 3]
     # a page with a lone bracket line and a wiki link is no LiaScript page
-    plain = "See [[Home]] for more.\n\n[[ ]] not a quiz alone\n"
+    plain = "See [[Home]] for more.\n\n[[ ]] not a quiz alone\n\n[[Home page|home]]\n"
     assert liascript_quizzes(plain) == plain
 
 

@@ -7,7 +7,8 @@ dialect for courses whose quizzes are bracket lines:
   ``[( )] option``, one line each (a leading ``- `` or an indent allowed; ``x`` as ``X``);
 - a matrix: a header ``[[col 1] (col 2) [col 3]]`` naming the columns, then rows
   ``[ [X] [ ] ( ) ] row text`` (checkboxes or radio buttons per column);
-- a selection ``[[ a | (b) | c ]]``: the options between bars, the right ones in parentheses;
+- a selection ``[[ a | (b) | c ]]``: the options between bars, the right ones in parentheses
+  (one at least: a wiki link ``[[Page|alias]]`` is none);
 - a text quiz ``[[answer]]`` alone on its line (the student types; the answer is hidden);
 - a solution: the lines between two lines of three or more ``*`` right after the quiz, shown
   once the quiz is answered; ``{{1}}`` / ``--{{1}}--`` lines are animation steps, and a
@@ -79,7 +80,7 @@ def _is_liascript(lines: list[str]) -> bool:
             return True
         if _header(line) and _ROW.match(nxt):
             return True
-        if (m := _SELECT.match(line)) and len(_options(m.group("body"))[0]) >= 2:
+        if (m := _SELECT.match(line)) and _selection(m.group("body")):
             return True
     return False
 
@@ -123,6 +124,13 @@ def _options(body: str) -> tuple[list[str], list[bool]]:
     return [t for t in texts if t], [m for t, m in zip(texts, marks) if t]
 
 
+def _selection(body: str) -> bool:
+    """A selection's body: two options or more, one marked right (a wiki link ``[[Page|alias]]``
+    marks none)."""
+    texts, marks = _options(body)
+    return len(texts) >= 2 and any(marks)
+
+
 def _task_list(texts: list[str], marks: list[bool]) -> list[str]:
     return [f"- [{'x' if m else ' '}] {t}" for t, m in zip(texts, marks)]
 
@@ -154,7 +162,7 @@ def _section(lines: list[str]) -> list[str]:
             in_item = _after_item(lines, i)
             units.append((i, j, "item" if in_item else "matrix", _matrix(cols, rows, in_item)))
             i = j
-        elif (m := _SELECT.match(line)) and len(_options(m.group("body"))[0]) >= 2:
+        elif (m := _SELECT.match(line)) and _selection(m.group("body")):
             units.append((i, i + 1, "select", _task_list(*_options(m.group("body")))))
             i += 1
         elif (m := _TEXT_QUIZ.match(line)) and m.group("answer").strip() not in ("", "X", "x", "?", "!"):
