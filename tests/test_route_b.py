@@ -442,9 +442,10 @@ def test_a_reader_that_keeps_the_task_box_of_the_correct_option_loses_the_choice
     assert choose_library_filter(sheet, None)[0] == "general"
 
 
-def test_filters_tied_on_a_sheet_and_its_key_go_to_the_reading_that_opens_its_parts():
+def test_filters_nearly_tied_on_a_sheet_and_its_key_leave_the_general_reader():
     # plain markdown with `## Problem N [points]` headings and numbered parts, read about as
-    # fully by the general and the Mathpix family filter: the one that opens the parts wins
+    # fully by the general and the Mathpix family filter, on the sheet and on its key: a few
+    # lines of the key settle nothing, the general reader stands
     questions = """## Problem 1 [10 points]
 
 Name the unit of each quantity.

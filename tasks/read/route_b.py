@@ -386,19 +386,17 @@ def superseded(filter_source: str) -> bool:
 def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[str, str]:
     """The library filter (not :func:`superseded`) whose :func:`score_reading` of the questions
     document is best: ``(name, source)``; a filter that fails or finds no question scores zero.
-    Ties: the solutions' :func:`score_solutions` (within :data:`SOLUTIONS_MARGIN`), then the
-    reading opening more questions and parts, then the name. Raises :class:`FilterError` only
-    when there is no library filter at all."""
+    Ties: the solutions' :func:`score_solutions` (within :data:`SOLUTIONS_MARGIN` they stay tied),
+    then the name (``general`` first). Raises :class:`FilterError` only when there is no library
+    filter at all."""
     filters = {n: src for n, src in library_filters().items() if not superseded(src)}
     if not filters:
         raise FilterError("no library filter found in filters/library")
     scored: list[tuple[float, float, str]] = []
-    opened: dict[str, int] = {}
     for name, source in filters.items():
         try:
             reading = run_filter(source, questions_md, "questions", name=name)
             score = score_reading(questions_md, reading) if len(reading) else 0.0
-            opened[name] = len(reading) + sum(len(q.parts) for q in reading.root)
         except FilterError:
             score = 0.0
         scored.append((score, 0.0, name))
@@ -414,6 +412,5 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
                 rescored.append((0.0, name))
         top = max(s for s, _ in rescored)
         tied = [n for s, n in rescored if s >= top - SOLUTIONS_MARGIN]
-    most = max(opened.get(n, 0) for n in tied)
-    name = sorted(n for n in tied if opened.get(n, 0) == most)[0]
+    name = sorted(tied)[0]
     return name, filters[name]
