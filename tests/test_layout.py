@@ -367,16 +367,6 @@ def test_a_word_only_the_solutions_repeat_names_no_question():
     assert "x = 2" in out.root[0].parts[0].worked_solution and "y = 5" in out.root[1].parts[0].worked_solution
 
 
-def test_a_run_numbered_on_whose_numbers_the_sheet_takes_again_is_doubted():
-    from tasks.read.layout import retaken_flags
-    def numbers(ns):
-        return [(str(n), []) for n in ns]
-    # questions 6-7 came from a list inside question 5: the sheet's own 6 comes after them
-    assert [f.field for f in retaken_flags(numbers([1, 2, 3, 4, 5, 6, 7, 6]))] == ["q5", "q6", "q7"]
-    assert retaken_flags(numbers([1, 2, 3, 4, 5, 6, 7, 8])) == []
-    assert retaken_flags(numbers([1, 2, 3, 1, 2, 3, 4])) == []  # a restart: interrupted_flags' kind
-
-
 def test_a_sheet_grouped_by_sections_reads_at_its_innermost_exercise_headings():
     md = """# Exercises
 

@@ -27,8 +27,7 @@ first rule that matches:
    :data:`CLOSE` of the chosen reading and reads a question differently (another part count,
    another opening), that question gets a ``structure`` flag naming both readings; and a run of
    questions numbered from 1 again inside the sheet's numbering, which resumes after it, is
-   doubted (:func:`interrupted_flags`), and so is a run numbered on from a question whose numbers
-   the sheet takes again after it (:func:`retaken_flags`).
+   doubted (:func:`interrupted_flags`).
 """
 
 from __future__ import annotations
@@ -160,29 +159,6 @@ def interrupted_flags(numbers: Numbers) -> list[Flag]:
             i = j + 1
         else:
             i += 1
-    return flags
-
-
-def retaken_flags(numbers: Numbers) -> list[Flag]:
-    """``structure`` flags (field ``q<n>``) on a run of questions numbered on from the question
-    before it whose numbers the sheet's numbering takes again right after the run (5, then 6-7,
-    then 6: a numbered list inside question 5, its items read as questions): the question before
-    the run, which may have lost them as parts, and the run's questions. ``numbers``: the chosen
-    reading's numbering (:data:`tasks.read.route_b.Numbers`)."""
-    ns = [leading_int(n) for n, _ in numbers]
-    flags: list[Flag] = []
-    for d in range(2, len(ns)):
-        if ns[d] is None or ns[d - 1] is None or ns[d] > ns[d - 1]:
-            continue
-        k = d - 1  # the stretch numbered one by one up to the drop, back to the number taken again
-        while k > 0 and ns[k - 1] is not None and ns[k - 1] + 1 == ns[k] and ns[k] != ns[d]:
-            k -= 1
-        if k >= 1 and ns[k] == ns[d]:
-            flags += [Flag(field=f"q{q + 1}", kind="structure", reason=(
-                f"questions {k + 1}-{d} are numbered {ns[k]}-{ns[d - 1]} after question {k}, and the sheet "
-                f"numbers question {d + 1} {ns[d]} again: a numbered list inside question {k} read as "
-                "questions?")) for q in range(k - 1, d)]
-            break
     return flags
 
 
@@ -355,8 +331,6 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     flags = runner_up_flags(ranked)
     said = {f.field for f in flags}
     flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]
-    said = {f.field for f in flags}
-    flags += [f for f in retaken_flags(best.numbers) if f.field not in said]
     if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not flags:
         flags.append(Flag(field="q1", kind="structure", reason=(
             "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "
