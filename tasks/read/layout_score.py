@@ -34,8 +34,9 @@ INLINE_WEIGHT = 0.05
 readings that explain the sheet equally well otherwise (it never outweighs another term)."""
 
 HELD = 0.1
-"""What a headings reading loses, in proportion, for the sheet's deeper headings its fields hold
-(``### Verständnisfragen``, ``#### Federpendel`` inside a question read at ``##``): each opens
+"""What a headings reading of a sheet that numbers nothing loses, in proportion, for the sheet's
+deeper headings its fields hold (``### Verständnisfragen``, ``#### Federpendel`` inside a
+question read at ``##``): each opens
 a section of the sheet that the reading keeps inside another. A tie-break between heading
 levels that quote and mark the sheet alike (it never outweighs the lines or markers terms)."""
 
@@ -185,7 +186,7 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         if alone:
             titles = {_folded(q.title) for q in reading.questions.root}
             terms["unused"] = -UNUSED * sum(1 for t in alone if t not in titles) / len(alone)
-    if reading.layout.mode == "headings" and level:
+    if reading.layout.mode == "headings" and level and not found.markers():
         deeper = sum(1 for lv, _ in found.headings if lv > level)
         if deeper >= 2:
             held = sum(1 for t in field_texts(reading.questions) for m in _HEADING_LINE.finditer(t)
