@@ -458,3 +458,13 @@ def test_tasks_numbered_again_under_each_heading_read_as_its_parts_raise_no_mark
         Part(content="Draw the beam."), Part(content="Find the load.")]),
         Question(main_text="A cable holds a lamp.", parts=[Part(content="Draw the cable."), Part(content="Find the tension.")])])
     assert marker_flags(parts, md) == []
+
+def test_a_part_whose_options_the_sheet_marks_none_of_is_doubted_where_others_are_marked():
+    from tasks.settle.audit_choices import unmarked_flags
+    def part(correct):
+        return Part(content="Is energy conserved here?", options=["yes, kinetic", "yes, potential"], correct=correct)
+    reading = SheetSet([Question(main_text="Decide for each case.", parts=[part([0]), part([1]), part([])])])
+    flags = unmarked_flags(reading)
+    assert [f.field for f in flags] == ["q1"] and "part 3" in flags[0].reason
+    # a sheet that marks nothing (a student's copy) is no reason to doubt any part
+    assert unmarked_flags(SheetSet([Question(parts=[part([]), part([])])])) == []

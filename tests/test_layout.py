@@ -365,3 +365,40 @@ def test_a_word_only_the_solutions_repeat_names_no_question():
                  "## Exercise 2\n\n**Step 1.** So $y = 5$.\n")
     out, pairing = inferred(questions, solutions)
     assert "x = 2" in out.root[0].parts[0].worked_solution and "y = 5" in out.root[1].parts[0].worked_solution
+
+
+def test_a_sheet_grouped_by_sections_reads_at_its_innermost_exercise_headings():
+    md = """# Exercises
+
+## Mechanics
+
+### Warm-up
+
+#### Sliding block
+
+A block slides down a ramp without friction.
+
+- [x] It speeds up.
+- [ ] It keeps its speed.
+
+#### Thrown ball
+
+A ball is thrown straight up.
+
+- [ ] It stops for good at the top.
+- [x] It turns back at the top.
+
+## Heat
+
+### Warm-up
+
+#### Cooling tea
+
+A cup of tea cools on a table.
+
+- [x] It gives heat to the air.
+- [ ] It takes heat from the air.
+"""
+    out = choose(GENERAL, md)[0]
+    assert [q.title for q in out.questions.root] == ["Sliding block", "Thrown ball", "Cooling tea"]
+    assert [len(q.parts[0].options) for q in out.questions.root] == [2, 2, 2]

@@ -254,3 +254,22 @@ def test_a_titled_section_that_asks_nothing_and_is_answered_nowhere_is_doubted()
     assert fields(flags) == ["q1"] and "'Background'" in flags[0].reason
     # with fewer than two answered questions there is nothing to set it against
     assert section_flags(SheetSet([intro, answered[0]])) == []
+
+def test_a_multiple_choice_answer_naming_options_the_lead_in_names_is_no_restatement():
+    # a matrix's columns are named in the lead-in; the part's answer is the column marked right
+    reading = SheetSet([Question(main_text="Say whether the momentum or the kinetic energy is conserved in each case.",
+                                 parts=[Part(content="Two carts stick together.",
+                                             options=["the momentum is conserved", "the kinetic energy is conserved"],
+                                             answer="the momentum is conserved", correct=[0])])])
+    assert restated_flags(reading) == []
+    reading.root[0].parts[0].answer = "Say whether the momentum or the kinetic energy is conserved in each case."
+    assert fields(restated_flags(reading)) == ["q1.p1.answer"]
+
+
+def test_an_expression_copied_and_carried_on_to_its_value_is_worked_not_restated():
+    asked = "$\\dfrac{x^2 - 1}{x - 1} + \\dfrac{2x}{x} - \\dfrac{3x^3 + 4x}{x^2 + 5}$"
+    reading = SheetSet([Question(main_text="Simplify:\n\n" + asked, parts=[
+        Part(answer=asked[:-1] + " = x + 3$")])])
+    assert restated_flags(reading) == []
+    reading.root[0].parts[0].answer = asked  # copied and left there: a restatement
+    assert fields(restated_flags(reading)) == ["q1.p1.answer"]

@@ -440,3 +440,31 @@ def test_a_reader_that_keeps_the_task_box_of_the_correct_option_loses_the_choice
     sheet = ("# Week 2\n\n## Question 1\n\nA crate sits on a level floor.\n\n(a) Which force holds it up?\n\n"
              "- [ ] Friction\n- [x] The normal reaction\n- [ ] Air resistance\n")
     assert choose_library_filter(sheet, None)[0] == "general"
+
+
+def test_filters_nearly_tied_on_a_sheet_and_its_key_leave_the_general_reader():
+    # plain markdown with `## Problem N [points]` headings and numbered parts, read about as
+    # fully by the general and the Mathpix family filter, on the sheet and on its key: a few
+    # lines of the key settle nothing, the general reader stands
+    questions = """## Problem 1 [10 points]
+
+Name the unit of each quantity.
+
+1. force
+2. energy
+
+## Problem 2 [5 points]
+
+Write the SI prefix for a thousand.
+"""
+    solutions = """## Problem 1
+
+1. force: the newton
+2. energy: the joule
+
+## Problem 2
+
+kilo
+"""
+    chosen, _ = choose_library_filter(questions, solutions)
+    assert chosen == "general"

@@ -65,9 +65,9 @@ ADMONITIONS = {"admonition", "dropdown", "toggle", "note", "tip", "hint", "impor
 CODE = {"code-cell", "code-block", "code", "sourcecode"}
 HIDDEN_TAGS = ("remove-cell", "remove-input")
 CONTAINERS = {"div", "container", "tab-set", "tab-item", "grid", "grid-item", "grid-item-card", "epigraph",
-              "pull-quote", "rubric", "only", "task", "question", "problem"}
+              "pull-quote", "rubric", "only", "task", "question", "problem", "class"}
 """Directives whose body is markdown shown as it is (sphinx-design, docutils); their argument,
-if any, is a paragraph before it."""
+if any, is a paragraph before it (not docutils' ``class``, whose argument names classes)."""
 GATES = {"exercise", "exercise-start", "exercise-end", "solution", "solution-start", "solution-end", "math",
          "figure", "image"}
 KNOWN = ADMONITIONS | CODE | CONTAINERS | GATES
@@ -178,6 +178,8 @@ class _Rewriter:
         if name in ("figure", "image"):
             caption = " ".join(ln.strip() for ln in inner if ln.strip())
             return placed([f"![{caption}]({arg})"]) if arg else placed(inner)
+        if name == "class":  # its argument names classes; a blank line keeps the body a paragraph
+            return placed([*inner, ""])
         if arg and name in ADMONITIONS | CONTAINERS:
             return placed([arg, "", *inner])
         return placed(inner)

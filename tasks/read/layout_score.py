@@ -33,6 +33,15 @@ INLINE_WEIGHT = 0.05
 """The most the share of inline solutions landing one to a part adds: a tie-break between
 readings that explain the sheet equally well otherwise (it never outweighs another term)."""
 
+HELD = 0.1
+"""What a headings reading of a sheet that numbers nothing loses, in proportion, for the sheet's
+deeper headings its fields hold (``### Verständnisfragen``, ``#### Federpendel`` inside a
+question read at ``##``): each opens
+a section of the sheet that the reading keeps inside another. A tie-break between heading
+levels that quote and mark the sheet alike (it never outweighs the lines or markers terms)."""
+
+_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+\S", re.M)
+
 INLINE_SOLUTION = re.compile(r"^:{3,}\s*\{?\s*\.?(?:solution|answer)\b", re.M)
 """The opening line of a solution div set in the sheet (``::: {.solution}``)."""
 
@@ -142,7 +151,8 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
     in it): lines quoted + markers used to open questions and parts (in a sheet that numbers
     nothing, the headings of the level a headings reading opens its questions at) + numbers
-    and labels in sequence − questions holding no text; with two or more solution divs in the
+    and labels in sequence − questions holding no text − a headings reading's share of deeper
+    headings held inside its fields (:data:`HELD`); with two or more solution divs in the
     sheet, + the share of them that land one to a part; with ``solution_numbers``, + the share
     that name a question of the reading. Sets ``reading.score`` and ``reading.terms``; returns
     the score."""
@@ -176,6 +186,12 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         if alone:
             titles = {_folded(q.title) for q in reading.questions.root}
             terms["unused"] = -UNUSED * sum(1 for t in alone if t not in titles) / len(alone)
+    if reading.layout.mode == "headings" and level and not found.markers():
+        deeper = sum(1 for lv, _ in found.headings if lv > level)
+        if deeper >= 2:
+            held = sum(1 for t in field_texts(reading.questions) for m in _HEADING_LINE.finditer(t)
+                       if len(m.group(1)) > level)
+            terms["held"] = -HELD * min(1.0, held / deeper)
     if one_task_list(found):
         # a lead-in ending in a colon announces the list after it as one whole: a reading that
         # keeps no question holding the lead-in with two or more parts parts the list from it

@@ -372,6 +372,10 @@ def score_solutions(solutions_md: str, reading: SheetSet, questions_md: str) -> 
     return score_reading(kept, reading) - copied / counted
 
 
+SOLUTIONS_MARGIN = 0.01
+"""Solutions scores within this of the best stay tied (:func:`choose_library_filter`)."""
+
+
 def superseded(filter_source: str) -> bool:
     """True when a library filter's first line says ``-- superseded-by: NAME``: it stays in
     the library for whoever names it, but :func:`choose_library_filter` no longer picks it
@@ -380,15 +384,11 @@ def superseded(filter_source: str) -> bool:
 
 
 def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[str, str]:
-    """The library filter that accounts for most of the questions document: ``(name,
-    source)``, among the filters not :func:`superseded` (the general reader and the
-    family filters such as ``mathpix``).
-
-    Each library filter is run over the questions document alone (role ``questions``)
-    and scored with :func:`score_reading`; a filter that fails, or finds no question,
-    scores zero. On equal scores the solutions document decides (when given: each
-    filter's reading of it scored with :func:`score_solutions`), then the name. Raises :class:`FilterError` only when there is no library filter at all.
-    """
+    """The library filter (not :func:`superseded`) whose :func:`score_reading` of the questions
+    document is best: ``(name, source)``; a filter that fails or finds no question scores zero.
+    Ties: the solutions' :func:`score_solutions` (within :data:`SOLUTIONS_MARGIN` they stay tied),
+    then the name (``general`` first). Raises :class:`FilterError` only when there is no library
+    filter at all."""
     filters = {n: src for n, src in library_filters().items() if not superseded(src)}
     if not filters:
         raise FilterError("no library filter found in filters/library")
@@ -411,6 +411,6 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
             except FilterError:
                 rescored.append((0.0, name))
         top = max(s for s, _ in rescored)
-        tied = [n for s, n in rescored if s == top]
+        tied = [n for s, n in rescored if s >= top - SOLUTIONS_MARGIN]
     name = sorted(tied)[0]
     return name, filters[name]

@@ -80,7 +80,7 @@ from tasks.settle.reading_doubts import (
     title_flags,
     whole_solution_flags,
 )
-from tasks.settle.audit_choices import choice_flags
+from tasks.settle.audit_choices import choice_flags, unmarked_flags
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -102,7 +102,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + whole_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
-                  + section_flags(questions))
+                  + section_flags(questions)
+                  + unmarked_flags(questions))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

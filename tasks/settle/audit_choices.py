@@ -2,7 +2,8 @@
 that asks a multiple choice — its text offers capital-lettered options in sequence, three or
 more, or two after asking which (``**A**. Blackbody radiation <br> **B**. Compton scattering``), or marks
 itself ``(True/False)`` — while no options were read for it: its answer box will have none, so
-a person must set them out."""
+a person must set them out; and a part whose options none is marked right where the sheet marks
+those of other parts (:func:`unmarked_flags`)."""
 
 from __future__ import annotations
 
@@ -54,5 +55,25 @@ def choice_flags(questions: SheetSet) -> list[Flag]:
                 flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                     f"part {pi + 1} of question {qi + 1} offers choices ({how}) in its text but no options were "
                     "read: set them out as the options of its answer box")))
+                break
+    return flags
+
+
+def unmarked_flags(questions: SheetSet) -> list[Flag]:
+    """One flag per question with a part whose options none is marked right, in a set where the
+    sheet marks the right options of two parts or more (``correct``: a key's ``[x]``, a quiz's
+    marks): the sheet's answer there is "none of them", which a multiple-choice box cannot hold
+    (it needs one true option), so its box will be refused and its options shown nowhere."""
+    marked = sum(1 for q in questions.root for p in q.normalised_parts() if p.options and p.correct)
+    if marked < 2:
+        return []
+    flags = []
+    for qi, q in enumerate(questions.root):
+        for pi, p in enumerate(q.normalised_parts()):
+            if p.options and not p.correct:
+                flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                    f"part {pi + 1} of question {qi + 1} has {len(p.options)} options and the sheet marks none of "
+                    "them right, as it does in other parts: a multiple-choice box needs one true option, so "
+                    "set out how this part is answered")))
                 break
     return flags

@@ -188,12 +188,20 @@ def restated_flags(questions: SheetSet) -> list[Flag]:
         for pi, p in enumerate(q.normalised_parts()):
             own = asked + _fold(p.content)
             for name in ("answer", "worked_solution"):
+                # a multiple-choice part's final answer is its options marked correct: their words
+                # are the sheet's (a matrix's columns named in the lead-in), never a restatement
+                if name == "answer" and p.options and all(
+                        x.strip() in p.options for x in paragraphs(p.answer)):
+                    continue
                 # a code block is one paragraph: a filled-in cell opening with the stub's comment
                 # (`# Write answer here`) is the answer, not the placeholder copied
                 first = next(iter(paragraphs(getattr(p, name))), "")
                 # (a code block copies the question's only when the question holds all of it)
                 key = _fold(first) if first.lstrip().startswith(("```", "~~~")) else _fold(first)[:KEY]
-                if len(key) >= 20 and key in own:
+                # an expression the question asks to work out, copied and carried on to its value
+                # (`$…expression… = \dfrac{1+x}{x}$`), is worked, not restated
+                worked = first.lstrip().startswith("$") and "=" in first and _fold(first) not in own
+                if len(key) >= 20 and key in own and not worked:
                     flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=getattr(p, name), reason=(
                         f"this solution opens with question {qi + 1}'s own words ({first.strip()[:60]!r}): the "
                         "question restated, or a placeholder copied, rather than its solution?")))
