@@ -40,6 +40,7 @@ from tasks.errors import FilterError
 from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
                                   one_task_list, repeated_words)
 from tasks.read.layout_score import Layout, Reading, leading_int, lines_quoted, score
+from tasks.read.named_sections import named_sections, unread
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
@@ -187,7 +188,10 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         readings.append(reading)
     auto = readings[0]
     auto.no_marker = fell_back
-    open_choice = fell_back or len(auto.questions) == 1 or one_task_list(found)
+    # sections whose headings name tasks, one left unread by the reader's own reading: weigh all
+    named = named_sections(markdown)
+    named = named if unread(named, auto.questions) else []
+    open_choice = fell_back or len(auto.questions) == 1 or one_task_list(found) or bool(named)
     if len(auto.questions):
         auto.numbers = numbering(filter_source, markdown, role, **limits)
     ranked = []
@@ -195,7 +199,7 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         if r is not auto and len(r.questions) and (open_choice or eligible(r, auto) or may_regroup(r, auto)):
             r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
         if r is auto or open_choice or eligible(r, auto) or regroups(r, auto):
-            score(r, markdown, found, solution_numbers)
+            score(r, markdown, found, solution_numbers, named)
             ranked.append(r)
     ranked.sort(key=lambda r: -r.score)
     return ranked
