@@ -439,3 +439,16 @@ def test_three_lettered_choices_are_offered_without_a_which():
 
     assert offered("The kettle boils because <br> **A**. heat <br> **B**. light <br> **C**. sound") == "A-C"
     assert offered("Dry it first.\n\nA. Then weigh it.\nB. Then log it.") is None
+
+
+def test_sections_named_as_tasks_read_as_questions_leave_their_numbered_items_to_be_parts():
+    sheet = ("# Field task\n\nMeasure the width of the stream at three places.\n\n# Questions\n\n"
+             "1.  Which place was widest?\n\n2.  Why might the width change?\n")
+    reading = SheetSet([
+        Question(title="Field task", main_text="Measure the width of the stream at three places.", parts=[]),
+        Question(title="Questions", main_text="", parts=[Part(content="Which place was widest?"),
+                                                          Part(content="Why might the width change?")])])
+    assert [f for f in audit(reading, sheet) if f.kind == "structure"] == []
+    # a reading that opens no question at the first section is still checked against the items
+    half = SheetSet([reading.root[1]])
+    assert [f.field for f in audit(half, sheet)] == ["q1"]
