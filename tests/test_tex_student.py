@@ -356,3 +356,10 @@ def test_exam_parts_letter_on_across_a_question_s_parts_environments():
              "\\question Stones.\n\\begin{parts}\\part Speed.\\end{parts}\\end{questions}", cls="exam")
     lines = [ln.strip() for ln in out.text.splitlines()]
     assert "(b) Path." in lines and "(c) Drift." in lines and "(a) Speed." in lines
+
+
+def test_parts_under_another_class_s_question_macro_start_at_a_each_time():
+    out = md("\\qq{Rivers.}\n\\begin{parts}\\part Source.\\part Mouth.\\end{parts}\n\n"
+             "\\qq{Lakes.}\n\\begin{parts}\\part Depth.\\end{parts}", cls="exam")
+    lines = [ln.strip() for ln in out.text.splitlines()]
+    assert "(b) Mouth." in lines and "(a) Depth." in lines

@@ -77,6 +77,7 @@ class Editor(ListEdits, CountingMacros):
         self.unwrapped: set[int] = set()
         self.real_math = 0  # maths nodes open that are real maths (no paragraph break inside)
         self.questions_seen = 0  # exam's questions so far (its numbering runs on across questions environments)
+        self.exam_open = 0  # exam questions environments open around the walk
         self.exam_counts: dict[str, int] = {}  # exam's part counters since the \question (or \part …) that resets them
         self.slots = tex_blanks.slot_comments(source)  # comments marking the sheet's answer slots
 
@@ -208,16 +209,20 @@ class Editor(ListEdits, CountingMacros):
             self.converted.add(name)
             # exam numbers questions on across questions environments, and a question's parts on
             # across its parts environments (the class resets partno only at \question)
-            start = self.questions_seen + 1 if name == "questions" else self.exam_counts.get(name, 0) + 1
+            # (only inside exam's questions: a parts list under another class's question macro starts at (a))
+            start = (self.questions_seen + 1 if name == "questions"
+                     else self.exam_counts.get(name, 0) + 1 if self.exam_open else 1)
             last = self.flatten_list(n, begin, start)
             first = self.next_item([c for c in n.nodelist if c is not None])
             if first is not None and start > 1:
                 self.edit(end_of_args(first[1]), end_of_args(first[1]), f" \\label{{{START_LABEL}{start}}}")
             if name == "questions" and first is not None:
                 self.questions_seen = last
-            elif name != "questions":
+            elif name != "questions" and self.exam_open:
                 self.exam_counts[name] = last
+            self.exam_open += name == "questions"
             self.run(n.nodelist, depth + 1, in_math)
+            self.exam_open -= name == "questions"
             return
         if name in EXAM_CHOICES and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{itemize}")

@@ -335,11 +335,6 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     flags = runner_up_flags(ranked)
     said = {f.field for f in flags}
     flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]
-    for section in unread(named_sections(questions_md), best.questions)[:1]:
-        # a section whose heading names a task, read into no field by the chosen reading
-        flags.append(Flag(field="q1", kind="structure", reason=(
-            f"the section '{section.heading}', whose heading names a task like the sheet's other sections, is in no "
-            "field: a person must check whether it is a question of its own")))
     if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not flags:
         flags.append(Flag(field="q1", kind="structure", reason=(
             "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "
