@@ -468,3 +468,15 @@ def test_a_part_whose_options_the_sheet_marks_none_of_is_doubted_where_others_ar
     assert [f.field for f in flags] == ["q1"] and "part 3" in flags[0].reason
     # a sheet that marks nothing (a student's copy) is no reason to doubt any part
     assert unmarked_flags(SheetSet([Question(parts=[part([]), part([])])])) == []
+
+def test_sections_named_as_tasks_read_as_questions_leave_their_numbered_items_to_be_parts():
+    sheet = ("# Field task\n\nMeasure the width of the stream at three places.\n\n# Questions\n\n"
+             "1.  Which place was widest?\n\n2.  Why might the width change?\n")
+    reading = SheetSet([
+        Question(title="Field task", main_text="Measure the width of the stream at three places.", parts=[]),
+        Question(title="Questions", main_text="", parts=[Part(content="Which place was widest?"),
+                                                          Part(content="Why might the width change?")])])
+    assert [f for f in audit(reading, sheet) if f.kind == "structure"] == []
+    # a reading that opens no question at the first section is still checked against the items
+    half = SheetSet([reading.root[1]])
+    assert [f.field for f in audit(half, sheet)] == ["q1"]

@@ -402,3 +402,33 @@ A cup of tea cools on a table.
     out = choose(GENERAL, md)[0]
     assert [q.title for q in out.questions.root] == ["Sliding block", "Thrown ball", "Cooling tea"]
     assert [len(q.parts[0].options) for q in out.questions.root] == [2, 2, 2]
+
+NAMED_SECTIONS = """# Lab exercise
+
+Build a small weather station from the kit. Log the temperature every minute for a day.
+
+Hint: the kit's manual lists the pins.
+
+# Questions
+
+1.  Which sensor did you choose, and why?
+
+2.  Plot the day's readings.
+
+3.  Explain the largest jump you saw.
+"""
+
+HEAD_THEN_TASKS = NAMED_SECTIONS.replace("# Lab exercise", "# Instructions")
+
+
+def test_sections_whose_headings_name_tasks_are_questions_when_one_is_written_out():
+    # both headings name a task and neither is numbered: the first section's paragraphs are a
+    # task, not the sheet's head, so the sheet reads at its headings, the list as parts
+    best = choose(GENERAL, NAMED_SECTIONS)[0]
+    qs = best.questions.root
+    assert [q.title for q in qs] == ["Lab exercise", "Questions"]
+    assert qs[0].main_text.startswith("Build a small weather station")
+    assert [p.content for p in qs[1].parts][0] == "Which sensor did you choose, and why?" and len(qs[1].parts) == 3
+    # a heading that names no task is the sheet's head: the numbered items stay the questions
+    other = choose(GENERAL, HEAD_THEN_TASKS)[0].questions.root
+    assert [q.main_text for q in other][:1] == ["Which sensor did you choose, and why?"] and len(other) == 3

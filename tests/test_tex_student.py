@@ -346,3 +346,20 @@ def test_items_labelled_with_a_word_and_counting_numbers_are_run_in_markers():
     assert "**Q4:** Find the speed." in lines and "**Q5:** Find the time." in lines, out.text
     assert "a)  In air." in lines and "b)  In water." in lines
     assert "1.  Q4:" not in out.text and "Tip:" in out.text
+
+
+def test_exam_parts_letter_on_across_a_question_s_parts_environments():
+    # the class resets its part counter at \question only: a second parts list in one question
+    # goes on from the first, the next question starts again at (a)
+    out = md("\\begin{questions}\\question \\textbf{Boats}\n\nA boat.\n\\begin{parts}\\part Time.\\part Path.\\end{parts}\n"
+             "\\textbf{With a current}\n\nNow a current.\n\\begin{parts}\\part Drift.\\end{parts}\n"
+             "\\question Stones.\n\\begin{parts}\\part Speed.\\end{parts}\\end{questions}", cls="exam")
+    lines = [ln.strip() for ln in out.text.splitlines()]
+    assert "(b) Path." in lines and "(c) Drift." in lines and "(a) Speed." in lines
+
+
+def test_parts_under_another_class_s_question_macro_start_at_a_each_time():
+    out = md("\\qq{Rivers.}\n\\begin{parts}\\part Source.\\part Mouth.\\end{parts}\n\n"
+             "\\qq{Lakes.}\n\\begin{parts}\\part Depth.\\end{parts}", cls="exam")
+    lines = [ln.strip() for ln in out.text.splitlines()]
+    assert "(b) Mouth." in lines and "(a) Depth." in lines

@@ -184,3 +184,33 @@ def test_an_environment_misread_as_maths_keeps_the_lists_inside_it():
     out = md("\\begin{problem}\nName them:\n\\begin{enumerate}\\item one\\item two\\end{enumerate}\n\\end{problem}",
              "\\newenvironment{eqn}{\\begin{equation}}{\\end{equation}}\n")
     assert "1.  one" in out.text.splitlines() and "inside maths" not in " ".join(kinds(out).get("UnknownMacro", []))
+
+
+def test_commands_whose_names_say_right_or_wrong_mark_a_question_s_options():
+    # a quiz package not at hand: one command per option, its name saying whether it is right
+    out = md("\\begin{exercise}\nWhich are fruit?\n\\begin{picks}\n  \\juste{A pear.}\n\n  \\faux{A stone.}\n"
+             "  \\juste{A plum.}\n\\end{picks}\n\\end{exercise}\n\n\\begin{exercise}\nWhich is a metal?\n"
+             "\\rightChoice{Tin.}\n\\wrongChoice{Glass.}\n\\end{exercise}")
+    questions = read_and_pair(GENERAL, out.text, None)[0].root
+    assert [q.main_text for q in questions] == ["Which are fruit?", "Which is a metal?"]
+    first, second = questions[0].parts[0], questions[1].parts[0]
+    assert first.options == ["A pear.", "A stone.", "A plum."] and first.correct == [0, 2]
+    assert second.options == ["Tin.", "Glass."] and second.correct == [0]
+    assert any("list of options" in m for m in kinds(out)["UnknownMacro"])
+
+
+def test_option_commands_that_do_not_say_which_is_right_are_options_with_a_doubt():
+    # an environment holding only calls of undefined commands, one a line: its options; two
+    # commands whose names say nothing may mark the right ones, so the question is flagged
+    out = md("\\begin{exercise}\nWhich towns are by the sea?\n\\begin{picks}\n\\ya{Dover harbour.}\n\\yb{Oxford centre.}\n"
+             "\\end{picks}\n\\end{exercise}\n\n\\begin{exercise}\nName a season.\n\\begin{picks}\n\\opt{Winter time.}\n"
+             "\\opt{Summer time.}\n\\end{picks}\n\\end{exercise}\n\nA story.\n\n\\Emph{one word}\n\\Emph{two words}")
+    questions = read_and_pair(GENERAL, out.text, None)[0].root
+    assert [p.options for q in questions for p in q.parts] == [["Dover harbour.", "Oxford centre."],
+                                                                 ["Winter time.", "Summer time."]]
+    assert all(not p.correct for q in questions for p in q.parts)
+    assert "one word two words" in out.text  # a run outside such an environment whose names say nothing: text
+    unsure = [w for w in out.warnings if w.kind == "OptionsUnsure"]
+    assert len(unsure) == 1 and "\\ya" in unsure[0].message  # one \opt says nothing it could mark
+    flags = conversion_loss_flags("questions", out.warnings, SheetSet(questions))
+    assert [f.field for f in flags] == ["q1.p1.options[1]"] and "which marks a right option" in flags[0].reason

@@ -43,7 +43,7 @@ from tasks.convert.latex import (
 )
 from tasks.convert.labels import label_sequence, split_keys, word_numbers
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
-from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_unknown
+from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_options, tex_unknown
 from tasks.convert.opener import read_text
 from tasks.convert.tex_counting import CountingMacros
 from tasks.convert.tex_lists import ListEdits
@@ -77,6 +77,8 @@ class Editor(ListEdits, CountingMacros):
         self.unwrapped: set[int] = set()
         self.real_math = 0  # maths nodes open that are real maths (no paragraph break inside)
         self.questions_seen = 0  # exam's questions so far (its numbering runs on across questions environments)
+        self.exam_open = 0  # exam questions environments open around the walk
+        self.exam_counts: dict[str, int] = {}  # exam's part counters since the \question (or \part …) that resets them
         self.slots = tex_blanks.slot_comments(source)  # comments marking the sheet's answer slots
 
     def edit(self, start: int, end: int, text: str) -> None:
@@ -101,7 +103,8 @@ class Editor(ListEdits, CountingMacros):
                 i = tex_markers.apply(self, nodes, i)
                 continue
             if isinstance(n, LatexMacroNode) and not in_math and tex_unknown.is_unknown_macro(self, n):
-                i = tex_unknown.unknown_macro(self, nodes, i, depth)
+                j = tex_options.options(self, nodes, i, False, depth)  # a run of options the names mark
+                i = j if j is not None else tex_unknown.unknown_macro(self, nodes, i, depth)
                 continue
             tex_answers.block_ends(self, n, in_math)
             if isinstance(n, LatexMacroNode) and (j := tex_answers.answer_blank(self, n, nodes, i, in_math)) is not None:
@@ -136,6 +139,7 @@ class Editor(ListEdits, CountingMacros):
         m, ctx, end = n.macroname, self.ctx, n.pos + n.len
         if m in EXAM_ITEMS and m not in ctx.sheet_defines and m not in ctx.macros:
             title = arg_text(n, 0) if m.endswith("titledquestion") else None
+            self.reset_exam_counts(m)
             self.edit(n.pos, end_of_args(n), f"\\item \\textbf{{{title}}} " if title else "\\item ")
             self.converted.add(m)
             return
@@ -192,7 +196,7 @@ class Editor(ListEdits, CountingMacros):
             return
         if (name in self.unknown.unknown.envs and name not in ctx.sheet_defines and name not in ctx.theorems
                 and name not in ctx.question_envs):
-            if tex_unknown.unknown_env(self, n, depth, in_math):
+            if tex_options.held_env(self, n, depth) or tex_unknown.unknown_env(self, n, depth, in_math):
                 self.converted.add(name)
                 return
             tex_blanks.drop_specs(self, [x for x in n.nodelist if x is not None], begin_end)
@@ -203,14 +207,22 @@ class Editor(ListEdits, CountingMacros):
             self.edit(n.pos, begin_end, begin)
             self.edit(end_start, n.pos + n.len, "\\end{enumerate}")
             self.converted.add(name)
-            start = self.questions_seen + 1 if name == "questions" else 1  # exam numbers on across them
+            # exam numbers questions on across questions environments, and a question's parts on
+            # across its parts environments (the class resets partno only at \question)
+            # (only inside exam's questions: a parts list under another class's question macro starts at (a))
+            start = (self.questions_seen + 1 if name == "questions"
+                     else self.exam_counts.get(name, 0) + 1 if self.exam_open else 1)
             last = self.flatten_list(n, begin, start)
             first = self.next_item([c for c in n.nodelist if c is not None])
+            if first is not None and start > 1:
+                self.edit(end_of_args(first[1]), end_of_args(first[1]), f" \\label{{{START_LABEL}{start}}}")
             if name == "questions" and first is not None:
-                if start > 1:
-                    self.edit(end_of_args(first[1]), end_of_args(first[1]), f" \\label{{{START_LABEL}{start}}}")
                 self.questions_seen = last
+            elif name != "questions" and self.exam_open:
+                self.exam_counts[name] = last
+            self.exam_open += name == "questions"
             self.run(n.nodelist, depth + 1, in_math)
+            self.exam_open -= name == "questions"
             return
         if name in EXAM_CHOICES and name not in ctx.sheet_defines:
             self.edit(n.pos, begin_end, "\\begin{itemize}")
@@ -261,6 +273,15 @@ class Editor(ListEdits, CountingMacros):
                                                            "equation*", "align*", "gather*", "multline*"))
         if name in ("itemize", "description"):
             tex_answers.flush_answers(self, end_start)
+
+    def reset_exam_counts(self, item: str) -> None:
+        """An exam item macro resets the counters of the lists below it, as the class does
+        (``\\question`` resets ``partno``, ``\\part`` resets ``subpart`` …)."""
+        base = item.removeprefix("bonus").removeprefix("titled")
+        level = {"question": 0, "part": 1, "subpart": 2, "subsubpart": 3}.get(base)
+        if level is not None:
+            for lst in ("parts", "subparts", "subsubparts")[level:]:
+                self.exam_counts.pop(lst, None)
 
     def run_in(self, n, begin_end: int, end_start: int) -> bool:
         """A list whose items the sheet labels with one word and numbers counting on

@@ -43,6 +43,7 @@ from tasks.read.closing_chrome import without_closing_chrome
 from tasks.read.labelled_pieces import split_solutions
 from tasks.read.lecture import lead_into_next, lecture_sections
 from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
+from tasks.read.named_sections import named_sections, unread
 from tasks.read.restated import without_restatements
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
@@ -190,7 +191,10 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         readings.append(reading)
     auto = readings[0]
     auto.no_marker = fell_back
-    open_choice = fell_back or len(auto.questions) == 1 or one_task_list(found)
+    # sections whose headings name tasks, one left unread by the reader's own reading: weigh all
+    named = named_sections(markdown)
+    named = named if unread(named, auto.questions) else []
+    open_choice = fell_back or len(auto.questions) == 1 or one_task_list(found) or bool(named)
     if len(auto.questions):
         auto.numbers = numbering(filter_source, markdown, role, **limits)
     ranked = []
@@ -198,7 +202,7 @@ def choose(filter_source: str, markdown: str, role: str = "questions",
         if r is not auto and len(r.questions) and (open_choice or eligible(r, auto) or may_regroup(r, auto)):
             r.numbers = numbering(r.layout.prelude() + filter_source, markdown, role, **limits)
         if r is auto or open_choice or eligible(r, auto) or regroups(r, auto):
-            score(r, markdown, found, solution_numbers)
+            score(r, markdown, found, solution_numbers, named)
             if r is not auto and r.layout.mode == "headings" and regroups(r, auto):
                 # the numbers ``auto`` starts again under each heading are the headings' parts:
                 # this reading numbers them once each, ``auto`` twice (its prior does not stand)

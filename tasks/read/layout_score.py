@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from schemas.sheet import SheetSet
 from tasks.read.discovery import QUESTION_WORDS, Found, markers_used, mixed_levels, one_task_list
+from tasks.read.named_sections import Section, opened as sections_opened
 from tasks.read.route_b import Numbers, chrome_quoted
 from tasks.settle.coverage import body_coverage, field_texts
 
@@ -147,14 +148,17 @@ def in_sequence(numbers: list[tuple[str, list[str]]], between: frozenset[int] = 
     return ok / steps if steps else 0.0
 
 
-def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[str] | None = None) -> float:
+def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[str] | None = None,
+          named: list[Section] | None = None) -> float:
     """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
     in it): lines quoted + markers used to open questions and parts (in a sheet that numbers
     nothing, the headings of the level a headings reading opens its questions at) + numbers
     and labels in sequence − questions holding no text − a headings reading's share of deeper
     headings held inside its fields (:data:`HELD`); with two or more solution divs in the
     sheet, + the share of them that land one to a part; with ``solution_numbers``, + the share
-    that name a question of the reading. Sets ``reading.score`` and ``reading.terms``; returns
+    that name a question of the reading; with ``named`` (sections whose headings name tasks, one
+    of them left unread by the reader's own reading: :mod:`tasks.read.named_sections`), − the
+    share of them it opens no question at. Sets ``reading.score`` and ``reading.terms``; returns
     the score."""
     qs = reading.questions.root
     if not qs:
@@ -199,6 +203,8 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         kept = any(lead and lead in _folded(q.main_text) and len(q.parts) >= 2 for q in qs)
         if not kept:
             terms["lead_in"] = -LEAD_IN
+    if named:
+        terms["sections"] = -UNUSED * (1 - sections_opened(named, reading.questions))
     inline = len(INLINE_SOLUTION.findall(markdown))
     if inline >= 2:
         # solutions set in the sheet after what they answer: one to a part where the reading

@@ -9,6 +9,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
+from tasks.read.named_sections import named_sections, opened as sections_opened
 from tasks.settle.coverage import field_texts, uncovered
 from tasks.settle.markers import label_form, label_index, numbers_doubtful, question_markers, restarting_lists
 from tasks.settle.source_lines import SourceLines, question_starts
@@ -30,6 +31,9 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     markers = question_markers(questions_md)
     if not markers:
         return flags
+    named = named_sections(questions_md)
+    if named and len(named) == len(questions) and sections_opened(named, questions) == 1.0:
+        return flags  # its sections, whose headings name tasks, are the questions: the numbered items their parts
     src = SourceLines(questions_md)
     starts = question_starts(questions, src)
     ends = _span_ends(starts, len(src.lines))

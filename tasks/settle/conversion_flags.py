@@ -69,6 +69,8 @@ def _what_was_lost(w: ConversionWarning) -> str:
     where = f" (line {w.line} of the sheet)" if w.line else ""
     snippet = " ".join((w.text or "").split())
     snippet = snippet if len(snippet) <= 80 else snippet[:79] + "…"
+    if w.kind == "OptionsUnsure":  # a doubt of the reading, not a loss (tasks.convert.tex_options)
+        return w.message.removeprefix("[sheet2lambda] ")
     if w.kind == "SkippedContent":
         return (f"the conversion skipped {snippet!r}{where}, next to this field's text: compare the field with the "
                 "sheet and add what it lacks (text, maths or a drawing), or keep it if nothing is missing")
