@@ -174,10 +174,3 @@ def test_myst_roles_number_questions_and_list_attributes_label_parts():
     # a roman style widens the marker and moves the item's other lines with it
     wide = inline_myst("{.lower-roman}\n1. one\n2. two\n3. three\n   on\n")
     assert wide == "i. one\nii. two\niii. three\n     on\n"
-
-
-def test_a_br_ending_a_line_of_a_paragraph_is_its_line_break_and_spacers_stay():
-    from tasks.convert.markdown_family import html_breaks
-    page = "So $b = 2$<br>\nand $c = 3$ kg<br>\nin all.<br>\n\n<br><br>\nNext.\n\n```\nkeep<br>\nthis\n```\n"
-    assert html_breaks(page) == ("So $b = 2$\\\nand $c = 3$ kg\\\nin all.<br>\n\n<br><br>\nNext.\n\n"
-                                 "```\nkeep<br>\nthis\n```\n")

@@ -6,8 +6,7 @@ In order: ``\\(…\\)``/``\\[…\\]`` maths as dollars (:func:`tasks.convert.mdm
 MyST directives
 (:func:`tasks.convert.myst.directives`), roles and list attribute lines
 (:func:`tasks.convert.myst_inline.inline_myst`); LiaScript quizzes as task lists and parts
-(:func:`tasks.convert.liascript.liascript_quizzes`); a ``<br>`` ending a line of text inside a
-paragraph as the line break it shows (:func:`html_breaks`); a ``$`` used as a price escaped
+(:func:`tasks.convert.liascript.liascript_quizzes`); a ``$`` used as a price escaped
 (:func:`tasks.convert.mdmath.text_dollars`); footnote definitions moved after the block
 that first refers to them (:func:`footnotes_after_reference`).
 """
@@ -33,35 +32,7 @@ knitr or Quarto runs: read by pandoc (:mod:`tasks.convert.quarto`) after :func:`
 def student_text(suffix: str, text: str) -> str:
     """``text`` of a markdown sheet (``.md``, ``.markdown``, a notebook's markdown cell; ``suffix``
     any case) as the student sees it (module docstring); never raises."""
-    return footnotes_after_reference(text_dollars(html_breaks(liascript_quizzes(inline_myst(directives(dollar_maths(text)))))))
-
-
-_BR_END = re.compile(r"(?<=[^\s>])[ \t]*<br[ \t]*/?>[ \t]*$", re.I)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-
-
-def html_breaks(text: str) -> str:
-    """``text`` with each ``<br>`` that ends a line of text followed by another line of the same
-    paragraph written as markdown's hard line break (a ``\\`` at the line's end): what the page
-    shows, and no HTML tag for the platform to print as text. A line of ``<br>`` alone (a
-    spacer), one before a blank line and code fences are left as they are. Never raises."""
-    if "<br" not in text.lower():
-        return text
-    lines = text.split("\n")
-    fence = ""
-    for i, line in enumerate(lines):
-        f = _FENCE.match(line)
-        if fence:
-            fence = "" if f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) else fence
-            continue
-        if f:
-            fence = f.group(1)
-            continue
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        words = re.sub(r"<br[ \t]*/?>", "", line, flags=re.I).strip()
-        if words and nxt.strip() and not _FENCE.match(nxt) and "`" not in line[-12:]:
-            lines[i] = _BR_END.sub("\\\\", line)
-    return "\n".join(lines)
+    return footnotes_after_reference(text_dollars(liascript_quizzes(inline_myst(directives(dollar_maths(text))))))
 
 
 def knitr_text(text: str) -> str:
