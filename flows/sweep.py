@@ -330,7 +330,7 @@ def sweep_flow(
     say(changes.line())
     for s in stale:
         say(f"accepted difference that no longer occurs: {s}")
-    say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
+    say(f"out        {visible(out_dir)}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
         "per corpus folder)")
     if record_baseline:
         Path(record_baseline).write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True) + "\n",
@@ -345,7 +345,7 @@ def sweep_flow(
                                  + [f"  {line}" for line in worse])
             say(message, echo=False, level=logging.ERROR)
             return failed_state(message)
-        say(f"gate       passed: no sheet does worse than {baseline}")
+        say(f"gate       passed: no sheet does worse than {visible(baseline)}")
     say(next_step)
     return built_with_failures(rows, outcomes)
 

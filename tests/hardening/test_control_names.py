@@ -74,3 +74,12 @@ def test_a_newline_in_a_folder_sheets_name_never_starts_a_line_of_its_own(tmp_pa
     assert not [line for line in lines if line.startswith("FAKE")]
     assert [line for line in lines if "a\\x0aFAKE LINE" in line and line.startswith("[")]
     assert [line for line in lines if "b\\x0aFAKE TOO" in line and line.startswith("[")]
+
+
+def test_a_printed_out_folder_shows_its_newline_escaped(tmp_path, monkeypatch):
+    # the "out  <folder>/" lines of document and folder runs name --out through shown_path
+    from commandline.terminal import shown_path
+
+    monkeypatch.chdir(tmp_path)
+    assert shown_path(tmp_path / "o\nFAKE") == "o\\x0aFAKE"
+    assert shown_path("/elsewhere/o\nFAKE") == "/elsewhere/o\\x0aFAKE"
