@@ -44,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     if command not in MODULES:
         print(f"sheet2lambda: unknown command {command!r}; one of {', '.join(MODULES)}", file=sys.stderr)
         return 1
+    from commandline.entry import working_folder_gone
+
+    if (gone := working_folder_gone()) is not None:
+        print(gone, file=sys.stderr)
+        return 1
     if command in ("document", "folder", "sweep"):
         from commandline.entry import entry
 

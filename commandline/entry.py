@@ -24,6 +24,9 @@ def entry(command: str, argv: list[str] | None = None, prog: str | None = None):
     from commandline import server, warm
     from commandline.options import precheck
 
+    if (gone := working_folder_gone()) is not None:
+        print(gone, file=sys.stderr)
+        raise SystemExit(1)
     args = precheck(command, argv, prog)
     what, spent = connect_server()
     server_checks(command, args)
@@ -32,6 +35,20 @@ def entry(command: str, argv: list[str] | None = None, prog: str | None = None):
     if code is not None:
         raise SystemExit(code)
     return args
+
+
+def working_folder_gone() -> str | None:
+    """One line when the working folder no longer exists (deleted after the shell entered
+    it: relative paths and the ``.env`` beside it cannot be found), else ``None``; the
+    command then exits 1 before reading anything (attack 9, break9: a traceback)."""
+    import os
+
+    try:
+        os.getcwd()
+    except OSError as e:
+        return (f"the working folder cannot be read ({e.strerror or e}): it was deleted or moved after the "
+                "shell entered it; cd into a folder and run again")
+    return None
 
 
 def server_checks(command: str, args) -> None:

@@ -4,6 +4,8 @@
   its parent; so, as OpenSSH's ``StrictModes`` does for ``~/.ssh``, every folder above
   ``PREFECT_HOME`` must be this user's or root's and not writable by others, unless sticky
   (``/tmp``'s 1777: there only an entry's owner may rename it).
+- :func:`link_problem`: a link on the way to ``PREFECT_HOME`` must be this user's or root's;
+  :func:`peer_is_ours`: the warm runner's socket is used only when this user's process answers.
 - :func:`listener_is_ours`: the kept server is trusted (its password sent) only when the
   process listening on its recorded 127.0.0.1 port is the recorded server or one of its
   children (the socket's inode in ``/proc/net/tcp``, found among the process's ``fd``\\ s;
@@ -26,6 +28,8 @@ def ancestor_problem(home: Path) -> str | None:
     """One line when a folder above ``home`` (its real path) is another user's (not root's)
     or writable by group or others without the sticky bit, else ``None``."""
     uid = os.getuid()
+    if problem := link_problem(home):
+        return problem
     real = Path(os.path.realpath(home))
     for folder in real.parents:
         try:
@@ -40,6 +44,42 @@ def ancestor_problem(home: Path) -> str | None:
                     f"(mode {stat.S_IMODE(st.st_mode):o}), so they could rename it away: set PREFECT_HOME to a "
                     "folder of your own, or chmod o-w,g-w that folder")
     return None
+
+
+def link_problem(home: Path, depth: int = 0) -> str | None:
+    """One line when ``home`` as written, or a link's target on the way, passes through a
+    symbolic link that is not this user's or root's, else ``None``: whoever owns a link may point
+    it elsewhere between two looks (attack 9, break1: a link another user owned in sticky
+    ``/tmp`` was flipped between this user's home and a folder holding that user's socket)."""
+    uid = os.getuid()
+    path = Path(os.path.abspath(home))
+    for prefix in [*reversed(path.parents), path]:
+        try:
+            st = os.lstat(prefix)
+        except OSError:
+            return None  # not there yet: made by this user
+        if not stat.S_ISLNK(st.st_mode):
+            continue
+        if st.st_uid not in (uid, 0):
+            return (f"PREFECT_HOME {home}: {prefix} is a link another user (uid {st.st_uid}) owns, who could point it "
+                    "elsewhere: set PREFECT_HOME to a folder of your own")
+        if depth < 40 and (problem := link_problem(prefix.parent / os.readlink(prefix), depth + 1)):
+            return problem
+    return None
+
+
+def peer_is_ours(sock) -> bool:
+    """Whether the process at the other end of the connected unix socket ``sock`` runs as this
+    user (``SO_PEERCRED``, unix(7)); ``False`` when it cannot be told. A socket file another user
+    put in place is never sent a command, its environment or keys (attack 9, break1)."""
+    import socket
+    import struct
+
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):
+        return False
+    return struct.unpack("3i", creds)[1] == os.getuid()
 
 
 def _listening_inodes(port: int) -> set[str]:

@@ -49,11 +49,14 @@ def flag_lines(flags: list, limit: int = FLAGS_SHOWN) -> list[str]:
 
 
 def shown_path(path: str | Path) -> str:
-    """``path`` relative to the working folder when it lies inside it, else as given."""
+    """``path`` relative to the working folder when it lies inside it, else as given; its
+    control characters (a newline too) escaped by :func:`tasks.errors.visible`."""
+    from tasks.errors import visible
+
     try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve())) or "."
-    except ValueError:
-        return str(path)
+        return visible(str(Path(path).resolve().relative_to(Path.cwd().resolve())) or ".")
+    except (ValueError, OSError):  # outside it, or the working folder was deleted
+        return visible(str(path))
 
 
 def next_line(out: str | Path, zip_name: str | None, flags: int) -> str:

@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 from commandline import procs
+from commandline.ownership import peer_is_ours
 from commandline.warm_code import ROOT, changed_since, fingerprint, installed_stamp, loaded_files  # noqa: F401 - re-exported
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
@@ -205,6 +206,9 @@ def _connect(timeout: float = 2.0) -> socket.socket | None:
     try:
         sock.connect(str(path))
     except OSError:
+        sock.close()
+        return None
+    if not peer_is_ours(sock):  # another user's process listens there: never sent a command or keys
         sock.close()
         return None
     return sock

@@ -59,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
     from tasks.check.report import counted
     from tasks.convert.inputs import read_document, read_saved_reply
     from tasks.convert.markdown import to_markdown
-    from tasks.errors import InputError
+    from tasks.errors import InputError, visible
     from tasks.llm.select import backend_line, select_backend, spec_of
     from tasks.pages.ask import batch_size, read_saved
     from tasks.pages.check import PdfDoc, compare_line, compare_pdfs
@@ -86,12 +86,11 @@ def _run(args: argparse.Namespace) -> int:
     run_there = written_by(out) is not None and (out / "settled.json").is_file()
     document = document_of(out, markdown, str(source)) if run_there else "questions"
     print(f"{'backend':<11}{backend_line(live, args.offline)}")
-    print(f"{'markdown':<11}{source.name}: {counted(markdown.count(chr(10)) + 1, 'line')} of OCR markdown"
-          + (f", the {document} of the run in {out}" if run_there else ""))
+    print(f"{'markdown':<11}{visible(source.name)}: {counted(markdown.count(chr(10)) + 1, 'line')} of OCR markdown"
+          + (f", the {document} of the run in {visible(out)}" if run_there else ""))
     result = compare_pdfs([PdfDoc(document=document, name=source.name, data=data, markdown=markdown)],
                           saved, spec_of(live), args.offline, size)
     if result.status.state == State.failed:
-        from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
         print(visible(f"{source}: the compare check failed: {result.status.reason}"), file=sys.stderr)
         return 1
     run = None
@@ -111,10 +110,10 @@ def _run(args: argparse.Namespace) -> int:
     u = result.usage
     print(f"{'usage':<11}{u.input_tokens} tokens in, {u.output_tokens} out, ${u.cost_usd:.4f}")
     if placed is None:
-        print(f"{'out':<11}no document run of {source.name} in {out}: nothing written, the findings are on no field "
+        print(f"{'out':<11}no document run of {visible(source.name)} in {visible(out)}: nothing written, the findings are on no field "
               f"(run `sheet2lambda document {source}` first, or name its --out)")
     else:
-        print(f"{'out':<11}{out}/: {counted(len(placed), 'ocr flag')} on the {document} in flags.json; "
+        print(f"{'out':<11}{visible(out)}/: {counted(len(placed), 'ocr flag')} on the {document} in flags.json; "
               f"replies/compare.json, pages/ (`sheet2lambda review {out}` shows each with its page)")
     return 0
 

@@ -244,12 +244,13 @@ def failure_line(run: SheetRun) -> str:
 
 def route_failure(a: RouteResult, b: RouteResult) -> str:
     """One line when a live route failed after its retries (its server failed: route A's
-    call, or route B's filter writer, which then fell back to a library filter) while the
-    set was still built; ``""`` otherwise."""
+    call, or route B's filter writer, which then fell back to a library filter) or route A's
+    reply did not validate even when asked again, while the set was still built; ``""``
+    otherwise (README: exit 2, "built, but a live route failed")."""
     from schemas.status import Cause, State
 
     failed = []
-    if a.status.cause == Cause.backend_error:
+    if a.status.state == State.failed and a.status.cause in (Cause.backend_error, Cause.invalid):
         failed.append(f"route A failed ({a.status.reason}): the set is built from route B alone")
     if b.status.cause == Cause.backend_error:
         failed.append(f"route B's filter writer failed ({b.status.reason.removeprefix('the filter writer failed: ')}): "

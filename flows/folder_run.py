@@ -44,7 +44,7 @@ from tasks.convert.folder_inputs import find_export, given_filter, read_accepted
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
 from tasks.convert.tree import found_skip, leaves, skipped_line  # noqa: E402
-from tasks.errors import InputError  # noqa: E402
+from tasks.errors import InputError, visible  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim, taken_by_run  # noqa: E402
 
@@ -190,7 +190,8 @@ def run_folder(
                 shown = str(pair.source.resolve().relative_to(root_dir.resolve()))
             except ValueError:
                 shown = pair.source.name
-            line = f"[{done[0]}/{total_now()}] {shown}: {what} ({row.seconds:.1f} s)"
+            # say() keeps a message's own line breaks: the name's and the reason's are escaped here
+            line = f"[{done[0]}/{total_now()}] {visible(shown)}: {visible(what)} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
         folder_report.append_row(rows_csv, row)
         if progress_id is not None and (done[0] == total_now() or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):

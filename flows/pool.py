@@ -20,7 +20,7 @@ from flows.folder import OUTCOME_NAME
 from commandline.logs import say
 from commandline.terminal import Bar
 from schemas.folder import FolderOutcome, SheetRow
-from tasks.errors import InputError
+from tasks.errors import InputError, visible
 
 POLL_SECONDS = 2.0
 """How often a sweep on a work pool asks the server about its folder runs."""
@@ -120,7 +120,7 @@ def run_on_pool(pool: str, jobs: list[tuple[Path, Path, dict]], sfx: tuple[str, 
 
     dep = folder_deployment(pool)
     name = f"folder/{dep.name}"
-    say(f"pool       {pool}: {len(jobs)} folder runs of {name}")
+    say(f"pool       {visible(pool)}: {len(jobs)} folder runs of {visible(name)}")
     started = []
 
     def cancel(why: str) -> None:

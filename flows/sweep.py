@@ -151,6 +151,23 @@ def run_name() -> str:
     return f"sweep of {Path(str(flow_run.parameters.get('root') or 'corpus')).name}"
 
 
+def baseline_target_problem(target: Path, corpus: Path, out_dir: Path) -> str | None:
+    """Why ``--record-baseline`` may not write ``target`` (one line), else ``None``: never
+    inside the corpus ROOT (a sweep never writes into it: a sheet or a course's file would be
+    replaced), nor a file the sweep writes in ``--out`` (:data:`FOLDER_OUTPUT_NAMES`, its manifest)
+    or inside a folder's outputs there (attack 9, break5: a sheet, the corpus's own baseline.json
+    and the sweep's report.json were overwritten)."""
+    if lies_inside(target, corpus):
+        return ("--record-baseline is inside the corpus ROOT, which a sweep never writes into: "
+                "give a file outside it")
+    if lies_inside(target, out_dir):
+        rel = target.resolve().relative_to(out_dir.resolve()).parts
+        if len(rel) != 1 or rel[0] in FOLDER_OUTPUT_NAMES or rel[0] == OUTPUT_MANIFEST:
+            return ("--record-baseline names a file the sweep writes in --out (its reports, or a folder's "
+                    "outputs): give a file of its own name, or one outside --out")
+    return None
+
+
 @flow(name="sweep", flow_run_name=run_name, log_prints=False, validate_parameters=False,
       task_runner=Threads(max_workers=DEFAULT_THREADS))
 def sweep_flow(
@@ -234,6 +251,8 @@ def sweep_flow(
             raise InputError(str(out_dir), out_inside(out is not None, root, "the corpus ROOT"))
         if lies_inside(base_dir, out_dir):
             raise InputError(str(out_dir), out_above(out is not None, root, "the corpus ROOT"))
+        if record_baseline and (why := baseline_target_problem(Path(record_baseline), base_dir, out_dir)):
+            raise InputError(record_baseline, why)
         overlap = out_over_inputs(out_dir, {}, {"--baseline": baseline})
         if overlap:  # its folders' outputs among the baseline's accepted.txt files
             raise InputError(str(out_dir), overlap)
@@ -330,7 +349,7 @@ def sweep_flow(
     say(changes.line())
     for s in stale:
         say(f"accepted difference that no longer occurs: {s}")
-    say(f"out        {out_dir}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
+    say(f"out        {visible(out_dir)}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
         "per corpus folder)")
     if record_baseline:
         Path(record_baseline).write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True) + "\n",
@@ -345,7 +364,7 @@ def sweep_flow(
                                  + [f"  {line}" for line in worse])
             say(message, echo=False, level=logging.ERROR)
             return failed_state(message)
-        say(f"gate       passed: no sheet does worse than {baseline}")
+        say(f"gate       passed: no sheet does worse than {visible(baseline)}")
     say(next_step)
     return built_with_failures(rows, outcomes)
 

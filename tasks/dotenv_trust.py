@@ -23,7 +23,11 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 def dotenv_candidate() -> Path | None:
     """``./.env`` when it is a file, else the project's own (:data:`PROJECT_ROOT`), else ``None``."""
-    for folder in (Path.cwd(), PROJECT_ROOT):
+    try:
+        here = [Path.cwd()]
+    except OSError:  # the working folder was deleted: it holds no .env (the command refuses it first)
+        here = []
+    for folder in (*here, PROJECT_ROOT):
         candidate = folder / ".env"
         if candidate.is_file():
             return candidate

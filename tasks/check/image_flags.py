@@ -14,13 +14,24 @@ import re
 from schemas.flags import Flag
 from schemas.markdown import SheetText
 from schemas.sheet import SheetSet, iter_fields
+from tasks.convert.images import is_address
 
-REMOTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")
-"""An image link naming an address, not a file beside the sheet: a scheme and ``://``
-(``http://``, ``file:///``), or protocol-relative ``//host/x.png``, which a browser (the
-platform) loads from that host over its own page's scheme (RFC 3986, 4.2: a network-path
-reference). Never fetched here; flagged (attack8: ``//127.0.0.1/x.png`` and ``file:///`` links
-were neither fetched nor flagged)."""
+
+def remote(link: str) -> bool:
+    """An image link naming an address, not a file beside the sheet
+    (:func:`tasks.convert.images.is_address`: a scheme-like prefix, ``//host``, any backslash),
+    but not a ``data:`` URI (the picture itself, no host asked). A browser (the platform) loads
+    ``//host/x.png`` from that host over its own page's scheme (RFC 3986, 4.2), and
+    ``http:\\\\host\\x.png`` or ``https:/host/x.png`` as ``http(s)://host/`` (WHATWG URL). Never
+    fetched here; flagged (attack 8: ``//127.0.0.1/x.png``, ``file:///``; attack 9: the
+    backslash and one-slash spellings)."""
+    return is_address(link) and not link.strip().lower().startswith("data:")
+
+
+def _squashed(text: str) -> str:
+    """``text`` with each run of backslashes as one: a link as read (``http:\\h\\x.png``) is
+    found in the field's markdown whichever way the sheet escaped it (``http:\\\\h\\x.png``)."""
+    return re.sub(r"\\+", lambda m: "\\", text)
 
 
 def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]:
@@ -29,12 +40,12 @@ def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]
     ``a`` is the links, space-separated. ``[]`` without ``sheet`` or such links."""
     if sheet is None:
         return []
-    links = list(dict.fromkeys(link for link in sheet.missing_images() if REMOTE.match(link)))
+    links = list(dict.fromkeys(link for link in sheet.missing_images() if remote(link)))
     if not links:
         return []
     flags = []
     for key, text in iter_fields(questions):
-        held = [link for link in links if text and link in text]
+        held = [link for link in links if text and _squashed(link) in _squashed(text)]
         if held:
             flags.append(Flag(field=key, kind="conversion_loss", a=" ".join(held),
                               reason=f"image not fetched (an address, not a file of the sheet or Mathpix's CDN): "

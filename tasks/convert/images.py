@@ -60,6 +60,20 @@ def resolve_links(links: list[str], base_dir: str | None) -> tuple[list[ImageLin
     return images, refused
 
 
+ADDRESS = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//|\\")
+r"""An image link that names an address, never a file of the sheet: a scheme-like prefix
+(``http:``, ``file:``, ``https:/host`` with one slash, ``C:``), protocol-relative ``//host``, or
+any backslash. Browsers (the platform) read ``http:\\host\x.png`` and ``https:/host/x.png`` as
+``http(s)://host/x.png``: WHATWG URL parsing takes backslashes as slashes for special schemes and
+skips missing slashes (https://url.spec.whatwg.org/#special-authority-slashes-state); attack 9,
+break3."""
+
+
+def is_address(link: str) -> bool:
+    """Whether image ``link`` names an address (:data:`ADDRESS`), never a file beside the sheet."""
+    return bool(ADDRESS.search(link.strip()))
+
+
 def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]:
     """``(absolute path, None)`` of the file an image ``link`` names; ``(None, why)`` when a
     file exists for it that the sheet may not read (the rule of
@@ -68,12 +82,13 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
 
     The link is percent-decoded and taken relative to ``base_dir``; a link without an
     extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:``, ``file:`` …),
-    protocol-relative links (``//host/x.png``) and links with no ``base_dir`` find no file.
+    protocol-relative links (``//host/x.png``), links holding a backslash (:func:`is_address`)
+    and links with no ``base_dir`` find no file.
     """
     from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
 
-    if not base_dir or not link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:|//", link):
-        return None, None  # an address (a scheme, or protocol-relative //host/…): never a file of the sheet
+    if not base_dir or not link or is_address(link):
+        return None, None  # an address (a scheme, //host/…, a backslash): never a file of the sheet
     base = Path(base_dir).resolve()
     target = base / unquote(link)
     candidates = [target]

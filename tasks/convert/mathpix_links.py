@@ -26,13 +26,41 @@ def origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), (parts.netloc.rsplit("@", 1)[-1]).lower()
 
 
+def _client_origin(url: str) -> tuple[str, str, int | None] | None:
+    """``(scheme, host, port)`` of ``url`` as the HTTP client (requests, through urllib3's
+    ``parse_url``) will connect, when ``urllib.parse`` reads the same host and the URL holds no
+    backslash, no userinfo, no whitespace or control character; else ``None``: a URL two parsers
+    read two ways is never fetched (attack 9, break7: ``https://127.0.0.1:18991\\@cdn.mathpix.com/``
+    read as the CDN by ``urllib.parse`` while urllib3 connected to 127.0.0.1)."""
+    from urllib3.exceptions import LocationParseError
+    from urllib3.util import parse_url
+
+    if "\\" in url or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        return None
+    try:
+        client, ours = parse_url(url), urlsplit(url)
+        ours_port = ours.port
+    except (LocationParseError, ValueError):
+        return None
+    if client.auth is not None or "@" in ours.netloc or not client.host:
+        return None
+    if (client.host or "").lower() != (ours.hostname or "").lower() or client.port != ours_port:
+        return None
+    return (client.scheme or "").lower(), client.host.lower(), client.port
+
+
 def image_allowed(url: str, base: str) -> bool:
     """Whether an image link of Mathpix's markdown may be fetched: over https from
-    :data:`IMAGE_HOSTS`, or from the API's own origin ``base`` (``MATHPIX_BASE_URL``)."""
-    parts = urlsplit(url)
-    if origin(url) == origin(base):
+    :data:`IMAGE_HOSTS`, or from the API's own origin ``base`` (``MATHPIX_BASE_URL``); the host
+    is the one the HTTP client connects to, and a URL parsers read two ways (a backslash,
+    userinfo) is refused (:func:`_client_origin`)."""
+    link = _client_origin(url)
+    if link is None:
+        return False
+    if link == _client_origin(base):
         return True
-    return parts.scheme.lower() == "https" and (parts.hostname or "").lower() in IMAGE_HOSTS
+    scheme, host, port = link
+    return scheme == "https" and host in IMAGE_HOSTS and port in (None, 443)
 
 
 _MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")

@@ -18,6 +18,7 @@ provider's error message, a CLI's stderr) before it becomes part of an error.
 from __future__ import annotations
 
 import io
+import math
 import logging
 import os
 import re
@@ -129,8 +130,12 @@ def secret(name: str) -> str | None:
 WHOLE_MAX = {"SHEET2LAMBDA_MAX_IN_FLIGHT": 256, "SHEET2LAMBDA_LLM_ATTEMPTS": 20, "SHEET2LAMBDA_MATHPIX_ATTEMPTS": 20}
 """The most each whole-number setting may be (a larger value is refused, naming the variable)."""
 
-FLOAT_MAX = {"SHEET2LAMBDA_MAX_REPLY_MIB": 256.0}
-"""The most a number setting may be: a reply body is held in memory while it is read and parsed."""
+FLOAT_MAX = {"SHEET2LAMBDA_MAX_REPLY_MIB": 256.0, "SHEET2LAMBDA_LLM_TIMEOUT": 86400.0,
+             "SHEET2LAMBDA_LLM_DEADLINE": 86400.0, "SHEET2LAMBDA_MATHPIX_TIMEOUT": 86400.0,
+             "SHEET2LAMBDA_MATHPIX_DEADLINE": 86400.0, "SHEET2LAMBDA_MATHPIX_POLL": 600.0}
+"""The most each number setting may be: a reply body is held in memory while it is read and
+parsed (MiB); a wait or a deadline is at most a day (s), so ``inf`` or ``1e999`` never turns
+a deadline off (attack 9, break8: a timer past the platform's time_t raised OverflowError)."""
 
 
 class Settings(BaseSettings):
@@ -138,7 +143,8 @@ class Settings(BaseSettings):
 
     Read anew by :func:`settings` each time one is needed (a test or a user may change
     the environment between runs). An empty value counts as unset; a whole-number
-    setting below 1 counts as 1, one above :data:`WHOLE_MAX` is refused; a bad value raises ``ValueError`` naming the variable.
+    setting below 1 counts as 1, one above :data:`WHOLE_MAX` is refused, a number setting
+    must be finite, above 0 and at most :data:`FLOAT_MAX`; a bad value raises ``ValueError`` naming the variable.
     """
 
     model_config = SettingsConfigDict(case_sensitive=True, env_ignore_empty=True, extra="ignore")
@@ -182,9 +188,9 @@ class Settings(BaseSettings):
             value = float(str(v).strip())
         except ValueError:
             value = -1.0
-        if not value > 0:
+        if not (value > 0 and math.isfinite(value)):
             raise ValueError(f"{info.field_name} must be a positive number, not {v!r}")
-        if info.field_name in FLOAT_MAX and value > FLOAT_MAX[info.field_name]:
+        if value > FLOAT_MAX[info.field_name]:
             raise ValueError(f"{info.field_name} must be at most {FLOAT_MAX[info.field_name]:g}, not {v!r}")
         return value
 

@@ -2,7 +2,8 @@
 
 What it answers is stated here: route A the scripted reply of :mod:`tests.hardening.support`,
 the filter writer a library filter, adjudication nothing disputed, answer boxes no box;
-``mode`` switches it to failing (HTTP 500) or echoing (every reply holds ``echo``). None of it
+``mode`` switches it to failing (HTTP 500), echoing (every reply holds ``echo``) or ``prose``
+(route A's reply a 200 whose text is not JSON). None of it
 is a live model result.
 """
 
@@ -44,6 +45,8 @@ class StageServer(openai_api.FakeOpenAI):
             return Step(status=200, body=f"you sent {self.echo}", content_type="text/plain")
         if self.mode == "echo":
             return openai_api.ok(openai_api.completion(f"your key is {self.echo}", model="local"))
+        if self.mode == "prose" and stage == "route-a":  # a 200 reply whose text is not JSON
+            return openai_api.ok(openai_api.completion("Here is the set you asked for, in words.", model="local"))
         if self.mode == "slow":
             return Step(status=200, body=openai_api.completion("{}", model="local"), delay=120)
         text = {"route-a": route_a_reply(), "filter": library_filters()["latex"],

@@ -58,3 +58,28 @@ def test_the_command_lines_refusal_before_any_run_shows_the_name_escaped(tmp_pat
         precheck("document", [str(sheet)])
     err = capsys.readouterr().err
     assert e.value.code == 1 and not _raw(err.rstrip("\n")) and "\\x1b]2;TITLE\\x07" in err and "NUL" in err
+
+
+def test_a_newline_in_a_folder_sheets_name_never_starts_a_line_of_its_own(tmp_path, prefect_server, capsys):
+    # attack 9, break6: the progress line printed the name's newline raw ("[1/2] a" then a line
+    # the file name chose); the reason, the FAILED table and report.csv were escaped.
+    from flows.folder import folder_flow
+
+    course = tmp_path / "course"
+    write_sheet(course, "a\nFAKE LINE", solutions=False)
+    (course / "b\nFAKE TOO.md").write_bytes(b"a\x00b\n")  # refused: its progress line names it too
+    folder_flow(str(course), out=str(tmp_path / "out"), offline=True, return_state=True)
+    printed = capsys.readouterr()
+    lines = (printed.out + printed.err).splitlines()
+    assert not [line for line in lines if line.startswith("FAKE")]
+    assert [line for line in lines if "a\\x0aFAKE LINE" in line and line.startswith("[")]
+    assert [line for line in lines if "b\\x0aFAKE TOO" in line and line.startswith("[")]
+
+
+def test_a_printed_out_folder_shows_its_newline_escaped(tmp_path, monkeypatch):
+    # the "out  <folder>/" lines of document and folder runs name --out through shown_path
+    from commandline.terminal import shown_path
+
+    monkeypatch.chdir(tmp_path)
+    assert shown_path(tmp_path / "o\nFAKE") == "o\\x0aFAKE"
+    assert shown_path("/elsewhere/o\nFAKE") == "/elsewhere/o\\x0aFAKE"

@@ -144,7 +144,7 @@ def test_mathpix_credentials_never_follow_a_redirect_to_another_origin():
     ("http://127.0.0.1:8080/secret.png", False),               # loopback, another origin than the API
     ("http://169.254.169.254/latest/meta-data/", False),       # link-local (cloud metadata)
     ("http://[::1]/x.png", False),
-    ("https://user@cdn.mathpix.com/a.jpg", True),
+    ("https://user@cdn.mathpix.com/a.jpg", False),             # userinfo: refused (attack 9, break7)
     ("https://api.mathpix.com/cropped/a.jpg", True),           # the API's own origin
 ])
 def test_images_are_fetched_only_from_mathpixs_hosts(url, allowed):

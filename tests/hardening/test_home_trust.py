@@ -103,3 +103,44 @@ def test_a_recorded_live_pid_is_not_trusted_when_another_process_listens_at_its_
 def test_only_a_loopback_url_can_be_the_kept_servers():
     assert ownership.listener_is_ours("http://10.0.0.5:4200/api", os.getpid()) in (False, None)
     assert ownership.listener_is_ours("http://example.org:4200/api", os.getpid()) in (False, None)
+
+
+def test_a_home_named_through_another_users_link_is_refused(parent, tmp_path, monkeypatch):
+    # attack 9, break1: PREFECT_HOME named through a link another user owns (sticky /tmp), which
+    # that user flipped between this user's home and a folder holding their own runner.sock
+    mine = parent / "mine"
+    mine.mkdir(mode=0o700)
+    link = parent / "link"
+    link.symlink_to(mine)
+    monkeypatch.setenv("PREFECT_HOME", str(link))
+    assert server.home_problem() is None  # a link of this user's own is taken
+    if os.getuid() == 0:
+        os.lchown(link, 65534, -1)  # nobody's
+    else:
+        real = os.getuid()
+        monkeypatch.setattr(ownership.os, "getuid", lambda: real + 1)
+        monkeypatch.setattr(ownership, "ancestor_problem", ownership.link_problem)  # the link, not the folders above
+    line = server.home_problem()
+    assert line and "\n" not in line and f"{link} is a link another user" in line, line
+
+
+def test_the_warm_runners_socket_is_used_only_when_this_users_process_answers(tmp_path, monkeypatch):
+    import socket
+
+    from commandline import warm
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path))
+    path = warm.socket_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(4)
+    try:
+        sock = warm._connect()
+        assert sock is not None  # this user's own listener
+        sock.close()
+        real = os.getuid()
+        monkeypatch.setattr(ownership.os, "getuid", lambda: real + 1)  # the listener now looks another user's
+        assert warm._connect() is None
+    finally:
+        listener.close()

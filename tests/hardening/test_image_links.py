@@ -80,3 +80,48 @@ def test_a_latex_sheets_address_is_flagged_too(link, tmp_path, monkeypatch):
     assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
     flags = json.loads((tmp_path / "o" / "flags.json").read_text())
     assert [f for f in flags if link in (f.get("a") or "") and "image not fetched" in f["reason"]], flags
+
+
+# attack 9, break3: spellings a browser (the platform) reads as http(s)://127.0.0.1:9/…
+# (WHATWG URL: backslashes are slashes for special schemes, missing slashes skipped)
+@pytest.mark.parametrize(("written", "read"), [("http:\\\\127.0.0.1:9\\h05.png", "http:\\127.0.0.1:9\\h05.png"),
+                                               ("https:/127.0.0.1:9/h05b.png", "https:/127.0.0.1:9/h05b.png"),
+                                               ("https:127.0.0.1:9/h05c.png", "https:127.0.0.1:9/h05c.png")])
+def test_a_backslash_or_one_slash_address_is_flagged_like_http(written, read, tmp_path, monkeypatch):
+    sheet = tmp_path / "src" / "img.md"
+    sheet.parent.mkdir()
+    sheet.write_text(f"## Question 1\n\nA ball falls.\n\n![fig]({written})\n\n(a) How far does it fall?\n")
+    monkeypatch.chdir(tmp_path)
+    assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
+    flags = json.loads((tmp_path / "o" / "flags.json").read_text())
+    assert [f for f in flags if f.get("a") == read and "image not fetched" in f["reason"]], flags
+
+
+@pytest.mark.parametrize("link", ["a\\b.png", "\\\\host\\share\\x.png", "http:\\\\127.0.0.1\\x.png",
+                                  "https:/127.0.0.1/x.png", "C:\\x.png", "x:y.png"])
+def test_a_backslash_or_scheme_like_link_is_never_a_file_even_where_one_is(link, tmp_path):
+    from tasks.convert.images import image_file
+
+    (tmp_path / "a\\b.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "x:y.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "https:").mkdir()
+    assert image_file(link, str(tmp_path)) == (None, None)
+
+
+# attack 9, break7: urllib.parse read the CDN as the host (after the last "@"), requests/urllib3
+# stop the authority at the backslash and connected to 127.0.0.1:18991
+@pytest.mark.parametrize(("url", "allowed"), [
+    ("https://127.0.0.1:18991\\@cdn.mathpix.com/a.png", False),
+    ("https://cdn.mathpix.com\\@127.0.0.1:18991/f.png", False),
+    ("https://cdn.mathpix.com@127.0.0.1:18991/b.png", False),
+    ("https://user:pw@cdn.mathpix.com/b.png", False),
+    ("https://127.0.0.1:18991#@cdn.mathpix.com/c.png", False),
+    ("https://cdn.mathpix.com%40127.0.0.1:18991/d.png", False),
+    ("https://127.0.0.1:18991?@cdn.mathpix.com/e.png", False),
+    ("https://cdn.mathpix.com:8443/x.png", False),
+    ("http://cdn.mathpix.com/x.png", False),
+    ("https://cdn.mathpix.com/cropped/2024_01_01_abc-1.jpg?height=300&width=400", True)])
+def test_the_mathpix_image_host_is_the_clients_own_reading(url, allowed):
+    from tasks.convert.mathpix_links import image_allowed
+
+    assert image_allowed(url, "https://api.mathpix.com") is allowed

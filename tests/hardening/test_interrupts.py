@@ -40,6 +40,25 @@ def test_a_route_that_fails_after_its_retries_exits_2_and_says_so_first(tmp_path
     assert printed.err.startswith("built, a route failed")
 
 
+@pytest.mark.usefixtures("prefect_server")
+def test_a_live_route_a_reply_that_is_not_json_exits_2_and_says_so_first(tmp_path, monkeypatch, capsys):
+    # attack 9: a 200 reply whose text is not JSON (asked again, still prose) failed route A
+    # as "invalid", which the exit status and the ROUTE FAILED line did not count.
+    sheet = write_sheet(tmp_path / "src", stem="prose")
+    monkeypatch.chdir(tmp_path)
+    with StageServer(mode="prose") as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
+        code = main([str(sheet), "--backend", "openai", "--model", "local", "--out", str(tmp_path / "out")])
+        asked = fake.count("route-a")
+    printed = capsys.readouterr()
+    assert asked == 2  # asked again once with the error, as the README says
+    assert code == 2
+    summary = printed.out.split("ROUTE FAILED", 1)
+    assert len(summary) == 2 and "route A failed (reply does not validate" in summary[1].splitlines()[0]
+    assert (tmp_path / "out" / "prose.zip").exists()
+    assert printed.err.startswith("built, a route failed")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_an_interrupt_stops_the_run_at_once_and_leaves_nothing(tmp_path, sig, prefect_server):
     from prefect.settings import PREFECT_API_URL

@@ -210,3 +210,25 @@ def test_a_mathpix_fetch_retried_to_failure_is_our_one_line_not_urllib3s(caplog)
         client.request("GET", f"http://127.0.0.1:{port}/cropped/a.jpg", auth=False)
     assert "(3 attempts)" in e.value.reason and "\n" not in e.value.reason
     assert not [r for r in caplog.records if r.getMessage().startswith("Retrying")], caplog.text
+
+
+@pytest.mark.parametrize("command", ["document", "review", "server"])
+def test_a_deleted_working_folder_is_one_line(tmp_path, command):
+    # attack 9, break9: a command started in a folder deleted after the shell entered it
+    # gave a flow-run traceback (os.getcwd() in the .env lookup)
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    arg = {"document": str(tmp_path / "s.md"), "review": str(tmp_path), "server": "status"}[command]
+    (tmp_path / "s.md").write_text("## Question 1\n\nState Newton's second law.\n", encoding="utf-8")
+    done = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m commandline.cli "$@"',
+                           sys.executable, command, arg],
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PREFECT_HOME": str(tmp_path / "ph"),
+                               "SHEET2LAMBDA_WARM": "0"},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("the working folder cannot be read") and done.stderr.count("\n") == 1

@@ -6,6 +6,8 @@ from the UI); ``--replies out/x/replies --out out/x`` (repeating a run) still ru
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,31 @@ def test_an_out_inside_the_sheets_folder_tree_is_never_read_as_sheets(tmp_path):
     skipped: list[str] = []
     assert sheet_folders(tmp_path / "root", FORMAT_PREFERENCE, skipped) == [course]
     assert skipped == [f"{out}: a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: skipped"]
+
+
+@pytest.mark.parametrize("target", ["corpus/course/baseline.json", "corpus/course/s.md", "corpus",
+                                    "o/report.json", "o/baseline.json", "o/course/report.json",
+                                    "o/.sheet2lambda-outputs.json"])
+def test_a_recorded_baseline_over_the_corpus_or_the_sweeps_own_files_is_refused(tmp_path, prefect_server, target):
+    # attack 9, break5: --record-baseline inside the corpus (a sheet, the course's baseline.json)
+    # or over the sweep's own report.json was written
+    from flows.sweep import sweep_flow
+
+    write_sheet(tmp_path / "corpus" / "course", stem="s", solutions=False)
+    (tmp_path / "corpus" / "course" / "baseline.json").write_text("{}\n")
+    before = _snapshot(tmp_path / "corpus")
+    state = sweep_flow(root=str(tmp_path / "corpus"), out=str(tmp_path / "o"), offline=True,
+                       record_baseline=str(tmp_path / target), return_state=True)
+    assert state.is_failed() and "--record-baseline" in state.message and "\n" not in state.message, state.message
+    assert _snapshot(tmp_path / "corpus") == before
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_recorded_baseline_of_its_own_name_beside_the_reports_is_written(tmp_path, prefect_server):
+    from flows.sweep import sweep_flow
+
+    write_sheet(tmp_path / "corpus" / "course", stem="s", solutions=False)
+    state = sweep_flow(root=str(tmp_path / "corpus"), out=str(tmp_path / "o"), offline=True,
+                       record_baseline=str(tmp_path / "o" / "gate.json"), return_state=True)
+    assert not state.is_failed(), state.message
+    assert "course/s.md" in json.loads((tmp_path / "o" / "gate.json").read_text())

@@ -148,3 +148,27 @@ def test_a_run_whose_model_floods_builds_route_bs_set_and_exits_2(tmp_path, monk
     assert code == 2, text
     assert "a reply over 0.5 MiB (SHEET2LAMBDA_MAX_REPLY_MIB)" in text and "Traceback" not in text
     assert (tmp_path / "out" / "flood.zip").exists()  # the set was built from route B
+
+
+NUMBER_SETTINGS = ["SHEET2LAMBDA_LLM_TIMEOUT", "SHEET2LAMBDA_LLM_DEADLINE", "SHEET2LAMBDA_MATHPIX_TIMEOUT",
+                   "SHEET2LAMBDA_MATHPIX_DEADLINE", "SHEET2LAMBDA_MATHPIX_POLL", "SHEET2LAMBDA_MAX_REPLY_MIB"]
+
+
+def test_every_number_setting_has_a_bound():
+    from tasks.llm.secrets import FLOAT_MAX, Settings
+
+    floats = {name for name, f in Settings.model_fields.items() if f.annotation is float}
+    assert floats == set(NUMBER_SETTINGS) == set(FLOAT_MAX)
+
+
+@pytest.mark.parametrize("value", ["inf", "1e999", "-inf", "Infinity", "1e6"])
+@pytest.mark.parametrize("name", NUMBER_SETTINGS)
+def test_an_infinite_or_huge_number_setting_is_one_line_naming_it(monkeypatch, name, value):
+    # attack 9, break8: SHEET2LAMBDA_LLM_DEADLINE=inf was accepted, the deadline turned off and
+    # its timer raised OverflowError tracebacks
+    from tasks.llm.secrets import settings
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=f"^{name} must be ") as e:
+        settings()
+    assert "\n" not in str(e.value) and repr(value) in str(e.value)
