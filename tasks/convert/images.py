@@ -60,10 +60,12 @@ def resolve_links(links: list[str], base_dir: str | None) -> tuple[list[ImageLin
     return images, refused
 
 
-ADDRESS = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//|\\")
+ADDRESS = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^[/\\]{2}")
 r"""An image link that names an address, never a file of the sheet: a scheme-like prefix
-(``http:``, ``file:``, ``https:/host`` with one slash, ``C:``), protocol-relative ``//host``, or
-any backslash. Browsers (the platform) read ``http:\\host\x.png`` and ``https:/host/x.png`` as
+(``http:``, ``file:``, ``https:/host`` with one slash, ``C:``), or two slashes or backslashes in
+any mix at its start (protocol-relative ``//host``, ``\\host``). A backslash further in (``.\figures\a.png``, a
+Windows path written into a notebook) is no address: it finds no file (:func:`image_file`) and
+is left as the sheet has it, unflagged. Browsers (the platform) read ``http:\\host\x.png`` and ``https:/host/x.png`` as
 ``http(s)://host/x.png``: WHATWG URL parsing takes backslashes as slashes for special schemes and
 skips missing slashes (https://url.spec.whatwg.org/#special-authority-slashes-state); attack 9,
 break3."""
@@ -87,8 +89,8 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
     """
     from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
 
-    if not base_dir or not link or is_address(link):
-        return None, None  # an address (a scheme, //host/…, a backslash): never a file of the sheet
+    if not base_dir or not link or is_address(link) or "\\" in link:
+        return None, None  # an address (a scheme, //host/…) or a backslash: never a file of the sheet
     base = Path(base_dir).resolve()
     target = base / unquote(link)
     candidates = [target]

@@ -125,3 +125,16 @@ def test_the_mathpix_image_host_is_the_clients_own_reading(url, allowed):
     from tasks.convert.mathpix_links import image_allowed
 
     assert image_allowed(url, "https://api.mathpix.com") is allowed
+
+
+# a Windows path written into a sheet (`.\figures\a.png`) is no address: no file, no flag
+# (the corpus's mude-ga16 solutions hold such links; flagging them was noise on a set read right)
+@pytest.mark.parametrize("link", [".\\figures\\a.png", "figures\\a.png"])
+def test_a_windows_path_is_no_address_and_finds_no_file(link, tmp_path):
+    from tasks.convert.images import image_file, is_address
+
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert not is_address(link)
+    assert image_file(link, str(tmp_path)) == (None, None)
+    assert is_address("\\\\host\\share\\a.png") and is_address("/\\host/a.png")
