@@ -15,18 +15,24 @@ CATEGORY = "13 credentials and requests"
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 
+def _flags_of(link: str, tmp_path, monkeypatch, alt: str = "") -> list[dict]:
+    """The flags of an offline run of a one-question markdown sheet showing image ``link``
+    (alt text ``alt``)."""
+    sheet = tmp_path / "src" / "img.md"
+    sheet.parent.mkdir()
+    sheet.write_text(f"## Question 1\n\nA ball falls.\n\n![{alt}]({link})\n\n(a) How far does it fall?\n")
+    monkeypatch.chdir(tmp_path)
+    assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
+    return json.loads((tmp_path / "o" / "flags.json").read_text())
+
+
 @pytest.mark.parametrize("link", ["http://127.0.0.1:9/loopback.png", "http://169.254.169.254/latest/meta-data.png",
                                   "https://example.org/figure.png",
                                   # attack8, unclear, decided: treated as the http(s) ones (never fetched; flagged)
                                   "//127.0.0.1:9/protocol-relative.png", "file:///etc/hostname.png",
                                   "file://localhost/etc/x.png"])
 def test_an_image_address_not_fetched_is_flagged_on_its_field(link, tmp_path, monkeypatch):
-    sheet = tmp_path / "src" / "img.md"
-    sheet.parent.mkdir()
-    sheet.write_text(f"## Question 1\n\nA ball falls.\n\n![]({link})\n\n(a) How far does it fall?\n")
-    monkeypatch.chdir(tmp_path)
-    assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
-    flags = json.loads((tmp_path / "o" / "flags.json").read_text())
+    flags = _flags_of(link, tmp_path, monkeypatch)
     mine = [f for f in flags if link in (f.get("a") or "")]
     assert mine and mine[0]["field"].startswith("q1.") and "image not fetched" in mine[0]["reason"]
 
@@ -88,12 +94,7 @@ def test_a_latex_sheets_address_is_flagged_too(link, tmp_path, monkeypatch):
                                                ("https:/127.0.0.1:9/h05b.png", "https:/127.0.0.1:9/h05b.png"),
                                                ("https:127.0.0.1:9/h05c.png", "https:127.0.0.1:9/h05c.png")])
 def test_a_backslash_or_one_slash_address_is_flagged_like_http(written, read, tmp_path, monkeypatch):
-    sheet = tmp_path / "src" / "img.md"
-    sheet.parent.mkdir()
-    sheet.write_text(f"## Question 1\n\nA ball falls.\n\n![fig]({written})\n\n(a) How far does it fall?\n")
-    monkeypatch.chdir(tmp_path)
-    assert main([str(sheet), "--backend", "none", "--out", str(tmp_path / "o")]) in (0, 2)
-    flags = json.loads((tmp_path / "o" / "flags.json").read_text())
+    flags = _flags_of(written, tmp_path, monkeypatch, alt="fig")
     assert [f for f in flags if f.get("a") == read and "image not fetched" in f["reason"]], flags
 
 

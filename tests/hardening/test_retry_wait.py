@@ -78,6 +78,21 @@ def test_a_short_retry_after_within_the_deadline_is_still_honoured(monkeypatch):
 # retry-after said (its own retries) before the deadline could end the call, and Mathpix's client
 # honoured Retry-After up to 60 s whatever SHEET2LAMBDA_MATHPIX_DEADLINE was.
 
+def _anthropic_call(monkeypatch, status: int, retry_after: str, header: str) -> tuple[Exception, list[float], float]:
+    """One Anthropic call against :func:`_busy`: ``(the BackendError raised, the requests'
+    times, seconds from the first request to the call's end)``."""
+    from tasks.llm.anthropic import AnthropicBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
+    server, seen = _busy(status, retry_after, header)
+    with server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        with pytest.raises(llm.BackendError) as e:
+            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
+        spent = time.monotonic() - seen[0]  # from the first request: no wait after it (set-up is not the call's)
+    return e.value, seen, spent
+
+
 ANTHROPIC_WAITS = [(429, "100000", "retry-after"), (529, "100000", "retry-after"),
                    (503, "Wed, 21 Oct 2099 07:28:00 GMT", "retry-after"), (429, "100000000", "retry-after-ms"),
                    (500, "30", "retry-after")]
@@ -89,45 +104,23 @@ def test_an_anthropic_retry_after_past_the_deadline_fails_at_once_in_one_line(st
                                                                             monkeypatch):
     import anthropic  # noqa: F401 - its first import takes seconds, which are not the call's
 
-    from tasks.llm.anthropic import AnthropicBackend
-
     monkeypatch.setenv("SHEET2LAMBDA_LLM_DEADLINE", "2")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
-    server, seen = _busy(status, retry_after, header)
-    with server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        with pytest.raises(llm.BackendError) as e:
-            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
-        spent = time.monotonic() - seen[0]  # from the first request: no wait after it (set-up is not the call's)
-    message = str(e.value)
+    error, seen, spent = _anthropic_call(monkeypatch, status, retry_after, header)
+    message = str(error)
     assert "Retry-After" in message and "SHEET2LAMBDA_LLM_DEADLINE" in message and "\n" not in message, message
     assert len(seen) == 1 and spent < 2, (len(seen), spent)
 
 
 def test_an_anthropic_short_retry_after_within_the_deadline_is_still_honoured(monkeypatch):
-    from tasks.llm.anthropic import AnthropicBackend
-
     monkeypatch.setenv("SHEET2LAMBDA_LLM_DEADLINE", "2")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
-    server, seen = _busy(429, "1", "retry-after")
-    with server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        with pytest.raises(llm.BackendError) as e:
-            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
+    error, seen, _ = _anthropic_call(monkeypatch, 429, "1", "retry-after")
     assert len(seen) == 2 and seen[1] - seen[0] >= 0.9, seen
-    assert "past the deadline" in str(e.value) and "(2 attempts)" in str(e.value)
+    assert "past the deadline" in str(error) and "(2 attempts)" in str(error)
 
 
 def test_an_anthropic_error_the_sdk_would_not_retry_is_not_retried(monkeypatch):
-    from tasks.llm.anthropic import AnthropicBackend
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-" + "k" * 20)
-    server, seen = _busy(400, "1", "retry-after")
-    with server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        with pytest.raises(llm.BackendError) as e:
-            AnthropicBackend("claude-sonnet-5-5", attempts=3, timeout=30).complete(_request())
-    assert len(seen) == 1 and "HTTP 400" in str(e.value)
+    error, seen, _ = _anthropic_call(monkeypatch, 400, "1", "retry-after")
+    assert len(seen) == 1 and "HTTP 400" in str(error)
 
 
 @pytest.mark.parametrize("status, retry_after", [(429, "100000"), (503, "30"), (429, "Wed, 21 Oct 2099 07:28:00 GMT")],
