@@ -2,6 +2,7 @@
 
     python -m deployments.serve [--base DIR] [--corpus ROOT] [--sweep-out DIR] [--cron "0 3 * * *"]
                                 [--sweep-offline] [--sweep-pool NAME] [--baseline FILE] [--paused]
+                                [--root DIR] [--dask-address ADDR]
 
 Three deployments, each run in a subprocess of this one when the UI (or the API) asks:
 
@@ -17,6 +18,10 @@ Three deployments, each run in a subprocess of this one when the UI (or the API)
   environment allows (``--backend auto``; ``--sweep-offline`` for none), the folders spread
   over a work pool's workers with ``--sweep-pool``, and a gate with ``--baseline``. This is
   the one route that schedules the sweep: ``prefect.yaml``'s ``sweep/pool`` has no schedule.
+
+A run's paths stay inside ``--root`` and its Dask scheduler is ``--dask-address`` (default none:
+threads), both fixed here, never by a run's form (:mod:`commandline.confine`,
+:mod:`commandline.dask_fixed`).
 
 Each deployment is named ``served`` (this route) where ``prefect.yaml``'s are named ``pool``.
 
@@ -63,6 +68,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--paused", action="store_true", help="create the sweep's schedule paused")
     p.add_argument("--root", default=None, help="the folder every path of a deployed run must stay inside, fixed "
                    "in the deployments (default: --base itself, which must then hold --corpus)")
+    p.add_argument("--dask-address", default=None, metavar="ADDR", help="the Dask scheduler the served folder and "
+                   "sweep runs hand their sheets to, fixed here (SHEET2LAMBDA_DASK_ADDRESS): a run's dask_address may "
+                   "name only this one (default: none, threads)")
     return p.parse_args(argv)
 
 
@@ -117,6 +125,11 @@ def deployments(args: argparse.Namespace) -> list:
     module = EntrypointType.MODULE_PATH  # found from any working folder: the project is installed
     root = deployment_root(args)
     os.environ[ROOT_VARIABLE] = root  # every run is a subprocess of this one: its root (commandline.confine)
+    from commandline.dask_fixed import DASK_VARIABLE
+
+    os.environ.pop(DASK_VARIABLE, None)  # its scheduler too (commandline.dask_fixed): only --dask-address
+    if args.dask_address:
+        os.environ[DASK_VARIABLE] = args.dask_address
     return [
         document_flow.to_deployment(
             name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],
