@@ -42,9 +42,9 @@ def run_dask_address(asked: str | None) -> str | None:
     deployment's run, the address fixed in the deployment (``asked`` empty, or equal to it).
     ``None``: threads. Raises :class:`InputError` (one line naming the deployment) when a
     deployment run asks for an address other than its fixed one."""
-    from commandline.confine import _deployment_id
+    from commandline.confine import deployment_id
 
-    dep_id = _deployment_id()
+    dep_id = deployment_id()
     if not dep_id:
         return asked or None
     name, fixed = _fixed(dep_id)
