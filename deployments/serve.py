@@ -75,8 +75,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def check_cron(cron: str) -> str | None:
-    """``None`` when ``cron`` is a schedule Prefect accepts, else one line naming ``--cron`` and what
-    is wrong (Prefect's ``CronSchedule`` validates it, croniter's five-field syntax). Checked before
+    """``None`` when ``cron`` is a schedule Prefect accepts, of five fields (or ``@daily`` and kin),
+    that fires within a year, else one line naming ``--cron`` and what is wrong (Prefect's
+    ``CronSchedule`` validates it; croniter, which Prefect schedules with, also takes a sixth field
+    of seconds and ``0 0 31 2 *``, which never fires). Checked before
     any server is reached: a bad schedule never ends in Prefect's validation traceback."""
     from pydantic import ValidationError
     from prefect.client.schemas.schedules import CronSchedule
@@ -86,6 +88,17 @@ def check_cron(cron: str) -> str | None:
     except (ValidationError, ValueError) as e:
         why = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
         return f"--cron {cron!r}: not a cron schedule ({why.removeprefix('Value error, ').splitlines()[0]})"
+    if not cron.strip().startswith("@") and len(cron.split()) != 5:  # croniter also takes seconds (6 fields)
+        return (f"--cron {cron!r}: not a cron schedule ({len(cron.split())} fields; a schedule has five: minute hour "
+                "day month weekday)")
+    from datetime import datetime, timezone
+
+    from prefect._vendor.croniter import CroniterBadDateError, croniter
+
+    try:  # the croniter Prefect schedules with: a day no month has (31 February) never comes
+        croniter(cron, datetime.now(timezone.utc), max_years_between_matches=1).get_next(datetime)
+    except (CroniterBadDateError, ValueError, KeyError):
+        return f"--cron {cron!r}: never fires within a year (a day no such month has?): no schedule"
     return None
 
 
