@@ -69,10 +69,12 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         from tasks.llm.select import BackendMissing, select_backend
         from tasks.review.apply import Decider, apply_decisions, decide_form
         from tasks.review.console import ask_form, result_lines
-        from tasks.review.form import build_form, load_run, read_decisions
+        from tasks.review.form import build_form, load_run, read_decisions, stale_line
 
         try:
             run = load_run(args.out)
+            if (line := stale_line(run)) is not None:
+                _say(line)
             if not (args.decisions or args.terminal):
                 return page_review(args, run)
             form = build_form(run, every_flag=bool(args.decisions))
