@@ -30,6 +30,11 @@ def _deployment_id() -> str | None:
     return deployment.id
 
 
+def deployment_id() -> str | None:
+    """The id of the deployment this flow run belongs to, or ``None`` (a command line's run)."""
+    return _deployment_id()
+
+
 def deployment_roots() -> list[Path]:
     """The roots this run is confined to: the deployment's own (its job variables'
     ``SHEET2LAMBDA_ROOT``, else its default ``base``) when this is a deployment's run, and

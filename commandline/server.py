@@ -281,6 +281,7 @@ def _start(port: int, timeout: float) -> str:
                                                       "url": url, "port": port, "log": str(log)}))
     finally:
         os.umask(old)
+    os.chmod(log, 0o600)  # a log an older version made 0644
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -353,9 +353,14 @@ def start(api: str | None = None, wait: float = 0.0) -> bool:
     home = _home()
     home.mkdir(parents=True, exist_ok=True)
     log = home / "sheet2lambda-warm.log"
-    with open(log, "ab") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "commandline.warm_runner"], cwd=str(ROOT), stdin=subprocess.DEVNULL,
-                                stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    old = os.umask(0o077)  # its log and what it writes in PREFECT_HOME: 0600 (a command takes the caller's umask)
+    try:
+        with open(log, "ab") as fh:
+            proc = subprocess.Popen([sys.executable, "-m", "commandline.warm_runner"], cwd=str(ROOT), env=env,
+                                    stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        os.umask(old)
+    os.chmod(log, 0o600)  # a log an older version made 0644
     procs.write_private(state_file(), json.dumps({"pid": proc.pid, "start": procs.started(proc.pid),
                                                   "socket": str(socket_path()), "log": str(log)}))
     deadline = time.monotonic() + wait

@@ -2,6 +2,7 @@
 
     python -m deployments.serve [--base DIR] [--corpus ROOT] [--sweep-out DIR] [--cron "0 3 * * *"]
                                 [--sweep-offline] [--sweep-pool NAME] [--baseline FILE] [--paused]
+                                [--root DIR] [--dask-address ADDR]
 
 Three deployments, each run in a subprocess of this one when the UI (or the API) asks:
 
@@ -17,6 +18,10 @@ Three deployments, each run in a subprocess of this one when the UI (or the API)
   environment allows (``--backend auto``; ``--sweep-offline`` for none), the folders spread
   over a work pool's workers with ``--sweep-pool``, and a gate with ``--baseline``. This is
   the one route that schedules the sweep: ``prefect.yaml``'s ``sweep/pool`` has no schedule.
+
+A run's paths stay inside ``--root`` and its Dask scheduler is ``--dask-address`` (default none:
+threads), both fixed here, never by a run's form (:mod:`commandline.confine`,
+:mod:`commandline.dask_fixed`).
 
 Each deployment is named ``served`` (this route) where ``prefect.yaml``'s are named ``pool``.
 
@@ -63,12 +68,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--paused", action="store_true", help="create the sweep's schedule paused")
     p.add_argument("--root", default=None, help="the folder every path of a deployed run must stay inside, fixed "
                    "in the deployments (default: --base itself, which must then hold --corpus)")
+    p.add_argument("--dask-address", default=None, metavar="ADDR", help="the Dask scheduler the served folder and "
+                   "sweep runs hand their sheets to, fixed here (SHEET2LAMBDA_DASK_ADDRESS): a run's dask_address may "
+                   "name only this one (default: none, threads)")
     return p.parse_args(argv)
 
 
 def check_cron(cron: str) -> str | None:
-    """``None`` when ``cron`` is a schedule Prefect accepts, else one line naming ``--cron`` and what
-    is wrong (Prefect's ``CronSchedule`` validates it, croniter's five-field syntax). Checked before
+    """``None`` when ``cron`` is a schedule Prefect accepts, of five fields (or ``@daily`` and kin),
+    that fires within a year, else one line naming ``--cron`` and what is wrong (Prefect's
+    ``CronSchedule`` validates it; croniter, which Prefect schedules with, also takes a sixth field
+    of seconds and ``0 0 31 2 *``, which never fires). Checked before
     any server is reached: a bad schedule never ends in Prefect's validation traceback."""
     from pydantic import ValidationError
     from prefect.client.schemas.schedules import CronSchedule
@@ -78,6 +88,17 @@ def check_cron(cron: str) -> str | None:
     except (ValidationError, ValueError) as e:
         why = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
         return f"--cron {cron!r}: not a cron schedule ({why.removeprefix('Value error, ').splitlines()[0]})"
+    if not cron.strip().startswith("@") and len(cron.split()) != 5:  # croniter also takes seconds (6 fields)
+        return (f"--cron {cron!r}: not a cron schedule ({len(cron.split())} fields; a schedule has five: minute hour "
+                "day month weekday)")
+    from datetime import datetime, timezone
+
+    from prefect._vendor.croniter import CroniterBadDateError, croniter
+
+    try:  # the croniter Prefect schedules with: a day no month has (31 February) never comes
+        croniter(cron, datetime.now(timezone.utc), max_years_between_matches=1).get_next(datetime)
+    except (CroniterBadDateError, ValueError, KeyError):
+        return f"--cron {cron!r}: never fires within a year (a day no such month has?): no schedule"
     return None
 
 
@@ -117,6 +138,11 @@ def deployments(args: argparse.Namespace) -> list:
     module = EntrypointType.MODULE_PATH  # found from any working folder: the project is installed
     root = deployment_root(args)
     os.environ[ROOT_VARIABLE] = root  # every run is a subprocess of this one: its root (commandline.confine)
+    from commandline.dask_fixed import DASK_VARIABLE
+
+    os.environ.pop(DASK_VARIABLE, None)  # its scheduler too (commandline.dask_fixed): only --dask-address
+    if args.dask_address:
+        os.environ[DASK_VARIABLE] = args.dask_address
     return [
         document_flow.to_deployment(
             name="served", parameters={"base": base}, entrypoint_type=module, tags=["sheet2lambda"],

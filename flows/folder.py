@@ -39,6 +39,7 @@ from commandline.options import parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.terminal import Bar, folder_next_line, shown_path, short_table  # noqa: E402
 from commandline.confine import confine  # noqa: E402
+from commandline.dask_fixed import run_dask_address  # noqa: E402
 from flows.folder_run import run_folder  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome  # noqa: E402
@@ -130,9 +131,14 @@ def folder_flow(
         fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
         accepted: the folder's accepted.txt, differences from the export already accepted (default: beside the saved filter, else in the folder).
         root: the folder the run stays inside: a sheet or link leaving it is skipped (default: the folder itself; a sweep passes its corpus root).
-        dask_address: hand the sheets' stages to the Dask cluster whose scheduler is at this address (e.g. tcp://10.0.0.5:8786) instead of threads; its workers need the same paths and Prefect server.
+        dask_address: hand the sheets' stages to the Dask cluster whose scheduler is at this address (e.g. tcp://10.0.0.5:8786) instead of threads; its workers need the same paths and Prefect server. A deployed run may name only the one fixed in its deployment (SHEET2LAMBDA_DASK_ADDRESS), which it uses when this is empty.
         in_flight: sheets in flight at once, the next started as one ends (default: twice the cores; with a live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT).
     """
+    try:  # a deployed run's scheduler is the deployment's, never the form's (commandline.dask_fixed)
+        dask_address = run_dask_address(dask_address)
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     if dask_address and not on_dask():
         # A deployment's task runner is fixed when its run starts: the sheets go to the cluster
         # in one nested run of this flow with the Dask runner (the command line sets it directly).

@@ -29,6 +29,7 @@ import contextvars  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 from pathlib import Path  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 
 REVIEW_TIMEOUT = 3600
 """Seconds a document run with ``review`` on waits for a person's input (default 1 hour)."""
@@ -68,10 +69,12 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         from tasks.llm.select import BackendMissing, select_backend
         from tasks.review.apply import Decider, apply_decisions, decide_form
         from tasks.review.console import ask_form, result_lines
-        from tasks.review.form import build_form, load_run, read_decisions
+        from tasks.review.form import build_form, load_run, read_decisions, stale_line
 
         try:
             run = load_run(args.out)
+            if (line := stale_line(run)) is not None:
+                _say(line)
             if not (args.decisions or args.terminal):
                 return page_review(args, run)
             form = build_form(run, every_flag=bool(args.decisions))
@@ -87,8 +90,12 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
                 total = len(run.record.flags)
                 _say(f"review     {args.out}: {len(form.entries)} open flags of {total}")
                 decider = Decider(run, lambda: select_backend(args.backend, args.model) or NoBackend())
-                ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""),
-                         say=_say, decide=decider.decide, total=total)
+                try:
+                    with _term_stops():
+                        ask_form(form, iter(lines) if lines is not None else iter(sys.stdin.readline, ""),
+                                 say=_say, decide=decider.decide, total=total)
+                except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the decisions taken so far are kept
+                    return _stopped(run, decider.made, apply_decisions)
                 result, each = apply_decisions(run, decider.made), False
         except (InputError, BackendMissing, ValueError) as e:
             from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
@@ -100,6 +107,38 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
             now_resolved = None
         _say(*result_lines(result, each=each, resolved=now_resolved), _next(run, result.summary.open))
         return 0
+
+
+@contextmanager
+def _term_stops():
+    """SIGTERM stops the terminal review as Ctrl-C does (a ``KeyboardInterrupt``), so that its
+    decisions so far are kept (:func:`_stopped`): killed, it exited 143 with no line."""
+    import signal
+
+    before = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _stopped(run, made: list, apply_decisions) -> int:
+    """A terminal review stopped by Ctrl-C or SIGTERM: the decisions ``made`` so far applied and
+    recorded (a second stop meanwhile changes nothing), one line; exit status 130."""
+    import signal
+
+    kept = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if made:
+            apply_decisions(run, made)
+        n = len(made)
+        print(f"review     stopped: {n} decision{'s' if n != 1 else ''} taken so far "
+              + (f"applied and kept in {Path(run.out) / 'review.json'}" if n else f"(nothing written in {run.out})"),
+              file=sys.stderr, flush=True)
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
+    return 130
 
 
 def _say(*lines: str) -> None:

@@ -40,6 +40,7 @@ from pathlib import Path  # noqa: E402
 from prefect import flow  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
 from commandline.confine import confine  # noqa: E402
+from commandline.dask_fixed import run_dask_address  # noqa: E402
 from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
 from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E402
 
@@ -213,10 +214,15 @@ def sweep_flow(
         base: the folder relative paths resolve against (default: the working folder of the process running the flow).
         fresh_ocr: convert PDFs with Mathpix again even when the OCR cache holds them (a new conversion is billed).
         pool: spread the folders over this work pool's workers, each folder a run of the folder deployment on it (default: every folder in this run, one after another).
-        dask_address: hand each folder's sheets to the Dask cluster whose scheduler is at this address instead of threads.
+        dask_address: hand each folder's sheets to the Dask cluster whose scheduler is at this address instead of threads. A deployed run may name only the one fixed in its deployment (SHEET2LAMBDA_DASK_ADDRESS), which it uses when this is empty.
         pool_wait: with `pool`, minutes to wait for a worker to take a folder run (none of them running) before the sweep gives up, cancels its folder runs and fails (default 10).
         in_flight: sheets of a folder in flight at once, the next started as one ends (default: twice the cores; with a live backend at least twice SHEET2LAMBDA_MAX_IN_FLIGHT).
     """
+    try:  # a deployed run's scheduler is the deployment's, never the form's (commandline.dask_fixed)
+        dask_address = run_dask_address(dask_address)
+    except InputError as e:
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     if dask_address and not pool and not on_dask():
         # A deployment's task runner is fixed when its run starts: one nested run with the Dask runner.
         return sweep_flow.with_options(task_runner=task_runner(dask_address=dask_address))(

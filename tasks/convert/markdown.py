@@ -82,6 +82,7 @@ from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks, tex_preamble
 from tasks.convert.bounds import ast_loads, check_converted_text
+from tasks.convert.effort import one_effort
 from tasks.convert.images import resolve_image, resolve_links
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
 from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text, student_text
@@ -256,6 +257,7 @@ def _read_markdown(name: str, text: str) -> dict:
     return ast
 
 
+@one_effort  # one budget for the conversion's passes (tasks.convert.effort)
 def _convert_latex(name: str, source: str, base_dir: str | None,
                    roots: list[str] | None = None) -> tuple[str, list[ConversionWarning], list[str]]:
     # pandoc reads nothing (--sandbox): the files the sheet may read are put in place first

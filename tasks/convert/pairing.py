@@ -358,3 +358,31 @@ def _holds_links(folder: Path) -> bool:
     except OSError:
         return True
 
+
+def another_sheets_file(path: Path) -> str | None:
+    """Why a sheet may not put ``path`` in place although it lies inside its roots (one
+    phrase), or ``None``: a solutions document (by its name, :func:`~tasks.convert.pairing.is_solutions_name`,
+    or as the solutions a sheet of its folder pairs with) or another sheet (a ``.tex`` with
+    ``\\begin{document}``, or any sheet of a folder's listing) is never part of a sheet. A
+    sweep's root is a root of every sheet under it (for a course's shared ``common/``), and
+    ``\\input{../week2/sheet_solutions}`` once put week 2's answers into week 1's student set."""
+    try:
+        real = path.resolve()
+        if not real.is_file():
+            return None
+    except (OSError, RuntimeError):
+        return None
+    if is_solutions_name(real):
+        return "a solutions document is never part of a sheet"
+    if real.suffix.lower() == ".tex" and is_latex_sheet(real):
+        return "another sheet (it has \\begin{document})"
+    try:
+        pairs = pair_folder(real.parent)
+    except OSError:
+        return None
+    for pair in pairs:
+        if pair.solutions is not None and pair.solutions.resolve() == real:
+            return f"the solutions of {pair.source.name}, never part of a sheet"
+        if pair.source.resolve() == real:
+            return "another sheet of its folder"
+    return None

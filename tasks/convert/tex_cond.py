@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tasks.convert.effort import current
 from tasks.convert.tex_expand import Budget, Expander, Stream, Unknown, fresh as _fresh
 from tasks.convert.tex_defs import DEFINERS, Definitions
 from tasks.convert.tex_exam import ExamAnswers
@@ -307,9 +308,19 @@ def resolve(source: str, files: dict[str, str] | None = None) -> Resolved:
     """The student's version of ``source`` (see the module docstring). ``files`` maps a class
     or package name to the text of its file beside the sheet, read when the sheet loads it.
 
-    Never raises: a sheet this pass cannot follow (a loop, a budget of expansion steps
-    spent, a token order an expansion changed) is returned unchanged.
+    Never raises: a sheet this pass cannot follow (a loop, the conversion's budget of
+    expansion steps or tokens spent, :mod:`tasks.convert.effort`, a token order an expansion
+    changed) is returned unchanged. Within one conversion the same ``source`` and ``files``
+    are evaluated once (every reading of the sheet sees the same result).
     """
+    effort = current()
+    key = (source, tuple(sorted((files or {}).items())))
+    if key not in effort.resolved:
+        effort.resolved[key] = _resolve(source, files)
+    return effort.resolved[key]
+
+
+def _resolve(source: str, files: dict[str, str] | None) -> Resolved:
     toks = tokenize(source)
     r = Resolver(source, {**PRELUDES, **(files or {})})
     try:

@@ -5,8 +5,10 @@ r"""TeX's macro expansion and conditional tests, for :mod:`tasks.convert.tex_con
 options) and evaluates the tests of TeX's conditional primitives and of the ifthen and
 etoolbox commands built on them (rules: The TeXbook, chapter 20; the packages' manuals).
 Anything it cannot know (a command from a package it has not read, ``\ifdim``, a nested
-conditional inside a test) raises :class:`Unknown`, and the caller leaves that
-conditional as it is.
+conditional inside a test, a token list past :data:`tasks.convert.effort.MAX_LIST`) raises
+:class:`Unknown`, and the caller leaves that conditional as it is; past the sheet's budget of
+steps or tokens made (:mod:`tasks.convert.effort`, one for the whole conversion)
+:class:`Budget` gives up on the sheet.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tasks.convert.effort import MAX_LIST, MAX_MADE, MAX_STEPS, current
 from tasks.convert.tex_tokens import BEGIN, CS, END, LETTER, OTHER, PARAM, SPACE, Tok, tokenize
 
 PRIMITIVE_IFS = {"if", "ifcat", "ifx", "ifnum", "ifodd", "ifdim", "ifcase", "iftrue", "iffalse", "ifdefined",
@@ -23,7 +26,6 @@ NOT_CONDITIONALS = {"ifthenelse", "iftoggle", "ifbool", "ifdef", "ifundef", "ifs
                     "ifstrempty", "ifnextchar", "ifcsdef", "ifcsundef", "ifdefempty", "ifnumcomp", "iflanguage",
                     "ifdefstring", "ifboolexpr", "ifcsstring", "ifnumequal", "ifnumgreater", "ifnumless"}
 """Names starting ``if`` that are commands taking brace groups, not conditionals ending in ``\\fi``."""
-MAX_STEPS = 400_000
 MAX_DEPTH = 40
 
 
@@ -32,7 +34,11 @@ class Unknown(Exception):
 
 
 class Budget(Exception):
-    """Too many expansion steps: the sheet loops, or is too big to follow."""
+    """The sheet's budget of expansion steps or tokens made is spent: it loops, blows up, or is too big to follow."""
+
+
+class TooLarge(Unknown):
+    """A token list (an expansion, an argument) past :data:`tasks.convert.effort.MAX_LIST`: not followed."""
 
 
 @dataclass
@@ -121,14 +127,25 @@ class Expander:
         self.counts: dict[str, int] = {}
         self.options: list[str] = []
         self.declared: dict[str, list[Tok]] = {}
-        self.steps, self.depth = 0, 0
+        self.depth = 0
+        self.effort = current()  # one budget for the whole conversion (tasks.convert.effort)
         self.files: dict[str, str] = {}
 
     def step(self) -> None:
-        """Count one expansion step; raises :class:`Budget` past :data:`MAX_STEPS`."""
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise Budget
+        """Count one expansion step; raises :class:`Budget` past the sheet's :data:`MAX_STEPS`."""
+        self.effort.steps += 1
+        if self.effort.steps > MAX_STEPS:
+            raise self.effort.give_up("steps", Budget)
+
+    def made(self, toks: list[Tok]) -> list[Tok]:
+        """Count ``toks``, just made by an expansion, against the sheet's budget: :class:`TooLarge`
+        past :data:`MAX_LIST`, :class:`Budget` past :data:`MAX_MADE` in all."""
+        if len(toks) > MAX_LIST:
+            raise TooLarge
+        self.effort.made += len(toks)
+        if self.effort.made > MAX_MADE:
+            raise self.effort.give_up("made", Budget)
+        return toks
 
     def meaning(self, name: str):
         """The meaning of ``\\name``: ``("macro", Macro)``, ``("if", primitive)``, ``("count", register)``, ``("char", token)``, ``("prim", name)`` or None (undefined)."""
@@ -170,6 +187,8 @@ class Expander:
                     return inner
                 level -= 1
             inner.append(u)
+            if len(inner) > MAX_LIST:
+                raise TooLarge
         raise Unknown
 
     def read_group(self, s: Stream) -> list[Tok]:
@@ -229,6 +248,8 @@ class Expander:
                 if t is None:
                     raise Unknown
                 got.append(t)
+                if len(got) > MAX_LIST:
+                    raise TooLarge
                 level += (t.cat == BEGIN) - (t.cat == END)
                 if level == 0 and len(got) >= len(delim) and [x.key() for x in got[-len(delim):]] == [x.key() for x in delim]:
                     got = got[:-len(delim)]
@@ -240,6 +261,8 @@ class Expander:
         body = mac.body
         i = 0
         while i < len(body):
+            if len(out) > MAX_LIST:
+                raise TooLarge
             t = body[i]
             if t.cat == PARAM and i + 1 < len(body):
                 nxt = body[i + 1]
@@ -253,7 +276,7 @@ class Expander:
                     continue
             out.append(t.copy())
             i += 1
-        return out
+        return self.made(out)
 
     def get_x(self, s: Stream) -> Tok:
         """The next unexpandable token, macros expanded on the way (TeX's get_x_token)."""
@@ -283,7 +306,7 @@ class Expander:
             if m[0] in ("prim", "count"):
                 return t
             raise Unknown
-        raise Budget
+        raise self.effort.give_up("loop", Budget)
 
     def csname(self, s: Stream) -> str:
         """The name ``\\csname … \\endcsname`` builds (its tokens expanded)."""

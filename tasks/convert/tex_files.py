@@ -23,13 +23,14 @@ followed) lies inside one of the ``roots`` — the sheet's own folder tree, and 
 ``--tex-root DIR`` of the document run, or a folder or sweep run's root — is a regular
 file, is not hidden (no part of its path under the root starts with ``.``), is not under
 ``/proc``, ``/dev`` or ``/sys``, and is at most :data:`MAX_FILE_BYTES`; at most
-:data:`MAX_TOTAL_BYTES` are inlined in all, :data:`MAX_DEPTH` levels deep. A file refused
+:data:`MAX_TOTAL_BYTES` are inlined in all, :data:`MAX_DEPTH` levels deep, and at most
+:data:`tasks.convert.effort.MAX_READS` files are read (the conversion's one budget). A file refused
 is left out and named in a ``FileRefused`` warning (which becomes a ``conversion_loss``
 flag); a file that does not exist is left to pandoc, which reports it
 (``CouldNotLoadIncludeFile``) as it always has. Paths resolve as TeX resolves them: against
 the main sheet's folder. Commands in comments and in verbatim environments are text, not
 commands, and are left alone. A file inside the roots is still refused when it is another
-sheet's or any solutions document (:func:`another_sheets_file`): a sweep's root lets a sheet
+sheet's or any solutions document (:func:`tasks.convert.pairing.another_sheets_file`): a sweep's root lets a sheet
 read a course's shared files, never another sheet's own. A hard link (a regular file with more
 than one name) owned by another user is refused too: its real path is inside the roots, but
 the file may be one outside them (attack5 case 18); one's own hard links are read (making one
@@ -45,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemas.markdown import ConversionWarning
+from tasks.convert.effort import current
+from tasks.convert.pairing import another_sheets_file
 from tasks.convert.opener import FileRefused, link_refusal, read_file
 
 MAX_FILE_BYTES = 2 << 20
@@ -137,37 +140,6 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
     return None
 
 
-def another_sheets_file(path: Path) -> str | None:
-    """Why a sheet may not put ``path`` in place although it lies inside its roots (one
-    phrase), or ``None``: a solutions document (by its name, :func:`~tasks.convert.pairing.is_solutions_name`,
-    or as the solutions a sheet of its folder pairs with) or another sheet (a ``.tex`` with
-    ``\\begin{document}``, or any sheet of a folder's listing) is never part of a sheet. A
-    sweep's root is a root of every sheet under it (for a course's shared ``common/``), and
-    ``\\input{../week2/sheet_solutions}`` once put week 2's answers into week 1's student set."""
-    from tasks.convert.pairing import is_latex_sheet, is_solutions_name, pair_folder
-
-    try:
-        real = path.resolve()
-        if not real.is_file():
-            return None
-    except (OSError, RuntimeError):
-        return None
-    if is_solutions_name(real):
-        return "a solutions document is never part of a sheet"
-    if real.suffix.lower() == ".tex" and is_latex_sheet(real):
-        return "another sheet (it has \\begin{document})"
-    try:
-        pairs = pair_folder(real.parent)
-    except OSError:
-        return None
-    for pair in pairs:
-        if pair.solutions is not None and pair.solutions.resolve() == real:
-            return f"the solutions of {pair.source.name}, never part of a sheet"
-        if pair.source.resolve() == real:
-            return "another sheet of its folder"
-    return None
-
-
 def _masked(tex: str) -> str:
     """``tex`` with comments and verbatim environments blanked (same length), so that the
     commands found in it are commands, not text."""
@@ -222,16 +194,24 @@ class _Inliner:
         self.files: dict[str, str] = {}
         self.warnings: list[ConversionWarning] = []
         self.graphicspath: list[str] = [""]
+        self.said: set[str] = set()
+        self.effort = current()  # one budget for the whole conversion (tasks.convert.effort)
+
+    def spent(self, command: str, name: str) -> bool:
+        """Has the sheet read :data:`MAX_READS` files (:meth:`tasks.convert.effort.Effort.reads_spent`)?"""
+        return self.effort.reads_spent(lambda why: self.refuse(command, name, why), f"\\{command}{{{name}}}")
 
     def refuse(self, command: str, name: str, why: str) -> None:
-        self.warnings.append(ConversionWarning(
-            kind="FileRefused", text=name,
-            message=f"{OWN} \\{command}{{{name}}} not read: {why}",
-        ))
+        message = f"{OWN} \\{command}{{{name}}} not read: {why}"
+        if message not in self.said:  # a file refused again (a loop, a repeated \\input): one line
+            self.said.add(message)
+            self.warnings.append(ConversionWarning(kind="FileRefused", text=name, message=message))
 
     def read(self, command: str, name: str, candidates: list[Path]) -> str | None:
         """The text of the first candidate that exists and may be read; ``None`` (with a
         warning when refused) otherwise."""
+        if self.spent(command, name):
+            return None
         for c in candidates:
             why = refusal(c, self.roots) or another_sheets_file(c)
             if why is not None:
@@ -250,6 +230,7 @@ class _Inliner:
                 self.refuse(command, name, f"the sheet's files pass {MAX_TOTAL_BYTES >> 20} MiB in all")
                 return None
             self.total += len(data)
+            self.effort.reads += 1
             self.files[str(c.resolve())] = hashlib.sha256(data).hexdigest()
             return data.decode("utf-8", "replace").replace("\r\n", "\n")
         return None
@@ -330,7 +311,10 @@ class _Inliner:
         if not name:
             return None
         if command in ("input", "include"):
+            if self.spent(command, name):
+                return "", end
             if depth >= MAX_DEPTH:
+                self.effort.reads += 1  # a refused read counts too (a tree of inputs doubling past the depth)
                 self.refuse(command, name, f"\\input nested deeper than {MAX_DEPTH} levels")
                 return "", end
             p = self.path(name)
@@ -341,13 +325,15 @@ class _Inliner:
                     self.refuse(command, name, why)
                     return "", end
             text = self.read(command, name, candidates)
+            if text is None and self.spent(command, name):
+                return "", end
             if text is None:
                 return None  # missing: pandoc reports it (it reads nothing itself)
             return self.run(text, depth + 1) + ("\n" if not text.endswith("\n") else ""), end
         if command in ("lstinputlisting", "inputminted", "verbatiminput"):
             text = self.read(command, name, [self.path(name)])
             if text is None:
-                if refusal(self.path(name), self.roots) is not None:
+                if self.spent(command, name) or refusal(self.path(name), self.roots) is not None:
                     return "", end
                 return None
             text = text if text.endswith("\n") else text + "\n"

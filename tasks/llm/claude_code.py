@@ -2,8 +2,9 @@
 
 One call runs ``claude -p --output-format json --model M --tools "" --strict-mcp-config
 --system-prompt SYSTEM`` with the user text on stdin, in an empty temporary folder (so no
-project file or ``CLAUDE.md`` enters the prompt), with the environment passed through
-(Claude Code uses its own login), and a timeout. ``--tools ""`` turns every built-in tool
+project file or ``CLAUDE.md`` enters the prompt), with the environment less every other
+provider's key and every other secret (:func:`claude_environment`; Claude Code uses its own
+login), and a timeout. ``--tools ""`` turns every built-in tool
 off and ``--strict-mcp-config`` (with no ``--mcp-config``) every MCP server, so the model
 can only answer in text. (Claude Code CLI reference: ``-p/--print``, ``--output-format``,
 ``--model``, ``--tools``, ``--strict-mcp-config``, ``--system-prompt``.)
@@ -45,6 +46,23 @@ from tasks.convert.bounds import json_loads
 #: The longest system prompt passed as a command-line argument, in bytes.
 SYSTEM_ARG_MAX = 100_000
 LONG_SYSTEM_POINTER = "Follow the instructions given between <instructions> tags at the start of the user message."
+
+
+CLAUDE_SECRETS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "AWS_ACCESS_KEY_ID",
+                  "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "GOOGLE_APPLICATION_CREDENTIALS")
+"""The secret variables Claude Code itself reads (its API key or login token, Bedrock's and Vertex's
+credentials; Claude Code's settings documentation, "Environment variables")."""
+
+
+def claude_environment(max_tokens: int | None = None) -> dict[str, str]:
+    """The environment ``claude`` runs with: this process's, less every secret variable
+    (:func:`tasks.secret_names.secret_name`: OpenRouter's and OpenAI's keys, Mathpix's, the kept
+    server's password …) but Claude Code's own (:data:`CLAUDE_SECRETS`), and with ``max_tokens``
+    its ``CLAUDE_CODE_MAX_OUTPUT_TOKENS``. Its login in ``~/.claude`` is found through ``HOME``."""
+    from tasks.secret_names import secret_name
+
+    return {**{k: v for k, v in os.environ.items() if k in CLAUDE_SECRETS or not secret_name(k)},
+            **({"CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(max_tokens)} if max_tokens else {})}
 
 
 def _fits(system: str) -> bool:
@@ -165,9 +183,9 @@ class ClaudeCodeBackend(LiveBackend):
                     text=True,
                     encoding="utf-8",
                     errors="replace",
-                    # Inherited as is (Claude Code's login); built inline so that no
-                    # local of this frame holds the environment's keys.
-                    env=None if not max_tokens else {**os.environ, "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(max_tokens)},
+                    # Claude Code's own login and settings, no other provider's key (claude_environment);
+                    # built inline so that no local of this frame holds the environment's keys.
+                    env=claude_environment(max_tokens),
                     cwd=cwd,
                     timeout=self.timeout,
                 )

@@ -163,3 +163,20 @@ def apply_decision(questions: SheetSet, decision: Decision) -> SheetSet:
     if decision.resolved and decision.text is not None and get_field(questions, decision.field) is not None:
         return set_field(questions, decision.field, decision.text)
     return questions
+
+
+def stale_decisions(questions: SheetSet, decisions: list[Decision]) -> list[Decision]:
+    """The recorded ``decisions`` taken on text the set no longer holds: a decision that changes
+    a field (resolved, with its ``text``) whose ``before`` (the field's text it was taken on) is
+    neither the field's text in ``questions`` (the set as the run settled it) nor as the earlier
+    decisions, applied in order, left it; or whose field is gone. A set built again with its
+    questions renumbered had a decision on ``q1.p1.content`` applied to another part's text."""
+    stale, now = [], questions
+    for d in decisions:
+        if d.resolved and d.text is not None and d.before is not None:
+            held = get_field(now, d.field)
+            if held is None or d.before not in (held, get_field(questions, d.field)):
+                stale.append(d)
+                continue
+        now = apply_decision(now, d)
+    return stale

@@ -10,7 +10,7 @@ from it by :mod:`tasks.review.pause_form`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,7 +19,7 @@ from schemas.report import Report
 from schemas.review import Decision, DecisionsFile, ReviewEntry, ReviewForm, ReviewLog, SettledRecord
 from schemas.sheet import SheetSet
 from tasks.errors import InputError, validation_line
-from tasks.review.decisions import apply_decision, choices_for, get_field
+from tasks.review.decisions import apply_decision, choices_for, get_field, stale_decisions
 from tasks.review.notes import display_equations
 from tasks.write.outputs import REVIEW, written_by, written_entries
 
@@ -41,6 +41,8 @@ class ReviewRun:
     report: Report
     sources: list[str]
     entries: list[str]
+    stale: list[Decision] = field(default_factory=list)
+    """Recorded decisions taken on text the set no longer holds: not applied (:func:`load_run`)."""
 
     def current(self, skip: frozenset[int] | set[int] = frozenset()) -> SheetSet:
         """The set as the run settled it with every resolving decision so far applied, in
@@ -111,7 +113,20 @@ def load_run(out: str | Path) -> ReviewRun:
             sources.append((out / name).read_text(encoding="utf-8"))
     if not sources:
         raise InputError(str(out / "source.md"), "missing: a passage of the sheet cannot be checked without it")
-    return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries)
+    stale = stale_decisions(record.questions, log.decisions)  # taken on other text: reported, never applied
+    if stale:
+        log = log.model_copy(update={"decisions": [d for d in log.decisions if d not in stale]})
+    return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries,
+                     stale=stale)
+
+
+def stale_line(run: ReviewRun) -> str | None:
+    """One line naming the recorded decisions :func:`load_run` did not apply, or ``None``."""
+    if not run.stale:
+        return None
+    named = ", ".join(f"flag {d.flag} on {d.field}" for d in run.stale[:5]) + (" …" if len(run.stale) > 5 else "")
+    return (f"review     {len(run.stale)} recorded decision{'s' if len(run.stale) != 1 else ''} not applied: taken on "
+            f"text the set no longer holds ({named}); decide again")
 
 
 def flag_entry(run: ReviewRun, n: int, now: SheetSet | None = None) -> ReviewEntry:

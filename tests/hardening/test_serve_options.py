@@ -11,7 +11,10 @@ from deployments import serve
 CATEGORY = "7 one-line errors"
 
 
-@pytest.mark.parametrize("cron", ["61 * * * *", "* * *", "not a schedule", "0 3 * * * * * *", ""])
+@pytest.mark.parametrize("cron", ["61 * * * *", "* * *", "not a schedule", "0 3 * * * * * *", "",
+                                  # croniter (and so Prefect) took these: a sixth field of seconds, and days
+                                  # no such month has (the schedule never fires)
+                                  "* * * * * *", "0 3 * * * 0", "0 0 31 2 *", "0 0 30 2 *", "0 12 31 4,6,9,11 *"])
 def test_a_bad_cron_is_one_line_naming_the_option(cron, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # never reached: the check comes first
     assert serve.main(["--base", str(tmp_path), "--cron", cron]) == 2
@@ -21,6 +24,12 @@ def test_a_bad_cron_is_one_line_naming_the_option(cron, tmp_path, capsys, monkey
 
 def test_a_good_cron_passes_the_check():
     assert serve.check_cron("0 3 * * *") is None and serve.check_cron("*/5 * * * 1-5") is None
+    assert serve.check_cron("0 0 31 * *") is None and serve.check_cron("@daily") is None
+
+
+def test_a_cron_that_never_fires_says_so():
+    assert "never fires within a year" in serve.check_cron("0 0 31 2 *")
+    assert "6 fields" in serve.check_cron("* * * * * *")
 
 
 # attack8 unclear case: --sweep-out inside --corpus was accepted, so each scheduled sweep would

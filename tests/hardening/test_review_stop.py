@@ -1,0 +1,51 @@
+"""8. ``sheet2lambda review`` on the terminal, stopped by SIGTERM (or Ctrl-C) between two flags:
+it exited 143 with no line and the decisions already confirmed were lost (they are applied when
+the form ends). Now SIGTERM stops it as Ctrl-C does: the decisions taken so far are applied and
+recorded in ``review.json``, one line says so, exit 130; stopped before any, nothing is written."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from schemas.review import ReviewLog
+from tasks.review.form import build_form, load_run
+from tests.test_review import make_run
+
+CATEGORY = "8 interrupts and dead backends"
+
+
+def _answers_then(stop: int, first: str | None):
+    """The terminal's lines: ``first`` for the first flag (None: none), then the signal ``stop``
+    delivered to this process while the review waits for the next answer."""
+    if first is not None:
+        yield first
+    os.kill(os.getpid(), stop)
+    yield "never read"
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_stopped_terminal_review_keeps_the_decisions_taken_so_far(tmp_path, capsys, stop):
+    from flows.review import main
+
+    out = make_run(tmp_path)
+    first = build_form(load_run(out)).entries[0]
+    before = signal.getsignal(signal.SIGTERM)
+    code = main([str(out), "--terminal", "--backend", "none"], lines=_answers_then(stop, "keep"))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 130 and len(err) == 1 and "stopped: 1 decision taken so far applied and kept" in err[0]
+    log = ReviewLog.model_validate_json((out / "review.json").read_text())
+    assert [(d.field, d.choice) for d in log.decisions] == [(first.field, "keep")]
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back
+
+
+def test_a_terminal_review_stopped_before_any_decision_writes_nothing(tmp_path, capsys):
+    from flows.review import main
+
+    out = make_run(tmp_path)
+    code = main([str(out), "--terminal", "--backend", "none"], lines=_answers_then(signal.SIGTERM, None))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 130 and len(err) == 1 and "stopped: 0 decisions" in err[0] and "nothing written" in err[0]
+    assert not (out / "review.json").exists()
