@@ -118,8 +118,12 @@ def _keep_migrated_database() -> None:
     from prefect.settings import PREFECT_SERVER_DATABASE_CONNECTION_URL
 
     db = PREFECT_SERVER_DATABASE_CONNECTION_URL.value().split(":///", 1)[-1]
-    with sqlite3.connect(db) as src, sqlite3.connect(MIGRATED) as dst:
+    src, dst = sqlite3.connect(db), sqlite3.connect(MIGRATED)
+    try:
         src.backup(dst)  # consistent while the server runs
+    finally:
+        src.close()
+        dst.close()
 
 
 @pytest.fixture(scope="session")
