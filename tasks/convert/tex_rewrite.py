@@ -376,8 +376,10 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         beside = files_beside(nodes, Path(base_dir), set()) if base_dir and Path(base_dir).is_dir() else []
         texts = {p: read_text(p, [Path(base_dir)], errors="replace") for p in beside}  # the one opener
         resolved = tex_cond.resolve(source, {p.stem: t for p, t in texts.items()})
+        changed = resolved.source != source
         source, dropped = resolved.source, [hidden_note(what, body) for what, body in resolved.dropped]
-        nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
+        if changed:  # the same text parses to the same nodes: parsed again only when it changed
+            nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         for text in texts.values():
             learn_definitions(parse_nodes(text), ctx, from_sheet=False)
         learn_definitions(nodes, ctx, from_sheet=True)
@@ -387,7 +389,8 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         extra = [MacroSpec(d.name, ("[" if d.default is not None else "") + "{" * (d.nargs - (d.default is not None)))
                  for d in ctx.macros.values()] + [d.spec() for d in docs.values()] + tex_unknown.XPARSE_SPECS
         state = UnknownState(unknown=unknown or Unknown(), docs=docs, body_at=max(0, source.find("\\begin{document}")))
-        parsed = parse_nodes(source, extra)
+        # With no definition of the sheet's to know, ``extra`` is XPARSE_SPECS alone: the nodes above.
+        parsed = parse_nodes(source, extra) if ctx.macros or docs else nodes
         state.blocks = tex_unknown.block_counts(parsed, state.unknown)
         state.continued = tex_continued.continued(tex_unknown._sequences([x for x in parsed if x is not None]), source)
         editor = Editor(source, ctx, state)

@@ -59,6 +59,7 @@ def skipped(entries: list[dict]) -> Unknown:
     """The commands and environments pandoc's log (``--log`` JSON entries) says it skipped,
     layout and set-up commands (:func:`tasks.convert.checks.keep`) left out."""
     out = Unknown()
+    read: dict[str, tuple[str, int] | None] = {}  # a long sheet skips the same command hundreds of times
     for e in entries:
         text = e.get("contents")
         if e.get("type") != "SkippedContent" or not isinstance(text, str) or not text.startswith("\\"):
@@ -68,11 +69,13 @@ def skipped(entries: list[dict]) -> Unknown:
         if text.startswith("\\begin{") and "}" in text:
             out.envs.add(text[len("\\begin{"):text.index("}")])
             continue
-        nodes = parse_nodes(text)
-        if not nodes or not isinstance(nodes[0], LatexMacroNode):
+        if text not in read:
+            nodes = parse_nodes(text)
+            read[text] = (nodes[0].macroname, sum(1 for n in nodes[1:] if isinstance(n, LatexGroupNode))) \
+                if nodes and isinstance(nodes[0], LatexMacroNode) else None
+        if read[text] is None:
             continue
-        groups = sum(1 for n in nodes[1:] if isinstance(n, LatexGroupNode))
-        name = nodes[0].macroname
+        name, groups = read[text]
         out.macros[name] = max(out.macros.get(name, 0), groups)
     return out
 

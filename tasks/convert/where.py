@@ -5,6 +5,7 @@ field a loss sits in (:func:`tasks.settle.tiers.conversion_loss_flags`)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PICTURE = re.compile(r"\\begin\{(tikzpicture|pspicture|picture|axis)\}.*?\\end\{\1\}", re.S)
 """A drawing: its words are code, never the words before a loss."""
@@ -28,6 +29,7 @@ def unescaped_at(entries: list[dict]) -> frozenset[tuple[int, int]]:
                      and isinstance(e.get("line"), int) and isinstance(e.get("column"), int))
 
 
+@lru_cache(maxsize=4)  # asked once per log entry of the same sheet: thousands on a long one
 def document_line(source: str) -> int | None:
     """The 1-based line of ``\\begin{document}`` in ``source`` (comments ignored), or ``None``."""
     for i, line in enumerate(source.split("\n"), 1):
@@ -48,7 +50,7 @@ def words_before(source: str, line: int, column: int = 1, skipped: str = "", fir
     (the body), comments, command names, environment names and the names a command takes
     (labels, references, citation keys, files: :data:`_ENV_NAME`) left out, joined by spaces;
     ``""`` when there are none."""
-    lines = _PICTURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source).split("\n")  # no drawing's words
+    lines = _without_drawings(source)
     start = max(1, line)
     cut = lines[start - 1] if start - 1 < len(lines) else ""
     head = skipped.split("\n")[0].strip()
@@ -56,11 +58,17 @@ def words_before(source: str, line: int, column: int = 1, skipped: str = "", fir
     at = cut.rfind(head, 0, end + len(head)) if head else -1
     cut = cut[:at] if at >= 0 else cut[:end]
     words: list[str] = []
-    for text in [cut] + lines[max(0, first - 1):start - 1][::-1]:
+    for text in [cut, *lines[max(0, first - 1):start - 1][::-1]]:
         words[:0] = _WORD.findall(_ENV_NAME.sub(" ", strip_comment(text)))
         if len(words) >= NEAR_WORDS:
             break
     return " ".join(words[-NEAR_WORDS:])
+
+
+@lru_cache(maxsize=4)  # the same sheet for every log entry of it
+def _without_drawings(source: str) -> tuple[str, ...]:
+    """``source``'s lines with each drawing's characters made spaces (no drawing's words)."""
+    return tuple(_PICTURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source).split("\n"))
 
 
 _ENV_NAME = re.compile(r"\\(?:begin|end|label|ref|eqref|pageref|cref|Cref|autoref|cite[tp]?|includegraphics|input|include)"

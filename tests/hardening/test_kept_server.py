@@ -164,10 +164,12 @@ def _status(url: str, auth: str | None) -> int:
         return e.code
 
 
-def test_the_kept_server_refuses_a_request_without_its_credentials(home, monkeypatch):
+def test_the_kept_server_refuses_a_request_without_its_credentials(home, monkeypatch, migrated_database):
     """A real ``prefect server start`` as the command line starts it: another local user, who
-    cannot read the auth file, gets 401 for every API call (here: listing flows)."""
+    cannot read the auth file, gets 401 for every API call (here: listing flows). Its database
+    is migrated already (a first start on a new home is ``test_warm.py``'s)."""
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    migrated_database(home)
     url = server.start(port=server.free_port(), timeout=300)
     try:
         flows = url + "/flows/filter"
