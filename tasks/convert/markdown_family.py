@@ -24,9 +24,10 @@ from tasks.convert.myst_inline import inline_myst
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 """Suffixes (lower case) of sheets read as markdown text, as they are."""
 
-CHUNKED = (".qmd", ".rmd")
-"""Suffixes of pandoc-markdown sheets whose fenced ``{r}``/``{python}`` blocks are chunks
-knitr or Quarto runs: read by pandoc (:mod:`tasks.convert.quarto`) after :func:`knitr_text`."""
+CHUNKED = (".qmd", ".rmd", ".jmd")
+"""Suffixes of pandoc-markdown sheets whose fenced ``{r}``/``{python}``/```` ```julia ```` blocks are
+chunks knitr, Quarto or Weave (Julia markdown, ``.jmd``) runs: read by pandoc
+(:mod:`tasks.convert.quarto`) after :func:`knitr_text`."""
 
 
 def student_text(suffix: str, text: str) -> str:
