@@ -1404,6 +1404,34 @@ local function block_units(b, units)
       head = head:match('^(.-%d+)%.%s') or head
       if not (named and head:match('^%u') and words_in(head) <= 4 and marker_of(head)) then named = false end
     end
+    -- bullets that each hold their own worked solution (a `solution` div in every item: a
+    -- site's collapsed answer after each task, tasks/convert/details.py): each bullet is a
+    -- part, unlabelled as printed, and the div its solution
+    local answered = #b.content >= 2 and not labelled
+    for _, item in ipairs(b.content) do
+      local has = false
+      for _, blk in ipairs(item) do
+        if blk.t == 'Div' and is_answer_class(blk.classes) then has = true end
+      end
+      if not has then answered = false; break end
+    end
+    if answered then
+      for _, item in ipairs(b.content) do
+        local texts, asked, sols = {}, {}, {}
+        for _, blk in ipairs(item) do
+          if blk.t == 'Div' and is_answer_class(blk.classes) then
+            sols[#sols + 1] = sol_unit(sheet.text(blk.content))
+          else
+            asked[#asked + 1] = blk
+            local t = sheet.text_of(blk)
+            if trim(t) ~= '' then texts[#texts + 1] = t end
+          end
+        end
+        units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = table.concat(texts, '\n\n'), whole = sheet.text(asked) }
+        for _, s in ipairs(sols) do units[#units + 1] = s end
+      end
+      return
+    end
     if named and not labelled then
       for _, item in ipairs(b.content) do
         local texts = {}
