@@ -2427,6 +2427,22 @@ local function lone_level(blocks, level)
   return n <= 1
 end
 
+-- The sheet's title written with a bare number (`# 18.330 Problem set 2`, a course number):
+-- the first heading, none other as shallow, its marker no question word, over two or more
+-- deeper headings whose markers all name their question word (`#### Exercise 1: …`). It is
+-- another kind than the questions' markers: the title, chrome.
+local function numbered_title(blocks, b)
+  if not lone_level(blocks, b.level) or not heading_text(b):match('^%d') then return false end
+  local worded = 0
+  for _, x in ipairs(blocks) do
+    if x.t == 'Header' and x ~= b and heading_marker(x) then
+      if x.level <= b.level or heading_text(x):match('^%d') then return false end
+      worded = worded + 1
+    end
+  end
+  return worded >= 2
+end
+
 -- The 'leaves' layout (`level`: the deeper of two heading levels): the sheet's tasks are
 -- its innermost sections. A heading at `level` whose section has text of its own (prose, not
 -- only code) opens a question; one with none (`### Use pivot functions` over a code chunk)
@@ -2585,6 +2601,7 @@ local function segment(blocks)
       -- heading followed by another (title, instructions) is chrome
       if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
       local num, title, prompt = heading_marker(b)
+      if num and markers and headings_seen == 0 and numbered_title(blocks, b) then num = nil end
       if num and markers then
         cur = new_question(qs, num, title, b.level)
         flush_stem(cur, b.level)
