@@ -24,7 +24,7 @@ from commandline.out_paths import (
     OUTPUT_MANIFEST, default_folder_out, holds_outputs, inside, out_above, out_apart, out_inside, out_over_inputs)
 from commandline.sheet_checks import text_problem
 
-DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
+DOCUMENT_SUFFIXES = (".tex", ".docx", ".qmd", ".rmd", ".jmd", ".md", ".markdown", ".ipynb", ".pdf")
 """Suffixes a sheet may have (:data:`tasks.convert.pairing.FORMAT_PREFERENCE`); the run
 itself says which it cannot read yet."""
 
@@ -67,7 +67,7 @@ BASE_HELP = ("resolve relative paths against this folder (default: the working f
 
 
 def _document(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", help="the sheet: .md, .qmd, .Rmd, .ipynb, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
+    p.add_argument("source", help="the sheet: .md, .qmd, .Rmd, .jmd, .ipynb, .tex, .docx, or .pdf (through Mathpix OCR, cached by the PDF's "
                    "bytes)")
     p.add_argument("--solutions", help="its solutions document (default: found beside SOURCE by name, e.g. "
                    "SHEET-solutions.tex)")
@@ -295,7 +295,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         need_file(args.source, "document")
         if not out and Path(args.source).suffix.lower() not in DOCUMENT_SUFFIXES:
             got = f"'{Path(args.source).suffix}'" if Path(args.source).suffix else "no suffix"
-            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .qmd, .Rmd, .ipynb, .tex, .docx, .pdf")
+            out.append(f"{args.source}: unsupported file type ({got}); supported: .md, .qmd, .Rmd, .jmd, .ipynb, .tex, .docx, .pdf")
         need_file(args.solutions, "solutions document")
         need_file(args.filter, "Lua filter")
         need_dir(args.replies, "folder of saved replies")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tasks.safe_json import json_loads
 
-TEXT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".tex"}
+TEXT_SUFFIXES = {".md", ".markdown", ".qmd", ".rmd", ".jmd", ".tex"}
 """Sheets read as text: checked for UTF-8 and for text before Prefect starts."""
 
 TEXT_LIMIT = 2 << 20

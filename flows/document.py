@@ -104,7 +104,7 @@ def document_flow(
     (:func:`commandline.ends.failed`: its data a :class:`commandline.ends.RunFailed`).
 
     Args:
-        source: the sheet (.md, .qmd, .Rmd, .ipynb, .tex, .docx or .pdf); relative paths resolve against `base`.
+        source: the sheet (.md, .qmd, .Rmd, .jmd, .ipynb, .tex, .docx or .pdf); relative paths resolve against `base`.
         solutions: its solutions document (default: the file beside the sheet named SHEET-solutions, SHEET_solutions, ...).
         filter: a route B Lua filter (default: a saved or model-written one, else the best library filter).
         replies: a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json): those stages make no call.

@@ -169,6 +169,39 @@ def test_qmd_and_rmd_chunks_at_the_margin_stay_in_their_item_and_hidden_chunks_a
         assert "They show no pattern." in json.dumps(out[1]) and "slope" not in json.dumps(out[1])
 
 
+WEAVE = """---
+theme: Madrid
+---
+
+#### Exercise 1: Roots
+
+1. Plot $f$.
+
+```julia; echo=false
+using Plots
+```
+
+2. Iterate it:
+
+    ```julia
+    x = g(x)
+    ```
+
+```julia; term=true
+f(2)
+```
+"""
+
+
+def test_a_julia_markdown_sheet_is_read_as_weave_hands_it_to_pandoc():
+    text = to_markdown("pset.jmd", WEAVE.encode(), "questions").text
+    assert "Madrid" not in text and "using Plots" not in text and ";" not in text
+    assert "2.  Iterate it:\n\n    ``` julia\n    x = g(x)\n    ```" in text
+    assert "``` julia\nf(2)\n```" in text
+    out = read(text)
+    assert len(out) == 1 and len(out[0]["parts"]) == 2 and "x = g(x)" in out[0]["parts"][1]["content"]
+
+
 LETTERED = """1. A bank study.
     a. Write the hypotheses.
 
@@ -466,7 +499,7 @@ def test_a_word_footnote_is_written_after_its_paragraph():
 
 
 def test_every_format_is_supported_found_in_a_folder_and_paired_with_its_solutions(tmp_path):
-    for suffix in (".qmd", ".rmd", ".ipynb"):
+    for suffix in (".qmd", ".rmd", ".jmd", ".ipynb"):
         assert suffix in SUPPORTED
     names = ["week1.qmd", "week1-solutions.qmd", "lab2.Rmd", "lab2_solutions.Rmd", "nb3.ipynb", "nb3sol.ipynb"]
     for n in names:
@@ -495,12 +528,12 @@ def test_the_command_line_accepts_the_new_formats_and_checks_their_text(tmp_path
 
     from commandline.options import precheck
 
-    for name in ("a.qmd", "b.Rmd", "c.ipynb"):
+    for name in ("a.qmd", "b.Rmd", "c.ipynb", "d.jmd"):
         (tmp_path / name).write_text("1. A question.\n")
         assert precheck("document", [str(tmp_path / name)]).source == str(tmp_path / name)
     (tmp_path / "latin.Rmd").write_bytes("caf\xe9".encode("latin-1"))
     (tmp_path / "notes.odt").write_text("words")
-    for name, words in (("latin.Rmd", "not UTF-8"), ("notes.odt", "supported: .md, .qmd, .Rmd, .ipynb")):
+    for name, words in (("latin.Rmd", "not UTF-8"), ("notes.odt", "supported: .md, .qmd, .Rmd, .jmd, .ipynb")):
         with pytest.raises(SystemExit):
             precheck("document", [str(tmp_path / name)])
         assert words in capsys.readouterr().err

@@ -174,3 +174,73 @@ def test_myst_roles_number_questions_and_list_attributes_label_parts():
     # a roman style widens the marker and moves the item's other lines with it
     wide = inline_myst("{.lower-roman}\n1. one\n2. two\n3. three\n   on\n")
     assert wide == "i. one\nii. two\niii. three\n     on\n"
+
+
+# --- collapsed answers in raw HTML <details> --------------------------------------------
+
+DETAILS = """## Exercise 1
+
+Work in an R script.
+
+1. Compute $2 + 3$.
+
+<details><summary>Answer</summary>
+
+```r
+2 + 3
+```
+</details>
+
+2. Take its square root.
+
+<details><summary>Hint</summary>
+Look up `sqrt`.
+</details>
+
+<details><summary><b>Solution</b></summary>
+Use `sqrt(5)`.
+</details>
+
+## Exercise 2
+
+* Make a vector `x` of 1 and 2.
+
+$$x = (1, 2)$$
+
+<details><summary>Lösung</summary>
+
+```r
+x <- c(1, 2)
+```
+</details>
+
+* Add 1 to it.
+
+<details><summary>Lösung</summary>
+`x + 1`
+</details>
+"""
+
+
+def test_a_details_block_summarised_as_a_solution_is_the_solution_of_the_task_before_it():
+    text = to_markdown("tasks.md", DETAILS.encode(), "questions").text
+    assert "<summary>Answer" not in text and "<summary>Lösung" not in text
+    assert "<summary>Hint</summary>" in text  # a hint stays the student's text
+    assert "   ::: {.solution}\n\n   ```r\n   2 + 3\n   ```\n\n   :::" in text
+    assert "  $$x = (1, 2)$$" in text  # what stands between a task and its solution is the task's
+    out = read_and_pair_inferred(GENERAL, text, None)[0].model_dump()
+    assert [len(q["parts"]) for q in out] == [2, 2]
+    first, second = out
+    assert "2 + 3" in first["parts"][0]["worked_solution"] + first["parts"][0]["answer"]
+    assert "```" not in first["parts"][0]["content"] and "sqrt(5)" not in first["parts"][1]["content"]
+    assert "Look up" in first["parts"][1]["content"]
+    assert "x = (1, 2)" in second["parts"][0]["content"] and "c(1, 2)" not in second["parts"][0]["content"]
+    assert "x + 1" in second["parts"][1]["worked_solution"] + second["parts"][1]["answer"]
+
+
+def test_a_details_block_with_no_solution_summary_or_no_close_is_left_as_it_is():
+    from tasks.convert.details import solution_details
+    hint = "1. Do it.\n\n<details><summary>Tip</summary>\nThink.\n</details>\n"
+    assert solution_details(hint) == hint
+    unclosed = "1. Do it.\n\n<details><summary>Solution</summary>\nThink.\n"
+    assert solution_details(unclosed) == unclosed

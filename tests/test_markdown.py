@@ -112,7 +112,7 @@ def test_raw_latex_fence_in_markdown_is_reported():
     "name, data, words",
     [
         ("scan.pdf", b"%PDF-1.4 something", "Mathpix"),
-        ("notes.odt", b"words", ".md, .markdown, .qmd, .rmd, .tex, .docx, .ipynb"),
+        ("notes.odt", b"words", ".md, .markdown, .qmd, .rmd, .jmd, .tex, .docx, .ipynb"),
         ("README", b"words", "no suffix"),
         ("empty.md", b"", "empty"),
         ("blank.tex", b"  \n\n", "empty"),

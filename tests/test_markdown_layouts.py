@@ -375,3 +375,28 @@ def test_coverage_counts_no_front_matter_cell_breaks_or_wrapper_shortcodes():
     cut = markers_removed(md).split("\n")
     assert len(cut) == len(md.split("\n"))
     assert [ln for ln in cut if ln.strip()] == ["## 1.alpha", "Text.", "Quoted.", '{{< img src="a.png" >}}']
+
+
+COURSE_NUMBERED_TITLE = """# 18.330 Problem set 2
+
+## Deadline: Monday
+
+#### Exercise 1: Roots
+
+Find them.
+
+#### Exercise 2: Types
+
+1.  Define it.
+
+2.  Show it.
+"""
+
+
+def test_a_title_opening_with_a_course_number_over_worded_markers_is_no_question():
+    out = read(COURSE_NUMBERED_TITLE)
+    assert [(q.title, len(q.parts)) for q in out.root] == [("Roots", 0), ("Types", 2)]
+    assert "Problem set 2" not in everything(out)
+    # a numbered heading among other numbered headings stays a question
+    two = read("# 1. Sets\n\nName one.\n\n# 2. Maps\n\nName two.\n")
+    assert [q.title for q in two.root] == ["Sets", "Maps"]

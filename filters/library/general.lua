@@ -1404,6 +1404,34 @@ local function block_units(b, units)
       head = head:match('^(.-%d+)%.%s') or head
       if not (named and head:match('^%u') and words_in(head) <= 4 and marker_of(head)) then named = false end
     end
+    -- bullets that each hold their own worked solution (a `solution` div in every item: a
+    -- site's collapsed answer after each task, tasks/convert/details.py): each bullet is a
+    -- part, unlabelled as printed, and the div its solution
+    local answered = #b.content >= 2 and not labelled
+    for _, item in ipairs(b.content) do
+      local has = false
+      for _, blk in ipairs(item) do
+        if blk.t == 'Div' and is_answer_class(blk.classes) then has = true end
+      end
+      if not has then answered = false; break end
+    end
+    if answered then
+      for _, item in ipairs(b.content) do
+        local texts, asked, sols = {}, {}, {}
+        for _, blk in ipairs(item) do
+          if blk.t == 'Div' and is_answer_class(blk.classes) then
+            sols[#sols + 1] = sol_unit(sheet.text(blk.content))
+          else
+            asked[#asked + 1] = blk
+            local t = sheet.text_of(blk)
+            if trim(t) ~= '' then texts[#texts + 1] = t end
+          end
+        end
+        units[#units + 1] = { k = 'open', label = '', form = 'bullet', text = table.concat(texts, '\n\n'), whole = sheet.text(asked) }
+        for _, s in ipairs(sols) do units[#units + 1] = s end
+      end
+      return
+    end
     if named and not labelled then
       for _, item in ipairs(b.content) do
         local texts = {}
@@ -2399,6 +2427,22 @@ local function lone_level(blocks, level)
   return n <= 1
 end
 
+-- The sheet's title written with a bare number (`# 18.330 Problem set 2`, a course number):
+-- the first heading, none other as shallow, its marker no question word, over two or more
+-- deeper headings whose markers all name their question word (`#### Exercise 1: …`). It is
+-- another kind than the questions' markers: the title, chrome.
+local function numbered_title(blocks, b)
+  if not lone_level(blocks, b.level) or not heading_text(b):match('^%d') then return false end
+  local worded = 0
+  for _, x in ipairs(blocks) do
+    if x.t == 'Header' and x ~= b and heading_marker(x) then
+      if x.level <= b.level or heading_text(x):match('^%d') then return false end
+      worded = worded + 1
+    end
+  end
+  return worded >= 2
+end
+
 -- The 'leaves' layout (`level`: the deeper of two heading levels): the sheet's tasks are
 -- its innermost sections. A heading at `level` whose section has text of its own (prose, not
 -- only code) opens a question; one with none (`### Use pivot functions` over a code chunk)
@@ -2557,6 +2601,7 @@ local function segment(blocks)
       -- heading followed by another (title, instructions) is chrome
       if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
       local num, title, prompt = heading_marker(b)
+      if num and markers and headings_seen == 0 and numbered_title(blocks, b) then num = nil end
       if num and markers then
         cur = new_question(qs, num, title, b.level)
         flush_stem(cur, b.level)

@@ -1,4 +1,5 @@
-r"""Code chunks of Quarto (``.qmd``) and R Markdown (``.Rmd``) sheets, as the student sees them.
+r"""Code chunks of Quarto (``.qmd``), R Markdown (``.Rmd``) and Weave (Julia markdown, ``.jmd``) sheets,
+as the student sees them.
 
 Two things a literal reading of such a sheet gets wrong, fixed here on the text:
 
@@ -24,11 +25,13 @@ Two things a literal reading of such a sheet gets wrong, fixed here on the text:
   content in list items": a block indented to the content column continues the item).
 - **Chunk headers.** pandoc does not know knitr's ```` ```{r label, echo=TRUE} ````; knitr
   hands it the chunk as ```` ```r ```` with Quarto's ``#|`` option lines taken out, and so
-  does :func:`student_chunks`.
+  does :func:`student_chunks`; Weave's ```` ```julia; echo=false ```` (options after a
+  semicolon, no braces) likewise becomes ```` ```julia ````.
 - **Chunks the student never sees.** knitr and Quarto print neither the code nor its
   output of a chunk with ``include: false`` / ``include=FALSE``, and not the code of one
   with ``echo: false`` / ``echo=FALSE`` (knitr's chunk options; Quarto's ``#|`` comment
-  options): such a chunk is left out (its output, never run here, is not in the sheet).
+  options; Weave's ``echo=false``): such a chunk is left out (its output, never run here,
+  is not in the sheet).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _ITEM = re.compile(r"^(?P<indent> *)(?:[-*+]|\(?(?:\d{1,9}|[a-zA-Z]|[ivxlcdm]{1,6}|@[\w-]*)[.)])(?P<gap> {1,4})\S")
 """A list item's marker (pandoc markdown's: bullets, numbers, letters, roman numerals,
 example lists ``(@)``), its indentation and the gap to its content."""
-_OPTION_HEAD = re.compile(r"\b(include|echo)\s*=\s*(FALSE|F)\b")
+_OPTION_HEAD = re.compile(r"\b(include|echo)\s*=\s*(FALSE|F|false)\b")
 _OPTION_LINE = re.compile(r"^\s*#\|\s*(include|echo)\s*:\s*false\s*$", re.I)
 
 
@@ -120,7 +123,10 @@ def _blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
     return out
 
 
-_HEADER = re.compile(r"^(?P<lead> {0,3}(?:`{3,}|~{3,}))[ \t]*\{[ \t]*(?P<engine>[A-Za-z][\w.-]*)[^}]*\}[ \t]*$")
+_HEADER = re.compile(r"^(?P<lead> {0,3}(?:`{3,}|~{3,}))[ \t]*(?:\{[ \t]*(?P<engine>[A-Za-z][\w.-]*)[^}]*\}"
+                     r"|(?P<weave>[A-Za-z][\w.-]*)[ \t]*;[^`]*)[ \t]*$")
+"""A chunk header knitr or Quarto rewrites (```` ```{r label, echo=TRUE} ````) or Weave's
+```` ```julia; term=true ```` (the engine, a semicolon, options)."""
 
 
 def _as_knitr_writes(chunk: list[str]) -> list[str]:
@@ -128,11 +134,11 @@ def _as_knitr_writes(chunk: list[str]) -> list[str]:
     if not m:
         return chunk
     body = [ln for ln in chunk[1:] if not re.match(r"^\s*#\|", ln)]
-    return [m.group("lead") + m.group("engine"), *body]
+    return [m.group("lead") + (m.group("engine") or m.group("weave")), *body]
 
 
 def _hidden(chunk: list[str]) -> bool:
     info = _FENCE.match(chunk[0]).group("info")
-    if not info.strip().startswith("{"):
+    if not info.strip().startswith("{") and not re.match(r"\s*[A-Za-z][\w.-]*\s*;", info):
         return False  # a plain code block, not a chunk knitr runs
     return bool(_OPTION_HEAD.search(info)) or any(_OPTION_LINE.match(ln) for ln in chunk[1:])

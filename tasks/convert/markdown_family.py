@@ -3,7 +3,8 @@ before both routes read it: the student's version, in the markers of the contrac
 word added. (Quarto and R Markdown: :func:`knitr_text`, then :mod:`tasks.convert.quarto`.)
 
 In order: ``\\(…\\)``/``\\[…\\]`` maths as dollars (:func:`tasks.convert.mdmath.dollar_maths`);
-MyST directives
+``<details>`` blocks summarised as a solution as ``solution`` divs under their task
+(:func:`tasks.convert.details.solution_details`); MyST directives
 (:func:`tasks.convert.myst.directives`), roles and list attribute lines
 (:func:`tasks.convert.myst_inline.inline_myst`); LiaScript quizzes as task lists and parts
 (:func:`tasks.convert.liascript.liascript_quizzes`); a ``$`` used as a price escaped
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 
 from tasks.convert.chunks import student_chunks
+from tasks.convert.details import solution_details
 from tasks.convert.mdmath import dollar_maths, text_dollars
 from tasks.convert.liascript import liascript_quizzes
 from tasks.convert.myst import directives
@@ -24,21 +26,23 @@ from tasks.convert.myst_inline import inline_myst
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 """Suffixes (lower case) of sheets read as markdown text, as they are."""
 
-CHUNKED = (".qmd", ".rmd")
-"""Suffixes of pandoc-markdown sheets whose fenced ``{r}``/``{python}`` blocks are chunks
-knitr or Quarto runs: read by pandoc (:mod:`tasks.convert.quarto`) after :func:`knitr_text`."""
+CHUNKED = (".qmd", ".rmd", ".jmd")
+"""Suffixes of pandoc-markdown sheets whose fenced ``{r}``/``{python}``/```` ```julia ```` blocks are
+chunks knitr, Quarto or Weave (Julia markdown, ``.jmd``) runs: read by pandoc
+(:mod:`tasks.convert.quarto`) after :func:`knitr_text`."""
 
 
 def student_text(suffix: str, text: str) -> str:
     """``text`` of a markdown sheet (``.md``, ``.markdown``, a notebook's markdown cell; ``suffix``
     any case) as the student sees it (module docstring); never raises."""
-    return footnotes_after_reference(text_dollars(liascript_quizzes(inline_myst(directives(dollar_maths(text))))))
+    return footnotes_after_reference(text_dollars(liascript_quizzes(inline_myst(directives(
+        solution_details(dollar_maths(text)))))))
 
 
 def knitr_text(text: str) -> str:
     """``text`` of a ``.qmd``/``.Rmd`` as knitr hands it to pandoc (its chunks:
     :func:`tasks.convert.chunks.student_chunks`), with ``\\(…\\)`` maths as dollars."""
-    return student_chunks(dollar_maths(text))
+    return student_chunks(solution_details(dollar_maths(text)))
 
 
 _DEFINITION = re.compile(r"^\[\^(?P<label>[^\]\s]+)\]:")

@@ -160,7 +160,7 @@ def is_solutions_name(path: Path) -> bool:
     return bool(_SEPARATED.search(stem) or _BARE.search(stem) or stem.lower().startswith("solutions"))
 
 
-FORMAT_PREFERENCE = (".tex", ".docx", ".qmd", ".rmd", ".md", ".markdown", ".ipynb", ".pdf")
+FORMAT_PREFERENCE = (".tex", ".docx", ".qmd", ".rmd", ".jmd", ".md", ".markdown", ".ipynb", ".pdf")
 """A sheet held in several formats is converted once, from the first of these it has (lower
 case; a Quarto or R Markdown source before the markdown rendered from it, a Jupytext ``.md``
 before its notebook)."""
