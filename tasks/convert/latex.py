@@ -324,6 +324,13 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
                                  for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
 
 
+def definition_of(node) -> Definition | tuple[str, str] | None:
+    """A definer node (``\\renewcommand{\\labelenumi}{…}``) read as the pre-pass reads the
+    sheet's definitions: a :class:`Definition`, ``(name, kind)`` for an environment or
+    theorem, ``None`` for any other node."""
+    return _definition(node) if isinstance(node, LatexMacroNode) else None
+
+
 def label_template(label: str) -> str:
     """An enumerate label (``(\\alph{enumi})``, ``\\roman*.``) as pandoc's enumerate
     option (``(a)``, ``i.``); empty when it has none of the counters."""
