@@ -11,16 +11,21 @@ Questions open at
     the number; a marker that is all its question has is its main text); a bold label
     ending in that marker word with no number (`**Programming Problem.**`); after the
     last of them, a paragraph opening with a bold bonus label (`**Extra Credit. [1 point]**
-    Show …`), titled by the label;
+    Show …`), titled by the label (anywhere, when the label names its problem: `**Extra
+    Credit A.**`); `**Problem 2(a)**`, `**Problem 2(b)**`: parts a, b of question 2;
+    a bold sentence opening with a bare number (`**65 minutes. No book.**`) is none;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
     questions; text between two lists leads into the next question, text under a
     section heading into the section's next question when sections group the
-    questions, a remark before a heading ends the question before it), or — when
+    questions, a remark before a heading ends the question before it;
+    a list of capitals `A.` after a horizontal rule that ends such a list goes on as
+    questions `A`, `B`, not parts of the last one), or — when
     numbered lists restart at 1 after paragraphs and the sheet never numbers its items
     as questions (a list resuming at N > 1, items with numbered lists of their own) —
     a paragraph followed by a numbered list of its parts;
-  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
+  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a (a
+    bold `**SOLUTION**` run-in and `**END**` that frame a key's answer are cut);
   * with no marker in the document, headings that are only a part label (`## a)`)
     make the headings one level up (`# Title`, unnumbered) questions: the heading
     layout of exercise pages (title: the heading text, attributes cut);
