@@ -11,16 +11,21 @@ Questions open at
     the number; a marker that is all its question has is its main text); a bold label
     ending in that marker word with no number (`**Programming Problem.**`); after the
     last of them, a paragraph opening with a bold bonus label (`**Extra Credit. [1 point]**
-    Show …`), titled by the label;
+    Show …`), titled by the label (anywhere, when the label names its problem: `**Extra
+    Credit A.**`); `**Problem 2(a)**`, `**Problem 2(b)**`: parts a, b of question 2;
+    a bold sentence opening with a bare number (`**65 minutes. No book.**`) is none;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
     questions; text between two lists leads into the next question, text under a
     section heading into the section's next question when sections group the
-    questions, a remark before a heading ends the question before it), or — when
+    questions, a remark before a heading ends the question before it;
+    a list of capitals `A.` after a horizontal rule that ends such a list goes on as
+    questions `A`, `B`, not parts of the last one), or — when
     numbered lists restart at 1 after paragraphs and the sheet never numbers its items
     as questions (a list resuming at N > 1, items with numbered lists of their own) —
     a paragraph followed by a numbered list of its parts;
-  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a;
+  * in a solutions text, a paragraph opening `1(a)`, `2b)`: question 1 part a (a
+    bold `**SOLUTION**` run-in and `**END**` that frame a key's answer are cut);
   * with no marker in the document, headings that are only a part label (`## a)`)
     make the headings one level up (`# Title`, unnumbered) questions: the heading
     layout of exercise pages (title: the heading text, attributes cut);
@@ -166,6 +171,8 @@ local function strip_points(s)
     changed = false
     for _, pat in ipairs({
       '^%(%s*%d+[%.,]?%d*%s*[%a\128-\255%.]*%s*%)%s*', '^%[%s*%d+[%.,]?%d*%s*[%a\128-\255%.]*%s*%]%s*',
+      -- in emphasis inside the brackets: `(*4 pts*)` (a points macro's `\emph`)
+      '^%(%*%s*%d+[%.,]?%d*%s*[%a\128-\255%.]*%s*%*%)%s*',
     }) do
       local a, b = s:find(pat)
       if a then
@@ -223,6 +230,12 @@ local function marker_of(text)
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
   end
+  -- `Problem 2(a)`: part (a) of question 2 named in the marker (a sheet with no stem for
+  -- question 2 marks each of its parts so); the number keeps the label (`2(a)`)
+  local part, after = (rest or ''):match('^%((%l)%)(.*)$')
+  if word and is_question_word(word) and part and num:match('^%d+$') and (after == '' or after:match('^[%s%.:,;]')) then
+    return num .. '(' .. part .. ')', clean_title(after)
+  end
   -- a qualifier before the question word, both capitalised as a label is: `Optional
   -- Question 1`, `Bonus Problem 3` (not a citation such as `Taylor exercise 1.39`)
   -- (an answer word is no qualifier: `Answers Q2 and Q3` names the questions it answers)
@@ -236,7 +249,9 @@ local function marker_of(text)
   num, delim, rest = text:match('^(%d+[%.%d]*)([%.%):]?)%s+(.*)$')
   -- a title may start with a number when a delimiter closes the marker (`1. 2021 Season`);
   -- `1.5 2.5` is no marker
-  if num and (not rest:match('^%d') or delim ~= '' or num:match('^%d+%.$')) then
+  -- (a bold sentence that opens with a bare number is no marker: `**65 minutes. No book.**`)
+  if num and (not rest:match('^%d') or delim ~= '' or num:match('^%d+%.$'))
+    and not (delim == '' and num:match('^%d+$') and rest:match('%.%s')) then
     return (num:gsub('%.$', '')), clean_title(rest)
   end
   num = text:match('^(%d+[%.%d]*)[%.%):]?$')
@@ -853,15 +868,17 @@ end
 -- A paragraph opening with a bold bonus label, points aside (`**Extra Credit. [1 point]**
 -- Show …`, `**Bonus:** …`): the label (the question's title) and the paragraph's text
 -- after it, else nil.
-local function bold_bonus(b)
+-- (`lettered`: also a label that names its bonus problem, `Extra Credit A`, `Bonus 2`)
+local function bold_bonus(b, lettered)
   if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] or b.content[1].t ~= 'Strong' then return nil end
   local label = trim(pandoc.utils.stringify(b.content[1]))
   local plain = trim((label:gsub('%s*[%(%[][^%)%]]*[%)%]]%s*$', ''):gsub('[%.:]$', '')))
   if #plain == 0 or #plain > 40 then return nil end
   for _, w in ipairs(BONUS_WORDS) do
-    if plain:lower() == w then
+    if plain:lower() == w or (lettered and plain:lower():sub(1, #w + 1) == w .. ' '
+        and plain:sub(#w + 2):match('^%w%w?$')) then
       local rest = sheet.text_of(b):match('^%*%*.-%*%*(.*)$') or ''
-      return plain, trim((rest:gsub('^[ \t]*[%.:]?[ \t]*', '')))
+      return plain, strip_points(trim((rest:gsub('^[ \t]*[%.:]?[ \t]*', ''))))
     end
   end
   return nil
@@ -1048,7 +1065,17 @@ local function label_units(text, units)
   end
 end
 
+-- A key's bold run-in `**SOLUTION**` (no colon: Weave's sheets) opens the solution and a
+-- bold `**END**` closes it: in the solutions role neither is the solution's text.
+local function solution_frame(text)
+  if ROLE ~= 'solutions' then return text end
+  local t = trim(text)
+  t = t:match('^%*%*[Ss][Oo][Ll][Uu][Tt][Ii][Oo][Nn]%*%*%s*(.*)$') or t
+  return (t:gsub('%s*%*%*END%*%*$', ''))
+end
+
 local function text_unit(text, units)
+  text = solution_frame(text)
   if trim(text) == '' then return end
   local a = answer_line(text)
   if a then
@@ -1228,6 +1255,7 @@ local function block_units(b, units)
   if b.t == 'Header' then
     local t = heading_text(b):lower()
     local label, form = part_heading(b)
+    if ROLE == 'solutions' and trim(solution_frame(heading_text(b))) == '' then return end -- `## **END**`
     if ROLE == 'solutions' and (t:match('^solutions?%f[%W]') or t:match('^answers?%f[%W]') or t:match('^proof%f[%W]')) then
       units[#units + 1] = { k = 'solstart' }
     elseif ROLE == 'questions' and solution_heading(b) then
@@ -2277,8 +2305,33 @@ local function numbering_kind(blocks)
   return nil
 end
 
+-- Lists of letters that run on the sheet's questions after a rule: a top-level list
+-- of capitals (`A.`, `B.`) that follows a list of numbered questions with only a
+-- horizontal rule between them is a new run of questions, not parts of the last one (a
+-- worksheet's numbered tasks, a rule, then lettered tasks). Block → true; set per document.
+local RULED = {}
+
+local function ruled_runs(blocks)
+  local out, prev, rule = {}, nil, false
+  for _, b in ipairs(blocks) do
+    if b.t == 'HorizontalRule' then
+      rule = true
+    elseif b.t ~= 'RawBlock' then
+      local s = b.t == 'OrderedList' and b.listAttributes.style
+      if rule and s == 'UpperAlpha' and prev and (out[prev] or (prev.t == 'OrderedList'
+          and prev.listAttributes.style ~= 'LowerAlpha' and prev.listAttributes.style ~= 'UpperAlpha'
+          and prev.listAttributes.style ~= 'LowerRoman' and prev.listAttributes.style ~= 'UpperRoman')) then
+        out[b] = true
+      end
+      prev, rule = b, false
+    end
+  end
+  return out
+end
+
 local function is_question_list(b)
   local s = b.listAttributes.style
+  if RULED[b] then return true end
   if QUESTION_KIND and list_kind(b) ~= QUESTION_KIND then return false end
   return s ~= 'LowerAlpha' and s ~= 'UpperAlpha' and s ~= 'LowerRoman' and s ~= 'UpperRoman'
 end
@@ -2490,6 +2543,7 @@ local function segment(blocks)
   local answers = nil
   html_capture = nil
   QUESTION_KIND = numbering_kind(blocks)
+  RULED = ruled_runs(blocks)
   local markers = has_markers(blocks)
   local numbered = ROLE == 'solutions' and numbered_solutions(blocks)
   local qlevel = not markers and not numbered and heading_layout(blocks)
@@ -2646,6 +2700,15 @@ local function segment(blocks)
       local text = trim(rest) ~= '' and rest or title
       if prompt and prompt ~= '' then text = trim(prompt .. '\n\n' .. rest) end
       cur.units[#cur.units + 1] = { k = 'open', label = num, form = 'marker', text = text }
+    elseif markers and bold_marker(b) and select(1, bold_marker(b)):match('^%d+%(%l%)$') then
+      -- `**Problem 2(b)**`: a part of question 2, which the marker of its part (a) opened
+      local num, _, rest = bold_marker(b)
+      local n, l = num:match('^(%d+)%((%l)%)$')
+      if not cur or cur.number ~= n then
+        cur = new_question(qs, n, '', 99)
+        flush_stem(cur, 99)
+      end
+      cur.units[#cur.units + 1] = { k = 'open', label = l, form = 'alpha', text = solution_frame(rest) }
     elseif markers and bold_marker(b) then
       local num, title, rest, prompt = bold_marker(b)
       cur = new_question(qs, num, title, 99)
@@ -2666,10 +2729,13 @@ local function segment(blocks)
       -- does not number (its number is its place)
       cur = new_question(qs, '', unnumbered_marker(b, bold_words), 99)
       flush_stem(cur, 99)
-    elseif markers and ROLE == 'questions' and cur and last_marker and bi > last_marker and bold_bonus(b) then
+    elseif markers and ROLE == 'questions' and cur and last_marker and (bi > last_marker and bold_bonus(b)
+        or bold_bonus(b, true)) then
+      -- (a bonus problem the sheet names with a letter of its own, `**Extra Credit A.**`, is
+      -- one wherever it stands, between numbered questions too)
       -- `**Extra Credit. [1 point]** Show …` after the sheet's last numbered question: a
       -- question of its own the sheet does not number, titled by its label
-      local title, rest = bold_bonus(b)
+      local title, rest = bold_bonus(b, true)
       cur = new_question(qs, '', title, 99)
       if rest ~= '' then text_unit(rest, cur.units) end
     elseif markers and cur and continues_numbering(b, cur) then
@@ -2688,7 +2754,8 @@ local function segment(blocks)
       and not (paragraphs and cur) then
       local start = b.listAttributes.start or 1
       for i, item in ipairs(b.content) do
-        cur = new_question(qs, tostring(start + i - 1), group, 99)
+        local n = start + i - 1
+        cur = new_question(qs, RULED[b] and ALPHA:sub(n, n):upper() or tostring(n), group, 99)
         cur.group = group ~= ''
         if i == 1 then flush_lead(cur) end
         local from = #cur.units + 1

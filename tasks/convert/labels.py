@@ -91,3 +91,36 @@ def split_keys(opt: str) -> list[str]:
     return [k for k in out if k.strip()]
 
 
+
+
+_LITERAL = re.compile(r"([(\[]?)([b-hj-zB-HJ-Z])([)\].:]?)")
+
+
+def literal_start(option: str, items: int) -> tuple[str, int] | None:
+    """The short label of the enumerate package (``\\begin{enumerate}[(d)]``) when its letter
+    is no counter (only ``a A i I 1`` count there, so ``(d)`` prints "(d)" at each item), on a
+    list of one item: pandoc's template (``(a)``) and start (4). An Org-mode export writes a
+    result list split per letter so; several items all printed "(d)" are left as they are
+    (``None``)."""
+    m = _LITERAL.fullmatch(option.strip())
+    if not m or items != 1:
+        return None
+    letter = m.group(2)
+    style = "a" if letter.islower() else "A"
+    return f"{m.group(1)}{style}{m.group(3)}", _STYLES["a"].index(letter.lower()) + 1
+
+
+def scoped_label(env, depth: int, template, definition) -> str:
+    """The list label a ``\\renewcommand{\\labelenumi}{…}`` inside the list itself (before its
+    first ``\\item``) sets, as pandoc's enumerate option (``A.``): TeX keeps it to that list,
+    so two lists of one sheet each print their own (bold 1.–3., then A.–B.). ``template``
+    turns a label's TeX into the option (:func:`tasks.convert.latex.label_template`),
+    ``definition`` reads a definer node; "" when the list renews no label of its depth."""
+    name = "labelenum" + "i" * depth
+    for node in env.nodelist or []:
+        if getattr(node, "macroname", None) == "item":
+            break
+        d = definition(node) if getattr(node, "macroname", None) in ("renewcommand", "def") else None
+        if d is not None and getattr(d, "name", None) == name:
+            return template(d.body)
+    return ""

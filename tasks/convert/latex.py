@@ -28,7 +28,9 @@ change is an edit of a parsed node (a macro with its arguments, or an environmen
 - a list's items a class wraps in an environment (``blocksection``) are the list's, and a
   heading between items splits the list, numbered on (:mod:`tasks.convert.tex_lists`);
 - enumerate labels: enumitem ``label=(\alph*)``, ``start=N``, ``resume``, the
-  ``\labelenumi`` the sheet renews, and ``\item[(c)]`` labels that count on in one style
+  ``\labelenumi`` the sheet renews (inside a list: for that list alone), the enumerate
+  package's ``[(d)]`` on a one-item list (a letter that counts nothing: the item prints
+  "(d)"), and ``\item[(c)]`` labels that count on in one style
   become pandoc's list numbering (``[(a)]`` plus a start marker the conversion filter
   reads), in an ``itemize`` or ``description`` too; other ``\item[X]`` labels stay as
   text at the start of the item;
@@ -322,6 +324,13 @@ def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:
         elif m == "graphicspath":
             ctx.graphicspath += [g.nodelist[0].latex_verbatim().strip() if g.nodelist else ""
                                  for g in n.nodeargd.argnlist[0].nodelist if isinstance(g, LatexGroupNode)]
+
+
+def definition_of(node) -> Definition | tuple[str, str] | None:
+    """A definer node (``\\renewcommand{\\labelenumi}{…}``) read as the pre-pass reads the
+    sheet's definitions: a :class:`Definition`, ``(name, kind)`` for an environment or
+    theorem, ``None`` for any other node."""
+    return _definition(node) if isinstance(node, LatexMacroNode) else None
 
 
 def label_template(label: str) -> str:

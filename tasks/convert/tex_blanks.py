@@ -6,7 +6,9 @@ pre-pass does: :mod:`tasks.convert.latex`).
   becomes a visible blank (:data:`tasks.convert.tex_answers.BLANK`): pandoc drops the
   spacing, turns an inline rule into a horizontal rule that splits the paragraph, and skips
   the fills, leaving "the unit of force is the .". A rule or fill on a line of its own is a
-  separator, and left to pandoc.
+  separator: left to pandoc, but for ``\hrulefill``, which pandoc skips and which becomes
+  ``\hrule`` (a horizontal rule, as pandoc reads that), so that the reader sees the break
+  between two runs of questions.
 - A layout command that takes no argument in LaTeX (``\noindent``, ``\medskip``, ``\quad``
   …: :data:`LAYOUT_NO_ARG`) right before a brace group is cut: pandoc skips
   it *with* the group (``\noindent{\bf Problem 3.}`` lost the heading).
@@ -99,7 +101,9 @@ def blank(ed, n: LatexMacroNode, in_math: bool) -> bool:
         end = max(a.pos + a.len for a in args)
     elif m in FILLS:
         if not in_a_line(ed.src, n.pos, end):
-            return False
+            if m == "hrulefill" and not in_math:  # a rule across the page, skipped by pandoc: \hrule
+                ed.edit(n.pos, end, "\\hrule")
+            return m == "hrulefill" and not in_math
     else:
         return False
     ed.edit(n.pos, end, BLANK if in_math else f"${BLANK}$")

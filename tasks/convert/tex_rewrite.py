@@ -34,6 +34,7 @@ from tasks.convert.latex import (
     Prepared,
     TexContext,
     arg_text,
+    definition_of,
     end_of_args,
     files_beside,
     label_template,
@@ -41,7 +42,7 @@ from tasks.convert.latex import (
     parse_nodes,
     plain_lines,
 )
-from tasks.convert.labels import label_sequence, split_keys, word_numbers
+from tasks.convert.labels import label_sequence, literal_start, scoped_label, split_keys, word_numbers
 from tasks.convert.siunitx import SIUNITX, siunitx_maths
 from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_options, tex_unknown
 from tasks.convert.opener import read_text
@@ -322,7 +323,7 @@ class Editor(ListEdits, CountingMacros):
                     elif k in ("resume", "resume*"):
                         resume = True
             else:
-                tmpl = opt.strip()
+                tmpl, start = literal_start(opt, len(self.items(n))) or (opt.strip(), 1)
         items = self.items(n)
         labels = [arg_text(it, 0) for it in items]
         if items and all(lab is not None for lab in labels):
@@ -335,6 +336,7 @@ class Editor(ListEdits, CountingMacros):
                 self.item_labels_as_text(n)
         elif any(lab is not None for lab in labels):
             self.item_labels_as_text(n)
+        tmpl = tmpl or scoped_label(n, depth, label_template, definition_of)
         if not tmpl and depth in self.ctx.label_enum:
             tmpl = self.ctx.label_enum[depth]
         if resume:

@@ -45,6 +45,7 @@ from tasks.read.lecture import lead_into_next, lecture_sections
 from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.named_sections import named_sections, unread
 from tasks.read.restated import without_restatements
+from tasks.read.retitled import retitled, retitled_flags
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
 from tasks.settle.markers import label_form, label_index
@@ -371,6 +372,7 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))
     if solutions is None:
         return best.questions, Pairing(flags=flags, layout=best.layout.name)
+    renamed = retitled(best.layout.level, questions_md, solutions_md) if best.layout.mode == "headings" else []
     if best.layout.mode == "leaves" and len(solutions) != len(best.questions):
         # a key laid out as its sheet (the sheet restated, each answer in its task's section):
         # read in the sheet's layout, it answers task by task
@@ -378,11 +380,13 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
         again = run_filter(source, solutions_md, "solutions", **limits)
         if len(again) == len(best.questions):
             solutions, s_numbers = again, numbering(source, solutions_md, "solutions", **limits)
-    elif mirrored(best.layout, questions_md, solutions_md) and len(solutions) < len(best.questions):
-        # the solutions copy the questions' sections, heading for heading: read them so
+    elif len(solutions) < len(best.questions) and (mirrored(best.layout, questions_md, solutions_md) or renamed):
+        # the solutions copy the questions' sections, heading for heading (or retitle them): read them so
         source = Layout("mirror", "headings", best.layout.level).prelude() + filter_source
         solutions = run_filter(source, solutions_md, "solutions", **limits)
         s_numbers = numbering(source, solutions_md, "solutions", **limits)
+    if renamed and len(solutions) == len(best.questions):
+        flags += retitled_flags(renamed)
     cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
     flags += answered_together(solutions, cut, s_numbers, best.numbers)
     merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)

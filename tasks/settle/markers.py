@@ -22,6 +22,9 @@ _PAREN_ITEM = re.compile(r"^\((\d+)\)(?:\s+|$)")
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+)\.?\s*(\d+(?:\.\d+)*[a-z]?)(.*)$")
 _BARE_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.):]?(?:\s+(.*))?$")
 _NUMBER_TITLE = re.compile(r"^(\d+)\.(?=[A-Za-z]{2})")
+_PART_NAMED = re.compile(r"^([A-Za-z]+)\.?\s*(\d+)\(([a-z])\)(?=[\s.:,;]|$)")
+"""``Problem 2(a)``: a marker naming part (a) of question 2 (the reader's ``**Problem 2(b)**``
+goes on in question 2)."""
 _DATE = re.compile(r"^\d{1,2}\.?\s+[^\W\d_]{3,}\.?,?\s+\d{2,4}\b")
 """A heading opening with a date (``5 Sep 23 - Activity``, ``31 August 2024``): a day, a month's
 name and a year, not a question number followed by a title."""
@@ -60,6 +63,9 @@ def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | 
     m = _WORD_NUMBER.match(text)
     if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0] in " \t.:),;"):
         return m.group(2).rstrip(".")
+    m = _PART_NAMED.match(text)
+    if m and m.group(1).lower() in words:
+        return m.group(2)
     m = _BARE_NUMBER.match(text)
     if m and (not (m.group(2) or "").startswith(tuple("0123456789")) or _DELIMITED.match(text)):
         return m.group(1).rstrip(".")  # ``1. 2021 Season``: a delimiter closes the number
@@ -190,7 +196,10 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
                 answers_at = n
         elif previous_blank and _BOLD.match(line):
             number = marker_number(_BOLD.match(line).group(1), words)
-            if number is not None:
+            if number is not None and found and found[-1].number == number and _PART_NAMED.match(
+                    _BOLD.match(line).group(1)):
+                pass  # ``**Problem 2(b)**`` after ``**Problem 2(a)**``: a part of the same question
+            elif number is not None:
                 found.append(Marker(n, number, line.strip()))
                 headed.append("bold")
             elif not solutions and _BONUS.match(_BOLD.match(line).group(1)):
