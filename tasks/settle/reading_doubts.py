@@ -235,7 +235,7 @@ RESTATED_SHARE = 0.75
 a prompt (perhaps reworded: ``both`` for ``all``), and is no solution lost."""
 
 
-def _lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> list[tuple[int, str]]:
+def lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> list[tuple[int, str]]:
     """The lines of the solutions document that no field quotes (:func:`uncovered_runs`),
     ``(1-based line, line)``, less those that say nothing lost: a restatement of the questions
     document (its words, folded, are there, or most of its words are: :data:`RESTATED_SHARE`),
@@ -272,12 +272,12 @@ def _spans(numbers: list[int]) -> str:
 
 
 def solution_text_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
-    """Lines of the solutions document in no field (:func:`_lost_lines`): one flag per question
+    """Lines of the solutions document in no field (:func:`lost_lines`): one flag per question
     they answer, by the solution markers' numbers; under no marker, one ``uncovered`` flag on
     the lines (under a marker naming no question, the solution-number check says so)."""
     if not solutions_md:
         return []
-    lost = _lost_lines(solutions_md, questions_md, questions)
+    lost = lost_lines(solutions_md, questions_md, questions)
     if not lost:
         return []
     markers = question_markers(solutions_md, solutions=True)

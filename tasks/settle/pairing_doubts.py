@@ -1,0 +1,112 @@
+"""Doubts of the audit (:mod:`tasks.settle.audit`) about how the solutions were paired with the
+questions, from what the sheet itself says, whatever its layout (issue 21: no misread without a
+flag on its question). Each is a ``structure`` flag on the question it concerns:
+
+- **a question left unanswered while solutions sit unpaired**: the set holds solutions the
+  reading could not put on a question of their own — a part with no prompt that holds a
+  solution (solutions paired by position past the question's own parts), or lines of the
+  solutions document that no field quotes (after the solutions' first marker, when they have
+  markers: their head answers no question) — and this question has no solution on any part,
+  while at least one other question has: its solution may be among those, read onto another
+  question or left out. One flag on each such question;
+- **a solution of the sheet in no field**: lines of the questions document that open a
+  solution (a ``<details>`` block whose summary names a solution, a line opening ``Solution``,
+  ``Answer``, ``Lösung`` …, a ``solution`` div) and are in no field, on the question whose text
+  they follow: its solution was not read, or not all of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemas.flags import Flag
+from schemas.sheet import SheetSet
+from tasks.settle.reading_doubts import lost_lines
+from tasks.settle.coverage import field_texts, uncovered_runs
+from tasks.settle.markers import question_markers
+from tasks.settle.source_lines import question_at
+from tasks.settle.section_doubts import solved
+
+KIND = "structure"
+
+
+def _surplus(questions: SheetSet) -> list[str]:
+    """``q2.p6``-style names of the parts with no prompt and no options that hold a solution (a
+    question of one part asks in its main text: its part has a prompt when that has words)."""
+    out = []
+    for qi, q in enumerate(questions.root):
+        parts = q.normalised_parts()
+        for pi, p in enumerate(parts):
+            prompt = p.content.strip() or p.options or (len(parts) == 1 and q.main_text.strip())
+            if not prompt and (p.answer.strip() or p.worked_solution.strip()):
+                out.append(f"q{qi + 1}.p{pi + 1}")
+    return out
+
+
+def unpaired_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
+    """A question with no solution on any part, in a set where another question has one, while
+    solutions sit unpaired (see the module): one flag on each such question; ``[]`` when no
+    solution is unpaired. ``solutions_md`` is the solutions document (``None``: the sheet's own
+    solutions only). Raises nothing."""
+    qs = questions.root
+    answered = [solved(q) for q in qs]
+    if not any(answered) or all(answered):
+        return []
+    surplus = _surplus(questions)
+    lost = lost_lines(solutions_md, questions_md, questions) if solutions_md else []
+    markers = question_markers(solutions_md, solutions=True) if lost else []
+    if markers:  # the solutions' own head (before their first marker) answers no question
+        lost = [(n, line) for n, line in lost if n >= markers[0].line]
+    if not surplus and not lost:
+        return []
+    where = []
+    if surplus:
+        shown = ", ".join(surplus[:4]) + (" …" if len(surplus) > 4 else "")
+        where.append(f"solutions on parts with no prompt ({shown})")
+    if lost:
+        where.append(f"{len(lost)} line{'s' if len(lost) > 1 else ''} of the solutions in no field (from line "
+                     f"{lost[0][0]})")
+    said = " and ".join(where)
+    return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+        f"question {qi + 1} has no solution, while the set holds solutions paired with no question of their own "
+        f"({said}): check the solutions for question {qi + 1}'s and put it on its parts, or keep it unanswered "
+        "if the sheet gives none"))
+        for qi in range(len(qs)) if not answered[qi]]
+
+
+_WORDS = r"(?:solutions?|answers?|worked\s+solutions?|lösung(?:en)?|antwort(?:en)?|soluci[oó]n(?:es)?|r[ée]ponses?|corrig[ée]s?)"
+_OPENER = re.compile(
+    r"<summary\b[^>]*>[^<]*\b" + _WORDS + r"\b"                       # <details><summary>Lösung</summary>
+    r"|^\W{0,4}" + _WORDS + r"\s*(?:\*\*|__)?\s*[:.]?(?:\*\*|__)?(?:\s|$)"  # Solution: / **Answer.**
+    r"|^\s*:{3,}\s*\{?[^}\n]*\.?(?:solution|answer)\b",                 # ::: {.solution}
+    re.I)
+_TAG = re.compile(r"<[^>]*>|\{[^}]*\}")
+LOST_CHARS = 10
+"""Letters and digits a run needs besides its opener to be a solution lost."""
+BEFORE = 2
+"""Lines before a run of lines in no field looked at for its opener (a ``<details>`` line that is
+chrome to the coverage count)."""
+
+
+def unread_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """Lines of the questions document in no field that open a solution (see the module), on the
+    question whose text starts last before them: one flag per question. Raises nothing."""
+    written = questions_md.splitlines()
+    flags, seen = [], set()
+    for a, b, run in uncovered_runs(questions_md, field_texts(questions)):
+        lines = written[max(0, a - 1 - BEFORE):b]
+        opener = next((ln.strip() for ln in lines if _OPENER.search(ln)), None)
+        # the solution's own text is lost, not only its opener (``Lösung`` in no field, the rest read)
+        body = "".join(_TAG.sub(" ", ln) for ln in run if not _OPENER.search(ln))
+        if len(re.sub(r"\W+", "", body)) < LOST_CHARS:
+            continue
+        qi = question_at(questions, questions_md, a) if opener else None
+        if qi is None or qi in seen:
+            continue
+        seen.add(qi)
+        opener = _TAG.sub(" ", opener).strip() or opener
+        flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+            f"lines {a}-{b} of the sheet, after question {qi + 1}'s text, open a solution ({opener[:50]!r}) and are in "
+            f"no field: question {qi + 1}'s solution was not read, or not all of it; check its parts' solutions "
+            "against the sheet")))
+    return flags

@@ -1,0 +1,79 @@
+"""The audit's doubts on how solutions and questions were paired and where the reading may have
+split the sheet wrongly (tasks/settle/pairing_doubts.py), on small sheets and readings of its
+own: each flags the misread question and leaves a faithful reading alone."""
+
+from __future__ import annotations
+
+from schemas.sheet import Part, Question, SheetSet
+from tasks.settle.audit import audit
+from tasks.settle.pairing_doubts import unpaired_flags, unread_solution_flags
+
+SHEET = ("## Pendulums\n\nA pendulum swings.\n\n(a) Find its period.\n\n(b) Find its frequency.\n\n"
+         "## Springs\n\nA spring stretches.\n\n(a) Find its constant.\n")
+
+
+def _fields(flags) -> list[str]:
+    return [f.field for f in flags]
+
+
+def test_a_question_left_unanswered_while_solutions_sit_on_parts_with_no_prompt_is_doubted():
+    # unnumbered solutions paired by position: the second question's answer ran on past the
+    # first question's two parts, onto a third part with no prompt; the second has none
+    misread = SheetSet([
+        Question(title="Pendulums", main_text="A pendulum swings.", parts=[
+            Part(content="Find its period.", answer="Two seconds."),
+            Part(content="Find its frequency.", answer="Half a hertz."),
+            Part(content="", answer="Forty newtons per metre.")]),
+        Question(title="Springs", main_text="A spring stretches.", parts=[Part(content="Find its constant.")]),
+    ])
+    flags = unpaired_flags(misread, SHEET, None)
+    assert _fields(flags) == ["q2"] and "q1.p3" in flags[0].reason and "question 2" in flags[0].reason
+    assert "q2" in _fields(audit(misread, SHEET, None))
+    # read right: the answer on the second question's part, nothing doubted
+    right = misread.model_copy(deep=True)
+    right.root[0].parts.pop()
+    right.root[1].parts[0].answer = "Forty newtons per metre."
+    assert unpaired_flags(right, SHEET, None) == []
+    # a question the sheet leaves unanswered, with no solution unpaired anywhere, is no doubt
+    right.root[1].parts[0].answer = ""
+    assert unpaired_flags(right, SHEET, None) == []
+
+
+def test_a_question_left_unanswered_while_lines_of_the_solutions_are_in_no_field_is_doubted():
+    reading = SheetSet([
+        Question(title="Pendulums", main_text="A pendulum swings.", parts=[
+            Part(content="Find its period.", answer="Two seconds."),
+            Part(content="Find its frequency.", answer="Half a hertz.")]),
+        Question(title="Springs", main_text="A spring stretches.", parts=[Part(content="Find its constant.")]),
+    ])
+    # the solutions retitle the second problem, so no marker pairs it: its text is in no field
+    solutions = ("# Answers\n\nWorked by the tutor.\n\n## Problem 1\n\n(a) Two seconds.\n\n(b) Half a hertz.\n\n"
+                 "## Problem 2\n\nHooke's law gives forty newtons per metre for the stretched spring.\n")
+    flags = unpaired_flags(reading, SHEET, solutions)
+    assert _fields(flags) == ["q2"] and "of the solutions in no field" in flags[0].reason
+    # the solutions' own head (before their first marker) is no solution of a question
+    head_only = "# Answers\n\nThe tutor worked these out in class.\n\n## Problem 1\n\n(a) Two seconds.\n\n(b) Half a hertz.\n"
+    assert unpaired_flags(reading, SHEET, head_only) == []
+
+
+def test_a_solution_block_of_the_sheet_in_no_field_is_doubted_on_the_question_it_follows():
+    sheet = ("## Aufgabe 1\n\nAdd two and three.\n\n<details><summary>Lösung</summary>\n\n"
+             "Two and three make five, as counting on the fingers shows.\n\n</details>\n\n"
+             "## Aufgabe 2\n\nMultiply two by three.\n\n<details><summary>Lösung</summary>\n\n"
+             "Two times three is six, three rows of two.\n\n</details>\n")
+    # the first block was not read: its question has no solution
+    misread = SheetSet([
+        Question(title="Aufgabe 1", main_text="Add two and three."),
+        Question(title="Aufgabe 2", main_text="Multiply two by three.",
+                 parts=[Part(worked_solution="Two times three is six, three rows of two.")]),
+    ])
+    flags = unread_solution_flags(misread, sheet)
+    assert _fields(flags) == ["q1"] and "Lösung" in flags[0].reason and "lines 5-7" in flags[0].reason
+    assert "q1" in _fields(audit(misread, sheet, None))
+    # both read: no doubt
+    right = misread.model_copy(deep=True)
+    right.root[0].parts = [Part(worked_solution="Two and three make five, as counting on the fingers shows.")]
+    assert unread_solution_flags(right, sheet) == []
+    # a line in no field that opens no solution is the coverage check's, not this doubt's
+    plain = sheet.replace("<details><summary>Lösung</summary>", "<details><summary>Hint</summary>")
+    assert unread_solution_flags(misread, plain) == []
