@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.audit import audit
+from tasks.settle.number_doubts import number_flags, points_title_flags
 from tasks.settle.pairing_doubts import unpaired_flags, unread_solution_flags
 
 SHEET = ("## Pendulums\n\nA pendulum swings.\n\n(a) Find its period.\n\n(b) Find its frequency.\n\n"
@@ -77,3 +78,45 @@ def test_a_solution_block_of_the_sheet_in_no_field_is_doubted_on_the_question_it
     # a line in no field that opens no solution is the coverage check's, not this doubt's
     plain = sheet.replace("<details><summary>Lösung</summary>", "<details><summary>Hint</summary>")
     assert unread_solution_flags(misread, plain) == []
+
+
+NUMBERED = ("**Problem 1** Sum two and three.\n\n**Problem 2** Sum four and five.\n\n"
+            "**Problem 3.1** Multiply two by three.\n\n**Problem 3.2** Multiply four by five.\n\n"
+            "**Problem 4** Halve ten.\n")
+
+
+def test_sub_numbered_questions_among_whole_numbers_are_doubted_as_parts_of_one():
+    asked = ["Sum two and three.", "Sum four and five.", "Multiply two by three.", "Multiply four by five.",
+             "Halve ten."]
+    misread = SheetSet([Question(main_text=t) for t in asked])
+    flags = number_flags(misread, NUMBERED)
+    assert _fields(flags) == ["q3", "q4"] and "question 3" in flags[0].reason
+    assert {"q3", "q4"} <= set(_fields(audit(misread, NUMBERED, None)))
+    # read as one question 3 of two parts: no question opens at 3.2, nothing doubted
+    right = SheetSet([Question(main_text=asked[0]), Question(main_text=asked[1]),
+                      Question(parts=[Part(content=asked[2]), Part(content=asked[3])]), Question(main_text=asked[4])])
+    assert number_flags(right, NUMBERED) == []
+    # a sheet numbered 1.1, 1.2, 2.1 throughout numbers in groups: no doubt
+    grouped = NUMBERED.replace("Problem 1**", "Problem 1.1**").replace("Problem 2**", "Problem 1.2**").replace(
+        "Problem 4**", "Problem 4.1**")
+    assert number_flags(misread, grouped) == []
+
+
+def test_a_first_marker_numbered_out_of_the_sheets_numbering_is_doubted():
+    sheet = ("**45 minutes. Calculators allowed.**\n\n**1.** Sum two and three.\n\n**2.** Sum four and five.\n\n"
+             "**3.** Halve ten.\n")
+    misread = SheetSet([Question(title="minutes", main_text="Calculators allowed."),
+                        Question(main_text="Sum two and three."), Question(main_text="Sum four and five."),
+                        Question(main_text="Halve ten.")])
+    flags = number_flags(misread, sheet)
+    assert _fields(flags) == ["q1"] and "45" in flags[0].reason
+    right = SheetSet(misread.root[1:])
+    assert number_flags(right, sheet) == []
+
+
+def test_a_title_that_is_the_questions_marks_is_doubted_and_a_name_is_not():
+    reading = SheetSet([Question(title="*4 pts*", main_text="Define a convex set."),
+                        Question(title="(10 marks)", main_text="Prove it."),
+                        Question(title="Convex sets", main_text="Define a convex function."),
+                        Question(title="4 pendulums", main_text="Time them.")])
+    assert _fields(points_title_flags(reading)) == ["q1.title", "q2.title"]
