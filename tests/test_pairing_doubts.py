@@ -7,7 +7,7 @@ from __future__ import annotations
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.audit import audit
 from tasks.settle.number_doubts import number_flags, points_title_flags
-from tasks.settle.pairing_doubts import unpaired_flags, unread_solution_flags
+from tasks.settle.pairing_doubts import referral_flags, unpaired_flags, unread_solution_flags
 
 SHEET = ("## Pendulums\n\nA pendulum swings.\n\n(a) Find its period.\n\n(b) Find its frequency.\n\n"
          "## Springs\n\nA spring stretches.\n\n(a) Find its constant.\n")
@@ -120,3 +120,13 @@ def test_a_title_that_is_the_questions_marks_is_doubted_and_a_name_is_not():
                         Question(title="Convex sets", main_text="Define a convex function."),
                         Question(title="4 pendulums", main_text="Time them.")])
     assert _fields(points_title_flags(reading)) == ["q1.title", "q2.title"]
+
+
+def test_a_solution_that_only_points_to_a_file_outside_the_sheet_is_doubted():
+    reading = SheetSet([Question(main_text="Code the solver.", parts=[
+        Part(content="Write it.", worked_solution="Please refer to `solver.jl` for the implementation."),
+        Part(content="Run it.", worked_solution="Running `solver.jl` on the grid gives $u(1) = 0.37$."),
+        Part(content="Say why.", worked_solution="See the lecture: the scheme is stable for small steps.")])])
+    flags = referral_flags(reading)
+    # the pointer alone is doubted; a solution with its result, and a pointer to no file, are not
+    assert _fields(flags) == ["q1.p1.worked_solution"] and "solver.jl" in flags[0].reason

@@ -12,7 +12,11 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
 - **a solution of the sheet in no field**: lines of the questions document that open a
   solution (a ``<details>`` block whose summary names a solution, a line opening ``Solution``,
   ``Answer``, ``Lösung`` …, a ``solution`` div) and are in no field, on the question whose text
-  they follow: its solution was not read, or not all of it.
+  they follow: its solution was not read, or not all of it;
+- **a solution that only points elsewhere**: a short answer or worked solution that sends the
+  student to a file or page outside the sheet (``Please refer to `ex2.jl` …``, ``see
+  https://…``) and holds no maths: the sheet may give no solution there, so the set holds a
+  pointer as one (on the field).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import re
 
 from schemas.flags import Flag
-from schemas.sheet import SheetSet
+from schemas.sheet import SheetSet, field_key
 from tasks.settle.reading_doubts import lost_lines
 from tasks.settle.coverage import field_texts, uncovered_runs
 from tasks.settle.markers import question_markers
@@ -109,4 +113,27 @@ def unread_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
             f"lines {a}-{b} of the sheet, after question {qi + 1}'s text, open a solution ({opener[:50]!r}) and are in "
             f"no field: question {qi + 1}'s solution was not read, or not all of it; check its parts' solutions "
             "against the sheet")))
+    return flags
+
+
+_REFERS = re.compile(r"\b(?:refer\s+to|see|look\s+at|voir|siehe|véase|consult)\b", re.I)
+_ELSEWHERE = re.compile(r"https?://|\b[\w-]+\.(?:jl|py|m|ipynb|r|rmd|c|cpp|f90|pdf|txt|csv|mat|nb|xlsx?)\b", re.I)
+POINTER_WORDS = 40
+"""A solution of more words than this says more than where to look."""
+
+
+def referral_flags(questions: SheetSet) -> list[Flag]:
+    """A short solution with no maths that sends the student to a file or a page outside the
+    sheet (see the module); one flag on each such field. Raises nothing."""
+    flags = []
+    for qi, q in enumerate(questions.root):
+        for pi, p in enumerate(q.normalised_parts()):
+            for name in ("answer", "worked_solution"):
+                text = getattr(p, name).strip()
+                if (text and "$" not in text and len(text.split()) <= POINTER_WORDS and _REFERS.search(text)
+                        and _ELSEWHERE.search(text)):
+                    flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=text, reason=(
+                        f"this solution only points to {_ELSEWHERE.search(text).group(0)!r}, outside the sheet: the "
+                        "sheet may give no solution here; keep it if the pointer is what students should see, else "
+                        "empty the field")))
     return flags
