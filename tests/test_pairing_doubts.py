@@ -7,7 +7,7 @@ from __future__ import annotations
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.audit import audit
 from tasks.settle.number_doubts import number_flags, points_title_flags
-from tasks.settle.pairing_doubts import referral_flags, unpaired_flags, unread_solution_flags
+from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
 
 SHEET = ("## Pendulums\n\nA pendulum swings.\n\n(a) Find its period.\n\n(b) Find its frequency.\n\n"
          "## Springs\n\nA spring stretches.\n\n(a) Find its constant.\n")
@@ -130,3 +130,17 @@ def test_a_solution_that_only_points_to_a_file_outside_the_sheet_is_doubted():
     flags = referral_flags(reading)
     # the pointer alone is doubted; a solution with its result, and a pointer to no file, are not
     assert _fields(flags) == ["q1.p1.worked_solution"] and "solver.jl" in flags[0].reason
+
+
+def test_a_solution_block_read_into_the_questions_text_is_doubted_on_that_field():
+    sheet = ("1. Add two and three.\n\n<details><summary>Lösung</summary>\n\n```r\n# Aufgabe 1 --\n2 + 3\n```\n\n"
+             "Two and three make five, as counting on shows.\n\n</details>\n\n2. Multiply two by three.\n")
+    misread = SheetSet([Question(main_text="Add two and three.\n\nTwo and three make five, as counting on shows."),
+                        Question(main_text="Multiply two by three.")])
+    flags = shown_solution_flags(misread, sheet)
+    # the comment line inside the code fence ends no block: the prose after it is still the solution's
+    assert _fields(flags) == ["q1.main_text"] and "line 3" in flags[0].reason
+    right = SheetSet([Question(main_text="Add two and three.",
+                               parts=[Part(worked_solution="Two and three make five, as counting on shows.")]),
+                      Question(main_text="Multiply two by three.")])
+    assert shown_solution_flags(right, sheet) == []

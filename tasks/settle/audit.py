@@ -50,7 +50,8 @@ their reasons joined:
   part naming none of its parts;
 - **how the solutions were paired** (:mod:`tasks.settle.pairing_doubts`): a question with no
   solution while solutions sit unpaired (on parts with no prompt, or in no field); lines of the
-  sheet in no field that open a solution (``<details><summary>Lösung``), on the question they follow; a short solution
+  sheet in no field that open a solution (``<details><summary>Lösung``), on the question they follow, or quoted in a
+  field students see (the solution read as the question's text); a short solution
   that only points to a file outside the sheet (``Please refer to `ex2.jl```);
 - **the sheet's numbering** (:mod:`tasks.settle.number_doubts`): sub-numbered markers (``5.1``,
   ``5.2``) among whole numbers each read as a question, a first marker numbered out of the
@@ -78,7 +79,7 @@ from tasks.settle.audit_markers import (
 )
 from tasks.settle.doubts import doubt_flags
 from tasks.settle.section_doubts import section_flags
-from tasks.settle.pairing_doubts import referral_flags, unpaired_flags, unread_solution_flags
+from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
 from tasks.settle.number_doubts import number_flags, points_title_flags
 from tasks.settle.reading_doubts import (
     blank_flags,
@@ -113,6 +114,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
                   + section_flags(questions) + unpaired_flags(questions, questions_md, solutions_md)
                   + unread_solution_flags(questions, questions_md) + referral_flags(questions)
+                  + shown_solution_flags(questions, questions_md)
                   + number_flags(questions, questions_md) + points_title_flags(questions)
                   + unmarked_flags(questions))
 

@@ -13,6 +13,9 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
   solution (a ``<details>`` block whose summary names a solution, a line opening ``Solution``,
   ``Answer``, ``Lösung`` …, a ``solution`` div) and are in no field, on the question whose text
   they follow: its solution was not read, or not all of it;
+- **a solution of the sheet read as the question's text**: the lines after a solution opener of
+  the sheet (up to its block's end, the next heading or opener) quoted in a field students see
+  (main text, a part's content): the solution read where the students see it (on the field);
 - **a solution that only points elsewhere**: a short answer or worked solution that sends the
   student to a file or page outside the sheet (``Please refer to `ex2.jl` …``, ``see
   https://…``) and holds no maths: the sheet may give no solution there, so the set holds a
@@ -136,4 +139,44 @@ def referral_flags(questions: SheetSet) -> list[Flag]:
                         f"this solution only points to {_ELSEWHERE.search(text).group(0)!r}, outside the sheet: the "
                         "sheet may give no solution here; keep it if the pointer is what students should see, else "
                         "empty the field")))
+    return flags
+
+
+_CLOSE = re.compile(r"^\s*(?:</details>|:{3,}\s*$|#{1,6}\s)", re.I)
+SHOWN_CHARS = 20
+"""Folded characters a line after a solution opener needs before its being in a field counts."""
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def shown_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """A field students see that quotes a line of a solution block of the sheet (see the
+    module): one flag per field, naming the opener's line. Raises nothing."""
+    written = questions_md.splitlines()
+    visible = [(field_key(qi, "main_text"), _fold(q.main_text)) for qi, q in enumerate(questions.root)]
+    visible += [(field_key(qi, "content", pi), _fold(p.content)) for qi, q in enumerate(questions.root)
+                for pi, p in enumerate(q.normalised_parts())]
+    flags, seen = [], set()
+    for i, line in enumerate(written):
+        if not _OPENER.search(line) or _TAG.sub(" ", line).strip().startswith(("#",)):
+            continue
+        in_code = False
+        for later in written[i + 1:]:
+            if re.match(r"^\s*(?:```|~~~)", later):
+                in_code = not in_code
+            elif not in_code and (_CLOSE.match(later) or _OPENER.search(later)):
+                break
+            key = _fold(_TAG.sub(" ", later))
+            if len(key) < SHOWN_CHARS:
+                continue
+            field = next((f for f, text in visible if key in text), None)
+            if field and field not in seen:
+                seen.add(field)
+                opener = _TAG.sub(" ", line).strip() or line.strip()
+                flags.append(Flag(field=field, kind=KIND, reason=(
+                    f"this field students see holds the sheet's solution under {opener[:40]!r} (line {i + 1}): the "
+                    "solution read into the question's text? move it to the part's solution")))
+                break
     return flags
