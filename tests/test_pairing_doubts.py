@@ -75,6 +75,11 @@ def test_a_solution_block_of_the_sheet_in_no_field_is_doubted_on_the_question_it
     right = misread.model_copy(deep=True)
     right.root[0].parts = [Part(worked_solution="Two and three make five, as counting on the fingers shows.")]
     assert unread_solution_flags(right, sheet) == []
+    # a question whose every part holds a solution read it another way (a key's answer as the
+    # option marked right): the opener's lines in no field are no doubt
+    other = misread.model_copy(deep=True)
+    other.root[0].parts = [Part(answer="5")]
+    assert unread_solution_flags(other, sheet) == []
     # a line in no field that opens no solution is the coverage check's, not this doubt's
     plain = sheet.replace("<details><summary>Lösung</summary>", "<details><summary>Hint</summary>")
     assert unread_solution_flags(misread, plain) == []

@@ -12,7 +12,8 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
 - **a solution of the sheet in no field**: lines of the questions document that open a
   solution (a ``<details>`` block whose summary names a solution, a line opening ``Solution``,
   ``Answer``, ``Lösung`` …, a ``solution`` div) and are in no field, on the question whose text
-  they follow: its solution was not read, or not all of it;
+  they follow, unless each of its parts holds a solution: its solution was not read, or not
+  all of it;
 - **a solution of the sheet read as the question's text**: the lines after a solution opener of
   the sheet (up to its block's end, the next heading or opener) quoted in a field students see
   (main text, a part's content): the solution read where the students see it (on the field);
@@ -95,6 +96,11 @@ BEFORE = 2
 chrome to the coverage count)."""
 
 
+def _all_answered(q) -> bool:
+    parts = q.normalised_parts() or list(q.parts)
+    return bool(parts) and all(p.answer.strip() or p.worked_solution.strip() or p.correct for p in parts)
+
+
 def unread_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     """Lines of the questions document in no field that open a solution (see the module), on the
     question whose text starts last before them: one flag per question. Raises nothing."""
@@ -108,8 +114,8 @@ def unread_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         if len(re.sub(r"\W+", "", body)) < LOST_CHARS:
             continue
         qi = question_at(questions, questions_md, a) if opener else None
-        if qi is None or qi in seen:
-            continue
+        if qi is None or qi in seen or _all_answered(questions.root[qi]):
+            continue  # (an answer read another way, a key's "True" as the option marked right, is read)
         seen.add(qi)
         opener = _TAG.sub(" ", opener).strip() or opener
         flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
