@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.audit import audit
-from tasks.settle.number_doubts import number_flags, points_title_flags
+from tasks.settle.number_doubts import headless_flags, number_flags, points_title_flags
 from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
 
 SHEET = ("## Pendulums\n\nA pendulum swings.\n\n(a) Find its period.\n\n(b) Find its frequency.\n\n"
@@ -149,3 +149,12 @@ def test_a_solution_block_read_into_the_questions_text_is_doubted_on_that_field(
                                parts=[Part(worked_solution="Two and three make five, as counting on shows.")]),
                       Question(main_text="Multiply two by three.")])
     assert shown_solution_flags(right, sheet) == []
+
+
+def test_a_first_question_under_no_heading_where_the_others_open_under_headings_is_doubted():
+    sheet = ("**Due Friday at noon**\n\n## Pendulums\n\nTime a pendulum.\n\n## Springs\n\nStretch a spring.\n\n"
+             "## Levers\n\nBalance a lever.\n")
+    misread = SheetSet([Question(main_text="**Due Friday at noon**"), Question(main_text="Time a pendulum."),
+                        Question(main_text="Stretch a spring."), Question(main_text="Balance a lever.")])
+    assert _fields(headless_flags(misread, sheet)) == ["q1"]
+    assert headless_flags(SheetSet(misread.root[1:]), sheet) == []

@@ -55,7 +55,8 @@ their reasons joined:
   that only points to a file outside the sheet (``Please refer to `ex2.jl```);
 - **the sheet's numbering** (:mod:`tasks.settle.number_doubts`): sub-numbered markers (``5.1``,
   ``5.2``) among whole numbers each read as a question, a first marker numbered out of the
-  sheet's numbering (``**65 minutes.**`` before ``1.``), a title that is only the marks.
+  sheet's numbering (``**65 minutes.**`` before ``1.``), a title that is only the marks, a first
+  question under no heading where every other opens under a heading of one level.
 
 Where a question starts is found by quoting: its first text is looked up in the markdown
 (markers cut as coverage cuts them, :func:`tasks.settle.coverage.markers_removed`), each
@@ -80,7 +81,7 @@ from tasks.settle.audit_markers import (
 from tasks.settle.doubts import doubt_flags
 from tasks.settle.section_doubts import section_flags
 from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
-from tasks.settle.number_doubts import number_flags, points_title_flags
+from tasks.settle.number_doubts import headless_flags, number_flags, points_title_flags
 from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
@@ -116,6 +117,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + unread_solution_flags(questions, questions_md) + referral_flags(questions)
                   + shown_solution_flags(questions, questions_md)
                   + number_flags(questions, questions_md) + points_title_flags(questions)
+                  + headless_flags(questions, questions_md)
                   + unmarked_flags(questions))
 
 

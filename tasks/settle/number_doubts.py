@@ -8,6 +8,8 @@ question). Each is a ``structure`` flag on the question it concerns:
 - **a first marker out of the sheet's numbering**: the sheet's first marker is numbered past
   1 (``**65 minutes.**``) and the next restarts at 1: a time, a total or a date read as a
   question marker, and what it opens read as a question? (on the question it opens);
+- **a first question under no heading**: every other question opens under a heading of one
+  level, the first under none: the sheet's head (deadlines, instructions) read as a question?
 - **a title that is points**: a question whose title is only a mark count (``*4 pts*``,
   ``(10 marks)``, ``5 points``): the marker's tail read as the title, and the question's
   start may be misplaced.
@@ -20,6 +22,7 @@ import re
 from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.settle.markers import question_markers
+from tasks.settle.reading_doubts import own_levels
 from tasks.settle.source_lines import SourceLines, question_starts
 
 KIND = "structure"
@@ -84,3 +87,18 @@ def points_title_flags(questions: SheetSet) -> list[Flag]:
         f"question {qi + 1}'s title {q.title.strip()!r} is its marks, not a name: the marker's points read as the "
         f"title, so question {qi + 1} may start elsewhere than the sheet's; check its start and its parts"))
         for qi, q in enumerate(questions.root) if _POINTS_TITLE.match(q.title.strip())]
+
+
+def headless_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
+    """The first question opening under no heading where each of the others (two or more) opens
+    under a heading of one level (see the module); raises nothing."""
+    if len(questions) < 3:
+        return []
+    levels = own_levels(questions, questions_md)
+    rest = set(levels[1:])
+    if levels[0] is not None or len(rest) != 1 or None in rest:
+        return []
+    return [Flag(field="q1", kind=KIND, reason=(
+        f"question 1 opens under no heading, while the sheet opens each of the other {len(questions) - 1} questions "
+        "under a heading of one level: the sheet's head (deadlines, instructions) read as a question? keep it if it "
+        "asks something"))]

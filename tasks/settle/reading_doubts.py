@@ -93,7 +93,7 @@ def _level(line: str) -> int:
     return len(line.strip()) - len(line.strip().lstrip("#"))
 
 
-def _own_levels(questions: SheetSet, questions_md: str) -> list[int | None]:
+def own_levels(questions: SheetSet, questions_md: str) -> list[int | None]:
     """Per question, the level of the heading that opens it in the sheet (the last heading,
     outside code, between the previous question's first text and its own), else ``None``."""
     src = SourceLines(questions_md)
@@ -124,7 +124,7 @@ def heading_flags(questions: SheetSet, questions_md: str | None = None) -> list[
     """A heading of the sheet inside a main text or a part's content (code left alone). With
     the sheet (``questions_md``), a heading deeper than the one that opens the question (its
     ``### Modeling`` under ``## Problem 3``) is a section of that question, not flagged."""
-    own = _own_levels(questions, questions_md) if questions_md is not None else [None] * len(questions)
+    own = own_levels(questions, questions_md) if questions_md is not None else [None] * len(questions)
     flags = []
     for qi, key, text in _visible(questions):
         heads = [ln.strip() for ln in _outside_code(text) if _HEADING.match(ln)]
