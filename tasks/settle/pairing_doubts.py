@@ -15,7 +15,8 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
   they follow, unless each of its parts holds a solution: its solution was not read, or not
   all of it;
 - **a solution of the sheet read as the question's text**: the lines after a solution opener of
-  the sheet (up to its block's end, the next heading or opener) quoted in a field students see
+  the sheet (up to its block's end, the next heading or opener; not a line the sheet holds
+  elsewhere too, as a code stub's ``import``) quoted in a field students see
   (main text, a part's content): the solution read where the students see it (on the field);
 - **a solution that only points elsewhere**: a short answer or worked solution that sends the
   student to a file or page outside the sheet (``Please refer to `ex2.jl` …``, ``see
@@ -164,6 +165,9 @@ def shown_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     visible = [(field_key(qi, "main_text"), _fold(q.main_text)) for qi, q in enumerate(questions.root)]
     visible += [(field_key(qi, "content", pi), _fold(p.content)) for qi, q in enumerate(questions.root)
                 for pi, p in enumerate(q.normalised_parts())]
+    counts: dict[str, int] = {}
+    for line in written:
+        counts[_fold(_TAG.sub(" ", line))] = counts.get(_fold(_TAG.sub(" ", line)), 0) + 1
     flags, seen = [], set()
     for i, line in enumerate(written):
         if not _OPENER.search(line) or _TAG.sub(" ", line).strip().startswith(("#",)):
@@ -175,8 +179,8 @@ def shown_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
             elif not in_code and (_CLOSE.match(later) or _OPENER.search(later)):
                 break
             key = _fold(_TAG.sub(" ", later))
-            if len(key) < SHOWN_CHARS:
-                continue
+            if len(key) < SHOWN_CHARS or counts.get(key, 0) > 1:
+                continue  # (a line the sheet also holds elsewhere, a stub's import, says nothing)
             field = next((f for f, text in visible if key in text), None)
             if field and field not in seen:
                 seen.add(field)
