@@ -47,7 +47,16 @@ their reasons joined:
   the sheet inside a field, several answer blanks in one field, a title that is the prompt, a
   solution opening with its question's words, solution text in no field (on the question it
   answers), a stem a range of questions shares left out, one solution after a question's last
-  part naming none of its parts.
+  part naming none of its parts;
+- **how the solutions were paired** (:mod:`tasks.settle.pairing_doubts`): a question with no
+  solution while solutions sit unpaired (on parts with no prompt, or in no field); lines of the
+  sheet in no field that open a solution (``<details><summary>Lösung``), on the question they follow, or quoted in a
+  field students see (the solution read as the question's text); a short solution
+  that only points to a file outside the sheet (``Please refer to `ex2.jl```);
+- **the sheet's numbering** (:mod:`tasks.settle.number_doubts`): sub-numbered markers (``5.1``,
+  ``5.2``) among whole numbers each read as a question, a first marker numbered out of the
+  sheet's numbering (``**65 minutes.**`` before ``1.``), a title that is only the marks, a first
+  question under no heading where every other opens under a heading of one level.
 
 Where a question starts is found by quoting: its first text is looked up in the markdown
 (markers cut as coverage cuts them, :func:`tasks.settle.coverage.markers_removed`), each
@@ -71,6 +80,8 @@ from tasks.settle.audit_markers import (
 )
 from tasks.settle.doubts import doubt_flags
 from tasks.settle.section_doubts import section_flags
+from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
+from tasks.settle.number_doubts import headless_flags, number_flags, points_title_flags
 from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
@@ -102,7 +113,11 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + whole_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
-                  + section_flags(questions)
+                  + section_flags(questions) + unpaired_flags(questions, questions_md, solutions_md)
+                  + unread_solution_flags(questions, questions_md) + referral_flags(questions)
+                  + shown_solution_flags(questions, questions_md)
+                  + number_flags(questions, questions_md) + points_title_flags(questions)
+                  + headless_flags(questions, questions_md)
                   + unmarked_flags(questions))
 
 

@@ -93,7 +93,7 @@ def _level(line: str) -> int:
     return len(line.strip()) - len(line.strip().lstrip("#"))
 
 
-def _own_levels(questions: SheetSet, questions_md: str) -> list[int | None]:
+def own_levels(questions: SheetSet, questions_md: str) -> list[int | None]:
     """Per question, the level of the heading that opens it in the sheet (the last heading,
     outside code, between the previous question's first text and its own), else ``None``."""
     src = SourceLines(questions_md)
@@ -124,7 +124,7 @@ def heading_flags(questions: SheetSet, questions_md: str | None = None) -> list[
     """A heading of the sheet inside a main text or a part's content (code left alone). With
     the sheet (``questions_md``), a heading deeper than the one that opens the question (its
     ``### Modeling`` under ``## Problem 3``) is a section of that question, not flagged."""
-    own = _own_levels(questions, questions_md) if questions_md is not None else [None] * len(questions)
+    own = own_levels(questions, questions_md) if questions_md is not None else [None] * len(questions)
     flags = []
     for qi, key, text in _visible(questions):
         heads = [ln.strip() for ln in _outside_code(text) if _HEADING.match(ln)]
@@ -235,7 +235,7 @@ RESTATED_SHARE = 0.75
 a prompt (perhaps reworded: ``both`` for ``all``), and is no solution lost."""
 
 
-def _lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> list[tuple[int, str]]:
+def lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> list[tuple[int, str]]:
     """The lines of the solutions document that no field quotes (:func:`uncovered_runs`),
     ``(1-based line, line)``, less those that say nothing lost: a restatement of the questions
     document (its words, folded, are there, or most of its words are: :data:`RESTATED_SHARE`),
@@ -272,12 +272,12 @@ def _spans(numbers: list[int]) -> str:
 
 
 def solution_text_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
-    """Lines of the solutions document in no field (:func:`_lost_lines`): one flag per question
+    """Lines of the solutions document in no field (:func:`lost_lines`): one flag per question
     they answer, by the solution markers' numbers; under no marker, one ``uncovered`` flag on
     the lines (under a marker naming no question, the solution-number check says so)."""
     if not solutions_md:
         return []
-    lost = _lost_lines(solutions_md, questions_md, questions)
+    lost = lost_lines(solutions_md, questions_md, questions)
     if not lost:
         return []
     markers = question_markers(solutions_md, solutions=True)
