@@ -197,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     from commandline.server import connect
 
     connect()
+    if "prefect.context" in sys.modules:  # check_cron imported Prefect, whose settings were read then:
+        import prefect.context  # read them again, with the server connect() chose and its credentials
+
+        prefect.context.refresh_global_settings_context()
     problem = api_problem(os.environ["PREFECT_API_URL"]) if os.environ.get("PREFECT_API_URL") else None
     if problem:  # a server that is not Prefect's, or refuses us: one line, not Prefect's traceback
         print(problem, file=sys.stderr)

@@ -6,12 +6,18 @@ import errno
 
 
 _CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7f, *range(0x80, 0xa0)]}
+BIDI_CONTROLS = frozenset([0x061c, 0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a)])
+"""Unicode's bidirectional formatting characters (UAX #9, "Explicit Directional Formatting" and the
+implicit marks): in a printed name they reorder what the terminal shows (``\\u202e`` shows
+``gnp.tes`` as ``set.png``; attacker round 10, C35)."""
+_CONTROLS.update({c: f"\\u{c:04x}" for c in BIDI_CONTROLS})
 
 
 def visible(text: object, keep_lines: bool = False) -> str:
     """``text`` with every control character (C0, DEL, C1: ESC, BEL, NUL, ...) written as
-    ``\\xNN``, so a file name can never drive the terminal (retitle it, clear it, colour it)
-    nor split a line or a CSV row; ``keep_lines`` keeps line breaks and tabs (a printed line's
+    ``\\xNN``, and every bidirectional formatting character (:data:`BIDI_CONTROLS`) as
+    ``\\uNNNN``, so a file name can never drive the terminal (retitle it, clear it, colour it),
+    reorder what it shows, nor split a line or a CSV row; ``keep_lines`` keeps line breaks and tabs (a printed line's
     own layout). Every message naming a path goes through it: :class:`InputError`'s file, each
     line :func:`commandline.logs.say` prints, the report's cells (attacker round 8, break9)."""
     table = {k: v for k, v in _CONTROLS.items() if not (keep_lines and k in (9, 10))}

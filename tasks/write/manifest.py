@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tasks.errors import InputError
+from tasks.errors import BIDI_CONTROLS, InputError
 from tasks.safe_json import json_loads
 
 MANIFEST = ".sheet2lambda-outputs.json"
@@ -154,12 +154,13 @@ def _decisions(path: Path) -> str:
 def check_set_name(name: str, where: str) -> None:
     """A set's name becomes a folder and a zip (``set_<name>.json`` inside) beside the run's
     other outputs: refuse one that is empty, hidden, holds a path separator, a NUL or other
-    control character, starts or ends with a space, is too long for a file name (120 bytes),
+    control character or bidirectional formatting character (:data:`tasks.errors.BIDI_CONTROLS`:
+    the name would show reversed wherever it is printed, and on the platform), starts or ends with a space, is too long for a file name (120 bytes),
     or whose folder or zip would be one of the run's other outputs (:data:`OUTPUT_NAMES`,
     compared without case: ``replies.md`` would make a set ``replies/``; ``review.json``, a
     review's own file, likewise)."""
     if (not name.strip() or name != name.strip() or name.startswith(".") or "/" in name or "\\" in name
-            or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name.encode("utf-8", "replace")) > 120):
+            or any(ord(c) < 32 or 127 <= ord(c) < 160 or ord(c) in BIDI_CONTROLS for c in name) or len(name.encode("utf-8", "replace")) > 120):
         shown = name if len(name) <= 60 else name[:57] + "..."
         raise InputError(where, f"{shown!r} cannot be a set's name (a plain file name of at most 120 bytes, "
                                 "no control character, no space at either end)")

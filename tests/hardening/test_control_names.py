@@ -83,3 +83,15 @@ def test_a_printed_out_folder_shows_its_newline_escaped(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert shown_path(tmp_path / "o\nFAKE") == "o\\x0aFAKE"
     assert shown_path("/elsewhere/o\nFAKE") == "/elsewhere/o\\x0aFAKE"
+
+
+# Attacker round 10, C35: a right-to-left override in a name (`--name $'\u202egnp.tes'`) was taken,
+# and every line printing the name showed it reversed.
+@pytest.mark.parametrize("char", ["\u202e", "\u202d", "\u2066", "\u200f", "\u061c"])
+def test_a_bidirectional_formatting_character_is_escaped_and_refused_in_a_set_name(char):
+    from tasks.write.manifest import check_set_name
+
+    assert visible(f"a{char}b.md") == f"a\\u{ord(char):04x}b.md"
+    with pytest.raises(InputError, match="cannot be a set's name"):
+        check_set_name(f"{char}gnp.tes", "--name")
+    check_set_name("café-Übung 3", "--name")  # letters outside ASCII stay names

@@ -52,3 +52,37 @@ def test_a_sweep_out_beside_the_corpus_is_taken(tmp_path):
     assert serve.deployment_root(args) == str(tmp_path.resolve())
     args = serve.parse_args(["--base", str(tmp_path), "--sweep-out", "sheets-out"])  # a name that starts alike
     assert serve.deployment_root(args) == str(tmp_path.resolve())
+
+
+# Attacker round 10, C13: the README's served route (`server start`, PREFECT_API_URL exported,
+# `python -m deployments.serve`) ended in a 401 traceback: --cron's check imported Prefect, which read
+# its settings then, before connect() had put the kept server's credentials in the environment.
+def test_serve_talks_to_the_server_connect_chose_with_its_credentials(tmp_path, monkeypatch):
+    import prefect.context
+    from prefect.settings import get_current_settings
+
+    import commandline.reach as reach
+    import commandline.server as server
+
+    seen = {}
+
+    def connect():
+        monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+        monkeypatch.setenv("PREFECT_API_AUTH_STRING", "owner:secret")
+        return "server", 0.0
+
+    def fake_serve(*served):
+        settings = get_current_settings()
+        seen["url"], seen["auth"] = settings.api.url, settings.api.auth_string.get_secret_value()
+
+    (tmp_path / "sheets").mkdir()
+    before = prefect.context.GLOBAL_SETTINGS_CONTEXT
+    monkeypatch.setattr(server, "connect", connect)
+    monkeypatch.setattr(reach, "api_problem", lambda url: None)
+    monkeypatch.setattr(serve, "deployments", lambda args: [])
+    monkeypatch.setattr("prefect.serve", fake_serve)
+    try:
+        assert serve.main(["--base", str(tmp_path), "--cron", "0 3 * * *"]) == 0
+    finally:
+        prefect.context.GLOBAL_SETTINGS_CONTEXT = before
+    assert seen == {"url": "http://127.0.0.1:9/api", "auth": "owner:secret"}
