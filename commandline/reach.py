@@ -284,7 +284,7 @@ def server_refusal(error: BaseException) -> str | None:
 
 UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, IndexError)
 """What reading a reply of the wrong shape raises inside Prefect's client: ``json`` and
-pydantic's ``ValidationError`` are ``ValueError``\ s; a missing field, a ``None``, a list for a
+pydantic's ``ValidationError`` are ``ValueError`` subclasses; a missing field, a ``None``, a list for a
 dict the rest."""
 
 

@@ -197,10 +197,6 @@ def main(argv: list[str] | None = None) -> int:
     from commandline.server import connect
 
     connect()
-    if "prefect.context" in sys.modules:  # check_cron imported Prefect, whose settings were read then:
-        import prefect.context  # read them again, with the server connect() chose and its credentials
-
-        prefect.context.refresh_global_settings_context()
     problem = api_problem(os.environ["PREFECT_API_URL"]) if os.environ.get("PREFECT_API_URL") else None
     if problem:  # a server that is not Prefect's, or refuses us: one line, not Prefect's traceback
         print(problem, file=sys.stderr)
@@ -208,16 +204,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"root       {root}: every path of a run from these deployments stays inside it (--root names another)")
     runtime.quiet_environment({"PREFECT_LOGGING_LEVEL": "INFO"})
     from prefect import serve
-
+    from prefect.settings import PREFECT_API_AUTH_STRING, PREFECT_API_URL, temporary_settings
     from pydantic import ValidationError
 
-    try:
-        served = deployments(args)
-    except ValidationError as e:  # an option Prefect's models refuse: one line naming it, not pydantic's report
-        first = e.errors()[0]
-        print(f"{'.'.join(map(str, first['loc'])) or 'a deployment option'}: {first['msg']}", file=sys.stderr)
-        return 2
-    serve(*served)
+    # check_cron imported Prefect, whose settings were read then, before connect() put the kept server's
+    # address and credentials in the environment: deploy and serve under those, whatever settings
+    # context is active (a bare refresh of the global one loses to an entered context)
+    chosen = {s: os.environ[s.name] for s in (PREFECT_API_URL, PREFECT_API_AUTH_STRING) if os.environ.get(s.name)}
+    with temporary_settings(updates=chosen):
+        try:
+            served = deployments(args)
+        except ValidationError as e:  # an option Prefect's models refuse: one line naming it, not pydantic's report
+            first = e.errors()[0]
+            print(f"{'.'.join(map(str, first['loc'])) or 'a deployment option'}: {first['msg']}", file=sys.stderr)
+            return 2
+        serve(*served)
     return 0
 
 

@@ -81,8 +81,11 @@ def test_serve_talks_to_the_server_connect_chose_with_its_credentials(tmp_path, 
     monkeypatch.setattr(reach, "api_problem", lambda url: None)
     monkeypatch.setattr(serve, "deployments", lambda args: [])
     monkeypatch.setattr("prefect.serve", fake_serve)
-    try:
-        assert serve.main(["--base", str(tmp_path), "--cron", "0 3 * * *"]) == 0
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    try:  # an entered settings context (as the test harness, or a caller, holds one) with a stale address
+        with temporary_settings(updates={PREFECT_API_URL: "http://127.0.0.1:8/api"}):
+            assert serve.main(["--base", str(tmp_path), "--cron", "0 3 * * *"]) == 0
     finally:
         prefect.context.GLOBAL_SETTINGS_CONTEXT = before
     assert seen == {"url": "http://127.0.0.1:9/api", "auth": "owner:secret"}
