@@ -140,16 +140,30 @@ class _Redacting(io.TextIOBase):
         self.pending += text
         if "\n" in self.pending:
             done, self.pending = self.pending.rsplit("\n", 1)
-            self.inner.write(redact(done + "\n"))
+            self._out(lambda: self.inner.write(redact(done + "\n")))
         return len(text)
 
     def flush(self) -> None:
         from tasks.llm.secrets import redact
 
         if self.pending:
-            self.inner.write(redact(self.pending))
-            self.pending = ""
-        self.inner.flush()
+            text, self.pending = self.pending, ""
+            self._out(lambda: self.inner.write(redact(text)))
+        self._out(self.inner.flush)
+
+    def _out(self, act) -> None:
+        """Run one write or flush; a reader that went away (``| head`` quit) is no failure: what
+        the command still prints goes to /dev/null (Python's advice for SIGPIPE,
+        https://docs.python.org/3/library/signal.html#note-on-sigpipe), the run goes on."""
+        try:
+            act()
+        except BrokenPipeError:
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, self.inner.fileno())
+                os.close(devnull)
+            except (OSError, ValueError, io.UnsupportedOperation):
+                pass
 
     def isatty(self) -> bool:
         return self.inner.isatty()

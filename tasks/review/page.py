@@ -29,9 +29,16 @@ from pathlib import Path
 from typing import Callable
 
 from tasks.errors import InputError
+from tasks.safe_json import json_loads
 from tasks.review.session import ReviewSession
 
 STATIC = Path(__file__).with_name("static")
+
+MAX_DECISION_BYTES = 4 * 1024 * 1024
+"""Largest decision the page takes (a passage quotes the sheet, at most 2 MiB of text, JSON-escaped)."""
+
+MAX_CHOICE_CHARS = 32
+"""Longest choice name (the page's choices are a few letters: A, B, keep, passage, note)."""
 """The page's own files: ``page.html``, ``page.js``, ``page.css``."""
 
 HEADERS = {
@@ -99,14 +106,21 @@ def make_app(session: ReviewSession, token: str, on_done: Callable[[], None] | N
             return error(e)
 
     async def decide(request):
+        raw = bytearray()
+        async for chunk in request.stream():  # read no more than a decision can hold
+            raw += chunk
+            if len(raw) > MAX_DECISION_BYTES:
+                return JSONResponse({"ok": False, "said": f"not a decision: over {MAX_DECISION_BYTES} bytes"}, 413)
         try:
-            body = await request.json()
+            body = json_loads(bytes(raw))  # nesting bounded: never a RecursionError
             if not isinstance(body, dict):
                 raise ValueError
             equation = body.get("equation")
             args = (int(request.path_params["n"]), str(body.get("choice", "")), str(body.get("passage") or ""),
                     str(body.get("note") or ""), int(equation) if equation not in (None, "") else None)
-        except (ValueError, TypeError):
+            if len(args[1]) > MAX_CHOICE_CHARS:
+                raise ValueError
+        except (ValueError, TypeError, OverflowError):
             return JSONResponse({"ok": False, "said": "not a decision: send JSON with a choice"}, 400)
         try:
             return JSONResponse(await run_in_threadpool(session.decide, *args))

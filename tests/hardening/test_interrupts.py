@@ -230,3 +230,21 @@ def test_a_second_signal_during_the_stop_changes_nothing(tmp_path, signals):
     assert sorted(p.name for p in out.iterdir()) == sorted(f"f{i}" for i in range(20))  # finished, not cut
     # the stop itself under a second (10-20 s with the import); loose bound for a loaded machine
     assert took < 15, f"stopped after {took:.1f} s"
+
+
+# Attacker round 11, C05: `sheet2lambda document s.md | head -1` published the set, then the summary's
+# next line hit BrokenPipeError: a Prefect traceback, exit 1 and a failed run for a built set.
+def test_a_reader_that_went_away_is_no_failure(monkeypatch):
+    from commandline.logs import say
+    from commandline.runtime import redacted_output
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader quit, as `head -1` does after its line
+    stream = open(write_end, "w", buffering=1, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", stream)
+    with redacted_output():
+        print("first line", flush=True)  # EPIPE here: Python ignores SIGPIPE, so it is an error, not a signal
+        say("a summary line", "and another")
+        print("after", end="")
+    stream.flush()  # at exit too: nothing left to raise
+    stream.close()

@@ -128,3 +128,27 @@ def test_a_damaged_sweep_record_is_one_warning_then_a_first_sweep(tmp_path, text
     assert read_record(tmp_path, problems) is None and len(problems) == 1  # none at all: no warning
     path.write_text('{"week1/sheet.md": "ab12"}')
     assert read_record(tmp_path, problems) == {"week1/sheet.md": "ab12"} and len(problems) == 1
+
+
+# Attacker round 11, C22: the review page's decision endpoint read its body with Starlette's plain
+# json.loads (a 100,000-deep body was a 500 and a RecursionError traceback on the reviewer's
+# terminal) and echoed a 1 MB choice back whole.
+def test_the_review_page_reads_a_decision_bounded(tmp_path):
+    from starlette.testclient import TestClient
+
+    from tasks.review.page import MAX_DECISION_BYTES, make_app
+    from tasks.review.session import ReviewSession
+    from tests.test_review import make_run
+
+    out = make_run(tmp_path)
+    client = TestClient(make_app(ReviewSession(out), "sesame"), raise_server_exceptions=True)
+    url = "/sesame/api/flag/1/decide"
+    deep = client.post(url, content=DEEP.encode(), headers={"content-type": "application/json"})
+    assert deep.status_code == 400 and "not a decision" in deep.json()["said"]
+    long_choice = client.post(url, json={"choice": "k" * 1_000_000})
+    assert long_choice.status_code == 400 and len(long_choice.content) < 200
+    over = client.post(url, content=b" " * (MAX_DECISION_BYTES + 1), headers={"content-type": "application/json"})
+    assert over.status_code == 413
+    huge = client.post(url, content=b'{"choice": "keep", "equation": 1e400}', headers={"content-type": "application/json"})
+    assert huge.status_code == 400
+    assert not (out / "review.json").exists()  # nothing decided by any of them
