@@ -19,53 +19,40 @@ cannot be made and answers ``None``).
 from __future__ import annotations
 
 import os
-import stat
 import urllib.parse
 from pathlib import Path
+
+from tasks.owners import foreign_folder, foreign_link
 
 
 def ancestor_problem(home: Path) -> str | None:
     """One line when a folder above ``home`` (its real path) is another user's (not root's)
-    or writable by group or others without the sticky bit, else ``None``."""
-    uid = os.getuid()
+    or writable by group or others without the sticky bit, or a link on the way is another
+    user's (:func:`tasks.owners.not_alone`), else ``None``."""
     if problem := link_problem(home):
         return problem
-    real = Path(os.path.realpath(home))
-    for folder in real.parents:
-        try:
-            st = os.stat(folder)
-        except OSError:
-            continue  # not there yet: made by this user, as the home is
-        if st.st_uid not in (uid, 0):
-            return (f"PREFECT_HOME {home}: the folder above it, {folder}, belongs to another user (uid {st.st_uid}), "
-                    "who could rename it away and put another in its place: set PREFECT_HOME to a folder of your own")
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
-            return (f"PREFECT_HOME {home}: the folder above it, {folder}, is writable by other users and not sticky "
-                    f"(mode {stat.S_IMODE(st.st_mode):o}), so they could rename it away: set PREFECT_HOME to a "
-                    "folder of your own, or chmod o-w,g-w that folder")
-    return None
+    found = foreign_folder(home)
+    if found is None:
+        return None
+    if found.kind == "owner":
+        return (f"PREFECT_HOME {home}: the folder above it, {found.where}, belongs to another user (uid {found.uid}), "
+                "who could rename it away and put another in its place: set PREFECT_HOME to a folder of your own")
+    return (f"PREFECT_HOME {home}: the folder above it, {found.where}, is writable by other users and not sticky "
+            f"(mode {found.mode:o}), so they could rename it away: set PREFECT_HOME to a "
+            "folder of your own, or chmod o-w,g-w that folder")
 
 
-def link_problem(home: Path, depth: int = 0) -> str | None:
+def link_problem(home: Path) -> str | None:
     """One line when ``home`` as written, or a link's target on the way, passes through a
-    symbolic link that is not this user's or root's, else ``None``: whoever owns a link may point
-    it elsewhere between two looks (attack 9, break1: a link another user owned in sticky
-    ``/tmp`` was flipped between this user's home and a folder holding that user's socket)."""
-    uid = os.getuid()
-    path = Path(os.path.abspath(home))
-    for prefix in [*reversed(path.parents), path]:
-        try:
-            st = os.lstat(prefix)
-        except OSError:
-            return None  # not there yet: made by this user
-        if not stat.S_ISLNK(st.st_mode):
-            continue
-        if st.st_uid not in (uid, 0):
-            return (f"PREFECT_HOME {home}: {prefix} is a link another user (uid {st.st_uid}) owns, who could point it "
-                    "elsewhere: set PREFECT_HOME to a folder of your own")
-        if depth < 40 and (problem := link_problem(prefix.parent / os.readlink(prefix), depth + 1)):
-            return problem
-    return None
+    symbolic link that is not this user's or root's (:func:`tasks.owners.foreign_link`), else
+    ``None``: whoever owns a link may point it elsewhere between two looks (attack 9, break1: a
+    link another user owned in sticky ``/tmp`` was flipped between this user's home and a folder
+    holding that user's socket)."""
+    found = foreign_link(home)
+    if found is None:
+        return None
+    return (f"PREFECT_HOME {home}: {found.where} is a link another user (uid {found.uid}) owns, who could point it "
+            "elsewhere: set PREFECT_HOME to a folder of your own")
 
 
 def peer_is_ours(sock) -> bool:

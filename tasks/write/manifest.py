@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from tasks.errors import BIDI_CONTROLS, InputError
+from tasks.owners import not_alone
 from tasks.safe_json import json_loads
 
 MANIFEST = ".sheet2lambda-outputs.json"
@@ -107,7 +108,20 @@ def source_id(source: str | os.PathLike) -> str:
 
 
 def usable(out: Path) -> None:
-    """Refuse an ``--out`` that is a link to nothing or a file (:class:`InputError`, one line)."""
+    """Refuse an ``--out`` that is a link to nothing or a file, or that is not this user's alone
+    (:func:`tasks.owners.not_alone`: a link on the way another user owns; the folder, or one above
+    it, another user's or writable by others without the sticky bit: they could swap the set this
+    user is told to import, or plant a link where the run writes; attack 11, C41/C47). Raises
+    :class:`InputError`, one line."""
+    if found := not_alone(out, itself=True):
+        if found.kind == "link":
+            why = f"{found.where} is a link another user (uid {found.uid}) owns, who could point it elsewhere"
+        elif found.kind == "owner":
+            why = f"{found.where} belongs to another user (uid {found.uid}), who could swap what the run writes"
+        else:
+            why = (f"{found.where} is writable by other users and not sticky (mode {found.mode:o}), who could swap "
+                   "what the run writes")
+        raise InputError(str(out), f"--out is not yours alone: {why}: choose a folder of your own")
     if out.is_symlink() and not out.exists():
         raise InputError(str(out), "--out is a link to nothing: give an existing folder, or a new name")
     if out.exists() and not out.is_dir():

@@ -247,3 +247,55 @@ def test_a_document_run_into_an_out_refusing_new_files_says_one_line(tmp_path, m
     assert sum("--out refuses new files (an immutable folder" in line for line in text.splitlines()) == 1, text
     monkeypatch.undo()
     assert _snapshot(out) == before
+
+
+# Attacker round 11, C41/C47: an --out another user controls was taken: a 0777 folder of hers
+# (she could swap the zip the owner is told to import, and her link named .sheet2lambda.lock made
+# the run create a file at a path of her choosing), or her link to a folder of the owner's.
+@pytest.mark.parametrize("where", ["out", "above"])
+@pytest.mark.parametrize("mode", [0o777, 0o775])
+def test_an_out_others_may_write_is_refused(tmp_path, where, mode):
+    from tasks.errors import InputError
+    from tasks.write.manifest import usable
+
+    above = tmp_path / "shared"
+    out = above / "out"
+    out.mkdir(parents=True)
+    os.chmod(out if where == "out" else above, mode)
+    with pytest.raises(InputError) as e:
+        usable(out)
+    assert "--out is not yours alone" in str(e.value) and f"mode {mode:o}" in str(e.value) and "\n" not in str(e.value)
+    assert not any(out.iterdir())  # nothing written
+    os.chmod(out if where == "out" else above, 0o700)
+
+
+def test_an_out_in_a_sticky_or_private_folder_is_taken(tmp_path):
+    from tasks.write.manifest import usable
+
+    above = tmp_path / "tmp"
+    above.mkdir()
+    os.chmod(above, 0o1777)  # /tmp's mode: only an entry's owner may rename it
+    usable(above / "out")  # not there yet: made by this user
+    (above / "out").mkdir()
+    usable(above / "out")
+
+
+def test_an_out_through_another_users_link_or_in_their_folder_is_refused(tmp_path, monkeypatch):
+    from tasks import owners
+    from tasks.errors import InputError
+    from tasks.write.manifest import usable
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    link = tmp_path / "theirs"
+    link.symlink_to(mine)
+    if os.getuid() == 0:
+        os.lchown(link, 65534, 65534)  # nobody's link
+        os.chown(mine, 65534, 65534)
+    else:  # this user's files then look another user's
+        real = os.getuid()
+        monkeypatch.setattr(owners.os, "getuid", lambda: real + 1)
+    with pytest.raises(InputError, match="is a link another user .* owns"):
+        usable(link)
+    with pytest.raises(InputError, match="belongs to another user"):
+        usable(mine)
