@@ -25,7 +25,7 @@ SIZE_LIMITS = {".docx": 20 << 20, ".pdf": 64 << 20}
 ``MAX_PDF_BYTES``, ``MAX_TEXT_BYTES``; repeated here so that checking a command line imports
 nothing of the run; tests/hardening/test_bad_sheets.py holds them equal)."""
 
-CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 """A control character no sheet's text holds (:data:`tasks.convert.bounds.CONTROL_CHARACTER`)."""
 
 

@@ -113,9 +113,11 @@ def check_text_sheet(path: Path, data: bytes) -> None:
         raise InputError(str(path), f"holds a NUL byte (at byte {at:,}): not a text file in UTF-8")
 
 
-CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 """A C0 control character other than tab, line feed, vertical tab, form feed and carriage return
-(which are white space to pandoc and to the platform), or DEL: nothing a sheet's text holds."""
+(which are white space to pandoc and to the platform), DEL, or a C1 control (U+0080-U+009F: the
+one-character CSI U+009B moves and recolours a terminal as ESC [ does; attack 11, C51): nothing a
+sheet's text holds."""
 
 
 def check_converted_text(name: str, text: str) -> None:

@@ -33,6 +33,8 @@ BAD = {
     "nul.tex": (b"\\documentclass{article}\\begin{document}x\x00\\end{document}", "holds a NUL byte"),
     "utf16.md": ("## Question 1\n\nWords.\n".encode("utf-16-le"), "holds a NUL byte (at byte 1)"),
     "escape.md": (SHEET_MD.encode() + b"\x1b[31mred\n", "holds the control character U+001B (line 8)"),
+    # attack 11, C51: the one-character CSI (C1, U+009B) moves and recolours a terminal as ESC [ does
+    "csi.md": (SHEET_MD.encode() + "\u009b2J\u009b31mred\n".encode(), "holds the control character U+009B (line 8)"),
     "nul-cell.ipynb": (_notebook("## Question 1\n\nWords \u0000 here"), "holds the control character U+0000 (line 3 of cell 1)"),
 }
 
