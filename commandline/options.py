@@ -41,6 +41,24 @@ BOUNDS = {"tries": (1, 10), "max_concurrency": (1, 256), "sheets_in_flight": (1,
 """Every count option's allowed range, its ends included (issue 23, break5: ``--tries 1000000000``
 made a filter writer that never succeeds call a billed model without end)."""
 
+FORM_NAMES = {"tries": "tries", "in_flight": "sheets_in_flight", "pool_wait": "pool_wait"}
+"""A flow's count parameters and the option (:data:`BOUNDS`) whose range each takes."""
+
+
+def form_problem(**values: object) -> str | None:
+    """One line naming the first of ``values`` (a flow's count parameters as a deployment's form
+    or the API gives them: ``tries``, ``in_flight``, ``pool_wait``; ``None`` is the default) that
+    is not a number within the command line's :data:`BOUNDS`, else ``None`` (attack 11, C31: the
+    form took ``in_flight`` 10^9, which the command line refuses past 1024)."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        low, high = BOUNDS[FORM_NAMES[name]]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            return f"{name} {str(value)[:40]}: must be a number from {low} to {high}"
+    return None
+
+
 TRIES_HELP = ("calls the route B filter writer may make, each retried with the error of the last (default 3, "
               "at most 10)")
 REPLIES_HELP = ("a folder of saved replies (route-a.json, filter.lua, adjudication.json, areas.json, compare.json), "

@@ -58,7 +58,7 @@ from commandline.logs import fit_lines, say, width  # noqa: E402
 from flows.stages import building_lines, reading_lines, say_as_they_end  # noqa: E402
 from commandline.terminal import flag_lines, next_line, shown_path  # noqa: E402
 from commandline.ends import failed as failed_state, quiet_deliberate_ends  # noqa: E402
-from commandline.options import parser, resolve  # noqa: E402
+from commandline.options import form_problem, parser, resolve  # noqa: E402
 from commandline.out_paths import out_over_inputs  # noqa: E402
 
 quiet_deliberate_ends()  # a run that fails on purpose: its line, no traceback, in the run's log (commandline/ends.py)
@@ -133,6 +133,8 @@ def document_flow(
         return failed_state(line)
 
     try:
+        if problem := form_problem(tries=tries):  # the form's count, as the option's
+            raise InputError("document", problem)
         confine({"source": source, "solutions": solutions, "filter": filter, "replies": replies, "export": export,
                  "out": str(out_dir), "tex_root": tex_root}, base)
         inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)

@@ -35,7 +35,7 @@ from prefect.artifacts import create_markdown_artifact, create_progress_artifact
 
 from commandline.ends import built_with_failures, failed as failed_state  # noqa: E402
 from commandline.logs import fit_lines, say, width  # noqa: E402
-from commandline.options import parser, resolve  # noqa: E402
+from commandline.options import form_problem, parser, resolve  # noqa: E402
 from commandline.runners import Threads  # noqa: E402
 from commandline.terminal import Bar, folder_next_line, shown_path, short_table  # noqa: E402
 from commandline.confine import confine  # noqa: E402
@@ -136,6 +136,8 @@ def folder_flow(
     """
     try:  # a deployed run's scheduler is the deployment's, never the form's (commandline.dask_fixed)
         dask_address = run_dask_address(dask_address)
+        if problem := form_problem(tries=tries, in_flight=in_flight):  # the form's counts, as the options'
+            raise InputError("folder", problem)
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))

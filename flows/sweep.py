@@ -49,7 +49,7 @@ from commandline.runners import Threads  # noqa: E402
 from flows.folder import DEFAULT_THREADS, on_dask, run_folder, task_runner  # noqa: E402
 from tasks.check.folder_report import write_run_json  # noqa: E402
 from commandline.logs import say  # noqa: E402
-from commandline.options import parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
+from commandline.options import form_problem, parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
 from commandline.out_paths import (  # noqa: E402
     OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
@@ -220,6 +220,8 @@ def sweep_flow(
     """
     try:  # a deployed run's scheduler is the deployment's, never the form's (commandline.dask_fixed)
         dask_address = run_dask_address(dask_address)
+        if problem := form_problem(in_flight=in_flight, pool_wait=pool_wait):  # as the options'
+            raise InputError("sweep", problem)
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))

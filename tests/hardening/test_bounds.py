@@ -173,3 +173,28 @@ def test_a_list_ten_levels_deep_is_read():
 
     text = "\n".join("  " * i + f"- level {i}" for i in range(10)) + "\n"
     assert "level 9" in to_markdown("ok.md", text.encode(), "questions").text
+
+
+# Attacker round 11, C31: a deployment's form took in_flight 1,000,000,000 (and any tries or
+# pool_wait), which the command line refuses past its bounds: the flows check them the same way.
+@pytest.mark.parametrize("values, said", [
+    ({"in_flight": 10**9}, "in_flight 1000000000: must be a number from 1 to 1024"),
+    ({"tries": 0}, "tries 0: must be a number from 1 to 10"),
+    ({"pool_wait": float("nan")}, "pool_wait nan: must be a number from 0.1 to 1440"),
+    ({"in_flight": "8"}, "in_flight 8: must be a number"),
+    ({"tries": True}, "tries True: must be a number"),
+])
+def test_a_forms_counts_are_bounded_as_the_options(values, said):
+    from commandline.options import form_problem
+
+    assert form_problem(**values).startswith(said)
+    assert form_problem(tries=10, in_flight=1024, pool_wait=0.1) is None and form_problem(in_flight=None) is None
+
+
+def test_the_folder_flow_refuses_a_form_in_flight_past_its_bound(tmp_path):
+    from flows.folder import folder_flow
+
+    (tmp_path / "course").mkdir()
+    state = folder_flow.fn(str(tmp_path / "course"), out=str(tmp_path / "out"), offline=True, in_flight=10**9)
+    assert state.is_failed() and "in_flight 1000000000: must be a number from 1 to 1024" in state.message
+    assert not (tmp_path / "out").exists()
