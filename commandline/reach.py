@@ -169,7 +169,8 @@ def _prefect_identity(url: str, timeout: float) -> str | None:
                      else "PREFECT_API_KEY" if os.environ.get("PREFECT_API_KEY") else "no credentials")
             return (f"PREFECT_API_URL {url}: the server refuses this command (HTTP {e.code} for /admin/version, "
                     f"{given} sent); set PREFECT_API_AUTH_STRING to its password (the kept server's is the line of "
-                    "$PREFECT_HOME/sheet2lambda-auth), or unset PREFECT_API_URL")
+                    "$PREFECT_HOME/sheet2lambda-auth; if that file was removed while the server ran, "
+                    "`sheet2lambda server stop` then `server start` makes a new pair), or unset PREFECT_API_URL")
         return _not_prefect(url, f"HTTP {e.code} for /admin/version; {who_answered(e.headers)}")
     except (OSError, ValueError):
         return None
