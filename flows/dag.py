@@ -170,11 +170,20 @@ def submit_markdown(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, sp
 
 
 def unconverted(run: SheetRun) -> str | None:
-    """Wait for the sheet's markdown: the one line ``file: problem`` when a document could
+    """Wait for the sheet's markdown: the one line ``file: problem`` when the sheet could
     not be converted (nothing more is submitted for it), else ``None``. A value that
-    decides what to submit."""
+    decides what to submit. Solutions that could not be converted never cost the sheet: they
+    are dropped, and the run goes on with empty answers, its solutions note saying why
+    (printed on the ``solutions`` line and kept in the report's warnings)."""
     paths = [str(run.inputs.source), str(run.inputs.solutions)]
-    return conversion_error([(f.result(), path) for f, path in zip(run.markdown, paths)])
+    error = conversion_error([(run.markdown[0].result(), paths[0])])
+    if error is None and len(run.markdown) > 1 and (why := conversion_error([(run.markdown[1].result(), paths[1])])):
+        run.markdown = run.markdown[:1]
+        run.inputs.solutions, run.inputs.solutions_bytes = None, None
+        note = f"solutions not read ({why}): the sheet was built alone, answers left empty"
+        run.inputs.solutions_note = run.info.solutions_note = note
+        run.info.solutions = None
+    return error
 
 
 def unread(run: SheetRun, filter_file: str | None = None) -> str | None:

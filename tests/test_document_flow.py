@@ -419,3 +419,19 @@ def test_solutions_in_a_folder_beside_the_sheets_folder_are_used(tmp_path):
     assert outcome.report.solutions.endswith(str(Path("solutions") / "main.md"))
     assert not any("link" in w for w in outcome.report.warnings)
     assert "Half of ten is five." in (tmp_path / "out" / "solutions.md").read_text()
+
+
+def test_solutions_that_cannot_be_read_never_cost_the_sheet(tmp_path):
+    """A solutions file of a type the product does not read: the sheet is built alone and the
+    report says why (before, the whole pair was refused in one line)."""
+    sheet = tmp_path / "week2.md"
+    sheet.write_text("## Question 1\n\nName the largest planet.\n\n## Question 2\n\nName the smallest planet.\n")
+    key = tmp_path / "week2-key.txt"
+    key.write_text("1. Jupiter\n2. Mercury\n")
+    out = tmp_path / "out"
+    outcome = run(sheet, out, solutions=str(key))
+    assert outcome.error is None
+    report = json.loads((out / "report.json").read_text())
+    said = " ".join(str(w) for w in report.get("warnings", []))
+    assert "week2-key.txt" in said and "unsupported file type" in said and "built alone" in said
+    assert (out / "week2.zip").exists() and not (out / "solutions.md").exists()

@@ -5,7 +5,7 @@ r"""Stage 1: a document (markdown, LaTeX, Word, PDF) becomes the markdown both r
   MyST directives, prices, footnotes). Quarto ``.qmd`` / R Markdown ``.Rmd`` are pandoc
   markdown: their chunks as knitr writes them (:mod:`tasks.convert.chunks`), then pandoc's
   markdown reader and :mod:`tasks.convert.quarto`.
-- ``.ipynb`` is read by pandoc's notebook reader, its cells prepared and unwrapped by
+- ``.ipynb`` (and a ``.jl``/``.py``/``.R`` script, as Jupytext reads it: :mod:`tasks.convert.scripts`) is read by pandoc's notebook reader, its cells prepared and unwrapped by
   :mod:`tasks.convert.notebooks`; ``.docx`` goes through the OOXML pre-pass of
   :mod:`tasks.convert.docx` (text boxes, SEQ fields, continued numbering) first.
 - ``.tex`` first goes through the TeX pre-pass (:mod:`tasks.convert.latex`,
@@ -89,6 +89,7 @@ from tasks.convert.markdown_family import CHUNKED, MARKDOWN_SUFFIXES, knitr_text
 from tasks.convert.mdmath import dollar_maths
 from tasks.convert.ocr_cache import ocr_markdown
 from tasks.convert.pandoc_ast import divs, image_links, plain, walk
+from tasks.convert.scripts import SCRIPTS, script_notebook
 from tasks.convert.tex_files import inline
 from tasks.convert.tex_rewrite import Prepared, prepare
 from tasks.convert.tex_unknown import Unknown, skipped, undefined_maths
@@ -100,7 +101,7 @@ TIDY_FILTER = ROOT / "filters" / "convert" / "tidy.lua"
 STRUCTURE_FILTER = ROOT / "filters" / "convert" / "structure.lua"
 
 PANDOC_READERS = {".tex": "latex", ".docx": "docx", ".ipynb": "ipynb"}
-SUPPORTED = MARKDOWN_SUFFIXES + CHUNKED + tuple(PANDOC_READERS) + (".pdf",)
+SUPPORTED = MARKDOWN_SUFFIXES + CHUNKED + tuple(PANDOC_READERS) + (".pdf",) + tuple(SCRIPTS)
 
 UNKNOWN_PASSES = 3
 """Most extra pandoc readings of a LaTeX sheet for commands defined in no file we have."""
@@ -176,8 +177,9 @@ def to_markdown(
     elif suffix in CHUNKED:
         text, warnings, links = _convert_quarto(name, knitr_text(_decode(name, data)))
         base = base_dir
-    elif suffix == ".ipynb":
-        text, warnings, links = _convert_docx(name, data, media_dir, "ipynb")
+    elif suffix == ".ipynb" or suffix in SCRIPTS:  # a script: the notebook Jupytext reads (tasks.convert.scripts)
+        nb = data if suffix == ".ipynb" else script_notebook(name, _decode(name, data), suffix)
+        text, warnings, links = _convert_docx(name, nb, media_dir, "ipynb")
         base = str(Path(media_dir).parent) if media_dir else None
     else:
         text, warnings, links = _convert_docx(name, data, media_dir)

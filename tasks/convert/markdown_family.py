@@ -18,7 +18,7 @@ import re
 
 from tasks.convert.chunks import student_chunks
 from tasks.convert.details import solution_details
-from tasks.convert.mdmath import dollar_maths, text_dollars
+from tasks.convert.mdmath import bare_environments, dollar_maths, text_dollars
 from tasks.convert.liascript import liascript_quizzes
 from tasks.convert.myst import directives
 from tasks.convert.myst_inline import inline_myst
@@ -36,7 +36,7 @@ def student_text(suffix: str, text: str) -> str:
     """``text`` of a markdown sheet (``.md``, ``.markdown``, a notebook's markdown cell; ``suffix``
     any case) as the student sees it (module docstring); never raises."""
     return footnotes_after_reference(text_dollars(liascript_quizzes(inline_myst(directives(
-        solution_details(dollar_maths(text)))))))
+        solution_details(bare_environments(dollar_maths(text))))))))
 
 
 def knitr_text(text: str) -> str:

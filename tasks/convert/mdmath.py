@@ -11,6 +11,11 @@ reader takes for text (it opens no maths span by ``commonmark_x``'s rules, found
 ``\$``, so that no renderer with looser rules (the platform's) reads the words between two
 prices as maths. Pandoc already writes text dollars so when it writes the markdown (LaTeX,
 Word).
+
+:func:`bare_environments` writes a display-maths environment of amsmath standing alone
+outside any delimiters (``\begin{gather*}`` … ``\end{gather*}`` after a blank line, as MyST
+notebooks and Jupyter markdown cells write them) inside ``$$`` lines: MathJax and MyST's
+``amsmath`` extension show it as display maths, while commonmark reads it as text.
 """
 
 from __future__ import annotations
@@ -111,3 +116,40 @@ def _outside_code(text: str) -> str:
         last = m.end()
     out.append(_escape_prices(text[last:]))
     return "".join(out)
+
+
+DISPLAY_ENVS = ("equation", "align", "gather", "alignat")
+"""amsmath's display environments (each also starred) shown as maths when written alone, those
+KaTeX renders (its ``multline``, ``flalign``, ``eqnarray`` it does not: left as they are)."""
+_BEGIN = re.compile(r"^(?P<lead>[ \t]*)\\begin\{(?P<env>(?:" + "|".join(DISPLAY_ENVS) + r")\*?)\}")
+
+
+def _environments(prose: str) -> str:
+    lines = prose.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _BEGIN.match(lines[i])
+        if m and (i == 0 or not lines[i - 1].strip()):
+            end = "\\end{" + m.group("env") + "}"
+            j = i
+            while j < len(lines) and lines[j].strip() and end not in lines[j]:
+                j += 1
+            if j < len(lines) and end in lines[j] and lines[j].rstrip().endswith(end):
+                lead = m.group("lead")
+                out += [lead + "$$", *lines[i:j + 1], lead + "$$"]
+                i = j + 1
+                continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
+def bare_environments(markdown: str) -> str:
+    """``markdown`` with each amsmath display environment that opens a paragraph and closes at
+    the end of a line of the same paragraph (no blank line between: TeX allows none) put
+    between ``$$`` lines at its indentation (module docstring); code fences left alone, the
+    rest unchanged."""
+    if "\\begin{" not in markdown:
+        return markdown
+    return outside_fences(markdown, _environments)

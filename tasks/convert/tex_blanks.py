@@ -12,6 +12,10 @@ pre-pass does: :mod:`tasks.convert.latex`).
 - A layout command that takes no argument in LaTeX (``\noindent``, ``\medskip``, ``\quad``
   …: :data:`LAYOUT_NO_ARG`) right before a brace group is cut: pandoc skips
   it *with* the group (``\noindent{\bf Problem 3.}`` lost the heading).
+- The same command right before text opening with ``[`` (``\noindent`` ⏎ ``[\textbf{Hints:} …]``)
+  is cut too: pandoc reads the bracket as the command's optional argument (LaTeX gives it
+  none, so TeX prints the bracket and its text), dropping that text, and stops the whole
+  sheet ("unexpected end of input") when a ``$…$`` inside the text holds a ``]``.
 - A command that takes an argument written bare at a line's end (``\mbox`` ⏎ ⏎
   ``\noindent {\bf Problem 2.}``): TeX takes the next token as its argument — a paragraph
   break or a layout command, which print nothing — while pandoc swallows the heading after it
@@ -121,6 +125,29 @@ def layout_before_group(ed, nodes: list, i: int) -> bool:
         return False
     n = nodes[i]
     ed.edit(n.pos, end_of_args(n) if n.macroname in LAYOUT_WITH_ARGS else nodes[i + 1].pos, "")
+    return True
+
+
+BREAK_PRIORITY = {"linebreak", "pagebreak", "nopagebreak", "nolinebreak"}
+"""Commands LaTeX gives an optional priority (``\\pagebreak[4]``): a digit 0-4 in brackets is theirs."""
+
+
+def layout_before_bracket(ed, nodes: list, i: int) -> bool:
+    """Cut a no-argument layout command whose next text opens with ``[`` (see the module
+    docstring); False when ``nodes[i]`` is none. A break command's own priority (``[0]``-``[4]``)
+    is its argument and is left alone."""
+    n = nodes[i]
+    if not (_layout(nodes[i]) and n.macroname in LAYOUT_NO_ARG):
+        return False
+    j = i + 1
+    while j < len(nodes) and isinstance(nodes[j], LatexCommentNode):  # \noindent % note ⏎ [Hints: …]
+        j += 1
+    nxt = nodes[j] if j < len(nodes) else None
+    if not isinstance(nxt, LatexCharsNode) or not nxt.chars.lstrip().startswith("["):
+        return False
+    if n.macroname in BREAK_PRIORITY and re.match(r"\s*\[\s*[0-4]\s*\]", nxt.chars):
+        return False
+    ed.edit(n.pos, n.pos + 1 + len(n.macroname), "")
     return True
 
 

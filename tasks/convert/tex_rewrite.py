@@ -114,6 +114,9 @@ class Editor(ListEdits, CountingMacros):
             if not in_math and tex_blanks.layout_before_group(self, nodes, i):
                 i += 1
                 continue
+            if not in_math and tex_blanks.layout_before_bracket(self, nodes, i):
+                i += 1
+                continue
             if not in_math and tex_blanks.bare_argument(self, n):
                 i += 1
                 continue

@@ -18,6 +18,7 @@ from schemas.flags import Flag
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.coverage import coverage, field_texts, is_timing, restated, uncovered
 from tasks.errors import FilterError
+from tasks.read.joined_labels import split_joined
 from tasks.read.run_on import put_correct, split_run_on
 from tasks.read.sandbox import FILTERS_DIR, run_filter
 
@@ -272,6 +273,7 @@ def merge_solutions(
 ) -> tuple[SheetSet, Pairing]:
     """The questions reading with the solutions merged in, and how they were paired.
 
+    Solutions numbered ``1a``, ``1b`` are gathered into their question first (:mod:`tasks.read.joined_labels`).
     By number (:func:`merge_by_number`) when both numberings are given, every question
     has a number, no number twice, and so has every solution or most solutions name a
     question by number (:func:`_mostly_named`); else by position
@@ -282,6 +284,8 @@ def merge_solutions(
     """
     if solutions is None:
         return questions.model_copy(deep=True), Pairing()
+    if q_numbers and s_numbers:  # "Problem 1a", "Problem 1b": question 1's parts (tasks.read.joined_labels)
+        solutions, s_numbers = split_joined(solutions, s_numbers, q_numbers)
     if _numbered(q_numbers) and (_numbered(s_numbers) or _mostly_named(s_numbers, q_numbers)):
         merged, flags = merge_by_number(questions, q_numbers, solutions, s_numbers)
         return split_run_on(merged), Pairing("number", flags)

@@ -9,6 +9,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
+from tasks.read.joined_labels import names_a_part
 from tasks.read.named_sections import named_sections, opened as sections_opened
 from tasks.settle.coverage import field_texts, uncovered
 from tasks.settle.markers import label_form, label_index, numbers_doubtful, question_markers, restarting_lists
@@ -323,7 +324,8 @@ def empty_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
 
 def solution_number_flags(questions_md: str, solutions_md: str | None, known: list[Flag]) -> list[Flag]:
     """A solutions document's numbers that name no question marker of the questions
-    document (both numbered), unless a flag in ``known`` already names that solution."""
+    document (both numbered), unless a flag in ``known`` already names that solution or the
+    number joins a question's number and a part's label (``1a``: :mod:`tasks.read.joined_labels`)."""
     if not solutions_md:
         return []
     q_numbers = {m.number for m in question_markers(questions_md)}
@@ -333,4 +335,5 @@ def solution_number_flags(questions_md: str, solutions_md: str | None, known: li
     said = " ".join(f.reason for f in known if f.field == "solutions")
     return [Flag(field=f"solutions:{m.line}", kind=KIND, a=m.text, reason=(
                 f"solution {m.number} (line {m.line} of the solutions) matches no question number of the sheet"))
-            for m in s_markers if m.number not in q_numbers and f"solution {m.number} " not in said]
+            for m in s_markers if m.number not in q_numbers and f"solution {m.number} " not in said
+            and not names_a_part(m.number, q_numbers)]  # "Problem 1a": question 1's part a
