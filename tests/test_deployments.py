@@ -32,6 +32,12 @@ second (``run_deployment`` asks every 5 s by default: each run took a multiple o
 SHEET = "## Question 1\n\nA ball is dropped from a height $h$.\n\n(a) Find its speed at the ground.\n"
 
 
+STOP_WAIT = 5
+"""Seconds a stopped ``deployments.serve`` or worker is given to end on SIGINT before its group is
+killed: neither ended within 30 s (the module's teardown took 60 s, every process idle), and
+nothing here asserts how they stop, only that none outlives the module."""
+
+
 def _stop(proc: subprocess.Popen, sig=signal.SIGTERM, wait: float = 30) -> None:
     if proc.poll() is not None:
         return
@@ -83,7 +89,7 @@ def served(tmp_path_factory, migrated_database):
             yield url, base, tmp
     finally:
         if serve is not None:
-            _stop(serve, signal.SIGINT)
+            _stop(serve, signal.SIGINT, STOP_WAIT)
         _stop(server)
         server_log.close()
         shutil.rmtree(home, ignore_errors=True)
@@ -103,14 +109,66 @@ def _deployment(name: str, timeout: float = 120):
                 time.sleep(1)
 
 
-def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifacts(served):
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, LogFilter, LogFilterFlowRunId
+def _start(name: str, parameters: dict):
+    """A run of deployment ``name`` created now, not waited for (its id)."""
     from prefect.deployments import run_deployment
 
+    return run_deployment(name, parameters=parameters, timeout=0).id
+
+
+def _ended(run_id, timeout: float = WAIT["timeout"]):
+    """The flow run once its state is final (asked every ``WAIT["poll_interval"]`` seconds), as
+    ``run_deployment`` returns it; as it is after ``timeout`` seconds if it has not ended."""
+    from prefect.client.orchestration import get_client
+
+    deadline = time.monotonic() + timeout
+    with get_client(sync_client=True) as client:
+        while True:
+            run = client.read_flow_run(run_id)
+            if (run.state and run.state.is_final()) or time.monotonic() > deadline:
+                return run
+            time.sleep(WAIT["poll_interval"])
+
+
+OUTSIDE_ROOT = {
+    "relative": {"source": "../outside/sheet.md"},          # a relative path out of the root
+    "base": {"source": "sheet.md", "base": "/"},            # the form's base moved out
+    "out": {"source": "sheet.md", "out": "/tmp/elsewhere"},  # writing outside
+    "link": {"source": "linked.md"},                        # a link inside the root to a file outside
+    "replies": {"source": "sheet.md", "replies": "../outside"},
+}
+
+
+@pytest.fixture(scope="module")
+def served_runs(served):
+    """Every run the served deployments' tests read, created at once (``{case: flow run id}``):
+    the runner starts each in a process of its own, so they overlap (one after another, each
+    waited for, they were most of this module's time); each test waits for its own run and
+    asserts on it alone."""
     url, base, tmp = served
+    outside = base.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "sheet.md").write_text(SHEET)
+    (base / "linked.md").symlink_to(outside / "sheet.md")
+    (base / "mixed").mkdir()
+    (base / "mixed" / "good.md").write_text(SHEET)
+    (base / "mixed" / "broken.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
     _deployment("document/served")
-    run = run_deployment("document/served", parameters={"source": "sheet.md", "backend": "none"}, **WAIT)
+    _deployment("folder/served")
+    runs = {"ad hoc": _start("document/served", {"source": "sheet.md", "backend": "none"}),
+            "failed": _start("document/served", {"source": "nosuch.tex", "backend": "none"}),
+            "folder": _start("folder/served", {"folder": "mixed", "offline": True})}
+    for case, parameters in OUTSIDE_ROOT.items():
+        runs[case] = _start("document/served", {**parameters, "backend": "none"})
+    return runs
+
+
+def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifacts(served, served_runs):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, LogFilter, LogFilterFlowRunId
+
+    url, base, tmp = served
+    run = _ended(served_runs["ad hoc"])
     assert run.state.is_completed(), (run.state, (tmp / "serve.log").read_text()[-3000:])
     assert run.name == "sheet"  # named after the sheet in the UI, not Prefect's two random words
     # The relative path resolved against the deployment's base, not the serving process's folder.
@@ -149,15 +207,11 @@ def _run_log(run_id, until: str, timeout: float = 60) -> str:
             time.sleep(1)
 
 
-def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(served):
+def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(served_runs):
     """A bad ``source`` through the API: the run ends Failed with the one line; its log in the
     UI says it and holds no traceback (Prefect 3.9 logged ``TypeError: Unexpected result for
     failed state`` when the state's data was the outcome)."""
-    from prefect.deployments import run_deployment
-
-    url, base, tmp = served
-    _deployment("document/served")
-    run = run_deployment("document/served", parameters={"source": "nosuch.tex", "backend": "none"}, **WAIT)
+    run = _ended(served_runs["failed"])
     assert run.state.is_failed() and "nosuch.tex" in run.state.message, run.state
     _run_log(run.id, "no such document")
     time.sleep(5)  # Prefect's engine logs a failed run's exception after the run's own lines
@@ -166,42 +220,21 @@ def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(serv
     assert "Traceback" not in text and "Unexpected result" not in text and "unexpected exception" not in text, text
 
 
-@pytest.mark.parametrize("parameters", [
-    {"source": "../outside/sheet.md"},                       # a relative path out of the root
-    {"source": "sheet.md", "base": "/"},                     # the form's base moved out
-    {"source": "sheet.md", "out": "/tmp/elsewhere"},         # writing outside
-    {"source": "linked.md"},                                 # a link inside the root to a file outside
-    {"source": "sheet.md", "replies": "../outside"},
-], ids=["relative", "base", "out", "link", "replies"])
-def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(served, parameters):
+@pytest.mark.parametrize("case", sorted(OUTSIDE_ROOT))
+def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(served, served_runs, case):
     """The deployment's root is fixed in its job variables when served (here: the base), read
     back from the deployment by the run: no parameter of the form moves it (issue 23, kind 2)."""
-    from prefect.deployments import run_deployment
-
     url, base, tmp = served
-    outside = base.parent / "outside"
-    outside.mkdir(exist_ok=True)
-    (outside / "sheet.md").write_text(SHEET)
-    if not (base / "linked.md").is_symlink():
-        (base / "linked.md").symlink_to(outside / "sheet.md")
-    _deployment("document/served")
-    run = run_deployment("document/served", parameters={**parameters, "backend": "none"}, **WAIT)
+    run = _ended(served_runs[case])
     assert run.state.is_failed() and "outside this deployment's root" in run.state.message, run.state
     assert "\n" not in run.state.message
-    assert not Path("/tmp/elsewhere").exists() and not (outside / "out").exists()
+    assert not Path("/tmp/elsewhere").exists() and not (base.parent / "outside" / "out").exists()
 
 
-def test_a_folder_run_with_a_failed_sheet_ends_built_with_failures(served):
+def test_a_folder_run_with_a_failed_sheet_ends_built_with_failures(served_runs):
     """As the command line exits 2, the UI shows the run's state named "Built with failures",
     its message naming the failed sheet; the run's outcome stays readable."""
-    from prefect.deployments import run_deployment
-
-    url, base, tmp = served
-    (base / "mixed").mkdir()
-    (base / "mixed" / "good.md").write_text(SHEET)
-    (base / "mixed" / "broken.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
-    _deployment("folder/served")
-    run = run_deployment("folder/served", parameters={"folder": "mixed", "offline": True}, **WAIT)
+    run = _ended(served_runs["folder"])
     assert run.state.is_completed() and run.state.name == "Built with failures", run.state
     assert run.state.message.startswith("1 of 2 sheets failed: broken.md")
 
@@ -287,7 +320,7 @@ def pooled(served):
     try:
         yield url, base, tmp
     finally:
-        _stop(worker, signal.SIGINT)
+        _stop(worker, signal.SIGINT, STOP_WAIT)
         worker_log.close()
 
 
@@ -314,15 +347,27 @@ def _artifacts(run_id) -> dict:
     return {a.key: a for a in arts}
 
 
-def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled):
-    """The worker of the pool picks the run up, runs the flow in a subprocess of its own, and
-    the run's artifacts come back through the API."""
-    from prefect.deployments import run_deployment
-
+@pytest.fixture(scope="module")
+def pooled_runs(pooled):
+    """The pool's two runs, created at once so the worker runs them side by side
+    (``{"document" | "sweep": flow run id}``); each test waits for its own."""
     url, base, tmp = pooled
     (base / "pooled.md").write_text(SHEET.replace("a height $h$", "a tower of height $H$"))
-    run = run_deployment("document/pool", **WAIT,
-                         parameters={"source": "pooled.md", "backend": "none", "out": "pooled-out", "base": str(base)})
+    for name in ("alpha", "beta"):
+        (base / "spread" / name).mkdir(parents=True)
+        (base / "spread" / name / "week1.md").write_text(SHEET.replace("a ball", f"a {name} ball"))
+    (base / "spread" / "beta" / "week2.md").write_text(SHEET.replace("a height", "a cliff of height"))
+    return {"document": _start("document/pool", {"source": "pooled.md", "backend": "none", "out": "pooled-out",
+                                                 "base": str(base)}),
+            "sweep": _start("sweep/pool", {"root": "spread", "out": "spread-out", "baseline": None, "offline": True,
+                                           "pool": "sheet2lambda", "base": str(base)})}
+
+
+def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled, pooled_runs):
+    """The worker of the pool picks the run up, runs the flow in a subprocess of its own, and
+    the run's artifacts come back through the API."""
+    url, base, tmp = pooled
+    run = _ended(pooled_runs["document"])
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
     assert (base / "pooled-out" / "pooled.zip").is_file()  # relative paths against the base we passed
     by_key = _artifacts(run.id)
@@ -331,21 +376,14 @@ def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled):
     assert "OFFLINE" in by_key["pooled-summary"].data
 
 
-def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled):
+def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled, pooled_runs):
     """``pool`` set: each folder of the corpus is a run of ``folder/pool`` on the pool (a
     child of the sweep's run), and the sweep gathers their outcomes into one report."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
-    from prefect.deployments import run_deployment
 
     url, base, tmp = pooled
-    for name in ("alpha", "beta"):
-        (base / "spread" / name).mkdir(parents=True)
-        (base / "spread" / name / "week1.md").write_text(SHEET.replace("a ball", f"a {name} ball"))
-    (base / "spread" / "beta" / "week2.md").write_text(SHEET.replace("a height", "a cliff of height"))
-    run = run_deployment("sweep/pool", timeout=900, poll_interval=WAIT["poll_interval"], parameters={
-        "root": "spread", "out": "spread-out", "baseline": None, "offline": True, "pool": "sheet2lambda",
-        "base": str(base)})
+    run = _ended(pooled_runs["sweep"], timeout=900)
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
     report = json.loads((base / "spread-out" / "report.json").read_text())
     assert (report["folders"], report["sheets"], report["built"]) == (2, 3, 3), report
