@@ -9,6 +9,9 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
   markers: their head answers no question) — and this question has no solution on any part,
   while at least one other question has: its solution may be among those, read onto another
   question or left out. One flag on each such question;
+- **a question answered in part while solutions sit unread**: some of its parts hold a
+  solution and some (with a prompt) none, while lines of the solutions document after their
+  first marker are in no field (:func:`partly_answered_flags`);
 - **a solution of the sheet in no field**: lines of the questions document that open a
   solution (a ``<details>`` block whose summary names a solution, a line opening ``Solution``,
   ``Answer``, ``Lösung`` …, a ``solution`` div) and are in no field, on the question whose text
@@ -81,6 +84,35 @@ def unpaired_flags(questions: SheetSet, questions_md: str, solutions_md: str | N
         f"({said}): check the solutions for question {qi + 1}'s and put it on its parts, or keep it unanswered "
         "if the sheet gives none"))
         for qi in range(len(qs)) if not answered[qi]]
+
+
+def partly_answered_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
+    """A question some of whose parts have a solution and some (with a prompt) none, while lines of
+    the solutions document after its first marker are in no field: one flag on each such question
+    (the missing parts' solutions among the lines left unread?). ``[]`` with no solutions
+    document or no line left unread. Raises nothing."""
+    if not solutions_md:
+        return []
+    partly = []
+    for qi, q in enumerate(questions.root):
+        parts = [p for p in q.normalised_parts() if p.content.strip()]
+        have = [bool(p.answer.strip() or p.worked_solution.strip() or p.correct) for p in parts]
+        if len(parts) >= 2 and any(have) and not all(have):
+            partly.append((qi, [i + 1 for i, h in enumerate(have) if not h]))
+    if not partly:
+        return []
+    lost = lost_lines(solutions_md, questions_md, questions)
+    markers = question_markers(solutions_md, solutions=True) if lost else []
+    if markers:
+        lost = [(n, line) for n, line in lost if n >= markers[0].line]
+    if not lost:
+        return []
+    return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+        f"part{'s' if len(none) > 1 else ''} {', '.join(map(str, none))} of question {qi + 1} "
+        f"{'have' if len(none) > 1 else 'has'} no solution while its other parts have one, and {len(lost)} "
+        f"line{'s' if len(lost) > 1 else ''} of the solutions (from line {lost[0][0]}) are in no field: "
+        "a solution left unread? Check the solutions and put it on its part, or keep it unanswered"))
+        for qi, none in partly]
 
 
 _WORDS = r"(?:solutions?|answers?|worked\s+solutions?|lösung(?:en)?|antwort(?:en)?|soluci[oó]n(?:es)?|r[ée]ponses?|corrig[ée]s?)"
