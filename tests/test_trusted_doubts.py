@@ -193,3 +193,14 @@ def test_formulas_or_names_judged_one_by_one_are_parts_not_options():
     judged = SheetSet([Question(main_text="Which of the following methods are stable?", parts=[
         Part(content="$u_{n+1} = u_n + k f(u_n)$,"), Part(content="$u_{n+1} = u_n - k f(u_{n+1})$.")])])
     assert options_as_parts_flags(judged) == []
+
+
+def test_a_solution_that_only_says_how_answers_were_marked():
+    from tasks.settle.pairing_doubts import referral_flags
+
+    noted = SheetSet([Question(main_text="Describe your experience with the software.", parts=[
+        Part(worked_solution="Credit was given for any answer of a sentence or more.")])])
+    assert fields(referral_flags(noted)) == ["q1.p1.worked_solution"]
+    answered = SheetSet([Question(main_text="Describe your experience with the software.", parts=[
+        Part(worked_solution="I used it for two years to fit regression models.")])])
+    assert referral_flags(answered) == []

@@ -24,7 +24,8 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
 - **a solution that only points elsewhere**: a short answer or worked solution that sends the
   student to a file or page outside the sheet (``Please refer to `ex2.jl` …``, ``see
   https://…``) and holds no maths: the sheet may give no solution there, so the set holds a
-  pointer as one (on the field).
+  pointer as one (on the field); so does a short solution that only says how answers were
+  marked (``Credit was given as long as …``: a grader's note).
 """
 
 from __future__ import annotations
@@ -164,20 +165,34 @@ POINTER_WORDS = 40
 """A solution of more words than this says more than where to look."""
 
 
+_GRADING = re.compile(r"\b(?:credit (?:was|is|will be) (?:given|awarded)|full (?:credit|marks)|marks? (?:was|were|are|is) "
+                      r"(?:given|awarded)|points? (?:was|were|are|is) (?:given|awarded)|graded (?:on|for|as)|"
+                      r"grading (?:note|rubric)|rubric)\b", re.I)
+"""A grader's note (``Credit was given as long as …``, ``Full marks for …``): how answers were
+marked, not an answer."""
+
+
 def referral_flags(questions: SheetSet) -> list[Flag]:
     """A short solution with no maths that sends the student to a file or a page outside the
-    sheet (see the module); one flag on each such field. Raises nothing."""
+    sheet, or that only says how answers were marked (a grader's note: :data:`_GRADING`; see the
+    module); one flag on each such field. Raises nothing."""
     flags = []
     for qi, q in enumerate(questions.root):
         for pi, p in enumerate(q.normalised_parts()):
             for name in ("answer", "worked_solution"):
                 text = getattr(p, name).strip()
-                if (text and "$" not in text and len(text.split()) <= POINTER_WORDS and _REFERS.search(text)
-                        and _ELSEWHERE.search(text)):
+                if not text or "$" in text or len(text.split()) > POINTER_WORDS:
+                    continue
+                if _REFERS.search(text) and _ELSEWHERE.search(text):
                     flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=text, reason=(
                         f"this solution only points to {_ELSEWHERE.search(text).group(0)!r}, outside the sheet: the "
                         "sheet may give no solution here; keep it if the pointer is what students should see, else "
                         "empty the field")))
+                elif _GRADING.search(text) and "```" not in text:
+                    flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=text, reason=(
+                        f"this solution says how answers were marked ({_GRADING.search(text).group(0)!r}), not what "
+                        "the answer is: the sheet may give no solution here; keep it if students should see it, "
+                        "else empty the field")))
     return flags
 
 
