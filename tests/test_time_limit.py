@@ -94,3 +94,14 @@ def test_a_reading_in_time_has_no_time_flag():
     result = choose_filter_and_read(SHEET, None, None)
     assert not [f for f in result.flags if f.field == "set"]
     assert reusable(result)
+
+
+def test_maths_left_unchecked_by_the_katex_time_limit_is_said_so_not_called_wrong():
+    from schemas.build import KatexWarning
+    from tasks.write.katex import katex_flags
+
+    late = [KatexWarning(field="q1.main_text", tex="x^2", message="not checked: KaTeX took longer than 3 s")]
+    wrong = [KatexWarning(field="q2.main_text", tex="\\frac{1}", message="Expected group after '\\frac'")]
+    flags = {f.field: f.reason for f in katex_flags(late + wrong)}
+    assert "not known to fail, only not checked" in flags["q1.main_text"] and "cannot render" not in flags["q1.main_text"]
+    assert "cannot render" in flags["q2.main_text"]
