@@ -204,3 +204,12 @@ def test_a_solution_that_only_says_how_answers_were_marked():
     answered = SheetSet([Question(main_text="Describe your experience with the software.", parts=[
         Part(worked_solution="I used it for two years to fit regression models.")])])
     assert referral_flags(answered) == []
+
+
+def test_tasks_a_colon_leads_into_are_parts_not_options():
+    tasks = SheetSet([Question(main_text="For the schedule above, do the following:", parts=[
+        Part(content="Draw the Gantt chart."), Part(content="Compute the waiting times.")])])
+    assert options_as_parts_flags(tasks) == []
+    choose = SheetSet([Question(main_text="Pick the model that fits:", parts=[
+        Part(content="y = a + b x"), Part(content="y = a x^2")])])
+    assert fields(options_as_parts_flags(choose)) == ["q1"]

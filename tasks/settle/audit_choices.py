@@ -104,16 +104,22 @@ def _option_like(content: str) -> bool:
             and not text.rstrip("*_ ").endswith(("?", ":")) and bool(re.search(r"\w", _SPAN.sub("", text))))
 
 
-def _asks(stem: str) -> bool:
-    """Does the stem end by asking (its last line ends in ``?`` or ``:``, maths and marks aside)?"""
+def _asks(stem: str, parts: list) -> bool:
+    """Does the stem end by asking for a choice among the parts? Its last line ends in ``?``, or
+    in ``:`` over parts none of which ends a sentence (fragments, as options are: a stem ending
+    ``:`` over sentences leads into tasks, ``Es demana:``)."""
     lines = [ln.strip().rstrip("*_ ") for ln in stem.splitlines() if ln.strip()]
-    return bool(lines) and lines[-1].endswith(("?", ":"))
+    if not lines:
+        return False
+    if lines[-1].endswith("?"):
+        return True
+    return lines[-1].endswith(":") and not any(p.content.strip().rstrip("*_ ").endswith((".", "!")) for p in parts)
 
 
 def options_as_parts_flags(questions: SheetSet) -> list[Flag]:
     """One flag per question whose parts read like the options of a multiple choice, read as
     parts: two or more parts, none with options, an answer or a worked solution, each one short
-    line (:func:`_option_like`), under a main text that ends by asking (``?``/``:``), or parts
+    line (:func:`_option_like`), under a main text that ends by asking (:func:`_asks`), or parts
     that are only True/False (Yes/No) whatever the stem. Each would become a part the student
     answers on its own, where the sheet asks for one choice among them."""
     flags = []
@@ -124,7 +130,7 @@ def options_as_parts_flags(questions: SheetSet) -> list[Flag]:
         if not all(_option_like(p.content) for p in parts):
             continue
         values = {p.content.strip().strip("*_ .").lower() for p in parts}
-        if _asks(q.main_text) or values <= _VALUES:
+        if _asks(q.main_text, parts) or values <= _VALUES:
             flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                 f"the {len(parts)} parts of question {qi + 1} are short lines that ask nothing, under a stem that "
                 "asks for a choice: the options of one multiple-choice part, read as parts? Set them out as "
