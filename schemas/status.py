@@ -36,7 +36,9 @@ class Cause(str, Enum):
     ``no_backend``: no model and no saved reply (the stage is skipped, the run goes on);
     ``nothing_to_do``: no input for the stage (no disputes, no answerable part);
     ``backend_error``: the live call failed after its retries; ``invalid``: what came
-    back did not validate; ``input``: the document itself could not be read.
+    back did not validate; ``input``: the document itself could not be read; ``time_limit``:
+    the stage ran but part of its work ran past its time limit twice (route B's reading with a
+    layout left out), so a run on a quieter machine may read otherwise.
     """
 
     offline_no_reply = "offline_no_reply"
@@ -45,6 +47,7 @@ class Cause(str, Enum):
     backend_error = "backend_error"
     invalid = "invalid"
     input = "input"
+    time_limit = "time_limit"
 
 
 class StageStatus(BaseModel):

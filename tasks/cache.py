@@ -102,7 +102,8 @@ def reusable(value: Any) -> bool:
     (``status.state`` ``failed``) or was skipped for a cause the key does not decide
     (:data:`DECIDED_BY_KEY`), when a live call behind it failed
     (``status.cause`` ``backend_error``, e.g. route B on a library filter because the filter
-    writer's server failed), when a folder's filter was chosen because the writer failed
+    writer's server failed), when part of it ran past its time limit (``time_limit``: a
+    quieter run may read otherwise), when a folder's filter was chosen because the writer failed
     (``writer_failed``), or when a document could not be converted (``error``)."""
     status = value if hasattr(value, "state") and hasattr(value, "cause") else getattr(value, "status", None)
     if isinstance(status, str):  # the answer boxes' status: "ran", "failed: …", "skipped: …"
@@ -111,7 +112,7 @@ def reusable(value: Any) -> bool:
     elif status is not None:
         state = getattr(getattr(status, "state", None), "value", None)
         cause = getattr(getattr(status, "cause", None), "value", None)
-        if state == "failed" or cause == "backend_error":
+        if state == "failed" or cause in ("backend_error", "time_limit"):
             return False
         if state == "skipped" and cause not in DECIDED_BY_KEY:
             return False

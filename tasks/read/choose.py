@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from schemas.flags import Flag
 from schemas.llm import BackendSpec
 from schemas.markdown import SheetText
 from schemas.routes import RouteResult, Usage
@@ -22,7 +23,7 @@ from tasks.llm.select import backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import choose_library_filter, library_filters, read_and_pair
-from tasks.read.sandbox import reusing_runs
+from tasks.read.sandbox import reusing_runs, time_limited
 
 
 class FolderFilter(BaseModel):
@@ -119,7 +120,8 @@ def choose_filter_and_read(
         if filter_source is None and name == "general":
             reading, pairing = read_and_pair_inferred(source, questions_md, solutions_md, name=name, inline=inline)
         else:
-            reading, pairing = read_and_pair(source, questions_md, solutions_md, name=name)
+            reading, pairing = read_and_pair(source, questions_md, solutions_md, name=name,
+                                             patient=filter_source is None)
     except FilterError as e:
         return RouteResult(route="B", status=StageStatus(state=State.failed, reason=e.reason, cause=Cause.invalid),
                            usage=usage, filter_label=label, filter_source=source, calls=calls)
@@ -127,8 +129,10 @@ def choose_filter_and_read(
         label = f"{label} (read as {pairing.layout})"
     # A library filter read the sheet because the writer's server failed: a result, but
     # never a cache hit (tasks.cache.reusable), so a rerun asks the writer again.
+    slow = time_limited()
     status = (StageStatus(state=State.ran, reason=f"the filter writer failed: {writer_error}", cause=Cause.backend_error)
-              if writer_error else StageStatus(state=State.ran))
+              if writer_error else StageStatus(state=State.ran, reason=f"read under a time limit: {slow[0]}",
+                                               cause=Cause.time_limit) if slow else StageStatus(state=State.ran))
     return RouteResult(
         route="B",
         status=status,
@@ -139,8 +143,21 @@ def choose_filter_and_read(
         filter_source=source,
         calls=calls,
         pairing=pairing.how,
-        flags=pairing.flags,
+        flags=pairing.flags + time_limit_flags(slow),
     )
+
+
+def time_limit_flags(slow: list[str]) -> list[Flag]:
+    """One ``structure`` flag on the set (field ``set``) when route B's reading left out what ran
+    past its time limit twice (``slow``: :func:`tasks.read.sandbox.time_limited`): a layout
+    left out of the choice, or a library filter scored zero, so the sheet may read otherwise on a
+    quieter machine. ``[]`` when nothing did."""
+    if not slow:
+        return []
+    return [Flag(field="set", kind="structure", reason=(
+        "route B read this sheet under a time limit: " + "; ".join(slow) + " ran past it twice and was "
+        "left out, so the sheet may read otherwise on a quieter machine; run it again (nothing of this "
+        "reading is kept for reuse), or check each question's markers and parts against the sheet"))]
 
 
 def unread_line(a: RouteResult, b: RouteResult, sheet: str, filter_file: str | None = None) -> str | None:

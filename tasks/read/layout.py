@@ -341,9 +341,11 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     the questions are cut from it (:func:`tasks.read.restated.without_restatements`), and it is
     merged as :func:`tasks.read.route_b.merge_solutions` merges. ``Pairing.layout`` names the
     layout chosen. ``inline``: with no solutions document, the sheet holds its solutions in
-    place (:data:`INLINE_SWITCH`). ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
+    place (:data:`INLINE_SWITCH`). ``timeout`` (seconds) and ``memory_bytes`` bound each filter run (a run
+    past the limit runs once more with a longer one, and a layout past that too is recorded:
+    :func:`tasks.read.sandbox.time_limited`). Raises
     :class:`FilterError` when the reader's own reading fails."""
-    limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
+    limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name, patient=True)
     if inline and solutions_md is None:
         filter_source = INLINE_SWITCH + filter_source
     found = discover(ast(questions_md))

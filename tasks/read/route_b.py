@@ -310,16 +310,18 @@ def read_and_pair(
     timeout: float = 20.0,
     memory_bytes: int = 1 << 30,
     name: str = "filter",
+    patient: bool = False,
 ) -> tuple[SheetSet, Pairing]:
     """Route B's reading of a sheet and how its solutions were paired: ``filter_source``
     over ``questions_md`` (role ``questions``) and, when given, over ``solutions_md`` (role
     ``solutions``), merged with :func:`merge_solutions` (by number when the filter
     :func:`reads_numbers` and both documents number their questions).
 
-    ``timeout`` (seconds) and ``memory_bytes`` bound each filter run. Raises
+    ``timeout`` (seconds) and ``memory_bytes`` bound each filter run (``patient``: a run past
+    the limit runs once more with a longer one, for the library's filters). Raises
     :class:`FilterError` when a run fails (see :func:`tasks.read.sandbox.run_filter`).
     """
-    limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name)
+    limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name, patient=patient)
     questions = run_filter(filter_source, questions_md, "questions", **limits)
     if solutions_md is None:
         return questions, Pairing()
@@ -389,7 +391,9 @@ def superseded(filter_source: str) -> bool:
 
 def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[str, str]:
     """The library filter (not :func:`superseded`) whose :func:`score_reading` of the questions
-    document is best: ``(name, source)``; a filter that fails or finds no question scores zero.
+    document is best: ``(name, source)``; a filter that fails or finds no question scores zero
+    (one that runs past its time limit runs once more with a longer one, and is recorded past
+    that too: :func:`tasks.read.sandbox.time_limited`).
     Ties: the solutions' :func:`score_solutions` (within :data:`SOLUTIONS_MARGIN` they stay tied),
     then the name (``general`` first). Raises :class:`FilterError` only when there is no library
     filter at all."""
@@ -399,7 +403,7 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
     scored: list[tuple[float, float, str]] = []
     for name, source in filters.items():
         try:
-            reading = run_filter(source, questions_md, "questions", name=name)
+            reading = run_filter(source, questions_md, "questions", name=name, patient=True)
             score = score_reading(questions_md, reading) if len(reading) else 0.0
         except FilterError:
             score = 0.0
@@ -410,7 +414,7 @@ def choose_library_filter(questions_md: str, solutions_md: str | None) -> tuple[
         rescored = []
         for name in tied:
             try:
-                reading = run_filter(filters[name], solutions_md, "solutions", name=name)
+                reading = run_filter(filters[name], solutions_md, "solutions", name=name, patient=True)
                 rescored.append((score_solutions(solutions_md, reading, questions_md), name))
             except FilterError:
                 rescored.append((0.0, name))

@@ -39,7 +39,12 @@ their reasons joined:
   drawing or an environment pandoc skips), on the question it follows;
 - **parts, options or questions in the wrong place** (:mod:`tasks.settle.doubts`): part labels
   inside a display equation or after a part's first line, check boxes left in the text, a part
-  label as a question's title;
+  label as a question's title, sub-sections read as one text, a question titled as the one
+  before it and more (its section read as a question);
+- **options read as parts** (:mod:`tasks.settle.audit_choices`): short unanswered one-line
+  parts under a stem that asks, or parts that are only True/False;
+- **the sheet's question section in no field** (:mod:`tasks.settle.section_doubts`) while
+  questions are read outside it;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
   document does not (left out unless route B's pairing already said so);
@@ -52,11 +57,13 @@ their reasons joined:
   solution while solutions sit unpaired (on parts with no prompt, or in no field); lines of the
   sheet in no field that open a solution (``<details><summary>Lösung``), on the question they follow, or quoted in a
   field students see (the solution read as the question's text); a short solution
-  that only points to a file outside the sheet (``Please refer to `ex2.jl```);
+  that only points to a file outside the sheet (``Please refer to `ex2.jl```); a question
+  answered on some parts only while solutions' lines sit in no field;
 - **the sheet's numbering** (:mod:`tasks.settle.number_doubts`): sub-numbered markers (``5.1``,
   ``5.2``) among whole numbers each read as a question, a first marker numbered out of the
   sheet's numbering (``**65 minutes.**`` before ``1.``), a title that is only the marks, a first
-  question under no heading where every other opens under a heading of one level.
+  question under no heading (or the sheet's title) where every other opens under a heading of
+  one level.
 
 Where a question starts is found by quoting: its first text is looked up in the markdown
 (markers cut as coverage cuts them, :func:`tasks.settle.coverage.markers_removed`), each
@@ -78,9 +85,10 @@ from tasks.settle.audit_markers import (
     part_label_flags,
     solution_number_flags,
 )
-from tasks.settle.doubts import doubt_flags
-from tasks.settle.section_doubts import section_flags
-from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
+from tasks.settle.doubts import continued_title_flags, doubt_flags, subsection_flags
+from tasks.settle.section_doubts import section_flags, unread_section_flags
+from tasks.settle.pairing_doubts import (partly_answered_flags, referral_flags, shown_solution_flags, unpaired_flags,
+                                         unread_solution_flags)
 from tasks.settle.number_doubts import headless_flags, number_flags, points_title_flags
 from tasks.settle.reading_doubts import (
     blank_flags,
@@ -91,7 +99,7 @@ from tasks.settle.reading_doubts import (
     title_flags,
     whole_solution_flags,
 )
-from tasks.settle.audit_choices import choice_flags, unmarked_flags
+from tasks.settle.audit_choices import choice_flags, options_as_parts_flags, unmarked_flags
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -107,18 +115,22 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
         return []  # the tiers flag an empty set already
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
-                  + field_flags(questions) + doubt_flags(questions) + empty_solution_flags(questions, questions_md)
+                  + field_flags(questions) + doubt_flags(questions) + subsection_flags(questions)
+                  + continued_title_flags(questions)
+                  + empty_solution_flags(questions, questions_md)
                   + heading_flags(questions, questions_md) + blank_flags(questions) + title_flags(questions, questions_md)
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)
                   + whole_solution_flags(questions, questions_md)
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
-                  + section_flags(questions) + unpaired_flags(questions, questions_md, solutions_md)
+                  + section_flags(questions) + unread_section_flags(questions, questions_md)
+                  + unpaired_flags(questions, questions_md, solutions_md)
+                  + partly_answered_flags(questions, questions_md, solutions_md)
                   + unread_solution_flags(questions, questions_md) + referral_flags(questions)
                   + shown_solution_flags(questions, questions_md)
                   + number_flags(questions, questions_md) + points_title_flags(questions)
                   + headless_flags(questions, questions_md)
-                  + unmarked_flags(questions))
+                  + unmarked_flags(questions) + options_as_parts_flags(questions))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

@@ -1,9 +1,12 @@
 """The structure audit's check of choices left in a prompt (:mod:`tasks.settle.audit`): a part
 that asks a multiple choice — its text offers capital-lettered options in sequence, three or
 more, or two after asking which (``**A**. Blackbody radiation <br> **B**. Compton scattering``), or marks
-itself ``(True/False)`` — while no options were read for it: its answer box will have none, so
-a person must set them out; and a part whose options none is marked right where the sheet marks
-those of other parts (:func:`unmarked_flags`)."""
+itself ``(True/False)`` or opens with ``T/F`` / ``True or false:`` — while no options were read
+for it: its answer box will have none, so a person must set them out; a part whose options none
+is marked right where the sheet marks those of other parts (:func:`unmarked_flags`); and a
+question whose parts read like the options of a multiple choice (:func:`options_as_parts_flags`:
+two or more short unanswered one-line parts under a stem that asks, or parts that are only
+True/False)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,10 @@ _OPTION = re.compile(r"^\s*(?:\*\*|__)?\s*\(?(?P<l>[A-H])(?:\*\*|__)?[.)]"
                      r"(?:\*\*|__)?\s+\S", re.M)
 _ASKS = re.compile(r"\b(?:which|select|choose|circle|tick|pick)\b", re.I)
 _TRUE_FALSE = re.compile(r"\(?\s*true\s*(?:/|or)\s*false\s*\)?\s*[.?]?\s*$", re.I | re.M)
+_TRUE_FALSE_LEAD = re.compile(r"^\s*(?:\*\*|__)?\(?\s*(?:T\s*/\s*F|true\s*(?:/|or)\s*false)\s*\)?[.:]?"
+                              r"(?:\*\*|__)?\s+\S", re.I | re.M)
+"""A prompt opening with ``T/F`` or ``True or false:`` (a True/False question whose options the
+sheet does not list)."""
 
 
 def offered(text: str) -> str | None:
@@ -27,7 +34,7 @@ def offered(text: str) -> str | None:
     (capital labels from A in sequence: three or more, or two in a text asking which), else
     ``None``."""
     text = _CODE.sub(" ", _BREAK.sub("\n", text))
-    if _TRUE_FALSE.search(text):
+    if _TRUE_FALSE.search(text) or _TRUE_FALSE_LEAD.search(text):
         return "True/False"
     labels = [m.group("l") for m in _OPTION.finditer(text)]
     run = 0
@@ -76,4 +83,56 @@ def unmarked_flags(questions: SheetSet) -> list[Flag]:
                     "them right, as it does in other parts: a multiple-choice box needs one true option, so "
                     "set out how this part is answered")))
                 break
+    return flags
+
+
+SHORT_OPTION = 25
+"""Words at most in a part that reads like an option (:func:`options_as_parts_flags`)."""
+_VALUES = frozenset({"true", "false", "yes", "no", "t", "f"})
+_DISPLAY = re.compile(r"\$\$|\\\[|```|~~~")
+
+
+_SPAN = re.compile(r"\$[^$\n]+\$|`[^`\n]+`")
+
+
+def _option_like(content: str) -> bool:
+    """One line of at most :data:`SHORT_OPTION` words, no display, not asking (``?``), not
+    leading into more (``:``) and not only maths or code (a formula or a name the student judges
+    on its own, as a part: ``$U^{n+1} = U^n$``, `` `abc` ``)."""
+    text = content.strip()
+    return (bool(text) and "\n" not in text and len(text.split()) <= SHORT_OPTION and not _DISPLAY.search(text)
+            and not text.rstrip("*_ ").endswith(("?", ":")) and bool(re.search(r"\w", _SPAN.sub("", text))))
+
+
+def _asks(stem: str, parts: list) -> bool:
+    """Does the stem end by asking for a choice among the parts? Its last line ends in ``?``, or
+    in ``:`` over parts none of which ends a sentence (fragments, as options are: a stem ending
+    ``:`` over sentences leads into tasks, ``Es demana:``)."""
+    lines = [ln.strip().rstrip("*_ ") for ln in stem.splitlines() if ln.strip()]
+    if not lines:
+        return False
+    if lines[-1].endswith("?"):
+        return True
+    return lines[-1].endswith(":") and not any(p.content.strip().rstrip("*_ ").endswith((".", "!")) for p in parts)
+
+
+def options_as_parts_flags(questions: SheetSet) -> list[Flag]:
+    """One flag per question whose parts read like the options of a multiple choice, read as
+    parts: two or more parts, none with options, an answer or a worked solution, each one short
+    line (:func:`_option_like`), under a main text that ends by asking (:func:`_asks`), or parts
+    that are only True/False (Yes/No) whatever the stem. Each would become a part the student
+    answers on its own, where the sheet asks for one choice among them."""
+    flags = []
+    for qi, q in enumerate(questions.root):
+        parts = q.normalised_parts()
+        if len(parts) < 2 or any(p.options or p.answer.strip() or p.worked_solution.strip() for p in parts):
+            continue
+        if not all(_option_like(p.content) for p in parts):
+            continue
+        values = {p.content.strip().strip("*_ .").lower() for p in parts}
+        if _asks(q.main_text, parts) or values <= _VALUES:
+            flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+                f"the {len(parts)} parts of question {qi + 1} are short lines that ask nothing, under a stem that "
+                "asks for a choice: the options of one multiple-choice part, read as parts? Set them out as "
+                "options if the sheet means one answer among them")))
     return flags

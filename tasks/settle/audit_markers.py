@@ -1,5 +1,6 @@
 """The structure audit's checks against the sheet's own markers (:mod:`tasks.settle.audit`):
-question markers that skip, repeat or open no question, two questions under one marker, a
+question markers that skip, repeat or open no question, two questions under one marker (on the
+first as well when a later one holds only code or maths: its later parts read as questions), a
 numbered list that may be parts or questions, part labels out of sequence, a solution block the
 conversion emptied, solutions numbered for no question."""
 
@@ -81,6 +82,16 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
         under.setdefault(k, []).append(qi)
         taken.add(k)
     for k, qis in under.items():
+        # a piece with no words of its own (code or maths alone: a snippet, a formula), not a
+        # lead-in before a marker of its own (one in its span no later question starts under)
+        unmarked = [qi for qi in qis[1:] if _wordless(questions.root[qi]) and not any(
+            starts[qi] + 1 < m.line <= ends[qi] and j not in taken for j, m in enumerate(markers))]
+        if unmarked:  # the first of them lost the rest of its text (parts, a list) to the others: not lead-ins
+            flags.append(Flag(field=f"q{qis[0] + 1}", kind=KIND, reason=(
+                f"{'questions' if len(unmarked) > 1 else 'question'} {', '.join(str(q + 1) for q in unmarked)} "
+                f"{'start' if len(unmarked) > 1 else 'starts'} under the marker of question "
+                f"{qis[0] + 1} ({markers[k].text!r}, line {markers[k].line}): the rest of question {qis[0] + 1} "
+                "(its later parts) read as questions of their own?")))
         for qi in qis[1:]:
             flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                 f"questions {qis[0] + 1} and {qi + 1} both start under the marker {markers[k].text!r} "
@@ -159,6 +170,15 @@ def _span_ends(starts: list[int | None], n_lines: int) -> list[int]:
         later = [s for s in starts[qi + 1:] if s is not None]
         ends.append(later[0] if later else n_lines)
     return ends
+
+
+_CODE_OR_MATHS = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]*\$", re.S)
+
+
+def _wordless(question) -> bool:
+    """Does ``question`` hold no word (two letters) outside code and maths?"""
+    texts = [question.main_text] + [t for p in question.parts for t in (p.content, *p.options)]
+    return not re.search(r"[^\W\d_]{2,}", _CODE_OR_MATHS.sub(" ", "\n".join(texts)))
 
 
 def _joined(question) -> str:

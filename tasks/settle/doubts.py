@@ -16,7 +16,15 @@ options or questions in the wrong place, seen in the settled set alone. Each is 
 - **choices left in a part**: a part with no options whose content holds, after its first
   line, a numbered list ``1.``, ``2.`` … in order of short items (a line each, no question,
   no colon) not led in by a colon: the choices of a multiple choice the student answers by
-  number, or steps of the part — the sheet does not say.
+  number, or steps of the part — the sheet does not say;
+- **sub-sections as one text**: a question read with no parts (or one empty part) whose main
+  text holds two headings or more of its shallowest level, outside code (``## Units``,
+  ``## Water`` under ``# Ionic Solutions``): the sheet's parts set out as sub-sections, read as
+  one text? (:func:`subsection_flags`);
+- **a sub-section read as a question**: a question whose title is the title of the question
+  before it and more (``Backup script`` then ``Backup script. Instructions``): the earlier
+  question's own section read as a question, its steps or parts left out of it? (on both;
+  :func:`continued_title_flags`)
 """
 
 from __future__ import annotations
@@ -116,4 +124,57 @@ def doubt_flags(questions: SheetSet) -> list[Flag]:
                         f"{len(boxes)} lines of this field open with a check box (☐ ☒): options left in the text, "
                         "not read as a multiple choice?")))
                     break
+    return flags
+
+
+_HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})\s+(\S.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def subsection_flags(questions: SheetSet) -> list[Flag]:
+    """One flag per question read with no parts, or one part with no content, whose main text
+    holds two headings or more of its shallowest level outside code (see the module)."""
+    flags = []
+    for qi, q in enumerate(questions.root):
+        parts = q.normalised_parts()
+        if len(parts) > 1 or any(p.content.strip() for p in parts):
+            continue
+        heads, fenced = [], False
+        for line in q.main_text.splitlines():
+            if _FENCE.match(line):
+                fenced = not fenced
+            elif not fenced and (m := _HEADING_LINE.match(line)):
+                heads.append((len(m.group(1)), m.group(2)))
+        if not heads:
+            continue
+        top = min(level for level, _ in heads)
+        names = [name for level, name in heads if level == top]
+        if len(names) >= 2:
+            shown = ", ".join(repr(n[:30]) for n in names[:3]) + (" …" if len(names) > 3 else "")
+            flags.append(Flag(field=field_key(qi, "main_text"), kind=KIND, a=q.main_text, reason=(
+                f"question {qi + 1} has no parts, and its main text holds {len(names)} sub-sections ({shown}): "
+                "the sheet's parts set out under headings, read as one text?")))
+    return flags
+
+
+_CONTINUED = re.compile(r"\s*(?:[.:;,–—-]\s*|\s\()")
+
+
+def continued_title_flags(questions: SheetSet) -> list[Flag]:
+    """Flags on a question and the one after it when the later one's title is the earlier one's
+    (two words at least) followed by more after a separator (see the module)."""
+    flags, said = [], set()
+    qs = questions.root
+    for qi in range(len(qs) - 1):
+        first, then = qs[qi].title.strip(), qs[qi + 1].title.strip()
+        if len(first.split()) < 2 or not then.startswith(first) or len(then) == len(first):
+            continue
+        if not _CONTINUED.match(then[len(first):]):
+            continue
+        for k in (qi, qi + 1):
+            if k not in said:
+                said.add(k)
+                flags.append(Flag(field=f"q{k + 1}", kind=KIND, reason=(
+                    f"question {qi + 2}'s title {then[:60]!r} is question {qi + 1}'s and more: a section of question "
+                    f"{qi + 1} (its steps or parts) read as a question of its own?")))
     return flags

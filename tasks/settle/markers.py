@@ -155,7 +155,8 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     ``Solutions`` / ``Answers`` heading of a questions document ends its questions; top-level
     numbered items count only in a document with no heading or bold marker, and not when a
     numbered list restarts at 1 with no heading before it (each list is then the parts of
-    the paragraph before it: the reader's paragraph layout)."""
+    the paragraph before it: the reader's paragraph layout). A bold marker opens a paragraph, or
+    a line after a hard line break (``**Problem 2.**\\`` after a line ending in ``\\``)."""
     words = _QUESTION_WORDS + (_SOLUTION_WORDS if solutions else ()) + _letter_words(markdown)
     found: list[Marker] = []
     headed: list[str] = []  # each of ``found``: "marker" or "group" (a heading), "bold"
@@ -209,7 +210,7 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
             items.append((Marker(n, item.group(1), line.strip()), kind))
             items[-1][0].heading_before = heading_since_item
             heading_since_item = False
-        previous_blank = not line.strip()
+        previous_blank = not line.strip() or line.rstrip().endswith("\\")  # a hard line break opens a line too
     last_bold = max((m.line for m, k in zip(found, headed) if k == "bold"), default=None)
     if last_bold is not None and (answers_at is None or answers_at > last_bold):
         # after the last numbered bold marker, a bold bonus label opens a question the sheet

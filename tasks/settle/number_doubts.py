@@ -9,7 +9,8 @@ question). Each is a ``structure`` flag on the question it concerns:
   1 (``**65 minutes.**``) and the next restarts at 1: a time, a total or a date read as a
   question marker, and what it opens read as a question? (on the question it opens);
 - **a first question under no heading**: every other question opens under a heading of one
-  level, the first under none: the sheet's head (deadlines, instructions) read as a question?
+  level, the first under none or under a heading of a higher level (the sheet's title): the
+  sheet's head (deadlines, instructions) read as a question?
 - **a title that is points**: a question whose title is only a mark count (``*4 pts*``,
   ``(10 marks)``, ``5 points``): the marker's tail read as the title, and the question's
   start may be misplaced.
@@ -90,15 +91,17 @@ def points_title_flags(questions: SheetSet) -> list[Flag]:
 
 
 def headless_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
-    """The first question opening under no heading where each of the others (two or more) opens
-    under a heading of one level (see the module); raises nothing."""
+    """The first question opening under no heading, or under a heading of a higher level (the
+    sheet's title), where each of the others (two or more) opens under a heading of one level
+    (see the module); raises nothing."""
     if len(questions) < 3:
         return []
     levels = own_levels(questions, questions_md)
     rest = set(levels[1:])
-    if levels[0] is not None or len(rest) != 1 or None in rest:
+    if len(rest) != 1 or None in rest or (levels[0] is not None and levels[0] >= min(rest)):
         return []
+    under = "no heading" if levels[0] is None else f"the sheet's title (a heading of level {levels[0]})"
     return [Flag(field="q1", kind=KIND, reason=(
-        f"question 1 opens under no heading, while the sheet opens each of the other {len(questions) - 1} questions "
+        f"question 1 opens under {under}, while the sheet opens each of the other {len(questions) - 1} questions "
         "under a heading of one level: the sheet's head (deadlines, instructions) read as a question? keep it if it "
         "asks something"))]

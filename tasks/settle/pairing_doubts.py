@@ -9,6 +9,9 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
   markers: their head answers no question) — and this question has no solution on any part,
   while at least one other question has: its solution may be among those, read onto another
   question or left out. One flag on each such question;
+- **a question answered in part while solutions sit unread**: some of its parts hold a
+  solution and some (with a prompt) none, while lines of the solutions document after their
+  first marker are in no field (:func:`partly_answered_flags`);
 - **a solution of the sheet in no field**: lines of the questions document that open a
   solution (a ``<details>`` block whose summary names a solution, a line opening ``Solution``,
   ``Answer``, ``Lösung`` …, a ``solution`` div) and are in no field, on the question whose text
@@ -21,7 +24,8 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
 - **a solution that only points elsewhere**: a short answer or worked solution that sends the
   student to a file or page outside the sheet (``Please refer to `ex2.jl` …``, ``see
   https://…``) and holds no maths: the sheet may give no solution there, so the set holds a
-  pointer as one (on the field).
+  pointer as one (on the field); so does a short solution that only says how answers were
+  marked (``Credit was given as long as …``: a grader's note).
 """
 
 from __future__ import annotations
@@ -83,6 +87,35 @@ def unpaired_flags(questions: SheetSet, questions_md: str, solutions_md: str | N
         for qi in range(len(qs)) if not answered[qi]]
 
 
+def partly_answered_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
+    """A question some of whose parts have a solution and some (with a prompt) none, while lines of
+    the solutions document after its first marker are in no field: one flag on each such question
+    (the missing parts' solutions among the lines left unread?). ``[]`` with no solutions
+    document or no line left unread. Raises nothing."""
+    if not solutions_md:
+        return []
+    partly = []
+    for qi, q in enumerate(questions.root):
+        parts = [p for p in q.normalised_parts() if p.content.strip()]
+        have = [bool(p.answer.strip() or p.worked_solution.strip() or p.correct) for p in parts]
+        if len(parts) >= 2 and any(have) and not all(have):
+            partly.append((qi, [i + 1 for i, h in enumerate(have) if not h]))
+    if not partly:
+        return []
+    lost = lost_lines(solutions_md, questions_md, questions)
+    markers = question_markers(solutions_md, solutions=True) if lost else []
+    if markers:
+        lost = [(n, line) for n, line in lost if n >= markers[0].line]
+    if not lost:
+        return []
+    return [Flag(field=f"q{qi + 1}", kind=KIND, reason=(
+        f"part{'s' if len(none) > 1 else ''} {', '.join(map(str, none))} of question {qi + 1} "
+        f"{'have' if len(none) > 1 else 'has'} no solution while its other parts have one, and {len(lost)} "
+        f"line{'s' if len(lost) > 1 else ''} of the solutions (from line {lost[0][0]}) are in no field: "
+        "a solution left unread? Check the solutions and put it on its part, or keep it unanswered"))
+        for qi, none in partly]
+
+
 _WORDS = r"(?:solutions?|answers?|worked\s+solutions?|lösung(?:en)?|antwort(?:en)?|soluci[oó]n(?:es)?|r[ée]ponses?|corrig[ée]s?)"
 _OPENER = re.compile(
     r"<summary\b[^>]*>[^<]*\b" + _WORDS + r"\b"                       # <details><summary>Lösung</summary>
@@ -132,20 +165,34 @@ POINTER_WORDS = 40
 """A solution of more words than this says more than where to look."""
 
 
+_GRADING = re.compile(r"\b(?:credit (?:was|is|will be) (?:given|awarded)|full (?:credit|marks)|marks? (?:was|were|are|is) "
+                      r"(?:given|awarded)|points? (?:was|were|are|is) (?:given|awarded)|graded (?:on|for|as)|"
+                      r"grading (?:note|rubric)|rubric)\b", re.I)
+"""A grader's note (``Credit was given as long as …``, ``Full marks for …``): how answers were
+marked, not an answer."""
+
+
 def referral_flags(questions: SheetSet) -> list[Flag]:
     """A short solution with no maths that sends the student to a file or a page outside the
-    sheet (see the module); one flag on each such field. Raises nothing."""
+    sheet, or that only says how answers were marked (a grader's note: :data:`_GRADING`; see the
+    module); one flag on each such field. Raises nothing."""
     flags = []
     for qi, q in enumerate(questions.root):
         for pi, p in enumerate(q.normalised_parts()):
             for name in ("answer", "worked_solution"):
                 text = getattr(p, name).strip()
-                if (text and "$" not in text and len(text.split()) <= POINTER_WORDS and _REFERS.search(text)
-                        and _ELSEWHERE.search(text)):
+                if not text or "$" in text or len(text.split()) > POINTER_WORDS:
+                    continue
+                if _REFERS.search(text) and _ELSEWHERE.search(text):
                     flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=text, reason=(
                         f"this solution only points to {_ELSEWHERE.search(text).group(0)!r}, outside the sheet: the "
                         "sheet may give no solution here; keep it if the pointer is what students should see, else "
                         "empty the field")))
+                elif _GRADING.search(text) and "```" not in text:
+                    flags.append(Flag(field=field_key(qi, name, pi), kind=KIND, a=text, reason=(
+                        f"this solution says how answers were marked ({_GRADING.search(text).group(0)!r}), not what "
+                        "the answer is: the sheet may give no solution here; keep it if students should see it, "
+                        "else empty the field")))
     return flags
 
 

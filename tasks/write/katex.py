@@ -382,7 +382,8 @@ def katex_flags(warnings: list[KatexWarning], known: list[Flag] | None = None) -
     shows as red source on the platform usually means a macro the conversion did not expand,
     or maths split by a misread). ``warnings`` as :func:`check_maths` returns them; those with
     no field (a check outside a set) give no flag. The flag's ``a`` is the spans' TeX (one per
-    line) and its reason KaTeX's messages.
+    line) and its reason KaTeX's messages; a field whose spans were only not checked (a time or
+    length limit: :class:`KatexBudget`) says so instead of "cannot render".
 
     One cause, one flag: a span whose only fault is a command that a ``conversion_loss`` flag
     of ``known`` in the same question (the fields' first key segment) already names (in its ``a``, one command per line: a macro
@@ -404,6 +405,13 @@ def katex_flags(warnings: list[KatexWarning], known: list[Flag] | None = None) -
     for field, ws in by_field.items():
         messages = list(dict.fromkeys(w.message for w in ws))
         spans = "maths span" if len(ws) == 1 else f"{len(ws)} maths spans"
+        if all(w.message.startswith("not checked") for w in ws):
+            # a time or length limit stopped the check: nothing is known to be wrong, and a run on
+            # a quieter machine may check it (this flag then goes): say so, never "cannot render"
+            flags.append(Flag(field=field, kind="katex", a="\n".join(w.tex for w in ws), reason=(
+                f"KaTeX's check of {spans} of this field stopped at its limit ({'; '.join(messages)}): not known to "
+                "fail, only not checked; check the maths renders on the platform, or run again on a quieter machine")))
+            continue
         flags.append(Flag(field=field, kind="katex", a="\n".join(w.tex for w in ws), reason=(
             f"KaTeX cannot render {spans} of this field (the platform shows red source): {'; '.join(messages)}: "
             "correct the maths as the sheet has it, or keep it")))
