@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,11 @@ def test_stop_ends_the_recorded_process_group_and_forgets_it(tmp_path, monkeypat
     # its arguments end in `server start`, as a kept server's do: a recorded pid is stopped only when it is ours
     proc = subprocess.Popen([PY, "-c", "import time; time.sleep(120)", "server", "start"], start_new_session=True)
     try:
+        cmdline = Path(f"/proc/{proc.pid}/cmdline")
+        for _ in range(400):  # until the child has exec'd: before, its arguments are still pytest's (a loaded machine)
+            if cmdline.exists() and cmdline.read_bytes().endswith(b"server\0start\0"):
+                break
+            time.sleep(0.05)
         server.state_file().write_text(json.dumps({"pid": proc.pid, "start": procs.started(proc.pid), "url": "http://127.0.0.1:9/api"}))
         assert server.stop(timeout=10) is True
         assert proc.wait(timeout=10) is not None

@@ -9,8 +9,8 @@ import pytest
 from schemas.sheet import Part, Question, SheetSet, iter_fields
 from tasks.settle.fold import fold, fold_whitespace
 from tasks.convert.pandoc import run_pandoc
+from tasks.read.library_choice import choose_library_filter
 from tasks.read.route_b import (
-    choose_library_filter,
     library_filters,
     merge_by_position,
     read_and_pair,
@@ -434,7 +434,7 @@ def test_choose_library_filter_picks_general_for_a_converted_ci_tex_sheet():
 
 
 def test_a_reader_that_keeps_the_task_box_of_the_correct_option_loses_the_choice():
-    from tasks.read.route_b import choose_library_filter, chrome_quoted
+    from tasks.read.route_b import chrome_quoted
 
     assert chrome_quoted(["[x] The normal reaction", "[ ] Friction", "The [x] axis"]) == 2
     sheet = ("# Week 2\n\n## Question 1\n\nA crate sits on a level floor.\n\n(a) Which force holds it up?\n\n"

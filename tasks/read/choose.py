@@ -2,7 +2,7 @@
 
 The filter is the one given (``--filter``, a saved ``filter.lua``, the folder's), else one
 the model writes for the sheet (:mod:`tasks.read.filter_writer`), else the library filter
-that accounts for most of the sheet (:func:`tasks.read.route_b.choose_library_filter`).
+that accounts for most of the sheet (:func:`tasks.read.library_choice.choose_library_filter`).
 A folder chooses once for all its sheets (:func:`folder_filter_task`).
 """
 
@@ -22,7 +22,8 @@ from tasks.llm import BackendError, NoReply
 from tasks.llm.select import backend_for
 from tasks.read.filter_writer import FilterWritingFailed, write_filter
 from tasks.read.layout import read_and_pair_inferred
-from tasks.read.route_b import choose_library_filter, library_filters, read_and_pair
+from tasks.read.library_choice import choose_library_filter
+from tasks.read.route_b import library_filters, read_and_pair
 from tasks.read.sandbox import reusing_runs, time_limited
 
 

@@ -88,10 +88,10 @@ def sheets_of(folder: Path) -> list[tuple[Path, str]]:
 @functools.cache
 def library_filter(source: Path, solutions: Path | None) -> str:
     """The library filter the offline run picks for a sheet
-    (:func:`tasks.read.route_b.choose_library_filter` on its markdown): the stand-in's
+    (:func:`tasks.read.library_choice.choose_library_filter` on its markdown): the stand-in's
     filter-writer reply and the reading its route A reply is made from."""
     from tasks.convert.markdown import to_markdown
-    from tasks.read.route_b import choose_library_filter
+    from tasks.read.library_choice import choose_library_filter
 
     def md(p: Path | None, role: str) -> str | None:
         if p is None:

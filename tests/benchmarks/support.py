@@ -43,7 +43,7 @@ LIBRARY = ROOT / "filters" / "library"
 @dataclass(frozen=True)
 class Original:
     """A corpus sheet: ``source`` and ``solutions`` relative to the corpus; ``filter`` the
-    library filter that :func:`tasks.read.route_b.choose_library_filter` picks for it."""
+    library filter that :func:`tasks.read.library_choice.choose_library_filter` picks for it."""
 
     source: str
     solutions: str | None = None
