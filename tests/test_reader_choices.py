@@ -243,3 +243,67 @@ Shortbread.
     said = [p.worked_solution + p.answer for p in parts]
     assert said == ["The copper one.", "Four minutes.", "The tall mugs."], said
     assert out[1].parts[0].worked_solution == "Shortbread."
+
+
+TYPED_CHOICES = """Weekly quiz on tides
+
+1\\. A harbour's water level is logged every hour. Which of the following would show the tidal period best?
+
+a\\. a histogram of the levels
+
+b\\. a plot of level against time
+
+b\\. a table of the daily maxima
+
+2\\. The tide at this harbour rises twice a day.
+
+a\\. TRUE
+
+b\\. FALSE
+
+3\\. A second harbour is logged every hour too.
+
+a\\. Plot its level against time.
+
+b\\. Compare its period with the first harbour's.
+"""
+
+
+def test_typed_lettered_paragraphs_under_a_choice_are_options_and_under_a_task_stay_parts():
+    out = inferred(TYPED_CHOICES)
+    assert len(out) == 3
+    one, two, three = (q.parts for q in out.root)
+    # the typed letters under `Which of the following …?` (one letter repeated as typed)
+    assert len(one) == 1 and one[0].options == [
+        "a histogram of the levels", "a plot of level against time", "a table of the daily maxima"]
+    assert "Which of the following" in out.root[0].main_text
+    # truth values listed under a statement: the statement's options
+    assert len(two) == 1 and two[0].options == ["TRUE", "FALSE"]
+    # letters that tell the student what to do are parts
+    assert [p.options for p in three] == [[], []] and three[1].content.startswith("Compare its period")
+
+
+def test_capital_typed_letters_under_a_which_question_in_a_notebook_are_options():
+    md = """**Question 1.1** {points: 1}
+
+Looking at the plot above, which statement below is not correct:
+
+A. The levels rise twice a day
+
+B. The levels never fall
+
+C. The highest level comes near noon
+
+*Put your answer in a variable called `answer1`.*
+
+**Question 1.2** {points: 1}
+
+Describe the plot above in two sentences.
+
+A. It is not a choice, so this paragraph reads on as text.
+"""
+    out = inferred(md)
+    first = out.root[0].parts
+    assert first and first[0].options == [
+        "The levels rise twice a day", "The levels never fall", "The highest level comes near noon"]
+    assert all(not p.options for p in out.root[1].parts)

@@ -21,6 +21,9 @@ notes' contract (plain markdown), and adds no word of its own:
   \label/\nonumber/\notag cut; a display with one numbered row gets `\tag{n}`, one with
   several ends each numbered row with `\qquad (n)`;
 - superscript and subscript text (pandoc-only ^x^ and ~x~) become maths;
+- a paragraph that runs on over hard line breaks into a bold run-in marker
+  (`… \\` then `\textbf{Problem 2.} \\`, no blank line between) is cut before the
+  marker, which then opens a paragraph as after a blank line;
 - a paragraph opening with a part label in bold or italics (`\textbf{(a)}`, a class's
   `\problempart` printing `{\bfseries (\alph{part})}`) opens with the plain label `(a)`,
   the contract's part marker: the emphasis is the label's typography, not the author's
@@ -297,7 +300,46 @@ local function plain_label(block)
   return nil
 end
 
+-- A bold run-in marker alone in its bold (`\textbf{Problem 2.}`, `Exercise 3:`): a word
+-- and a number, nothing else.
+local function run_in_marker(inline)
+  if not inline or inline.t ~= "Strong" then return false end
+  local text = pandoc.utils.stringify(inline):gsub("%s+$", "")
+  return text:match("^%u[%a]+%s+%d+[%.%d]*[%.:]?$") ~= nil
+end
+
+-- A paragraph that runs on over hard line breaks (`… What is it? \\` then
+-- `\noindent \textbf{Problem 2.} \\` with no blank line between, as pandoc joins them)
+-- is cut before each line that opens with a bold run-in marker: the marker opens a
+-- paragraph of its own, as it does after a blank line. The break itself is dropped.
+local function split_at_markers(block)
+  local parts, cur = {}, pandoc.List({})
+  local inl = block.content
+  local k = 1
+  while k <= #inl do
+    local x = inl[k]
+    if x.t == "LineBreak" then
+      local j = k + 1
+      while inl[j] and (inl[j].t == "Space" or inl[j].t == "SoftBreak") do j = j + 1 end
+      if run_in_marker(inl[j]) and #cur > 0 then
+        parts[#parts + 1] = cur
+        cur = pandoc.List({})
+        k = j
+        x = inl[k]
+      end
+    end
+    cur:insert(x)
+    k = k + 1
+  end
+  if #parts == 0 then return nil end
+  parts[#parts + 1] = cur
+  local out = {}
+  for _, c in ipairs(parts) do out[#out + 1] = pandoc.Para(c) end
+  return out
+end
+
 function Pandoc(doc)
+  doc = doc:walk({ Para = split_at_markers })
   doc = doc:walk({ Math = function(el) if el.mathtype == "DisplayMath" then return number_math(el) end end })
   doc = doc:walk({ Div = Div })
   if #unwrapped > 0 then doc.meta["sheet2lambda-unwrapped"] = pandoc.MetaList(unwrapped) end

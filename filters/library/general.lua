@@ -946,6 +946,87 @@ local function ordered_choices(b, before)
   return told * 2 < #b.content
 end
 
+-- Paragraphs opening typed letters in sequence (`a\.`, `b\.`; `A.`, `B.`; a letter
+-- repeated as a sheet may mistype it) right under text that names a choice (`Which of the
+-- following …?`, `Choose …:`, a choice word in its last sentence), or whose every item is a
+-- truth value (`TRUE`, `FALSE`): the question's options, not its parts — each item one
+-- short line that asks nothing, carries no points and tells the student to do nothing, as
+-- :func:`ordered_choices` reads an ordered list of them. Units in, units out.
+local TRUTH_WORDS = { ['true'] = true, ['false'] = true, ['t'] = true, ['f'] = true, ['yes'] = true, ['no'] = true }
+local function typed_letter(u)
+  if u.k == 'open' and (u.form == 'alpha' or u.form == 'alpha_or_roman') and #u.label == 1 then
+    -- only the typed `a.` style: `(a)` and `a)` are a sheet's part labels
+    local w = trim(u.whole or '')
+    if w:match('^%l\\?%.%s') then return u.label, u.text end
+    return nil
+  end
+  if u.k == 'text' and not u.items then
+    local l, rest = trim(u.text):match('^(%u)\\?%.%s+(%S.*)$')
+    if l then return l:lower(), rest end
+  end
+  return nil
+end
+local function choice_item(t)
+  t = trim(t or ''):gsub('%s*\\$', '')
+  if t == '' or t:find('\n') or t:match('%?%**$') or points_opening(t) or words_in(t) > 40 then return false end
+  if t:match('[%.!?]%s+%u') or t:match('[,;:]$') then return false end
+  return true
+end
+-- `…, which statement below is not correct:` asks (a determiner: `which` before a noun or
+-- `of`), where `…, which will do the following:` relates: does the text ask so?
+local RELATIVE_AFTER = {}
+for w in ('will is are was were would can could may might has have had does do did shall should '
+  .. 'we you they it he she i means gives makes shows'):gmatch('%a+') do RELATIVE_AFTER[w] = true end
+local function which_asks(text)
+  for w in text:lower():gmatch('%f[%a]which%s+(%a+)') do
+    if not RELATIVE_AFTER[w] then return true end
+  end
+  return false
+end
+local function lettered_choices(units)
+  local out, i = {}, 1
+  while i <= #units do
+    local u = units[i]
+    out[#out + 1] = u
+    local run = {}
+    if u.k == 'text' or u.k == 'open' then
+      local prev = nil
+      local j = i + 1
+      while units[j] do
+        local l, t = typed_letter(units[j])
+        if not l or not choice_item(t) then break end
+        if prev == nil and l ~= 'a' then break end
+        if prev and l ~= prev and not sequence_step(prev, l) then break end
+        run[#run + 1] = t
+        prev = l
+        j = j + 1
+      end
+    end
+    local ok = #run >= 2 and #run <= 8
+    if ok then
+      local truth, told = true, 0
+      for _, t in ipairs(run) do
+        local w = trim(t):gsub('[%*_%.]', ''):lower()
+        if not TRUTH_WORDS[w] then truth = false end
+        if TASK_VERBS[(t:match('^%a+') or ''):lower()] then told = told + 1 end
+      end
+      local last = trim(u.text or ''):gsub('%s*\\$', '')
+      local tail = last:match('([^%.!?]*[%.!?:]?)$') or last
+      local named = (asks_choice((tail:gsub('%?$', ''))) or which_asks(tail)) and not last:match('%.$')
+      ok = (truth or named) and told * 2 < #run
+    end
+    if ok then
+      local opts = {}
+      for _, t in ipairs(run) do opts[#opts + 1] = option_text(t, false) end
+      out[#out + 1] = { k = 'options', options = opts, correct = {} }
+      i = i + #run + 1
+    else
+      i = i + 1
+    end
+  end
+  return out
+end
+
 -- The lines of a text, a line cut after a display that closes on it when a part label
 -- follows (`…$$ (i) Determine …`): after a display the text starts a line of its own.
 local function display_lines(text)
@@ -1018,11 +1099,49 @@ local function find_label_parts(blocks)
   return out
 end
 
+-- A line that sets its parts out inline, `(a) Is … tell? (b) What … R? (c) …`: labels
+-- `(a)`, `(b)`, … in sequence from `(a)`, the first opening the line and each other one
+-- opening a sentence (after `.`, `?` or `!`), every piece a sentence of three words or more
+-- that ends so: the pieces, one line each (quotes of the line); nil otherwise. Labels
+-- inside a sentence (`… pro- or counter-cyclical: (i) …; (ii) …`) are its text.
+local function inline_label_lines(line)
+  if ROLE ~= 'questions' or not line:match('^%s*%(a%)%s') then return nil end
+  local starts, want = {}, 'a'
+  local at = 1
+  while true do
+    local a, b = line:find('%(' .. want .. '%)%s', at)
+    if not a then break end
+    if a > 1 and not line:sub(1, a - 1):match('^%s*$') and not line:sub(1, a - 1):match('[%.%?!]%s+$') then break end
+    starts[#starts + 1] = a
+    at = b + 1
+    want = string.char(want:byte() + 1)
+  end
+  if #starts < 2 then return nil end
+  local out = {}
+  for i, a in ipairs(starts) do
+    local piece = trim(line:sub(a, (starts[i + 1] or #line + 1) - 1))
+    local body = piece:gsub('^%(%l%)%s*', '')
+    if words_in(body) < 3 or not body:match('[%.%?!]$') then return nil end
+    out[#out + 1] = piece
+  end
+  return out
+end
+
 -- Units from a text with part labels at line starts (outside $$ maths).
 local function label_units(text, units)
   local cur, before, in_math = nil, {}, false
   local pieces = {}
+  local lines = {}
   for _, line in ipairs(display_lines(text)) do
+    local split = not in_math and inline_label_lines(line)
+    if split then
+      for _, l in ipairs(split) do lines[#lines + 1] = l end
+    else lines[#lines + 1] = line end
+    local _, n = line:gsub('%$%$', '')
+    if n % 2 == 1 then in_math = not in_math end
+  end
+  in_math = false
+  for _, line in ipairs(lines) do
     local label, rest, form = nil, nil, nil
     if not in_math then label, rest, form = line_label(line) end
     if label then
@@ -1802,6 +1921,7 @@ end
 assemble = function(q)
   local units = q.units
   if ROLE == 'questions' and not INLINE then units = closing_prompts(units) end
+  if ROLE == 'questions' then units = lettered_choices(units) end
   -- questions: a `Solution` heading inside the question; what follows it is its solution
   local sol_units = nil
   if ROLE == 'questions' then

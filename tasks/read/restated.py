@@ -26,7 +26,9 @@ others' prompts as headings), when the split answers more parts. A footnote's ma
 Such paragraphs are cut from the part's worked solution and final answer; a solution part
 left with nothing (the prompt of a part the solutions do not answer) is no solution. Nor is
 a solution that only points elsewhere (:func:`only_points_elsewhere`: ``See the solution in
-the notebook.``): what a student would be shown is no answer. Which question a solution
+the notebook.``), nor one that only says how it was graded (:func:`only_grading_note`:
+``Credit was given as long as a sentence was written.``): what a student would be shown is no
+answer. Which question a solution
 answers is found by number when both documents number their questions, else by position, as
 route B pairs them (:func:`tasks.read.route_b.merge_solutions`).
 """
@@ -147,6 +149,24 @@ def only_points_elsewhere(text: str) -> bool:
     return len(words.split()) <= POINTER_WORDS and bool(_POINTER.search(words))
 
 
+_GRADING = re.compile(r"^(?:(?:full\s+)?(?:credit|marks?)|points?)\s+(?:was|were|is|are|will\s+be)\s+"
+                      r"(?:given|awarded|granted)\b", re.I)
+_RAW_HTML = re.compile(r"`<[^`]*>`\{=html\}|</?[a-z][^<>]*>", re.I)
+
+
+def only_grading_note(text: str) -> bool:
+    """Is ``text`` (a solution, restatements cut) only a note on how the answer was graded
+    (``Credit was given as long as a sentence or more was written.``, ``Full marks were
+    awarded for any reasonable attempt.``): one paragraph of at most 40 words opening with how
+    credit, marks or points were given (``The answer is 3; credit is given for either sign.``
+    answers), after raw HTML (a key's ``<font>`` colour) and a
+    short emphasised heading paragraph of three words or fewer (``*Q1 answer*.``) are set
+    aside? Such a note tells the grader, and gives the student no answer."""
+    pieces = [q for q in (_RAW_HTML.sub(" ", p).strip() for p in paragraphs(text)) if q]
+    pieces = [q for q in pieces if not (re.fullmatch(r"[*_]+[^*_]+[*_]+[.:]?", q) and len(q.split()) <= 3)]
+    return len(pieces) == 1 and len(pieces[0].split()) <= 40 and bool(_GRADING.match(pieces[0]))
+
+
 def _question_text(q: Question) -> str:
     return fold(q.main_text + "\n" + "\n".join(p.content for p in q.parts))
 
@@ -240,6 +260,7 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
         for p in sq.parts:
             p.worked_solution = cut_restated(p.worked_solution, text, asked)
             p.answer = cut_restated(p.answer, text, asked)
-            if only_points_elsewhere(p.worked_solution + "\n\n" + p.answer if p.answer else p.worked_solution):
+            given = p.worked_solution + "\n\n" + p.answer if p.answer else p.worked_solution
+            if only_points_elsewhere(given) or only_grading_note(given):
                 p.worked_solution = p.answer = ""
     return out

@@ -193,7 +193,9 @@ def _continues_past(question, src: SourceLines, line: int, end: int) -> bool:
     joined = _joined(question)
     for i in range(line - 1, min(end, len(src.lines))):
         if src.lines[i] and not src.written[i].lstrip().startswith("#"):
-            return src.lines[i][:80] in joined
+            # a line cut into pieces (inline parts `(a) … ? (b) …`): its first piece will do
+            head = src.heads[i]
+            return src.lines[i][:80] in joined or (len(head) >= 20 and head != src.lines[i] and head[:80] in joined)
     return False
 
 

@@ -201,6 +201,37 @@ def _display_label_cut(line: str, in_display: bool) -> tuple[str, bool]:
     return (out if at else line), in_display
 
 
+_INLINE_LABEL = re.compile(r"\(([a-z])\)\s")
+
+
+def _inline_labels_cut(line: str) -> str:
+    """A line that sets its parts out inline (``(a) Is … tell? (b) What … R?``: labels from
+    ``(a)`` in sequence, the first opening the line, each other one opening a sentence, every
+    piece a sentence of three words or more), cut into :data:`PIECES` at the labels, the labels
+    dropped, as the reader splits it into parts (``filters/library/general.lua``), after a bold
+    question marker (``**Q2**. (a) …``) too; any other line as it is."""
+    opening = re.match(r"\s*(?:(?:\*\*|__)[^*_]+(?:\*\*|__)[.:]?\s+)?(?=\(a\)\s)", line)
+    if not opening:
+        return line
+    starts, want = [], "a"
+    for m in _INLINE_LABEL.finditer(line, opening.end()):
+        if m.group(1) != want:
+            continue
+        if starts and not re.search(r"[.?!]\s+$", line[:m.start()]):
+            break
+        starts.append(m)
+        want = chr(ord(want) + 1)
+    if len(starts) < 2:
+        return line
+    pieces = []
+    for i, m in enumerate(starts):
+        body = line[m.end():starts[i + 1].start() if i + 1 < len(starts) else len(line)].strip()
+        if len(body.split()) < 3 or not re.search(r"[.?!]$", body):
+            return line
+        pieces.append(body)
+    return line[:opening.end()] + PIECES.join(pieces)
+
+
 def markers_removed(markdown: str) -> str:
     """``markdown`` with the markers a reader drops rather than copies cut, line by line
     (the line count is kept): a task-list box (``- [x] A`` → ``- A``), a notebook part
@@ -209,7 +240,8 @@ def markers_removed(markdown: str) -> str:
     ``(a) Text``), a bold question marker and its points (``**Q1.** (3 marks) Text``
     → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
     HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
-    ``text``), and elements never shown as text (``<script>``, ``<style>``, ``<button>``,
+    ``text``), a line of inline parts cut at its labels (:func:`_inline_labels_cut`), and
+    elements never shown as text (``<script>``, ``<style>``, ``<button>``,
     ``<textarea>``, ``<select>``, comments) blanked, and so are YAML front matter, notebook
     cell breaks and wrapper shortcode lines (:func:`_page_chrome_blanked`) and a fenced
     div's fence line (``::: {.solution}``, ``::: answer``, ``:::``), the markdown of an answer div."""
@@ -223,7 +255,7 @@ def markers_removed(markdown: str) -> str:
         line = _CHOICE_GROUP.sub(r"\1", line)
         line = _HTML_EDGES.sub("", line)
         line = _FENCE.sub("", line)
-        line = _bold_marker_cut(line)
+        line = _bold_marker_cut(_inline_labels_cut(line))
         out.append(line)
     return "\n".join(out)
 

@@ -23,6 +23,8 @@ class SourceLines:
         self.written = markdown.splitlines()
         cut = markers_removed("\n".join(self.written)).split("\n")
         self.lines = [fold_whitespace(line_content(c).replace(PIECES, " ")) for c in cut]
+        # each line's first piece (a line of inline parts is cut into one piece per part)
+        self.heads = [fold_whitespace(line_content(c).split(PIECES)[0]) for c in cut]
 
     def find(self, text: str, start: int = 0) -> int | None:
         """The 0-based index of the first line at or after ``start`` whose content holds
