@@ -205,7 +205,8 @@ def page_review(args: argparse.Namespace, run) -> int:
     return 0
 
 
-def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW_TIMEOUT):
+def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW_TIMEOUT,
+                     roots: list[str] | None = None):
     """Inside a document flow run whose outputs are written: pause the run for a person's
     review of the open flags of ``out`` and apply what they decide.
 
@@ -224,7 +225,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     Returns ``(result, lines)``: the :class:`schemas.review.ReviewResult` (``None`` when no
     flag was open, nothing was decided, or the wait timed out) and the lines saying what
     happened. Raises :class:`tasks.errors.InputError` (one line) when the folder cannot be
-    reviewed."""
+    reviewed. ``roots``: a deployment's, which every rebuild's publishing checks again."""
     from prefect import pause_flow_run, resume_flow_run
     from prefect.context import FlowRunContext
     from prefect.exceptions import FlowPauseTimeout
@@ -239,7 +240,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     from tasks.review.pause_form import OPEN, chosen, field_name, pause_input
     from tasks.review.session import ReviewSession
 
-    run = load_run(out)
+    run = load_run(out, roots)
     form = build_form(run)
     if not form.entries:
         return None, ["review     no open flags: nothing to review"]
@@ -258,7 +259,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     # The timer and the page's Finish resume through the API like a person: they need this run's settings.
     timer = threading.Timer(timeout, contextvars.copy_context().run, args=(resume, timed_out))
     timer.daemon = True
-    session = ReviewSession(run.out, _live_backend(spec, offline))
+    session = ReviewSession(run.out, _live_backend(spec, offline), roots=list(roots or []))
     finish = contextvars.copy_context()
     page = PageServer(session, on_done=lambda: finish.run(resume)).start()
     from commandline.logs import say
@@ -288,7 +289,8 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
         return None, bad + [f"review     nothing chosen: the {len(form.entries)} flags are left open; {later}"]
     from tasks.review.console import result_lines
 
-    result = review_task(str(out), ReviewForm(set_name=form.set_name, entries=filled.entries), spec, offline)
+    result = review_task(str(out), ReviewForm(set_name=form.set_name, entries=filled.entries), spec, offline,
+                         roots)
     said = [f"review     {on_page} decision{'s' if on_page != 1 else ''} taken on the review page"] if on_page else []
     return result, bad + said + result_lines(result)
 
