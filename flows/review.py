@@ -171,7 +171,9 @@ def _next(run, open_flags: int) -> str:
 def page_review(args: argparse.Namespace, run) -> int:
     """The review page for ``run`` (:class:`tasks.review.page.PageServer`) until the person
     presses Finish or Ctrl-C: the address printed, the browser opened unless ``--no-open``;
-    then the review's counts. Returns 0. Raises what the backend's selection raises."""
+    then the review's counts. Returns 0; 130 when Ctrl-C or SIGTERM ended it (:func:`_page_stops`:
+    the counts in one line on stderr, every decision kept as it was saved). Raises what the
+    backend's selection raises."""
     from tasks.llm.select import select_backend
     from tasks.review.apply import summarise
     from tasks.review.form import load_run
@@ -179,30 +181,63 @@ def page_review(args: argparse.Namespace, run) -> int:
     from tasks.review.session import ReviewSession
 
     backend = select_backend(args.backend, args.model)
-    server = PageServer(ReviewSession(run.out, backend), port=args.port).start()
-    print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
-    print(f"           {server.url}")
-    _say("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
-         + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
-    opened = None
-    if not args.no_open:  # through a 0600 page of ours: the token never on the browser's command line
-        from tasks.review.page import open_browser
+    server = PageServer(ReviewSession(run.out, backend), port=args.port)
+    with _page_stops(server.finished.set) as stopped:
+        server.start()
+        print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
+        print(f"           {server.url}")
+        _say("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
+             + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
+        opened = None
+        if not args.no_open:  # through a 0600 page of ours: the token never on the browser's command line
+            from tasks.review.page import open_browser
 
-        opened = open_browser(server.url)
-    try:
-        server.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        from tasks.review.page import remove_launcher
+            opened = open_browser(server.url)
+        try:
+            server.wait()
+        except KeyboardInterrupt:  # a handler of the caller's (not the main thread): as a stop
+            stopped.append(2)
+        finally:
+            server.stop()
+            from tasks.review.page import remove_launcher
 
-        remove_launcher(opened)
-    done = load_run(run.out)
-    s = summarise(done, done.log.decisions)
-    _say(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
-         f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}", _next(done, s.open))
+            remove_launcher(opened)
+        done = load_run(run.out)
+        s = summarise(done, done.log.decisions)
+        counts = (f"{s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
+                  f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}")
+        if stopped:
+            print(f"review     stopped: {counts} (each kept as it was taken)", file=sys.stderr, flush=True)
+            return 130
+    _say(f"review     {counts}", _next(done, s.open))
     return 0
+
+
+@contextmanager
+def _page_stops(wake):
+    """Ctrl-C and SIGTERM end the review page's wait: the first calls ``wake`` and is recorded in
+    the yielded list; the page then stops and says so in one line (:func:`page_review`, exit 130).
+    Any later signal changes nothing (attacker round 10, C03: a second Ctrl-C 50 ms after the first
+    interrupted the server's stop, a ``KeyboardInterrupt`` traceback and no line). Handlers are
+    only set from the main thread (elsewhere the caller's stay); restored on leaving."""
+    import signal
+
+    stopped: list[int] = []
+
+    def on_signal(signum, frame) -> None:
+        if not stopped:
+            stopped.append(signum)
+            wake()
+
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped
+        return
+    before = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stopped
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW_TIMEOUT,
