@@ -63,10 +63,12 @@ def deployment_roots() -> list[Path]:
     return roots
 
 
-def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | None = None) -> None:
+def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | None = None) -> list[str]:
     """Refuse a run any of whose ``paths`` (parameter name -> path, already joined to
     ``base``, so a ``base`` moved out shows in them; ``None`` skipped) resolves outside a root of :func:`deployment_roots` (or
-    ``roots``): :class:`InputError` naming the parameter and the root. Links are followed."""
+    ``roots``): :class:`InputError` naming the parameter and the root. Links are followed.
+    Returns the roots (``[]``: not confined), which the run's writes check again as they are
+    made (:func:`tasks.write.publish.pinned`: a folder checked here may be a link by then)."""
     if roots is None:
         roots = deployment_roots()
         if roots and _deployment_id():  # a deployment's run says, once, what root it got
@@ -75,7 +77,7 @@ def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | 
             say(f"root       {', '.join(str(r) for r in roots)}: every path of this run stays inside it "
                 "(fixed when the deployment was made)")
     if not roots:
-        return
+        return []
     named = dict(paths)  # each already joined to base: a base moved out shows in the paths it resolves
     for root in roots:
         real_root = root.resolve()
@@ -86,3 +88,4 @@ def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | 
             if real != real_root and real_root not in real.parents:
                 raise InputError(str(path), f"{name} is outside this deployment's root {root} "
                                             "(every path of a deployed run stays inside it)")
+    return [str(r) for r in roots]

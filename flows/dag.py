@@ -117,6 +117,9 @@ class SheetRun:
     outputs: PrefectFuture | None = None
     said: list[str] = field(default_factory=list)
     """The stage lines said so far, in order (the summary artifact repeats them)."""
+    out_roots: list[str] = field(default_factory=list)
+    """The deployment's roots the run is confined to (:func:`commandline.confine.confine`;
+    ``[]``: none): its outputs are published into ``out`` only while it lies inside them."""
 
     def futures(self) -> dict[str, PrefectFuture]:
         """Every submitted stage by name (for its state: ``Completed``, ``Cached``, …)."""
@@ -141,7 +144,8 @@ class SheetRun:
 
 
 def submit_reading(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, spec: BackendSpec | None,
-                   offline: bool, tries: int, chosen: FolderFilter | PrefectFuture | None) -> SheetRun:
+                   offline: bool, tries: int, chosen: FolderFilter | PrefectFuture | None,
+                   out_roots: list[str] | None = None) -> SheetRun:
     """Submit markdown → sheet → route A ∥ route B → checks → adjudication → tiers.
 
     ``chosen`` is route B's filter (a future of the folder's filter, a given filter, or
@@ -149,14 +153,15 @@ def submit_reading(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, spe
     when a document could not be converted only the markdown was submitted (``sheet`` is
     ``None``; :func:`unconverted` says why).
     """
-    run = submit_markdown(inputs, info, out, media_dir, spec, offline)
+    run = submit_markdown(inputs, info, out, media_dir, spec, offline, out_roots)
     return run if unconverted(run) else submit_routes(run, chosen, tries)
 
 
 def submit_markdown(inputs: Inputs, info: RunInfo, out: Path, media_dir: str, spec: BackendSpec | None,
-                    offline: bool) -> SheetRun:
-    """Submit the markdown of both documents."""
-    run = SheetRun(inputs=inputs, info=info, out=out, media_dir=media_dir, spec=spec, offline=offline)
+                    offline: bool, out_roots: list[str] | None = None) -> SheetRun:
+    """Submit the markdown of both documents (``out_roots``: :attr:`SheetRun.out_roots`)."""
+    run = SheetRun(inputs=inputs, info=info, out=out, media_dir=media_dir, spec=spec, offline=offline,
+                   out_roots=list(out_roots or []))
     docs = [(inputs.source, inputs.source_bytes, "questions")]
     if inputs.solutions_bytes is not None:
         docs.append((inputs.solutions, inputs.solutions_bytes, "solutions"))
@@ -279,7 +284,8 @@ def submit_rest(run: SheetRun, settled: Settled, areas: bool) -> SheetRun:
                                               run.compare, run.score, run.pages)))
     run.outputs = outputs_task.submit(*map(as_input, (str(run.out), run.media_dir, run.sheet, run.route_a, run.route_b,
                                                 run.adjudicate, part_boxes, run.build, run.compare, run.report,
-                                                run.settled, run.pages)))
+                                                run.settled, run.pages)),
+                                      roots=list(run.out_roots))
     return run
 
 

@@ -135,8 +135,8 @@ def document_flow(
     try:
         if problem := form_problem(tries=tries):  # the form's count, as the option's
             raise InputError("document", problem)
-        confine({"source": source, "solutions": solutions, "filter": filter, "replies": replies, "export": export,
-                 "out": str(out_dir), "tex_root": tex_root}, base)
+        roots = confine({"source": source, "solutions": solutions, "filter": filter, "replies": replies,
+                         "export": export, "out": str(out_dir), "tex_root": tex_root}, base)
         inputs = read_inputs(source, solutions, filter, replies, export, tex_root=tex_root, fresh_ocr=fresh_ocr)
         live = None if offline else select_backend(backend, model)
         pages_per_call = batch_size() if compare else 0
@@ -157,25 +157,27 @@ def document_flow(
         return failed(str(e))
     chosen = FolderFilter(source=inputs.filter_source, label="given filter") if inputs.filter_source else None
     outcome = run_document(inputs, set_name, out_dir, spec, offline, tries, chosen=chosen, t0=t0, areas=areas,
-                           publish=True, auto=backend == "auto", compare=pages_per_call)
+                           publish=True, auto=backend == "auto", compare=pages_per_call, out_roots=roots)
     if outcome.report is None:
         say(outcome.error, echo=False, level=logging.ERROR)
         return failed_state(outcome.error)
     if review:
-        pause_review(outcome, spec, offline, review_timeout)
+        pause_review(outcome, spec, offline, review_timeout, roots)
     return Completed(data=outcome)
 
 
-def pause_review(outcome: DocumentOutcome, spec: BackendSpec | None, offline: bool, timeout: int) -> None:
+def pause_review(outcome: DocumentOutcome, spec: BackendSpec | None, offline: bool, timeout: int,
+                 roots: list[str] | None = None) -> None:
     """Pause the run for a person's review of its flags (:func:`flows.review.pause_for_review`),
     say what it did, publish it as the ``<set>-review`` artifact and record it in
     ``outcome`` (``review``, ``review_lines``; a folder that cannot be reviewed is one line
-    there, the run's outputs standing as built)."""
+    there, the run's outputs standing as built); ``roots``: the deployment's, which the
+    rebuilt set's publishing checks again."""
     from flows.review import pause_for_review
     from tasks.write.artifacts import publish_review
 
     try:
-        result, lines = pause_for_review(outcome.out, spec, offline, timeout)
+        result, lines = pause_for_review(outcome.out, spec, offline, timeout, roots=roots)
     except InputError as e:
         result, lines = None, [f"review     not applied: {e}"]
     outcome.review = result.summary if result is not None else None
@@ -198,7 +200,7 @@ def run_info(inputs: Inputs, set_name: str, spec: BackendSpec | None, offline: b
 def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec | None, offline: bool,
                  tries: int = 3, *, chosen: FolderFilter | None = None, verbose: bool = True,
                  t0: float | None = None, areas: bool = True, publish: bool = False,
-                 auto: bool = False, compare: int = 0) -> DocumentOutcome:
+                 auto: bool = False, compare: int = 0, out_roots: list[str] | None = None) -> DocumentOutcome:
     """Wire one sheet's DAG (:mod:`flows.dag`) inside a running flow and wait for it.
 
     Returns the outcome; ``report`` is ``None`` (and ``error`` the one line) when the sheet
@@ -206,11 +208,12 @@ def run_document(inputs: Inputs, set_name: str, out_dir: Path, spec: BackendSpec
     failed with no route A reading), with nothing written. ``verbose`` prints a line per stage and the
     summary; ``publish`` creates the run's artifacts (:mod:`tasks.write.artifacts`);
     ``auto`` says the backend was ``auto`` (for the summary's first line on a run with no
-    model); ``compare`` the pages per call of the compare check of a PDF sheet (0: no check).
+    model); ``compare`` the pages per call of the compare check of a PDF sheet (0: no check);
+    ``out_roots`` the deployment's roots its publishing checks again (:attr:`SheetRun.out_roots`).
     """
     info = run_info(inputs, set_name, spec, offline, areas, t0)
     with tempfile.TemporaryDirectory(prefix="sheet2lambda-run-") as tmp:
-        run = submit_reading(inputs, info, out_dir, str(Path(tmp) / "media"), spec, offline, tries, chosen)
+        run = submit_reading(inputs, info, out_dir, str(Path(tmp) / "media"), spec, offline, tries, chosen, out_roots)
         if run.sheet is None:
             return DocumentOutcome(source=str(inputs.source), out=str(out_dir), error=unconverted(run))
         if compare:

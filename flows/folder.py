@@ -155,8 +155,8 @@ def folder_flow(
     src = Path(folder)
     out_dir = Path(out) if out else Path(base or ".") / "out" / src.resolve().name
     try:  # a path outside the deployment's root, or no folder: one line, as the document flow ends
-        confine({"folder": folder, "out": str(out_dir), "filter": filter, "replies": replies, "accepted": accepted,
-                 "root": root}, base)
+        roots = confine({"folder": folder, "out": str(out_dir), "filter": filter, "replies": replies,
+                         "accepted": accepted, "root": root}, base)
         if not src.is_dir():
             raise InputError(folder, "no such folder")
     except InputError as e:
@@ -178,7 +178,7 @@ def folder_flow(
                                  replies=Path(replies) if replies else None, offline=offline, spec=spec, tries=tries,
                                  progress_id=progress, areas=areas, bar=bar,
                                  accepted_file=Path(accepted) if accepted else None, root=Path(root) if root else None,
-                                 fresh_ocr=fresh_ocr, in_flight=in_flight, pairs_found=pairs)
+                                 fresh_ocr=fresh_ocr, in_flight=in_flight, pairs_found=pairs, out_roots=roots)
     except InputError as e:  # --out is not ours to write: one line, no traceback
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))

@@ -73,7 +73,7 @@ def run_folder(
     bar: Bar | None = None,
     fresh_ocr: bool = False,
     in_flight: int | None = None,
-    pairs_found: Iterable[SheetPair] | None = None,
+    pairs_found: Iterable[SheetPair] | None = None, out_roots: list[str] | None = None,
 ) -> FolderOutcome:
     """Run every sheet of ``folder`` into ``out/<stem>/``, ``out/filter.lua`` and the folder
     report. Call inside a flow run (the folder flow, or the sweep): ``in_flight`` sheets at
@@ -91,7 +91,7 @@ def run_folder(
     sheets finished (:class:`commandline.terminal.Bar`; default a printed line per sheet);
     ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the caller's pairs (default
     :class:`tasks.convert.pairing.FolderPairs`: each sheet paired, and checked, as it is started,
-    so the first starts after one listing of the folder); ``total`` defaults to their count."""
+    so the first starts after one listing of the folder); ``total`` their count; ``out_roots`` a deployment's roots."""
     if inside(out, folder):  # its flags.md and each sheet's source.md would be read as sheets next time
         raise InputError(str(out), out_inside(True, folder, "the folder it reads"))
     if inside(folder, out):  # the manifest above the course would make it "a run's outputs"
@@ -234,7 +234,7 @@ def run_folder(
         except InputError as e:
             return str(e)
         info = run_info(inputs, set_name, spec, offline, areas, started[key])
-        return submit_markdown(inputs, info, out / pair.source.stem, str(media / str(i)), spec, offline)
+        return submit_markdown(inputs, info, out / pair.source.stem, str(media / str(i)), spec, offline, out_roots)
 
     def fallback(pair: SheetPair, key: str, error: str) -> tuple[SheetPair, SheetRun] | None:
         """The same sheet in its next format (tex → docx → md), when the folder holds one."""

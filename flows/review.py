@@ -171,7 +171,9 @@ def _next(run, open_flags: int) -> str:
 def page_review(args: argparse.Namespace, run) -> int:
     """The review page for ``run`` (:class:`tasks.review.page.PageServer`) until the person
     presses Finish or Ctrl-C: the address printed, the browser opened unless ``--no-open``;
-    then the review's counts. Returns 0. Raises what the backend's selection raises."""
+    then the review's counts. Returns 0; 130 when Ctrl-C or SIGTERM ended it (:func:`_page_stops`:
+    the counts in one line on stderr, every decision kept as it was saved). Raises what the
+    backend's selection raises."""
     from tasks.llm.select import select_backend
     from tasks.review.apply import summarise
     from tasks.review.form import load_run
@@ -179,33 +181,67 @@ def page_review(args: argparse.Namespace, run) -> int:
     from tasks.review.session import ReviewSession
 
     backend = select_backend(args.backend, args.model)
-    server = PageServer(ReviewSession(run.out, backend), port=args.port).start()
-    print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
-    print(f"           {server.url}")
-    _say("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
-         + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
-    opened = None
-    if not args.no_open:  # through a 0600 page of ours: the token never on the browser's command line
-        from tasks.review.page import open_browser
+    server = PageServer(ReviewSession(run.out, backend), port=args.port)
+    with _page_stops(server.finished.set) as stopped:
+        server.start()
+        print(f"review     {len(run.record.flags)} flags of {run.record.set_name}: the review page is at")
+        print(f"           {server.url}")
+        _say("           (Finish on the page, or Ctrl-C here, ends the review; every decision is saved as it is taken"
+             + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
+        opened = None
+        if not args.no_open:  # through a 0600 page of ours: the token never on the browser's command line
+            from tasks.review.page import open_browser
 
-        opened = open_browser(server.url)
-    try:
-        server.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        from tasks.review.page import remove_launcher
+            opened = open_browser(server.url)
+        try:
+            server.wait()
+        except KeyboardInterrupt:  # a handler of the caller's (not the main thread): as a stop
+            stopped.append(2)
+        finally:
+            server.stop()
+            from tasks.review.page import remove_launcher
 
-        remove_launcher(opened)
-    done = load_run(run.out)
-    s = summarise(done, done.log.decisions)
-    _say(f"review     {s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
-         f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}", _next(done, s.open))
+            remove_launcher(opened)
+        done = load_run(run.out)
+        s = summarise(done, done.log.decisions)
+        counts = (f"{s.flags} flags: {s.resolved} resolved, {s.open} open; {s.decisions} "
+                  f"decision{'s' if s.decisions != 1 else ''} in {run.out / 'review.json'}")
+        if stopped:
+            print(f"review     stopped: {counts} (each kept as it was taken)", file=sys.stderr, flush=True)
+            return 130
+    _say(f"review     {counts}", _next(done, s.open))
     return 0
 
 
-def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW_TIMEOUT):
+@contextmanager
+def _page_stops(wake):
+    """Ctrl-C and SIGTERM end the review page's wait: the first calls ``wake`` and is recorded in
+    the yielded list; the page then stops and says so in one line (:func:`page_review`, exit 130).
+    Any later signal changes nothing (attacker round 10, C03: a second Ctrl-C 50 ms after the first
+    interrupted the server's stop, a ``KeyboardInterrupt`` traceback and no line). Handlers are
+    only set from the main thread (elsewhere the caller's stay); restored on leaving."""
+    import signal
+
+    stopped: list[int] = []
+
+    def on_signal(signum, frame) -> None:
+        if not stopped:
+            stopped.append(signum)
+            wake()
+
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped
+        return
+    before = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stopped
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW_TIMEOUT,
+                     roots: list[str] | None = None):
     """Inside a document flow run whose outputs are written: pause the run for a person's
     review of the open flags of ``out`` and apply what they decide.
 
@@ -224,7 +260,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     Returns ``(result, lines)``: the :class:`schemas.review.ReviewResult` (``None`` when no
     flag was open, nothing was decided, or the wait timed out) and the lines saying what
     happened. Raises :class:`tasks.errors.InputError` (one line) when the folder cannot be
-    reviewed."""
+    reviewed. ``roots``: a deployment's, which every rebuild's publishing checks again."""
     from prefect import pause_flow_run, resume_flow_run
     from prefect.context import FlowRunContext
     from prefect.exceptions import FlowPauseTimeout
@@ -239,7 +275,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     from tasks.review.pause_form import OPEN, chosen, field_name, pause_input
     from tasks.review.session import ReviewSession
 
-    run = load_run(out)
+    run = load_run(out, roots)
     form = build_form(run)
     if not form.entries:
         return None, ["review     no open flags: nothing to review"]
@@ -258,7 +294,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     # The timer and the page's Finish resume through the API like a person: they need this run's settings.
     timer = threading.Timer(timeout, contextvars.copy_context().run, args=(resume, timed_out))
     timer.daemon = True
-    session = ReviewSession(run.out, _live_backend(spec, offline))
+    session = ReviewSession(run.out, _live_backend(spec, offline), roots=list(roots or []))
     finish = contextvars.copy_context()
     page = PageServer(session, on_done=lambda: finish.run(resume)).start()
     from commandline.logs import say
@@ -288,7 +324,8 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
         return None, bad + [f"review     nothing chosen: the {len(form.entries)} flags are left open; {later}"]
     from tasks.review.console import result_lines
 
-    result = review_task(str(out), ReviewForm(set_name=form.set_name, entries=filled.entries), spec, offline)
+    result = review_task(str(out), ReviewForm(set_name=form.set_name, entries=filled.entries), spec, offline,
+                         roots)
     said = [f"review     {on_page} decision{'s' if on_page != 1 else ''} taken on the review page"] if on_page else []
     return result, bad + said + result_lines(result)
 

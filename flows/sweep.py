@@ -235,8 +235,8 @@ def sweep_flow(
     root, out, accepted_root, baseline, record_baseline = (resolve(p, base) for p in (
         root, out, accepted_root, baseline, record_baseline))
     try:  # a path outside the deployment's root, a bad baseline or --out: one line, as the document flow ends
-        confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
-                 "record_baseline": record_baseline}, base)
+        roots = confine({"root": root, "out": out, "accepted_root": accepted_root, "baseline": baseline,
+                         "record_baseline": record_baseline}, base)
         paths = [under_root(root, p, base) for p in paths] if paths else None  # folder arguments are under root
         if accepted_root is None and (baseline or record_baseline):
             accepted_root = str(Path(baseline or record_baseline).parent)
@@ -326,7 +326,7 @@ def sweep_flow(
                 outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
                                            pairs_found=paired[f],
                                            accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
-                                           in_flight=in_flight))
+                                           in_flight=in_flight, out_roots=roots))
             except InputError as e:  # its output folder is not ours to write: the other folders go on
                 say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]

@@ -80,7 +80,8 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
     """``(absolute path, None)`` of the file an image ``link`` names; ``(None, why)`` when a
     file exists for it that the sheet may not read (the rule of
     :func:`tasks.convert.tex_files.refusal`, inside ``base_dir`` only, images up to
-    :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`); ``(None, None)`` when there is none.
+    :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`), or an SVG naming or running something
+    elsewhere (:func:`svg_refusal`); ``(None, None)`` when there is none.
 
     The link is percent-decoded and taken relative to ``base_dir``; a link without an
     extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:``, ``file:`` …),
@@ -104,11 +105,23 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
         if not there:
             continue
         why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
+        if why is None and c.suffix.lower() == ".svg" and c.resolve().is_file():
+            why = svg_refusal(c)
         if why is not None:
             return None, why
         if c.resolve().is_file():
             return str(c.resolve()), None
     return None, None
+
+
+def svg_refusal(path: Path) -> str | None:
+    """Why an SVG figure is not copied into the set (:func:`tasks.convert.svg_check.svg_problem`:
+    it would make the platform load or run something from elsewhere), or ``None``."""
+    from tasks.convert.svg_check import svg_problem
+
+    why = svg_problem(path)
+    return None if why is None else (f"an SVG holding {why}: the platform would load or run it from there; "
+                                     "replace it with a figure that names nothing else")
 
 
 def resolve_image(link: str, base_dir: str | None) -> str | None:

@@ -57,9 +57,38 @@ def build_request(questions_md: str, solutions_md: str | None) -> LLMRequest:
     )
 
 
-def parse_reply(text: str) -> SheetSet:
+QUOTE_FACTOR = 3
+"""A reply's fields may hold at most this many times the characters of the markdown it read
+(plus :data:`QUOTE_SLACK`): every field is a quote of the sheet or its solutions, and a text is
+quoted about once (a final answer inside its worked solution: twice)."""
+QUOTE_SLACK = 20_000
+
+
+def field_chars(data) -> int:
+    """The characters of a reply's field texts (titles, main texts, parts' texts and options),
+    counted on the JSON before it is validated."""
+    total = 0
+    for q in data if isinstance(data, list) else ():
+        if not isinstance(q, dict):
+            continue
+        items = [q] + [p for p in q.get("parts") or () if isinstance(p, dict)] if isinstance(q.get("parts"), list) \
+            else [q]
+        for item in items:
+            for value in item.values():
+                if isinstance(value, str):
+                    total += len(value)
+                elif isinstance(value, list):
+                    total += sum(len(v) for v in value if isinstance(v, str))
+    return total
+
+
+def parse_reply(text: str, sheet_chars: int | None = None) -> SheetSet:
     """The reply text as a set; raises ``ValueError`` with a one-line reason when it is not
-    a JSON list of questions of the right shape."""
+    a JSON list of questions of the right shape, or is past the bounds: those of any set
+    (:func:`tasks.convert.bounds.oversized_set`) and, given ``sheet_chars`` (the length of the
+    markdown read), fields holding more than :data:`QUOTE_FACTOR` times that (attacker round
+    10, C36: 11.8 MB of near-quotes of a 1.8 MB sheet, inside every count, took 529 s and made
+    16,000 flags; the checks' work grows with the fields' text times the sheet's)."""
     try:
         data = json_loads(text)
     except json.JSONDecodeError as e:
@@ -68,6 +97,9 @@ def parse_reply(text: str) -> SheetSet:
         data = data["questions"]
     if (too_big := oversized_set(data)) is not None:
         raise ValueError(f"reply refused: {too_big}")
+    if sheet_chars is not None and (n := field_chars(data)) > QUOTE_FACTOR * sheet_chars + QUOTE_SLACK:
+        raise ValueError(f"reply refused: its fields hold {n:,} characters, more than {QUOTE_FACTOR} times the "
+                         f"{sheet_chars:,} of the sheet and solutions it quotes: not a reading of this sheet")
     try:
         return SheetSet.model_validate(data)
     except ValidationError as e:
@@ -76,8 +108,9 @@ def parse_reply(text: str) -> SheetSet:
         raise ValueError(f"reply does not validate ({e.error_count()} errors; first at {where or 'top'}: {first['msg']})") from None
 
 
-def run_route_a(backend: Backend, request: LLMRequest) -> RouteResult:
-    """Ask ``backend`` for route A's reading, validated against :class:`SheetSet`.
+def run_route_a(backend: Backend, request: LLMRequest, sheet_chars: int | None = None) -> RouteResult:
+    """Ask ``backend`` for route A's reading, validated against :class:`SheetSet` (and, given
+    ``sheet_chars``, the length of the markdown read, bounded by it: :func:`parse_reply`).
 
     Returns a :class:`RouteResult`: ``replayed`` or ``ran`` with the reading, ``skipped``
     when there is no reply to be had (no saved reply, no backend), ``failed`` (with the
@@ -85,7 +118,7 @@ def run_route_a(backend: Backend, request: LLMRequest) -> RouteResult:
     Usage sums every reply had.
     """
     try:
-        questions, replies = ask(backend, request, parse_reply)
+        questions, replies = ask(backend, request, lambda text: parse_reply(text, sheet_chars))
     except NoReply as e:
         return RouteResult(route="A", status=e.status())
     except ReplyInvalid as e:
@@ -114,4 +147,5 @@ def route_a_task(sheet: SheetText, saved_reply: str | None, backend: BackendSpec
     saved reply's text and the backend and model (never a key)."""
     saved = {STAGE: saved_reply} if saved_reply is not None else {}
     questions_md, solutions_md = sheet.texts()
-    return run_route_a(backend_for(backend, saved, offline=offline), build_request(questions_md, solutions_md))
+    return run_route_a(backend_for(backend, saved, offline=offline), build_request(questions_md, solutions_md),
+                       len(questions_md) + len(solutions_md or ""))

@@ -155,13 +155,14 @@ def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> Revie
     for d in log.decisions:
         questions = apply_decision(questions, d)
     summary = summarise(run, log.decisions)
-    with staging_dir(out) as staging:
+    with staging_dir(out, run.roots) as staging:
+        here = staging.parent  # out as checked: through its descriptor in a deployment's run
         built = write_set(questions, record.set_name, staging, media_files(run), record.boxes, record.description)
         rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
         for name in run.entries:
-            if name in rebuilt or not (out / name).exists():
+            if name in rebuilt or not (here / name).exists():
                 continue
-            src = out / name
+            src = here / name
             if src.is_dir() and not src.is_symlink():
                 shutil.copytree(src, staging / name, symlinks=True)
             else:
@@ -177,21 +178,23 @@ def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> Revie
             source=run.log.source, set_name=run.log.set_name).model_dump_json()
         if now != before:
             raise InputError(str(out / REVIEW), "changed while this review ran (another review?): run it again")
-        files = publish(staging, out, run.source)
+        files = publish(staging, out, run.source, run.roots)
     return ReviewResult(decisions=decisions, summary=summary, files=files, katex_warnings=len(built.katex_warnings))
 
 
-def review(out: str | Path, form: ReviewForm, backend: Backend) -> ReviewResult:
+def review(out: str | Path, form: ReviewForm, backend: Backend, roots: list[str] | None = None) -> ReviewResult:
     """The whole review of a finished run's output folder: :func:`load_run`, the decisions
-    of ``form`` (:func:`decide_form`; ``backend`` answers notes), :func:`apply_decisions`.
+    of ``form`` (:func:`decide_form`; ``backend`` answers notes), :func:`apply_decisions`
+    (``roots``: a deployment's, :attr:`ReviewRun.roots`).
     Raises :class:`InputError` (one line) for a folder or a form that cannot be used."""
-    run = load_run(out)
+    run = load_run(out, roots)
     return apply_decisions(run, decide_form(run, form, backend))
 
 
 @task(name="review", cache_policy=NO_CACHE)
-def review_task(out: str, form: ReviewForm, spec: BackendSpec | None, offline: bool = False) -> ReviewResult:
+def review_task(out: str, form: ReviewForm, spec: BackendSpec | None, offline: bool = False,
+                roots: list[str] | None = None) -> ReviewResult:
     """:func:`review` as a task (never cached: it writes the output folder); the note calls
-    go to the backend of ``spec`` (keys read inside the call)."""
-    return review(out, form, backend_for(spec, {}, offline=offline))
+    go to the backend of ``spec`` (keys read inside the call); ``roots`` a deployment's."""
+    return review(out, form, backend_for(spec, {}, offline=offline), roots)
 

@@ -43,6 +43,9 @@ class ReviewRun:
     entries: list[str]
     stale: list[Decision] = field(default_factory=list)
     """Recorded decisions taken on text the set no longer holds: not applied (:func:`load_run`)."""
+    roots: list[str] = field(default_factory=list)
+    """A deployment's roots (:func:`commandline.confine.confine`; ``[]``: none): the rebuilt set
+    is published into ``out`` only while it lies inside them (:func:`tasks.write.publish.pinned`)."""
 
     def current(self, skip: frozenset[int] | set[int] = frozenset()) -> SheetSet:
         """The set as the run settled it with every resolving decision so far applied, in
@@ -80,8 +83,8 @@ def _read_model(path: Path, model, what: str):
         raise InputError(str(path), f"not a valid {what}: {str(e).splitlines()[0]}") from None
 
 
-def load_run(out: str | Path) -> ReviewRun:
-    """Read a finished run's output folder for a review.
+def load_run(out: str | Path, roots: list[str] | None = None) -> ReviewRun:
+    """Read a finished run's output folder for a review (``roots``: :attr:`ReviewRun.roots`).
 
     Raises :class:`InputError` (one line naming the file) when ``out`` is not a folder a
     run of sheet2lambda wrote, has no ``settled.json`` (written by runs since the review
@@ -117,7 +120,7 @@ def load_run(out: str | Path) -> ReviewRun:
     if stale:
         log = log.model_copy(update={"decisions": [d for d in log.decisions if d not in stale]})
     return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries,
-                     stale=stale)
+                     stale=stale, roots=list(roots or []))
 
 
 def stale_line(run: ReviewRun) -> str | None:

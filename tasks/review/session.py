@@ -70,11 +70,13 @@ class ReviewSession:
     backend: Backend | None = None
     undone: list[tuple[int, Decision | None, Decision]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    roots: list[str] = field(default_factory=list)
+    """A deployment's roots (:attr:`tasks.review.form.ReviewRun.roots`; ``[]``: none)."""
 
     def run(self) -> ReviewRun:
         """The output folder read now (:func:`tasks.review.form.load_run`; raises its
         :class:`InputError`)."""
-        return load_run(self.out)
+        return load_run(self.out, self.roots)
 
     def choices(self, entry: ReviewEntry) -> list[str]:
         """The choices the page offers for ``entry``: those the flag allows, a note only

@@ -50,7 +50,8 @@ def _json(items) -> str:
 def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
                   adjudication: AdjudicationResult, saved_areas: str | None, built: BuiltSet,
                   comparison: Comparison | None, report: Report, flags: list[Flag],
-                  record: SettledRecord | None = None, compared: CompareResult | None = None) -> list[str]:
+                  record: SettledRecord | None = None, compared: CompareResult | None = None,
+                  roots: list[str] | None = None) -> list[str]:
     """Write a run's outputs into a scratch folder and :func:`publish` them into ``out``.
 
     The set (``built.files``), ``source.md``/``solutions.md``, the docx images of
@@ -60,9 +61,10 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
     :mod:`tasks.review`) and, given ``compared``, ``replies/compare.json`` and the page crops
     of its findings in ``pages/`` (:mod:`tasks.pages`). Returns the
     entries written. Raises :class:`InputError` when ``out`` holds a user's entry of the
-    same name.
+    same name, or, given a deployment's ``roots``, lies outside them as it is written into
+    (:func:`tasks.write.publish.pinned`).
     """
-    with staging_dir(Path(out)) as staging:
+    with staging_dir(Path(out), roots) as staging:
         for rel, data in built.files.items():
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -89,7 +91,7 @@ def write_outputs(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b:
             (staging / "katex.json").write_text(_json(built.result.katex_warnings), encoding="utf-8")
         if record is not None:
             (staging / "settled.json").write_text(record.model_dump_json(indent=1), encoding="utf-8")
-        return publish(staging, Path(out), report.source)
+        return publish(staging, Path(out), report.source, roots)
 
 
 def write_crops(folder: Path, compared: CompareResult | None) -> None:
@@ -107,10 +109,11 @@ def write_crops(folder: Path, compared: CompareResult | None) -> None:
 def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: RouteResult,
                  adjudication: AdjudicationResult, part_boxes: list[PartBoxes | list[PartBoxes]], built: BuiltSet,
                  comparison: Comparison | None, report: Report, settled: Settled,
-                 compared: CompareResult | None = None) -> list[str]:
+                 compared: CompareResult | None = None, roots: list[str] | None = None) -> list[str]:
     """:func:`write_outputs` as a task (never cached, its result not stored: it writes files); the answer boxes'
     replies are taken from ``part_boxes`` (the answer-box tasks' results,
-    :func:`tasks.boxes.propose.gathered`); the flags are :func:`tasks.check.report.run_flags`."""
+    :func:`tasks.boxes.propose.gathered`); the flags are :func:`tasks.check.report.run_flags`; ``roots``:
+    the deployment's roots the run is confined to (``[]``/``None``: none)."""
     from tasks.boxes.propose import gathered, saved_file
     from tasks.check.report import run_flags
 
@@ -118,7 +121,8 @@ def outputs_task(out: str, media_dir: str, sheet: SheetText, a: RouteResult, b: 
     saved = saved_file(part_boxes) if any(p.raw for p in part_boxes) else None
     flags = run_flags(settled, part_boxes, built, compared, sheet)
     return write_outputs(out, media_dir, sheet, a, b, adjudication, saved, built, comparison, report, flags,
-                         settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags), compared)
+                         settled_record(report.source, report.set_name, sheet, settled, part_boxes, flags), compared,
+                         roots)
 
 
 def settled_record(source: str, set_name: str, sheet: SheetText, settled: Settled, part_boxes: list[PartBoxes],

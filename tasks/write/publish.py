@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -57,6 +58,54 @@ def out_lock(out: Path, wait: float | None = None):
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def inside_roots(path: Path | str, roots: Sequence[Path | str]) -> bool:
+    """Whether ``path`` (every link followed) lies inside, or is, each of ``roots`` (also
+    resolved); ``True`` when ``roots`` is empty (nothing confines the run)."""
+    real = Path(path).resolve()
+    return all(real == (r := Path(root).resolve()) or r in real.parents for root in roots)
+
+
+def outside_root(out: Path | str, roots: Sequence[Path | str]) -> InputError:
+    """The one line for an ``--out`` that is no longer inside the deployment's root when the
+    run writes into it (a folder swapped for a link after the run's start was checked)."""
+    return InputError(str(out), f"out is outside this deployment's root {', '.join(str(r) for r in roots)} now "
+                                "(changed since the run started?): nothing was written there")
+
+
+@contextmanager
+def pinned(out: Path, roots: Sequence[Path | str] | None = None) -> Iterator[Path]:
+    """``out`` as the run writes into it: with no ``roots``, ``out`` itself. Confined (a
+    deployment's run: :mod:`commandline.confine`), the folder is made when missing and opened
+    once, the opened folder's own path (``/proc/self/fd/N``, the kernel's name of the
+    descriptor's folder) is checked inside every root, and what is yielded is that
+    descriptor's path, through which every write then goes: a folder of ``out``'s path
+    swapped for a link to elsewhere after the check (attacker round 10, C32) cannot redirect
+    a write, which lands in the folder checked or nowhere. Raises :class:`InputError`
+    (:func:`outside_root`) when ``out`` lies outside a root when opened."""
+    if not roots:
+        yield out
+        return
+    if not inside_roots(out, roots):  # nothing made outside: checked before the folder is made
+        raise outside_root(out, roots)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise (refused(e, out) or InputError(str(out), f"cannot open --out ({e.strerror or e})")) from None
+    try:
+        here = Path(f"/proc/self/fd/{fd}")
+        try:
+            opened = os.readlink(here)
+        except OSError:  # no /proc: a confined run is refused rather than written unchecked
+            raise InputError(str(out), "cannot check that --out is inside this deployment's root (no "
+                                       "/proc/self/fd on this system): nothing was written") from None
+        if not inside_roots(opened, roots):
+            raise outside_root(out, roots)
+        yield here
+    finally:
+        os.close(fd)
 
 
 STAGING_PREFIX = ".sheet2lambda-new-"
@@ -119,29 +168,33 @@ def full_disk(out: Path | str) -> InputError:
 
 
 @contextmanager
-def staging_dir(out: Path):
+def staging_dir(out: Path, roots: Sequence[Path | str] | None = None):
     """A fresh hidden folder inside ``out`` (created with its parents) to write a run's new
     outputs in, removed on leaving whatever happened; an ``OSError`` of a full disk inside the
-    block becomes :func:`full_disk`'s one line. Yields the folder's path."""
+    block becomes :func:`full_disk`'s one line. Yields the folder's path; given ``roots`` (a
+    deployment's run), that path goes through ``out``'s descriptor (:func:`pinned`), so its
+    ``parent`` is the output folder as checked, to read the run's older entries from."""
     usable(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise (refused(e, out) or InputError(str(out), f"cannot make --out: {e.strerror}")) from None
-    try:  # nothing written yet: whatever refuses the first new file is one line
-        path = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out))
-    except OSError as e:
-        raise (refused(e, out) or InputError(str(out), f"--out takes no new file ({e.strerror or e}): nothing in "
-                                                       "--out was replaced")) from None
-    try:
-        yield path
-    except OSError as e:
-        line = refused(e, out)
-        if line is not None:
-            raise line from None
-        raise
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+    if not roots:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise (refused(e, out) or InputError(str(out), f"cannot make --out: {e.strerror}")) from None
+    with pinned(out, roots) as here:
+        try:  # nothing written yet: whatever refuses the first new file is one line
+            path = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=here))
+        except OSError as e:
+            raise (refused(e, out) or InputError(str(out), f"--out takes no new file ({e.strerror or e}): nothing "
+                                                           "in --out was replaced")) from None
+        try:
+            yield path
+        except OSError as e:
+            line = refused(e, out)
+            if line is not None:
+                raise line from None
+            raise
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _sync_tree(root: Path) -> None:
@@ -186,9 +239,12 @@ def _remove(target: Path) -> None:
         target.unlink()
 
 
-def publish(staging: Path, out: Path, source: str | None = None) -> list[str]:
+def publish(staging: Path, out: Path, source: str | None = None,
+            roots: Sequence[Path | str] | None = None) -> list[str]:
     """Move every entry of ``staging`` into ``out``, under ``out``'s lock; returns the names
-    moved, sorted.
+    moved, sorted. Given ``roots`` (a deployment's run), ``out`` is opened once and checked
+    inside them as it is published into, and every rename goes through that descriptor
+    (:func:`pinned`): a swap of ``out`` for a link after the run's start cannot redirect it.
 
     Only entries an earlier run wrote (listed in ``out``'s manifest) and that this run's
     outputs can have (a fixed output name or a name in ``staging``; always a plain name)
@@ -204,6 +260,17 @@ def publish(staging: Path, out: Path, source: str | None = None) -> list[str]:
     (:func:`full_disk`), with ``out`` as it was.
     """
     names = {e.name for e in staging.iterdir()}
+    with pinned(out, roots) as here:
+        if here == out:
+            return _publish(staging, out, names, source)
+        try:
+            return _publish(staging, here, names, source)
+        except InputError as e:  # named as the user gave it, not by its descriptor
+            raise InputError(str(out), e.problem) if e.file == str(here) else e from None
+
+
+def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> list[str]:
+    """:func:`publish` into ``out`` (the folder itself or its descriptor's path)."""
     with out_lock(out), PUBLISHING:
         check_out(out, names, source)
         _sweep_leftovers(out, staging)

@@ -180,12 +180,12 @@ import tasks.write.outputs as outputs
 
 real = outputs.publish
 
-def claimed(staging, out, source=None):
+def claimed(staging, out, source=None, roots=None):
     # Another run, of a document of the same stem elsewhere, published into this --out
     # after this run checked it and before its outputs stage publishes.
     (Path(out) / outputs.MANIFEST).parent.mkdir(parents=True, exist_ok=True)
     (Path(out) / outputs.MANIFEST).write_text(json.dumps({"source": "/elsewhere/week7.md", "entries": []}))
-    return real(staging, out, source)
+    return real(staging, out, source, roots)
 
 outputs.publish = claimed
 sys.exit(main(sys.argv[1:]))
