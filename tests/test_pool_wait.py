@@ -59,11 +59,11 @@ def test_with_no_worker_the_sweep_says_so_gives_up_and_cancels_its_runs(idle_poo
     monkeypatch.setattr(pool, "POLL_SECONDS", 0.3)
     out = tmp_path / "out"
     t0 = time.monotonic()
-    state = sweep_flow(str(_corpus(tmp_path)), out=str(out), offline=True, pool="idle-pool", pool_wait=0.05,
+    state = sweep_flow(str(_corpus(tmp_path)), out=str(out), offline=True, pool="idle-pool", pool_wait=0.1,
                        return_state=True)
     assert time.monotonic() - t0 < 60
     assert state.is_failed() and "\n" not in state.message
-    assert "no worker took a folder run in 0.05 minutes" in state.message
+    assert "no worker took a folder run in 0.1 minutes" in state.message
     assert "prefect worker start --pool idle-pool" in state.message
     err = capsys.readouterr().err
     assert "idle-pool: no worker has picked up a folder run after" in err, err

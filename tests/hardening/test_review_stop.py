@@ -28,6 +28,16 @@ def _answers_then(stop: int, first: str | None):
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
 def test_a_stopped_terminal_review_keeps_the_decisions_taken_so_far(tmp_path, capsys, stop):
+    # Ctrl-C as a terminal gives it: a test run started in the background of a script (bash sets
+    # SIGINT to ignored for it, and Python keeps that) would otherwise never see the signal
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _stopped_terminal_review(tmp_path, capsys, stop)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stopped_terminal_review(tmp_path, capsys, stop):
     from flows.review import main
 
     out = make_run(tmp_path)
