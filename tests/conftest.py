@@ -148,11 +148,30 @@ STARTUP_TIMEOUT = 600
 SERVER_START: list[float] = []
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report):
+    from tests.hardening.tally import count
+
+    count(report)
+
+
 def pytest_terminal_summary(terminalreporter):
+    from tests.hardening.tally import summary
+
+    summary(terminalreporter)
     if SERVER_START:
-        terminalreporter.write_line(f"prefect test server started in {SERVER_START[0]:.1f} s "
-                                    f"(timeout {STARTUP_TIMEOUT} s)")
+        starts = ", ".join(f"{t:.1f}" for t in SERVER_START)
+        terminalreporter.write_line(f"prefect test server started in {starts} s (timeout {STARTUP_TIMEOUT} s)")
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if SERVER_START and hasattr(session.config, "workeroutput"):  # a pytest-xdist worker: tell the controller
+        session.config.workeroutput["prefect_server_start"] = SERVER_START[0]
     shutil.rmtree(_HOME, ignore_errors=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: each worker's test server start, for the summary line."""
+    if "prefect_server_start" in getattr(node, "workeroutput", {}):
+        SERVER_START.append(node.workeroutput["prefect_server_start"])
