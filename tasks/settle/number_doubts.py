@@ -24,26 +24,12 @@ from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.settle.markers import question_markers
 from tasks.settle.reading_doubts import own_levels
-from tasks.settle.source_lines import SourceLines, question_starts
+from tasks.settle.source_lines import opened_by_marker
 
 KIND = "structure"
 
 _SUB = re.compile(r"^(\d+)\.(\d+)$")
 _POINTS_TITLE = re.compile(r"^[\s*_(\[]*\d+(?:[.,]\d+)?\s*(?:pts?|points?|marks?|punkte?|pkt)\.?[\s*_)\]]*$", re.I)
-
-
-def _opened(questions: SheetSet, questions_md: str) -> dict[int, int]:
-    """Marker index → the question (0-based) whose text starts first after that marker and
-    before the next one (a marker opening no question is left out)."""
-    markers = question_markers(questions_md)
-    starts = question_starts(questions, SourceLines(questions_md))
-    out: dict[int, int] = {}
-    for k, m in enumerate(markers):
-        nxt = markers[k + 1].line if k + 1 < len(markers) else 1 << 30
-        qi = next((i for i, s in enumerate(starts) if s is not None and m.line <= s + 1 < nxt), None)
-        if qi is not None:
-            out[k] = qi
-    return out
 
 
 def number_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
@@ -52,7 +38,7 @@ def number_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     markers = question_markers(questions_md)
     if len(markers) < 3:
         return []
-    opened = _opened(questions, questions_md)
+    opened = opened_by_marker(questions, questions_md)
     flags: list[Flag] = []
     whole = [m for m in markers if m.number.isdigit()]
     subs = [(k, _SUB.match(m.number)) for k, m in enumerate(markers)]

@@ -43,7 +43,7 @@ from tasks.read.restated import paragraphs
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
 from tasks.settle.section_doubts import solved
 from tasks.settle.markers import question_markers
-from tasks.settle.source_lines import SourceLines, question_at, question_starts
+from tasks.settle.source_lines import SourceLines, opened_by_marker, question_at, question_starts
 
 KIND = "structure"
 
@@ -209,16 +209,12 @@ def restated_flags(questions: SheetSet) -> list[Flag]:
 
 
 def _question_numbered(questions: SheetSet, questions_md: str) -> dict[str, int]:
-    """Question number (as the sheet prints it) → the question (0-based) whose text starts first
-    after that marker and before the next one."""
+    """Question number (as the sheet prints it) → the question (0-based) its first marker opens."""
     markers = question_markers(questions_md)
-    starts = question_starts(questions, SourceLines(questions_md))
     out: dict[str, int] = {}
-    for k, m in enumerate(markers):
-        nxt = markers[k + 1].line if k + 1 < len(markers) else 1 << 30
-        qi = next((i for i, s in enumerate(starts) if s is not None and m.line <= s + 1 < nxt), None)
-        if qi is not None and m.number:
-            out.setdefault(m.number, qi)
+    for k, qi in opened_by_marker(questions, questions_md, markers).items():
+        if markers[k].number:
+            out.setdefault(markers[k].number, qi)
     return out
 
 

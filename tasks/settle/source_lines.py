@@ -9,7 +9,7 @@ import re
 from schemas.sheet import SheetSet
 from tasks.settle.coverage import PIECES, line_content, markers_removed
 from tasks.settle.fold import fold_whitespace
-from tasks.settle.markers import LABEL
+from tasks.settle.markers import LABEL, question_markers
 
 _FENCE = re.compile(r"^(?:```|~~~)")
 _WORD = re.compile(r"[^\W_]")
@@ -77,3 +77,18 @@ def question_at(questions: SheetSet, questions_md: str, line: int) -> int | None
         if st is not None and st + 1 <= line:
             best = qi
     return best
+
+
+def opened_by_marker(questions: SheetSet, questions_md: str, markers=None) -> dict[int, int]:
+    """Marker index (of ``markers``, default :func:`question_markers` of ``questions_md``) → the
+    question (0-based) whose text starts first after that marker and before the next one (a
+    marker opening no question is left out)."""
+    markers = question_markers(questions_md) if markers is None else markers
+    starts = question_starts(questions, SourceLines(questions_md))
+    out: dict[int, int] = {}
+    for k, m in enumerate(markers):
+        nxt = markers[k + 1].line if k + 1 < len(markers) else 1 << 30
+        qi = next((i for i, s in enumerate(starts) if s is not None and m.line <= s + 1 < nxt), None)
+        if qi is not None:
+            out[k] = qi
+    return out
