@@ -6,17 +6,16 @@ typed lettered options of Word and notebook quizzes are in tests/test_reader_cho
 
 from __future__ import annotations
 
-from tasks.convert.markdown import to_markdown
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.restated import only_grading_note
 from tasks.read.route_b import library_filters
+from tests.tiny import latex_markdown
 
 GENERAL = library_filters()["general"]
 
 
 def tex(body: str) -> str:
-    src = f"\\documentclass{{article}}\n\\begin{{document}}\n{body}\n\\end{{document}}\n"
-    return to_markdown("s.tex", src.encode(), "questions").text
+    return latex_markdown(body)
 
 
 def test_a_bold_run_in_after_a_hard_line_break_opens_its_own_question():

@@ -7,17 +7,16 @@ problems named with a letter between numbered ones and points in emphasis (gener
 
 from __future__ import annotations
 
-from tasks.convert.markdown import to_markdown
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters, numbering
 from tasks.settle.audit_markers import marker_flags
+from tests.tiny import latex_markdown
 
 GENERAL = library_filters()["general"]
 
 
 def tex(body: str) -> str:
-    src = f"\\documentclass{{article}}\n\\usepackage{{enumerate}}\n\\begin{{document}}\n{body}\n\\end{{document}}\n"
-    return to_markdown("s.tex", src.encode(), "questions").text
+    return latex_markdown(body, "\\usepackage{enumerate}\n")
 
 
 def test_a_list_s_own_label_and_a_rule_before_a_lettered_run_of_questions():
