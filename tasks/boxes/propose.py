@@ -302,7 +302,7 @@ def choice_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
             choices = [b for b in boxes.get(key, []) if b.kind == "MULTIPLE_CHOICE"]
             if any(unmarked(b) for b in choices):
                 flags.append(Flag(field=key, kind="area", reason=(
-                    f"the sheet marks none of the {len(part.options)} options correct and no model chose one{note}: "
+                    f"the sheet marks none of the {len(part.options)} options correct and no model's choice was kept{note}: "
                     "the answer box holds the options with none marked correct; mark the correct option")))
             elif not choices and key not in refused:
                 flags.append(Flag(field=key, kind="area", reason=(
