@@ -328,11 +328,14 @@ def test_me2_a_refused_box_touches_only_its_part_and_is_flagged(tmp_path):
     outcome = run(me2 / "questions.md", out, replies=str(me2_replies(tmp_path, bad)),
                   export=str(me2 / "export" / "set_Introduction"))
     a = outcome.report.areas
-    assert (a.refused, a.written, a.matched, a.in_export) == (2, 9, 9, 12)
+    # q4.p3's two options stay in the set: a box marking none of them (written 10, not matched)
+    assert (a.refused, a.written, a.matched, a.in_export) == (2, 10, 9, 12)
     assert sorted({m.part for m in a.misses}) == ["q4.p2", "q4.p3"]
     area = {f["field"]: f["reason"] for f in flags(out) if f["kind"] == "area" and "refused" in f["reason"]}
     assert set(area) == {"q4.p2", "q4.p3"}
     assert "does not parse" in area["q4.p2"] and "'ESSAY' is not one of" in area["q4.p3"]
+    mark = [f["field"] for f in flags(out) if f["kind"] == "area" and "mark the correct option" in f["reason"]]
+    assert mark == ["q4.p3"]
     assert "areas.json: q9.p1 is not a part with something to answer; its reply was not used" in outcome.report.warnings
 
 

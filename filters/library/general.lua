@@ -2572,6 +2572,38 @@ local function nested_markers(blocks)
   return any
 end
 
+-- Bold markers numbered one level deeper than most of the sheet's dotted markers
+-- (`**Question 1.8.0**`, `**Question 1.8.1**` among `**Question 1.7**`, `**Question 1.9**`)
+-- are parts of the question their number's first levels name (`1.8`), whether or not the
+-- sheet marks that question on its own. Returns that depth (levels in most markers' numbers,
+-- two or more, held by two or more markers), nil when no marker is one level deeper.
+local function marker_depth(blocks)
+  local depths = {}
+  for _, b in ipairs(blocks) do
+    local num = bold_marker(b)
+    if num and num:match('^%d+[%.%d]*$') then
+      local d = select(2, num:gsub('%.', '')) + 1
+      depths[d] = (depths[d] or 0) + 1
+    end
+  end
+  local best, most = nil, 0
+  for d, n in pairs(depths) do
+    if n > most or (n == most and d < best) then best, most = d, n end
+  end
+  if best and best >= 2 and most >= 2 and (depths[best + 1] or 0) > 0 then return best end
+  return nil
+end
+
+-- The question a marker one level deeper than `depth` belongs to (`1.8.0` at depth 2 → `1.8`),
+-- nil for any other marker.
+local function deeper_parent(num, depth)
+  if not depth or not num or not num:match('^%d+[%.%d]*$') then return nil end
+  local levels = {}
+  for x in num:gmatch('%d+') do levels[#levels + 1] = x end
+  if #levels ~= depth + 1 then return nil end
+  return table.concat(levels, '.', 1, depth)
+end
+
 -- The sheet sets up its questions with text before their lists: a later question list
 -- follows a paragraph that is no part label (a scenario between two runs of items). Then
 -- the text before the first list is such a set-up too, not instructions.
@@ -2695,6 +2727,7 @@ local function segment(blocks)
   local listed = not markers and not numbered and not qlevel and not paragraphs
   local sections = listed and sectioned(blocks)
   local nested = markers and nested_markers(blocks)
+  local depth = markers and not nested and marker_depth(blocks)
   local group = ''
   -- In the list layout, text between questions waits here: it leads into the next
   -- question (set-up text before a list, a section's introduction), or, when a heading
@@ -2820,6 +2853,19 @@ local function segment(blocks)
       local text = trim(rest) ~= '' and rest or title
       if prompt and prompt ~= '' then text = trim(prompt .. '\n\n' .. rest) end
       cur.units[#cur.units + 1] = { k = 'open', label = num, form = 'marker', text = text }
+    elseif depth and deeper_parent(bold_marker(b), depth) then
+      -- `**Question 1.8.0**` among two-level markers: a part of question 1.8, opened here
+      -- when the sheet does not mark it on its own
+      local num, title, rest, prompt = bold_marker(b)
+      local parent = deeper_parent(num, depth)
+      if not cur or cur.number ~= parent then
+        cur = new_question(qs, parent, '', 99)
+        flush_stem(cur, 99)
+      end
+      local text = trim(rest) ~= '' and rest or title
+      if prompt and prompt ~= '' then text = trim(prompt .. '\n\n' .. rest) end
+      -- (the text after the marker is the part's own, as under a heading)
+      cur.units[#cur.units + 1] = { k = 'open', label = num, form = 'marker', text = text, heading = true }
     elseif markers and bold_marker(b) and select(1, bold_marker(b)):match('^%d+%(%l%)$') then
       -- `**Problem 2(b)**`: a part of question 2, which the marker of its part (a) opened
       local num, _, rest = bold_marker(b)

@@ -18,7 +18,7 @@ from schemas.status import Cause, StageStatus, State
 from tasks import prompts
 from tasks.convert.bounds import MAX_PARTS, check_count, json_loads
 from tasks.boxes.check import check
-from tasks.boxes.sheet import from_sheet
+from tasks.boxes.sheet import from_sheet, unmarked, unmarked_choice
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.llm import Backend, BackendError, NoReply, ReplyInvalid, ask
@@ -108,9 +108,22 @@ def propose(backend: Backend, part: Part, qi: int, pi: int, offline: bool = Fals
     A reply that is not ``{"boxes": [...]}`` is asked again once; if it still is not, the
     whole reply is refused (one line). No reply to be had gives state ``skipped`` (cause
     ``offline_no_reply`` when ``offline``, else ``no_backend``) and a failed call ``failed``
-    (``backend_error``), both with no box and no refusal. Never raises on the reply's
-    content; usage counts every reply had.
+    (``backend_error``), both with no refusal. Never raises on the reply's content; usage
+    counts every reply had.
+
+    A part with options that ends with no multiple-choice box (no reply, a failed call, a
+    refused or absent choice in the reply) gets the box of its options with none marked
+    (:func:`tasks.boxes.sheet.unmarked_choice`), after the others, so that the set keeps the
+    options the sheet typed; :func:`choice_flags` asks a person to mark it.
     """
+    got = _proposed(backend, part, qi, pi, offline)
+    if part.options and not any(b.kind == "MULTIPLE_CHOICE" for b in got.boxes):
+        got = got.model_copy(update={"boxes": [*got.boxes, unmarked_choice(part)]})
+    return got
+
+
+def _proposed(backend: Backend, part: Part, qi: int, pi: int, offline: bool) -> PartBoxes:
+    """:func:`propose` before a part's unmarked choice is added."""
     key = part_field(qi, pi)
     sheet = from_sheet(part)
     if sheet is not None:
@@ -262,22 +275,36 @@ def flags_of(parts: list[PartBoxes]) -> list[Flag]:
     return [Flag(field=p.field, kind="area", reason=f"answer box refused: {line}") for p in parts for line in p.refused]
 
 
-def unboxed_options_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
-    """One ``area`` flag per part of ``questions`` that has multiple-choice options but no
-    ``MULTIPLE_CHOICE`` box among ``parts`` (the answer-box stage's outcomes; empty with
-    ``--no-areas``) and no refused box (that part has its refusal's flag). On Lambda Feedback a part's options live only in its multiple-choice
-    response area, so such a set shows the question with nothing to choose from: the
-    options were read (``settled.json`` holds them) but a person must add the box — most
-    often offline, when the sheet marks no correct option and no model could propose it."""
-    # a part whose proposed box was refused is flagged already (:func:`flags_of`)
-    boxed = {p.field for p in parts if p.refused or any(b.kind == "MULTIPLE_CHOICE" for b in p.boxes)}
+def choice_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
+    """One ``area`` flag per part of ``questions`` with multiple-choice options whose correct
+    option a person must give, on the part (``q2.p1``):
+
+    - its box marks no option (:func:`tasks.boxes.sheet.unmarked`: neither the sheet nor a
+      model said which is right, most often offline): the set holds the options, the flag asks
+      a person to mark the correct one before students answer (until then no choice is marked
+      right);
+    - no multiple-choice box holds its options (``parts`` empty with ``--no-areas``) and no
+      box of the part was refused (that part has its refusal's flag, :func:`flags_of`): the
+      platform shows options only in such a box, so a person must add it.
+
+    ``parts`` are the answer-box stage's outcomes; a part's status reason (why no model chose)
+    is added in brackets."""
+    boxes = {p.field: p.boxes for p in parts}
+    refused = {p.field for p in parts if p.refused}
     why = {p.field: p.status.reason for p in parts if p.status.reason}
     flags = []
     for qi, q in enumerate(questions.root):
         for pi, part in enumerate(q.normalised_parts()):
             key = part_field(qi, pi)
-            if part.options and key not in boxed:
-                note = f" ({why[key]})" if key in why else ""
+            if not part.options:
+                continue
+            note = f" ({why[key]})" if key in why else ""
+            choices = [b for b in boxes.get(key, []) if b.kind == "MULTIPLE_CHOICE"]
+            if any(unmarked(b) for b in choices):
+                flags.append(Flag(field=key, kind="area", reason=(
+                    f"the sheet marks none of the {len(part.options)} options correct and no model's choice was kept{note}: "
+                    "the answer box holds the options with none marked correct; mark the correct option")))
+            elif not choices and key not in refused:
                 flags.append(Flag(field=key, kind="area", reason=(
                     f"{len(part.options)} multiple-choice options were read but no answer box holds them{note}: "
                     "the platform shows options only in a multiple-choice box, so this part has none to choose "

@@ -13,6 +13,10 @@ Where the settled part already says its answer, the box is read from that text:
 
 Anything else (several values, a range, words, maths beyond the small LaTeX subset read
 here) is left to the model. A box from the sheet carries the quoted answer in ``quote``.
+
+A multiple choice whose correct option neither the sheet nor a model settles still gets its
+box (:func:`unmarked_choice`): the sheet's options with none marked, flagged for a person to
+mark, since on the platform a part's options live only in that box.
 """
 
 from __future__ import annotations
@@ -108,6 +112,25 @@ def choice(part: Part) -> tuple[list[bool], str] | None:
     if len(near) == 1:
         return [i == near[0] for i in range(n)], answer
     return None
+
+
+def unmarked_choice(part: Part) -> Box:
+    """The multiple-choice box of ``part``'s options with no option marked correct: the box a
+    part with options gets when neither the sheet (:func:`choice`) nor a model settles which
+    option is right, so that the set keeps the options the sheet typed (the platform shows a
+    part's options only in its multiple-choice box). Its answer is one ``False`` per option,
+    which the platform's schema accepts (an array of booleans; its own editor starts a new box
+    so); :func:`tasks.boxes.check.check` refuses such a box from a model, so a kept box with
+    no true option is always this one, and is flagged for a person to mark
+    (:func:`tasks.boxes.propose.choice_flags`). Raises ``ValueError`` for a part with no options."""
+    if not part.options:
+        raise ValueError("a part with no options has no multiple choice")
+    return Box(kind="MULTIPLE_CHOICE", answer=[False] * len(part.options))
+
+
+def unmarked(box: Box) -> bool:
+    """True for a multiple-choice box with no option marked correct (:func:`unmarked_choice`)."""
+    return box.kind == "MULTIPLE_CHOICE" and isinstance(box.answer, list) and not any(box.answer)
 
 
 # --- one number with units, or one expression -------------------------------------------------

@@ -146,7 +146,8 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     """Every flag of one document run, as ``flags.json`` lists them and the report counts them:
     the settled set's (tiers, verbatim, coverage, the structure audit), one ``area`` flag per
     refused answer box (:func:`tasks.boxes.propose.flags_of`), one ``area`` flag per part whose
-    multiple-choice options no box holds (:func:`tasks.boxes.propose.unboxed_options_flags`),
+    multiple-choice box marks no option correct, or whose options no box holds
+    (:func:`tasks.boxes.propose.choice_flags`),
     one ``area`` flag per box whose tolerance is a guess (:func:`tasks.boxes.settings.tolerance_flags`)
     and one ``katex`` flag per field holding maths KaTeX cannot render for a cause no flag names
     yet (:func:`tasks.write.katex.katex_flags`); with ``sheet``, a ``conversion_loss`` flag on each
@@ -159,7 +160,7 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     flag per field holding a finding of the compare check (``compared``, on the markdown of
     ``sheet``: :func:`tasks.pages.place.ocr_flags`), last, so that a later ``sheet2lambda compare``
     replaces them without renumbering the others."""
-    from tasks.boxes.propose import flags_of, unboxed_options_flags
+    from tasks.boxes.propose import choice_flags, flags_of
     from tasks.boxes.settings import tolerance_flags
     from tasks.check.image_flags import image_link_flags
     from tasks.pages.place import ocr_flags
@@ -172,7 +173,7 @@ def run_flags(settled: Settled, part_boxes: list[PartBoxes], built: BuiltSet, co
     named = (solutions_name_flags(settled.questions, sheet.questions.name, sheet.solutions is not None)
              + inline_whole_flags(settled.questions, sheet.questions.name, sheet.solutions is not None)
              if sheet is not None else [])
-    return (settled.flags + named + flags_of(part_boxes) + unboxed_options_flags(settled.questions, part_boxes)
+    return (settled.flags + named + flags_of(part_boxes) + choice_flags(settled.questions, part_boxes)
             + tolerance_flags(settled.questions, part_boxes) + katex_flags(built.result.katex_warnings, settled.flags)
             + image_link_flags(settled.questions, sheet) + ocr_flags(compared, settled.questions, sources))
 

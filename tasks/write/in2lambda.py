@@ -108,7 +108,9 @@ def to_in2lambda(box: Box, part: Part, main_text: str = ""):
     ``MathSingleLine``, arrayEqual for ``MultipleChoice``) and the settings of
     :func:`tasks.boxes.settings.box_settings`: its grade parameters (``strict_syntax`` false, a
     tolerance), its input symbols (shown to the student, as the ME2 author shows them). A
-    multiple choice carries the part's options and is ``single`` when exactly one is true.
+    multiple choice carries the part's options and is ``single`` (radio buttons) when at most one
+    is true: one marked option, or none (:func:`tasks.boxes.sheet.unmarked_choice`, waiting for a
+    person to mark it, written as a choice of one as most sheets' choices are).
     ``label`` becomes ``pre_text``.
 
     Raises ``ValueError`` for a kind not of the three, or a multiple choice whose answer
@@ -118,7 +120,7 @@ def to_in2lambda(box: Box, part: Part, main_text: str = ""):
     options = part.options
     if box.kind == "MULTIPLE_CHOICE" and isinstance(box.answer, list) and len(box.answer) == len(options):
         return ra.MultipleChoice(
-            answer=list(box.answer), options=list(options), single=sum(box.answer) == 1, pre_text=box.label
+            answer=list(box.answer), options=list(options), single=sum(box.answer) <= 1, pre_text=box.label
         )
     if box.kind not in ("NUMERIC_UNITS", "MATH_SINGLE_LINE") or not isinstance(box.answer, str):
         raise ValueError(f"cannot write a {box.kind} box with answer {box.answer!r}")
