@@ -432,3 +432,47 @@ def test_sections_whose_headings_name_tasks_are_questions_when_one_is_written_ou
     # a heading that names no task is the sheet's head: the numbered items stay the questions
     other = choose(GENERAL, HEAD_THEN_TASKS)[0].questions.root
     assert [q.main_text for q in other][:1] == ["Which sensor did you choose, and why?"] and len(other) == 3
+
+
+WAVES = """# Sheet 1: Waves and Sound
+
+Due: the start of the lecture on **Friday 3 October**.
+
+Hand in a short write-up of each problem below.
+
+## Strings
+
+A string of length $L$ is fixed at both ends and plucked at its middle.
+
+1. Find the frequencies of its first three modes.
+
+2. Explain why the even modes are missing from its sound.
+
+## Bells
+
+Give a short argument for why a cracked bell sounds flat.
+
+## Pipes
+
+An organ pipe is open at one end and closed at the other.
+
+1. Find the frequency of its lowest note.
+2. Say which overtones it lacks.
+"""
+
+
+def test_the_text_under_a_titled_sheets_title_is_its_head_not_a_question_in_the_paragraph_layout():
+    # paragraphs with numbered parts under sections: the due date under the title (before the
+    # sections) was read as a first question
+    out, _ = inferred(WAVES)
+    assert [q.main_text.split(".")[0] for q in out.root] == [
+        "A string of length $L$ is fixed at both ends and plucked at its middle",
+        "Give a short argument for why a cracked bell sounds flat",
+        "An organ pipe is open at one end and closed at the other"]
+    assert [len(q.parts) for q in out.root] == [2, 0, 2]
+    # with no section under the title, the paragraphs under it are the questions
+    plain = ("# Homework 2\n\nProve that the sum of two odd numbers is even.\n\n1. Write it for $3+5$.\n"
+             "2. Write it in general.\n\nShow that a prime above 2 is odd.\n\n1. Check it for 7.\n2. Prove it.\n")
+    out, _ = inferred(plain)
+    assert [q.main_text for q in out.root] == ["Prove that the sum of two odd numbers is even.",
+                                               "Show that a prime above 2 is odd."]

@@ -2600,6 +2600,15 @@ local function lone_level(blocks, level)
   return n <= 1
 end
 
+-- How many headings after `h` are deeper than it.
+local function deeper_headings(blocks, h)
+  local n, seen = 0, false
+  for _, b in ipairs(blocks) do
+    if b == h then seen = true elseif seen and b.t == 'Header' and b.level > h.level then n = n + 1 end
+  end
+  return n
+end
+
 -- The sheet's title written with a bare number (`# 18.330 Problem set 2`, a course number):
 -- the first heading, none other as shallow, its marker no question word, over two or more
 -- deeper headings whose markers all name their question word (`#### Exercise 1: …`). It is
@@ -2706,6 +2715,10 @@ local function segment(blocks)
   -- Text under the sheet's title (its first heading, none other as shallow: instructions)
   -- stays chrome, and so does text a heading follows.
   local lead, after_heading, headings_seen = {}, listed and sets_up_lists(blocks), 0
+  -- In the paragraph layout, the text under the sheet's title, when sections (two or more
+  -- deeper headings) follow it, is the sheet's head (due date, instructions), not a question:
+  -- the questions open under the sections. `in_head`: such text is being read.
+  local in_head = false
   -- With question markers, a heading that is none (nor the sheet's title) over
   -- deeper question headings or bold markers groups them (`## Questions 1-3` over
   -- `### Question 1`): the text under it is the group's shared stem, which leads into the
@@ -2803,12 +2816,14 @@ local function segment(blocks)
         block_units(b, cur.units)
       else
         local title = headings_seen == 0 and lone_level(blocks, b.level)
+        in_head = paragraphs and title and deeper_headings(blocks, b) >= 2
         after_heading = sections or (#qs == 0 and not title)
         cur = nil
         group = heading_text(b)
         if (markers or leaves) and not title and ROLE == 'questions' then stem, stem_level = {}, b.level end
       end
       if cur then stem = nil end
+      if headings_seen > 0 then in_head = false end
       headings_seen = headings_seen + 1
     elseif markers and others[(other_block_word(b)) or ''] then
       -- a definition, example or remark of lecture notes ends the question; it and what
@@ -2893,7 +2908,7 @@ local function segment(blocks)
       and not (b.t == 'Div' and is_answer_class(b.classes))
       and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
       lead[#lead + 1] = b
-    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed)
+    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) and not in_head
       and not (cur and closes_question(blocks, bi)) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
