@@ -476,3 +476,51 @@ def test_the_text_under_a_titled_sheets_title_is_its_head_not_a_question_in_the_
     out, _ = inferred(plain)
     assert [q.main_text for q in out.root] == ["Prove that the sum of two odd numbers is even.",
                                                "Show that a prime above 2 is odd."]
+
+
+BULLETED = """## Aims
+
+- Practise reading a data file into a table.
+
+## Questions
+
+- **Q1**. Say which spreadsheet programs you have used before, and for what.
+
+WRITE YOUR ANSWER HERE.
+
+- **Q2**. Load the file of rainfall readings and report how many rows it has.
+
+WRITE YOUR ANSWER HERE.
+
+## Setting up the tools
+
+1. Install the language and its editor.
+
+2. Open a terminal and check the version.
+
+3. Make a folder for the course.
+
+## Reading a file
+
+1. Download the rainfall readings.
+2. Open them in the editor.
+3. Save a copy under a new name.
+4. Close the editor.
+"""
+
+
+def test_questions_written_as_bullets_with_bold_markers_and_a_tutorial_after_them():
+    from tasks.read.layout_score import closing_sections
+    from tasks.settle.markers import question_markers
+
+    # the bullets' bold markers are the sheet's markers (discovery, the reader and the audit
+    # alike), and the numbered steps of the sections after the questions are no questions
+    assert repeated_words(discover(ast(BULLETED))) == ["q"]
+    assert [m.number for m in question_markers(BULLETED)] == ["1", "2"]
+    assert closing_sections(BULLETED) == BULLETED.splitlines().index("## Setting up the tools") + 1
+    out, pairing = inferred(BULLETED)
+    assert [q.main_text.split(".")[0] for q in out.root] == [
+        "Say which spreadsheet programs you have used before, and for what",
+        "Load the file of rainfall readings and report how many rows it has"]
+    # markers that are numbered items close no section: every line counts
+    assert closing_sections("## Steps\n\n1. Install it.\n2. Run it.\n\n## More\n\nText.\n") is None

@@ -3114,8 +3114,32 @@ local function has_text(qs)
   return false
 end
 
+-- A bullet list each of whose items opens with a bold question marker (`- **Q1**. Report …`,
+-- one list per question when an answer slot stands between them): the items are the
+-- questions, written as bullets; their blocks are read as if at the top level.
+local function marked_bullets_lifted(blocks)
+  local out = {}
+  for _, b in ipairs(blocks) do
+    local lift = b.t == 'BulletList' and #b.content > 0
+    if lift then
+      for _, item in ipairs(b.content) do
+        if not (item[1] and bold_marker(item[1])) then lift = false; break end
+      end
+    end
+    if lift then
+      for _, item in ipairs(b.content) do
+        for _, c in ipairs(item) do out[#out + 1] = c end
+      end
+    else
+      out[#out + 1] = b
+    end
+  end
+  return pandoc.Blocks(out)
+end
+
 function Pandoc(doc)
   ROLE = sheet.role(doc)
+  doc.blocks = marked_bullets_lifted(doc.blocks)
   PART_WORDS = discover_part_words(doc.blocks)
   GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)
