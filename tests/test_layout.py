@@ -524,3 +524,18 @@ def test_questions_written_as_bullets_with_bold_markers_and_a_tutorial_after_the
         "Load the file of rainfall readings and report how many rows it has"]
     # markers that are numbered items close no section: every line counts
     assert closing_sections("## Steps\n\n1. Install it.\n2. Run it.\n\n## More\n\nText.\n") is None
+
+
+def test_a_heading_after_the_solutions_last_marker_goes_on_with_the_last_answer():
+    # a solutions script's comment (`## For vectors, …:`) becomes a heading at the markers'
+    # level: after the last marker it opens or groups no answer, so it was the last answer's end
+    sheet = "1. Add the numbers from one to ten.\n2. Square the first four numbers.\n"
+    key = ("# Problem 1\n\n```julia\nx = sum(1:10)\n```\n\n# Problem 2\n\n```julia\ny = [i^2 for i in 1:4]\n```\n\n"
+           "# For vectors, the same idea works:\n\n```julia\nz = map(abs, [-1, 2, -3])\n```\n")
+    out, _ = inferred(sheet, key)
+    assert [p.worked_solution.count("```julia") for q in out.root for p in q.parts] == [1, 2]
+    assert "For vectors, the same idea works:" in out.root[1].parts[0].worked_solution
+    # between two markers such a heading still ends the answer before it (it may group the next)
+    between = key.replace("# Problem 2", "# Vectors\n\nNotes on vectors.\n\n# Problem 2")
+    out, _ = inferred(sheet, between)
+    assert "Notes on vectors" not in out.root[0].parts[0].worked_solution

@@ -2765,6 +2765,13 @@ local function segment(blocks)
   if markers then
     for bi, b in ipairs(blocks) do if bold_marker(b) then last_marker = bi end end
   end
+  -- in a solutions document, the index of the last block opening an answer with a marker
+  local last_opening = nil
+  if markers and ROLE == 'solutions' then
+    for bi, b in ipairs(blocks) do
+      if bold_marker(b) or (b.t == 'Header' and heading_marker(b)) then last_opening = bi end
+    end
+  end
   for bi, b in ipairs(blocks) do
     if named and b.t ~= 'Header' then
       named.blocks[#named.blocks + 1] = b
@@ -2813,6 +2820,11 @@ local function segment(blocks)
         -- questions themselves, with nothing before it, answers nothing)
         answers = {}
       elseif cur and b.level > cur.level then
+        block_units(b, cur.units)
+      elseif ROLE == 'solutions' and cur and last_opening and bi > last_opening and b.level == cur.level then
+        -- after the solutions' last marker, a heading at the markers' level that is none (a
+        -- script's comment `## For arrays, we saw this:` read as a heading): no answer follows
+        -- for it to group or open, so the last answer goes on
         block_units(b, cur.units)
       else
         local title = headings_seen == 0 and lone_level(blocks, b.level)
