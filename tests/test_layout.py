@@ -432,3 +432,110 @@ def test_sections_whose_headings_name_tasks_are_questions_when_one_is_written_ou
     # a heading that names no task is the sheet's head: the numbered items stay the questions
     other = choose(GENERAL, HEAD_THEN_TASKS)[0].questions.root
     assert [q.main_text for q in other][:1] == ["Which sensor did you choose, and why?"] and len(other) == 3
+
+
+WAVES = """# Sheet 1: Waves and Sound
+
+Due: the start of the lecture on **Friday 3 October**.
+
+Hand in a short write-up of each problem below.
+
+## Strings
+
+A string of length $L$ is fixed at both ends and plucked at its middle.
+
+1. Find the frequencies of its first three modes.
+
+2. Explain why the even modes are missing from its sound.
+
+## Bells
+
+Give a short argument for why a cracked bell sounds flat.
+
+## Pipes
+
+An organ pipe is open at one end and closed at the other.
+
+1. Find the frequency of its lowest note.
+2. Say which overtones it lacks.
+"""
+
+
+def test_the_text_under_a_titled_sheets_title_is_its_head_not_a_question_in_the_paragraph_layout():
+    # paragraphs with numbered parts under sections: the due date under the title (before the
+    # sections) was read as a first question
+    out, _ = inferred(WAVES)
+    assert [q.main_text.split(".")[0] for q in out.root] == [
+        "A string of length $L$ is fixed at both ends and plucked at its middle",
+        "Give a short argument for why a cracked bell sounds flat",
+        "An organ pipe is open at one end and closed at the other"]
+    assert [len(q.parts) for q in out.root] == [2, 0, 2]
+    # with no section under the title, the paragraphs under it are the questions
+    plain = ("# Homework 2\n\nProve that the sum of two odd numbers is even.\n\n1. Write it for $3+5$.\n"
+             "2. Write it in general.\n\nShow that a prime above 2 is odd.\n\n1. Check it for 7.\n2. Prove it.\n")
+    out, _ = inferred(plain)
+    assert [q.main_text for q in out.root] == ["Prove that the sum of two odd numbers is even.",
+                                               "Show that a prime above 2 is odd."]
+
+
+BULLETED = """## Aims
+
+- Practise reading a data file into a table.
+
+## Questions
+
+- **Q1**. Say which spreadsheet programs you have used before, and for what.
+
+WRITE YOUR ANSWER HERE.
+
+- **Q2**. Load the file of rainfall readings and report how many rows it has.
+
+WRITE YOUR ANSWER HERE.
+
+## Setting up the tools
+
+1. Install the language and its editor.
+
+2. Open a terminal and check the version.
+
+3. Make a folder for the course.
+
+## Reading a file
+
+1. Download the rainfall readings.
+2. Open them in the editor.
+3. Save a copy under a new name.
+4. Close the editor.
+"""
+
+
+def test_questions_written_as_bullets_with_bold_markers_and_a_tutorial_after_them():
+    from tasks.read.layout_score import closing_sections
+    from tasks.settle.markers import question_markers
+
+    # the bullets' bold markers are the sheet's markers (discovery, the reader and the audit
+    # alike), and the numbered steps of the sections after the questions are no questions
+    assert repeated_words(discover(ast(BULLETED))) == ["q"]
+    assert [m.number for m in question_markers(BULLETED)] == ["1", "2"]
+    assert closing_sections(BULLETED) == BULLETED.splitlines().index("## Setting up the tools") + 1
+    out, pairing = inferred(BULLETED)
+    assert [q.main_text.split(".")[0] for q in out.root] == [
+        "Say which spreadsheet programs you have used before, and for what",
+        "Load the file of rainfall readings and report how many rows it has"]
+    # markers that are numbered items close no section: every line counts
+    assert closing_sections("## Steps\n\n1. Install it.\n2. Run it.\n\n## More\n\nText.\n") is None
+
+
+def test_a_heading_after_the_solutions_last_marker_goes_on_with_the_last_answer():
+    # a solutions script's comment (`## For vectors, …:`) becomes a heading at the markers'
+    # level: after the last marker it opens or groups no answer, so it was the last answer's end
+    sheet = "1. Add the numbers from one to ten.\n2. Square the first four numbers.\n"
+    key = ("# Problem 1\n\n```julia\nx = sum(1:10)\n```\n\n# Problem 2\n\n```julia\ny = [i^2 for i in 1:4]\n```\n\n"
+           "# For vectors, the same idea works:\n\n```julia\nz = map(abs, [-1, 2, -3])\n```\n")
+    out, _ = inferred(sheet, key)
+    assert [p.worked_solution.count("```julia") for q in out.root for p in q.parts] == [1, 2]
+    assert "For vectors, the same idea works:" in out.root[1].parts[0].worked_solution
+    # between two markers such a heading still ends the answer before it (it may group the next)
+    between = key.replace("# Problem 2", "# Vectors\n\nNotes on vectors.\n\n# Problem 2")
+    out, _ = inferred(sheet, between)
+    assert "Notes on vectors" not in out.root[0].parts[0].worked_solution

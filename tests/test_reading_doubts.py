@@ -275,3 +275,38 @@ def test_an_expression_copied_and_carried_on_to_its_value_is_worked_not_restated
     assert restated_flags(reading) == []
     reading.root[0].parts[0].answer = asked  # copied and left there: a restatement
     assert fields(restated_flags(reading)) == ["q1.p1.answer"]
+
+
+# A sheet whose section lead-in is read into its first question's main text, ahead of that
+# question's run-in marker (``**Q1**. Say …``), and a key whose answer to it only says how it was
+# marked (a grader's note the reader sets aside), in a coloured raw-HTML block.
+LEAD_IN_SHEET = ("### Getting started\n\nInstall the tutorial package and run its first two lessons.\n\n"
+                 "**Q1**. Say which lessons you finished.\n\n### Counting\n\n**Q2**. How many rows has the table?\n")
+
+
+def _lead_in_reading(q2_answer: str = "It has 30 rows.") -> SheetSet:
+    return SheetSet([
+        Question(main_text="Install the tutorial package and run its first two lessons.\n\nSay which lessons you finished."),
+        Question(main_text="How many rows has the table?", parts=[Part(answer=q2_answer)])])
+
+
+def test_a_run_in_marker_after_a_lead_in_opens_the_question_that_quotes_its_line():
+    from tasks.settle.source_lines import opened_by_marker
+
+    # before: marker 1 was taken to open question 2 (the first text starting after it)
+    assert opened_by_marker(_lead_in_reading(), LEAD_IN_SHEET) == {0: 0, 1: 1}
+    solutions = LEAD_IN_SHEET.replace("finished.\n", "finished.\n\nThe tutorial's third lesson is worth a look too.\n")
+    flags = solution_text_flags(_lead_in_reading(), LEAD_IN_SHEET, solutions)
+    assert fields(flags) == ["q1"] and "question 1 " in flags[0].reason
+
+
+def test_a_graders_note_left_out_of_the_set_is_no_solution_lost():
+    key = LEAD_IN_SHEET.replace(
+        "finished.\n", 'finished.\n\n`<font color="blue">`{=html} *Q1 answer*.\n\n'
+        "Credit was given for any sentence naming a lesson. `</font>`{=html}\n").replace(
+        "table?\n", 'table?\n\n`<font color="blue">`{=html} *Q2 answer*\n\nIt has 30 rows. `</font>`{=html}\n')
+    assert solution_text_flags(_lead_in_reading(), LEAD_IN_SHEET, key) == []
+    assert audit(_lead_in_reading(), LEAD_IN_SHEET, key) == []
+    # an answer that is no grader's note, left out, is still doubted on its question
+    answered = key.replace("Credit was given for any sentence naming a lesson.", "Both basics and vectors, with each quiz done.")
+    assert fields(solution_text_flags(_lead_in_reading(), LEAD_IN_SHEET, answered)) == ["q1"]

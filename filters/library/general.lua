@@ -2632,6 +2632,15 @@ local function lone_level(blocks, level)
   return n <= 1
 end
 
+-- How many headings after `h` are deeper than it.
+local function deeper_headings(blocks, h)
+  local n, seen = 0, false
+  for _, b in ipairs(blocks) do
+    if b == h then seen = true elseif seen and b.t == 'Header' and b.level > h.level then n = n + 1 end
+  end
+  return n
+end
+
 -- The sheet's title written with a bare number (`# 18.330 Problem set 2`, a course number):
 -- the first heading, none other as shallow, its marker no question word, over two or more
 -- deeper headings whose markers all name their question word (`#### Exercise 1: …`). It is
@@ -2739,6 +2748,10 @@ local function segment(blocks)
   -- Text under the sheet's title (its first heading, none other as shallow: instructions)
   -- stays chrome, and so does text a heading follows.
   local lead, after_heading, headings_seen = {}, listed and sets_up_lists(blocks), 0
+  -- In the paragraph layout, the text under the sheet's title, when sections (two or more
+  -- deeper headings) follow it, is the sheet's head (due date, instructions), not a question:
+  -- the questions open under the sections. `in_head`: such text is being read.
+  local in_head = false
   -- With question markers, a heading that is none (nor the sheet's title) over
   -- deeper question headings or bold markers groups them (`## Questions 1-3` over
   -- `### Question 1`): the text under it is the group's shared stem, which leads into the
@@ -2784,6 +2797,13 @@ local function segment(blocks)
   local last_marker = nil
   if markers then
     for bi, b in ipairs(blocks) do if bold_marker(b) then last_marker = bi end end
+  end
+  -- in a solutions document, the index of the last block opening an answer with a marker
+  local last_opening = nil
+  if markers and ROLE == 'solutions' then
+    for bi, b in ipairs(blocks) do
+      if bold_marker(b) or (b.t == 'Header' and heading_marker(b)) then last_opening = bi end
+    end
   end
   for bi, b in ipairs(blocks) do
     if named and b.t ~= 'Header' then
@@ -2834,14 +2854,21 @@ local function segment(blocks)
         answers = {}
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
+      elseif ROLE == 'solutions' and cur and last_opening and bi > last_opening and b.level == cur.level then
+        -- after the solutions' last marker, a heading at the markers' level that is none (a
+        -- script's comment `## For arrays, we saw this:` read as a heading): no answer follows
+        -- for it to group or open, so the last answer goes on
+        block_units(b, cur.units)
       else
         local title = headings_seen == 0 and lone_level(blocks, b.level)
+        in_head = paragraphs and title and deeper_headings(blocks, b) >= 2
         after_heading = sections or (#qs == 0 and not title)
         cur = nil
         group = heading_text(b)
         if (markers or leaves) and not title and ROLE == 'questions' then stem, stem_level = {}, b.level end
       end
       if cur then stem = nil end
+      if headings_seen > 0 then in_head = false end
       headings_seen = headings_seen + 1
     elseif markers and others[(other_block_word(b)) or ''] then
       -- a definition, example or remark of lecture notes ends the question; it and what
@@ -2939,7 +2966,7 @@ local function segment(blocks)
       and not (b.t == 'Div' and is_answer_class(b.classes))
       and not (cur and #lead == 0 and not after_heading and starts_continuation(sheet.text_of(b))) then
       lead[#lead + 1] = b
-    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed)
+    elseif paragraphs and (b.t == 'Para' or b.t == 'Plain') and (not cur or cur.closed) and not in_head
       and not (cur and closes_question(blocks, bi)) then
       cur = new_question(qs, '', '', 99)
       block_units(b, cur.units)
@@ -3145,8 +3172,32 @@ local function has_text(qs)
   return false
 end
 
+-- A bullet list each of whose items opens with a bold question marker (`- **Q1**. Report …`,
+-- one list per question when an answer slot stands between them): the items are the
+-- questions, written as bullets; their blocks are read as if at the top level.
+local function marked_bullets_lifted(blocks)
+  local out = {}
+  for _, b in ipairs(blocks) do
+    local lift = b.t == 'BulletList' and #b.content > 0
+    if lift then
+      for _, item in ipairs(b.content) do
+        if not (item[1] and bold_marker(item[1])) then lift = false; break end
+      end
+    end
+    if lift then
+      for _, item in ipairs(b.content) do
+        for _, c in ipairs(item) do out[#out + 1] = c end
+      end
+    else
+      out[#out + 1] = b
+    end
+  end
+  return pandoc.Blocks(out)
+end
+
 function Pandoc(doc)
   ROLE = sheet.role(doc)
+  doc.blocks = marked_bullets_lifted(doc.blocks)
   PART_WORDS = discover_part_words(doc.blocks)
   GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)

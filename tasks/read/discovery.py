@@ -204,7 +204,10 @@ for a MyST ``{solution}``, a notebook's solution cells, an answer ``<div>``)."""
 def discover(blocks: list[dict]) -> Found:
     """What repeats in a document's blocks (pandoc JSON; see :class:`Found`). Divs are entered
     (a sheet's own ``::: exercise`` wrappers), answer divs (:data:`ANSWER_DIVS`) not; lists and
-    quotes are not (their insides are the questions' own text)."""
+    quotes are not (their insides are the questions' own text), except a bullet list each of
+    whose items opens with a bold question marker (``- **Q1**. Report …``): its items are
+    questions written as bullets, read as the general reader reads them, at the top level."""
+    blocks = _marked_bullets_lifted(blocks)
     found = Found()
     previous = None
     for i, b in enumerate(blocks):
@@ -264,6 +267,24 @@ def discover(blocks: list[dict]) -> Found:
         previous = t
     found.sections, found.alone = sections(blocks)
     return found
+
+
+def _marked_bullets_lifted(blocks: list[dict]) -> list[dict]:
+    """``blocks`` with each bullet list whose every item opens with a bold question marker
+    (a question word of :data:`QUESTION_WORDS` and a number) replaced by its items' blocks."""
+    def marked(item: list[dict]) -> bool:
+        first = item[0] if item else {}
+        inl = first.get("c") if first.get("t") in ("Para", "Plain") else None
+        m = _WORD_NUMBER.match(_text(inl[0]["c"]).strip()) if inl and inl[0].get("t") == "Strong" else None
+        return bool(m) and m.group(1).lower() in QUESTION_WORDS
+
+    out: list[dict] = []
+    for b in blocks:
+        if b.get("t") == "BulletList" and b["c"] and all(marked(item) for item in b["c"]):
+            out += [x for item in b["c"] for x in item]
+        else:
+            out.append(b)
+    return out
 
 
 _PROSE = ("Para", "Plain", "BulletList", "OrderedList", "BlockQuote", "Table", "LineBlock", "DefinitionList")

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from schemas.sheet import SheetSet
 from tasks.read.discovery import QUESTION_WORDS, Found, markers_used, mixed_levels, one_task_list
 from tasks.read.named_sections import Section, opened as sections_opened
 from tasks.read.route_b import Numbers, chrome_quoted
 from tasks.settle.coverage import body_coverage, field_texts
+from tasks.settle.markers import question_markers
 
 AUTO_PRIOR = 0.05
 """The head start of the reader's own choice: a reading must score this much more to replace it."""
@@ -247,9 +249,41 @@ def headings_opened(questions: SheetSet, found: Found) -> float:
     return used / len(wanted)
 
 
+@lru_cache(maxsize=16)
+def closing_sections(markdown: str) -> int | None:
+    """The 1-based line where the sheet's closing sections begin, or ``None``: when the sheet marks
+    its questions with a question word (bold or heading markers: ``**Q1**.``, ``## Problem 2``)
+    under a section heading (``## Questions``), the first heading after the last marker that is
+    no marker and as shallow as that section's (``## Getting started with git``, a tutorial or
+    notes after the questions). What follows it is not a question of the sheet by its own
+    markers: no reading is rewarded for quoting it (the lines term counts the body before it)."""
+    lines = markdown.splitlines()
+    markers = [m for m in question_markers(markdown) if _WORD_MARKER.match(m.text)]
+    if len(markers) < 2:
+        return None
+    above = [i for i in range(markers[0].line - 1) if _HEADING_LINE.match(lines[i])]
+    if not above:
+        return None
+    level = len(_HEADING_LINE.match(lines[above[-1]]).group(1))
+    marked = {m.line for m in markers}
+    for i in range(markers[-1].line, len(lines)):
+        h = _HEADING_LINE.match(lines[i])
+        if h and len(h.group(1)) <= level and i + 1 not in marked:
+            return i + 1
+    return None
+
+
+_WORD_MARKER = re.compile(r"^(?:[-*+][ \t]+)?\s*(?:\*\*|__|#{1,6}[ \t])")
+"""A marker written in bold or as a heading (not a numbered list item)."""
+
+
 def lines_quoted(markdown: str, questions: SheetSet) -> float:
     """The lines term of :func:`score`: the share of the sheet's body a reading quotes, less the
-    chrome lines it copied."""
+    chrome lines it copied. The body ends where the sheet's closing sections begin
+    (:func:`closing_sections`)."""
+    tail = closing_sections(markdown)
+    if tail is not None:
+        markdown = "\n".join(markdown.splitlines()[:tail - 1])
     texts = field_texts(questions)
     counted = max(1, sum(1 for line in markdown.splitlines() if line.strip()))
     return body_coverage(markdown, texts) - chrome_quoted(texts) / counted

@@ -182,7 +182,7 @@ def check_correction(original: str, corrected: str, note: str) -> str | None:
 # --- the call ----------------------------------------------------------------------------
 
 def display_equations(text: str) -> list[MathSpan]:
-    """The display equations of a field (``$$…$$`` and ``\\[…\\]`` spans), in order."""
+    """The display equations of a field (``$$…$$`` spans), in order."""
     return [s for s in find_maths(text or "") if s.display and s.tex.strip()]
 
 
@@ -192,8 +192,7 @@ def replace_equation(text: str, span: MathSpan, latex: str) -> str:
     lead = span.tex[: len(span.tex) - len(span.tex.lstrip())]
     trail = span.tex[len(span.tex.rstrip()):]
     opener = span.delim
-    closer = {"$$": "$$", "\\[": "\\]", "$": "$", "\\(": "\\)"}[opener]
-    return text[: span.start] + opener + lead + latex + trail + closer + text[span.end:]
+    return text[: span.start] + opener + lead + latex + trail + opener + text[span.end:]
 
 
 def build_request(equation: str, note: str, field_text: str) -> LLMRequest:

@@ -16,7 +16,8 @@ _QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exerci
 _SOLUTION_WORDS = ("solution", "answer", "sol", "ans")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ATTRIBUTES = re.compile(r"\s*\{[^{}]*\}\s*$")
-_BOLD = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)")
+_BOLD = re.compile(r"^(?:[-*+][ \t]+)?\s*(?:\*\*|__)(.+?)(?:\*\*|__)")
+"""A bold opening, also of a top-level bullet (``- **Q1**. Report …``: questions written as bullets)."""
 _TOP_ITEM = re.compile(r"^(\d+)[.)](?:\s+|$)")
 _PAREN_ITEM = re.compile(r"^\((\d+)\)(?:\s+|$)")
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+)\.?\s*(\d+(?:\.\d+)*[a-z]?)(.*)$")

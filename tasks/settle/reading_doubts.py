@@ -39,7 +39,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
-from tasks.read.restated import paragraphs
+from tasks.read.restated import only_grading_note, paragraphs
 from tasks.settle.coverage import field_texts, markers_removed, uncovered_runs
 from tasks.settle.section_doubts import solved
 from tasks.settle.markers import question_markers
@@ -220,7 +220,7 @@ def _question_numbered(questions: SheetSet, questions_md: str) -> dict[str, int]
 
 _LABEL_WORDS = re.compile(r"^\W*(?:final\s+answers?|worked\s+solutions?|solutions?|answers?)\b\W*", re.I)
 _IMAGE_ONLY = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?\s*$")
-_IMAGE_ANY = re.compile(r"!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?")
+_IMAGE_ANY = re.compile(r"!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?|`[^`\n]*`\{=html\}")
 LOST_CHARS = 10
 """Folded characters a solutions line needs before it counts as lost text (a lone ``$x$`` or
 a bare label is not a solution missing)."""
@@ -237,16 +237,20 @@ def lost_lines(solutions_md: str, questions_md: str, questions: SheetSet) -> lis
     document (its words, folded, are there, or most of its words are: :data:`RESTATED_SHARE`),
     text a field holds once a leading ``Answer:`` / ``Solution`` label is cut, a lone picture, a
     line of under :data:`LOST_CHARS` folded characters (pictures on a line left out: a file name
-    is no text lost)."""
+    is no text lost, nor is pandoc's raw HTML such as a key's ``<font>``), a passage that only
+    says how answers were marked (a grader's note the reader sets aside:
+    :func:`tasks.read.restated.only_grading_note`)."""
     asked = _fold(questions_md)
     asked_words = {w.lower() for w in _WORD.findall(questions_md)}
     held = _fold("\n".join(field_texts(questions)))
     written = solutions_md.splitlines()
     out = []
-    for a, b, _ in uncovered_runs(solutions_md, field_texts(questions)):
+    for a, b, run in uncovered_runs(solutions_md, field_texts(questions)):
+        if only_grading_note("\n\n".join(run)):
+            continue
         for n in range(a, b + 1):
             line = written[n - 1]
-            prose = _IMAGE_ANY.sub(" ", line)  # a picture's file name is no text lost
+            prose = _IMAGE_ANY.sub(" ", line)  # a picture's file name, raw HTML (``<font>``) is no text lost
             body = _fold(_LABEL_WORDS.sub("", markers_removed(prose).lstrip("> \t")))
             words = [w.lower() for w in _WORD.findall(prose)]
             again = bool(words) and sum(w in asked_words for w in words) >= RESTATED_SHARE * len(words)

@@ -81,14 +81,33 @@ def question_at(questions: SheetSet, questions_md: str, line: int) -> int | None
 
 def opened_by_marker(questions: SheetSet, questions_md: str, markers=None) -> dict[int, int]:
     """Marker index (of ``markers``, default :func:`question_markers` of ``questions_md``) → the
-    question (0-based) whose text starts first after that marker and before the next one (a
-    marker opening no question is left out)."""
+    question (0-based) it opens: the question whose text starts first after that marker and
+    before the next one, unless the marker's own line is quoted by the question whose text
+    runs there (it started earlier: a section's lead-in read into its main text, then the run-in
+    marker ``**Q1**. Write …``): then that one. A marker opening no question is left out."""
     markers = question_markers(questions_md) if markers is None else markers
-    starts = question_starts(questions, SourceLines(questions_md))
+    src = SourceLines(questions_md)
+    starts = question_starts(questions, src)
     out: dict[int, int] = {}
     for k, m in enumerate(markers):
         nxt = markers[k + 1].line if k + 1 < len(markers) else 1 << 30
         qi = next((i for i, s in enumerate(starts) if s is not None and m.line <= s + 1 < nxt), None)
+        running = max((i for i, s in enumerate(starts) if s is not None and s + 1 < m.line), default=None,
+                      key=lambda i: starts[i])
+        if running is not None and _quotes_line(questions.root[running], src, m.line - 1):
+            qi = running
         if qi is not None:
             out[k] = qi
     return out
+
+
+def _quotes_line(question, src: SourceLines, i: int) -> bool:
+    """Does a text of ``question`` (title, main text, a part's content or options) hold line
+    ``i`` (0-based) of the document as coverage reads it, with two letters or digits at least?"""
+    line = src.lines[i] if 0 <= i < len(src.lines) else ""
+    if len(_WORD.findall(line)) < 2:
+        return False
+    texts = [question.title, question.main_text] + [t for p in question.parts for t in (p.content, *p.options)]
+    held = " ".join(fold_whitespace(line_content(c).replace(PIECES, " "))
+                    for t in texts if t for c in markers_removed(t).splitlines())
+    return line[:80] in held

@@ -84,18 +84,17 @@ class MathSpan:
 
     ``start``/``end`` are character offsets of the whole span in the text, delimiters
     included (``text[start:end]``); ``tex`` is what lies between the delimiters;
-    ``delim`` is ``$``, ``$$``, ``\\(`` or ``\\[``; ``display`` is true for ``$$`` and
-    ``\\[``.
+    ``delim`` is ``$`` or ``$$``; ``display`` is true for ``$$``.
     """
 
     start: int
     end: int
     tex: str
-    delim: Literal["$", "$$", "\\(", "\\["]
+    delim: Literal["$", "$$"]
 
     @property
     def display(self) -> bool:
-        return self.delim in ("$$", "\\[")
+        return self.delim == "$$"
 
 
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|#\.|\d{1,9}[.)]|\(?[A-Za-z]{1,4}[.)])(?:[ \t]|$)")
@@ -142,21 +141,6 @@ def _dollar_end(text: str, i: int) -> int | None:
     return None
 
 
-def _close_backslash(text: str, i: int, closer: str) -> int | None:
-    n = len(text)
-    j = i
-    while j < n:
-        if text.startswith(closer, j):
-            return j
-        if text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == "\n" and re.match(r"\n[ \t]*\n", text[j:]):
-            return None
-        j += 1
-    return None
-
-
 def find_maths(text: str) -> list[MathSpan]:
     """Every maths span of a markdown text, in order.
 
@@ -166,9 +150,11 @@ def find_maths(text: str) -> list[MathSpan]:
     (the closer must be ``$$``); ``$…$`` is inline maths when the opening ``$`` has no
     whitespace right after it and the closing one no space right before it; braces must
     balance (a stray ``}`` means no maths); a ``$`` that opens nothing is text and the
-    next ``$`` may open maths. ``\\(…\\)`` and ``\\[…\\]`` are found too. A
-    backslash-escaped ``\\$`` is not maths, nor is anything in a code span, a fenced or
-    indented code block (not a list item's own indented lines), an HTML comment or a raw
+    next ``$`` may open maths. ``\\(…\\)`` and ``\\[…\\]`` are not maths: commonmark_x has
+    no ``tex_math_single_backslash``, so they are escaped brackets (pandoc writes a literal
+    ``[`` of the sheet as ``\\[``; Mathpix's delimiters become dollars before any reading,
+    :func:`tasks.convert.mathpix_maths.dollar_maths`). A backslash-escaped ``\\$`` is not
+    maths, nor is anything in a code span, a fenced or indented code block (not a list item's own indented lines), an HTML comment or a raw
     HTML block (CommonMark spec 4.4, 4.5, 4.6 kinds 1, 2 and 6); no span crosses a blank line.
     Returns a list of :class:`MathSpan`; never raises.
     """
@@ -232,15 +218,7 @@ def find_maths(text: str) -> list[MathSpan]:
                 i += k
             continue
         if c == "\\":
-            if text.startswith("\\(", i) or text.startswith("\\[", i):
-                opener = text[i : i + 2]
-                closer = "\\)" if opener == "\\(" else "\\]"
-                j = _close_backslash(text, i + 2, closer)
-                if j is not None:
-                    spans.append(MathSpan(i, j + 2, text[i + 2 : j], opener))  # type: ignore[arg-type]
-                    i = j + 2
-                    continue
-            i += 2
+            i += 2  # a backslash escape: ``\$``, and ``\(``/``\[`` are literal text in commonmark_x
             continue
         if c == "$":
             if text.startswith("$$", i):
@@ -351,7 +329,7 @@ def check_maths(text: str, field: str = "", budget: KatexBudget | None = None) -
     """Render every maths span of ``text`` with KaTeX; one warning per span that fails.
 
     ``field`` is the field key put into each warning. Spans are found by
-    :func:`find_maths`; ``$$…$$`` and ``\\[…\\]`` render in display mode. With a
+    :func:`find_maths`; ``$$…$$`` renders in display mode. With a
     ``budget`` (:class:`KatexBudget`) a span not rendered within the span budget, and every
     span once the run's budget is spent, is reported as not checked (a warning), never
     waited for. Returns the warnings in text order (empty when all render); never raises.
