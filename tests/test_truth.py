@@ -147,15 +147,6 @@ def test_math_environments_katex_renders_are_not_markup():
     assert [m.detail for m in s.misses if m.kind == "markup"] == ["p3 worked solution: '\\\\begin{itemize}'"]
 
 
-def test_a_display_only_environment_inside_dollars_is_maths_and_bare_it_is_markup():
-    # KaTeX renders gather*/align* in display mode: inside $$ the platform shows maths; bare, the source
-    b = exact_build()
-    b[2]["parts"][2]["workedSolution"] = {"content": "So\n\n$$\n\\begin{gather*}\n  y = 2\n\\end{gather*}\n$$\n\n"
-                                                      "\\begin{align*}\n  z &= 3\n\\end{align*}\n"}
-    s = score_truth(b, TRUTH, [])
-    assert [m.detail for m in s.misses if m.kind == "markup"] == ["p3 worked solution: '\\\\begin{align*}'"]
-
-
 def test_flags_on_the_question_point_at_its_misses_and_leave_others_silent():
     b = exact_build()
     b[0]["parts"][1]["answerContent"] = "five minutes"  # on built 1

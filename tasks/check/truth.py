@@ -35,8 +35,7 @@ numbers), written here so the project owns the code it gates on:
   ``:::``, ``<!-- -->``, a ``<div``/``</div`` tag, ``<button``, ``{.`` or a
   ``\\begin{…}`` of an environment other than the maths ones KaTeX renders (``aligned``,
   ``array``, ``cases``, ``matrix``, ``pmatrix``, ``bmatrix``, ``vmatrix``,
-  ``gathered``, ``split``; inside a ``$$`` span also the display-only ``gather*``, ``align*`` …) is
-  one ``markup`` miss. A set is **exact** when every question
+  ``gathered``, ``split``) is one ``markup`` miss. A set is **exact** when every question
   is right, none is spurious and nothing is falsely attached (markup does not count).
 
 - **Restated solutions.** A solution that opens with the part's own prompt (its first 40
@@ -86,10 +85,6 @@ KEY_CHARS = 40
 _STYLE_COMMANDS = re.compile(r"\\(?:textbf|textit|textrm|emph|text)\b")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 _KATEX_ENVIRONMENTS = ("aligned", "array", "cases", "matrix", "pmatrix", "bmatrix", "vmatrix", "gathered", "split")
-_KATEX_DISPLAY_ENVIRONMENTS = ("align", "align*", "alignat", "alignat*", "gather", "gather*", "equation", "equation*")
-"""Environments KaTeX renders in display mode only (KaTeX's "Supported Functions", Environments):
-inside a ``$$`` span they are maths, not markup."""
-_BEGIN = re.compile(r"\\begin\{([a-z*]+)\}")
 _MARKUP_AT_LINE_START = re.compile(
     r"^\s*(?:"
     + "|".join(
@@ -351,8 +346,6 @@ def score_truth(built: list[dict], truth: dict, flags: Iterable[Flag | dict] = (
                        (f"p{n} worked solution", _text(p.get("workedSolution")))]
         for where, text in fields:
             for m in _MARKUP_AT_LINE_START.finditer(text or ""):
-                if _display_maths(text, m):
-                    continue
                 c.markup_leaks += 1
                 miss("markup", truth_of.get(i), None, i + 1, f"{where}: {m.group(0).strip()!r}", ptr.at(i + 1))
 
@@ -392,15 +385,3 @@ def score_failed(truth: dict, reason: str, set_name: str = "") -> TruthScore:
 
 truth_task = task(name="truth score", cache_policy=NO_CACHE)(score_truth)
 """:func:`score_truth` as a Prefect task (cheap: never cached)."""
-
-
-def _display_maths(text: str, m: re.Match) -> bool:
-    """Is the markup match ``m`` of ``text`` a display-only maths environment of KaTeX
-    (:data:`_KATEX_DISPLAY_ENVIRONMENTS`) inside a ``$$`` span, which the platform renders?"""
-    from tasks.write.katex import find_maths
-
-    env = _BEGIN.search(m.group(0))
-    if not env or env.group(1) not in _KATEX_DISPLAY_ENVIRONMENTS:
-        return False
-    at = env.start() + m.start()
-    return any(s.display and s.start < at < s.end for s in find_maths(text))
