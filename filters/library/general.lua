@@ -3099,7 +3099,62 @@ local function has_text(qs)
   return false
 end
 
+-- A paragraph heading a list of answers: short, ending in a colon, an answer word among its
+-- first two words (`Solutions:`, `Some answers:`, `**Answers to the questions above:**`).
+local function answers_lead(b)
+  if b.t ~= 'Para' and b.t ~= 'Plain' then return false end
+  -- (a no-break space and a line break before it are layout: ` \` on the line above)
+  local t = trim((pandoc.utils.stringify(b):gsub('\u{A0}', ' ')))
+  if #t > 80 or not t:match(':$') then return false end
+  local n = 0
+  for w in t:lower():gmatch('[%a\128-\255]+') do
+    n = n + 1
+    if n > 2 then break end
+    if ANSWER_WORDS[w] then return true end
+  end
+  return false
+end
+
+local function blank_para(b)
+  return (b.t == 'Para' or b.t == 'Plain') and trim((pandoc.utils.stringify(b):gsub('\u{A0}', ' '))) == ''
+end
+
+-- Lists of answers after lists of questions: a numbered list headed by an answers paragraph
+-- (:func:`answers_lead`) with as many items as the last numbered list before it in the same
+-- section (no heading between) answers that list item by item, in order (a block of tasks,
+-- its output, then `Solutions:` and the answers). Each answer goes into its item as a
+-- solution div, and the heading paragraph and the answers' list leave the sequence of blocks;
+-- an answers list whose length differs from the list before it is left as it stands.
+local function answered_lists(blocks)
+  local out, last = {}, nil
+  local i = 1
+  while i <= #blocks do
+    local b = blocks[i]
+    if b.t == 'Header' then last = nil end
+    if last and answers_lead(b) then
+      local j = i + 1
+      while j <= #blocks and blank_para(blocks[j]) do j = j + 1 end
+      local sols, asked = blocks[j], out[last]
+      if sols and sols.t == 'OrderedList' and #sols.content == #asked.content
+        and (sols.listAttributes.start or 1) == (asked.listAttributes.start or 1) then
+        for k, item in ipairs(asked.content) do
+          item[#item + 1] = pandoc.Div(sols.content[k], pandoc.Attr('', { 'solution' }))
+        end
+        last = nil
+        i = j + 1
+        goto next_block
+      end
+    end
+    out[#out + 1] = b
+    if b.t == 'OrderedList' then last = #out end
+    i = i + 1
+    ::next_block::
+  end
+  return out
+end
+
 function Pandoc(doc)
+  doc.blocks = answered_lists(doc.blocks)
   ROLE = sheet.role(doc)
   PART_WORDS = discover_part_words(doc.blocks)
   GENERATED = discover_generated(doc.blocks)
