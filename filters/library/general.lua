@@ -1901,7 +1901,9 @@ end
 -- A question whose last block is a list of prompts (:func:`prompt_items`) and which has no
 -- part of its own asks each prompt as a part (`## Exercise 3` over two bulleted questions),
 -- unless the text just before the list asks or leads into it as a question does its
--- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's.
+-- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's. Prompts
+-- that each ask a question of their own (`- Does it hold? If not, why?`) are no choices: after
+-- a lead-in (`Answer the following:`) they are parts still.
 local function closing_prompts(units)
   local last = #units
   for _, u in ipairs(units) do
@@ -1910,7 +1912,11 @@ local function closing_prompts(units)
   local list = units[last]
   if not list or not list.prompts then return units end
   local before = units[last - 1] and trim(units[last - 1].text) or ''
-  if before:match('[%?:]$') then return units end
+  local asking = true
+  for _, p in ipairs(list.prompts) do
+    if not p.text:find('?', 1, true) then asking = false end
+  end
+  if before:match('%?$') or (before:match(':$') and not asking) then return units end
   local out = { table.unpack(units, 1, last - 1) }
   for _, p in ipairs(list.prompts) do
     out[#out + 1] = { k = 'open', label = '', form = 'bullet', text = p.text, whole = p.whole }
