@@ -52,6 +52,17 @@ def test_an_answers_list_that_does_not_match_the_tasks_in_length_answers_nothing
     assert "The mean is 400 grams." in _shown(questions)  # left as the sheet has it
 
 
+def test_answers_after_a_part_label_are_that_parts_not_the_tasks_list_before_it():
+    # one list of tasks, then each part answers all of them under its own label
+    md = ("A coin is tossed.\n\n1.  Find the chance of heads.\n2.  Find the chance of tails.\n\n"
+          "**(a)** The coin is fair.\n\nSolutions:\n\n1.  One half.\n2.  One half.\n\n"
+          "**(b)** The coin has two heads.\n\nSolutions:\n\n1.  Certain.\n2.  Never.\n")
+    questions, parts = _parts(md)
+    tasks = [p for p in parts if "chance of heads" in p.content]
+    assert not any(p.worked_solution or p.answer for p in tasks)
+    assert "Certain." not in "\n".join(q.main_text for q in questions.root)
+
+
 def test_bullets_that_each_ask_a_question_are_parts_after_a_lead_in_with_a_colon():
     md = ("1.  Answer these about sorting:\n\n    - Is merge sort stable? Explain why it is.\n\n"
           "    - Does quicksort sort in place? If not, how much memory does it use?\n\n"

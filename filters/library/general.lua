@@ -77,6 +77,13 @@ part. With SHEET2LAMBDA_INLINE (a sheet that is its own solutions), what follows
 prompt is its solution. Task lists (`- [ ] option`, `- [x] option`) are
 the options of the part they end, the `[x]` ones its correct options.
 
+A numbered list headed by a short paragraph ending in a colon, an answer word among its first
+two words (`Solutions:`, `Some answers:`), answers the numbered list before it in its section
+item by item when both have as many items: each answer is read as a `solution` div of its item
+(:func:`answered_lists`, before anything else). A bullet list closing a question whose items each
+ask something is its parts, after a lead-in ending in a colon too when every item asks a question
+of its own (`- Does it hold? If not, …`; :func:`closing_prompts`).
+
 One solution right after a list of two or more tasks none of which has its own answers
 them all, and so do its continuations (a notebook's `Solution, Part 2` box).
 
@@ -3127,7 +3134,7 @@ end
 
 -- Lists of answers after lists of questions: a numbered list headed by an answers paragraph
 -- (:func:`answers_lead`) with as many items as the last numbered list before it in the same
--- section (no heading between) answers that list item by item, in order (a block of tasks,
+-- section (no heading nor part label between) answers that list item by item, in order (a block of tasks,
 -- its output, then `Solutions:` and the answers). Each answer goes into its item as a
 -- solution div, and the heading paragraph and the answers' list leave the sequence of blocks;
 -- an answers list whose length differs from the list before it is left as it stands.
@@ -3136,7 +3143,10 @@ local function answered_lists(blocks)
   local i = 1
   while i <= #blocks do
     local b = blocks[i]
-    if b.t == 'Header' then last = nil end
+    -- (a heading, or a paragraph opening a part label, `**(c)**`, between them: the answers
+    -- are that part's, not the list's)
+    if b.t == 'Header' or ((b.t == 'Para' or b.t == 'Plain')
+        and line_label(trim(sheet.lines(sheet.text_of(b))[1] or ''))) then last = nil end
     if last and answers_lead(b) then
       local j = i + 1
       while j <= #blocks and blank_para(blocks[j]) do j = j + 1 end

@@ -10,7 +10,7 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
   while at least one other question has: its solution may be among those, read onto another
   question or left out. One flag on each such question;
 - **solutions numbered short of the questions after text that answers nothing**: the solutions
-  document's numbered markers number fewer answers than the set has questions, lines of it are in
+  document's numbered markers are one list's numbers, 1 to k, for at most half the questions, lines of it are in
   no field, and either some of those come before the first marker or the numbers start again at 1
   (a worked analysis in sections of its own, then a list of its steps or assumptions numbered 1
   to 3): pairing by those numbers may have put the
@@ -95,8 +95,8 @@ def unpaired_flags(questions: SheetSet, questions_md: str, solutions_md: str | N
 
 
 def short_numbering_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
-    """Every question, when the solutions document's markers number fewer answers than the set
-    has questions and lines of it are in no field, before its first marker or with numbers that
+    """Every question, when the solutions document's markers number 1 to k for at most half the
+    set's questions and lines of it are in no field, before its first marker or with numbers that
     start again at 1 (see the module); ``[]``
     otherwise, and with no solutions document. Raises nothing."""
     qs = questions.root
@@ -104,7 +104,8 @@ def short_numbering_flags(questions: SheetSet, questions_md: str, solutions_md: 
         return []
     markers = question_markers(solutions_md, solutions=True)
     numbers = {m.number for m in markers}
-    if not markers or len(numbers) >= len(qs):
+    # the numbers one list would print, 1 to k, for at most half the questions
+    if not markers or numbers != {str(n) for n in range(1, len(numbers) + 1)} or 2 * len(numbers) > len(qs):
         return []
     lost = lost_lines(solutions_md, questions_md, questions)
     restarts = any(m.number == "1" for m in markers[1:])
