@@ -7,7 +7,8 @@ from __future__ import annotations
 from schemas.sheet import Part, Question, SheetSet
 from tasks.settle.audit import audit
 from tasks.settle.number_doubts import headless_flags, number_flags, points_title_flags
-from tasks.settle.pairing_doubts import referral_flags, shown_solution_flags, unpaired_flags, unread_solution_flags
+from tasks.settle.pairing_doubts import (referral_flags, short_numbering_flags, shown_solution_flags, unpaired_flags,
+                                         unread_solution_flags)
 
 SHEET = ("## Pendulums\n\nA pendulum swings.\n\n(a) Find its period.\n\n(b) Find its frequency.\n\n"
          "## Springs\n\nA spring stretches.\n\n(a) Find its constant.\n")
@@ -158,3 +159,29 @@ def test_a_first_question_under_no_heading_where_the_others_open_under_headings_
                         Question(main_text="Stretch a spring."), Question(main_text="Balance a lever.")])
     assert _fields(headless_flags(misread, sheet)) == ["q1"]
     assert headless_flags(SheetSet(misread.root[1:]), sheet) == []
+
+
+def test_solutions_numbered_short_of_the_questions_after_an_unread_analysis_are_doubted_on_every_question():
+    sheet = ("# Questions\n\n1.  Look at the data: what do you see?\n\n2.  Which model fits the data?\n\n"
+             "3.  Which test will you use?\n\n4.  Check the test's conditions.\n")
+    # the solutions never number their answers: a worked analysis in sections, then a list of
+    # the test's two conditions, which pairing by number put on questions 1 and 2
+    solutions = ("# Looking at the data\n\nThe counts rise with the dose and two values stand far out.\n\n"
+                 "# The test\n\nA paired test suits the design.\n\n## Conditions\n\n"
+                 "1.  The differences are independent.\n2.  The differences are roughly normal.\n")
+    misread = SheetSet([
+        Question(main_text="Look at the data: what do you see?", parts=[Part(worked_solution="The differences are independent.")]),
+        Question(main_text="Which model fits the data?", parts=[Part(worked_solution="The differences are roughly normal.")]),
+        Question(main_text="Which test will you use?", parts=[Part()]),
+        Question(main_text="Check the test's conditions.", parts=[Part()]),
+    ])
+    flags = short_numbering_flags(misread, sheet, solutions)
+    assert _fields(flags) == ["q1", "q2", "q3", "q4"]
+    assert "paired by number" in flags[0].reason and "no solution" in flags[2].reason
+    assert {"q1", "q2", "q3", "q4"} <= set(_fields(audit(misread, sheet, solutions)))
+    # solutions that number an answer for every question are no doubt, nor are short ones
+    # whose every line is read
+    full = solutions + "3.  A paired test.\n4.  Both hold.\n"
+    assert short_numbering_flags(misread, sheet, full) == []
+    plain = "1.  The differences are independent.\n2.  The differences are roughly normal.\n"
+    assert short_numbering_flags(misread, sheet, plain) == []

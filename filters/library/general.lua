@@ -77,6 +77,13 @@ part. With SHEET2LAMBDA_INLINE (a sheet that is its own solutions), what follows
 prompt is its solution. Task lists (`- [ ] option`, `- [x] option`) are
 the options of the part they end, the `[x]` ones its correct options.
 
+A numbered list headed by a short paragraph ending in a colon, an answer word among its first
+two words (`Solutions:`, `Some answers:`), answers the numbered list before it in its section
+item by item when both have as many items: each answer is read as a `solution` div of its item
+(:func:`answered_lists`, before anything else). A bullet list closing a question whose items each
+ask something is its parts, after a lead-in ending in a colon too when every item asks a question
+of its own (`- Does it hold? If not, …`; :func:`closing_prompts`).
+
 One solution right after a list of two or more tasks none of which has its own answers
 them all, and so do its continuations (a notebook's `Solution, Part 2` box).
 
@@ -1901,7 +1908,9 @@ end
 -- A question whose last block is a list of prompts (:func:`prompt_items`) and which has no
 -- part of its own asks each prompt as a part (`## Exercise 3` over two bulleted questions),
 -- unless the text just before the list asks or leads into it as a question does its
--- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's.
+-- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's. Prompts
+-- that each ask a question of their own (`- Does it hold? If not, why?`) are no choices: after
+-- a lead-in (`Answer the following:`) they are parts still.
 local function closing_prompts(units)
   local last = #units
   for _, u in ipairs(units) do
@@ -1910,7 +1919,11 @@ local function closing_prompts(units)
   local list = units[last]
   if not list or not list.prompts then return units end
   local before = units[last - 1] and trim(units[last - 1].text) or ''
-  if before:match('[%?:]$') then return units end
+  local asking = true
+  for _, p in ipairs(list.prompts) do
+    if not p.text:find('?', 1, true) then asking = false end
+  end
+  if before:match('%?$') or (before:match(':$') and not asking) then return units end
   local out = { table.unpack(units, 1, last - 1) }
   for _, p in ipairs(list.prompts) do
     out[#out + 1] = { k = 'open', label = '', form = 'bullet', text = p.text, whole = p.whole }
@@ -3195,7 +3208,65 @@ local function marked_bullets_lifted(blocks)
   return pandoc.Blocks(out)
 end
 
+-- A paragraph heading a list of answers: short, ending in a colon, an answer word among its
+-- first two words (`Solutions:`, `Some answers:`, `**Answers to the questions above:**`).
+local function answers_lead(b)
+  if b.t ~= 'Para' and b.t ~= 'Plain' then return false end
+  -- (a no-break space and a line break before it are layout: ` \` on the line above)
+  local t = trim((pandoc.utils.stringify(b):gsub('\u{A0}', ' ')))
+  if #t > 80 or not t:match(':$') then return false end
+  local n = 0
+  for w in t:lower():gmatch('[%a\128-\255]+') do
+    n = n + 1
+    if n > 2 then break end
+    if ANSWER_WORDS[w] then return true end
+  end
+  return false
+end
+
+local function blank_para(b)
+  return (b.t == 'Para' or b.t == 'Plain') and trim((pandoc.utils.stringify(b):gsub('\u{A0}', ' '))) == ''
+end
+
+-- Lists of answers after lists of questions: a numbered list headed by an answers paragraph
+-- (:func:`answers_lead`) with as many items as the last numbered list before it in the same
+-- section (no heading nor part label between) answers that list item by item, in order (a block of tasks,
+-- its output, then `Solutions:` and the answers). Each answer goes into its item as a
+-- solution div, and the heading paragraph and the answers' list leave the sequence of blocks;
+-- an answers list whose length differs from the list before it is left as it stands.
+local function answered_lists(blocks)
+  local out, last = {}, nil
+  local i = 1
+  while i <= #blocks do
+    local b = blocks[i]
+    -- (a heading, or a paragraph opening a part label, `**(c)**`, between them: the answers
+    -- are that part's, not the list's)
+    if b.t == 'Header' or ((b.t == 'Para' or b.t == 'Plain')
+        and line_label(trim(sheet.lines(sheet.text_of(b))[1] or ''))) then last = nil end
+    if last and answers_lead(b) then
+      local j = i + 1
+      while j <= #blocks and blank_para(blocks[j]) do j = j + 1 end
+      local sols, asked = blocks[j], out[last]
+      if sols and sols.t == 'OrderedList' and #sols.content == #asked.content
+        and (sols.listAttributes.start or 1) == (asked.listAttributes.start or 1) then
+        for k, item in ipairs(asked.content) do
+          item[#item + 1] = pandoc.Div(sols.content[k], pandoc.Attr('', { 'solution' }))
+        end
+        last = nil
+        i = j + 1
+        goto next_block
+      end
+    end
+    out[#out + 1] = b
+    if b.t == 'OrderedList' then last = #out end
+    i = i + 1
+    ::next_block::
+  end
+  return out
+end
+
 function Pandoc(doc)
+  doc.blocks = answered_lists(doc.blocks)
   ROLE = sheet.role(doc)
   doc.blocks = marked_bullets_lifted(doc.blocks)
   PART_WORDS = discover_part_words(doc.blocks)

@@ -9,6 +9,13 @@ flag on its question). Each is a ``structure`` flag on the question it concerns:
   markers: their head answers no question) — and this question has no solution on any part,
   while at least one other question has: its solution may be among those, read onto another
   question or left out. One flag on each such question;
+- **solutions numbered short of the questions after text that answers nothing**: the solutions
+  document's numbered markers are one list's numbers, 1 to k, for at most half the questions, lines of it are in
+  no field, and either some of those come before the first marker or the numbers start again at 1
+  (a worked analysis in sections of its own, then a list of its steps or assumptions numbered 1
+  to 3): pairing by those numbers may have put the
+  list's items on questions they do not answer and left the analysis unread. One flag on every
+  question (:func:`short_numbering_flags`);
 - **a question answered in part while solutions sit unread**: some of its parts hold a
   solution and some (with a prompt) none, while lines of the solutions document after their
   first marker are in no field (:func:`partly_answered_flags`);
@@ -85,6 +92,37 @@ def unpaired_flags(questions: SheetSet, questions_md: str, solutions_md: str | N
         f"({said}): check the solutions for question {qi + 1}'s and put it on its parts, or keep it unanswered "
         "if the sheet gives none"))
         for qi in range(len(qs)) if not answered[qi]]
+
+
+def short_numbering_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
+    """Every question, when the solutions document's markers number 1 to k for at most half the
+    set's questions and lines of it are in no field, before its first marker or with numbers that
+    start again at 1 (see the module); ``[]``
+    otherwise, and with no solutions document. Raises nothing."""
+    qs = questions.root
+    if not solutions_md or len(qs) < 2:
+        return []
+    markers = question_markers(solutions_md, solutions=True)
+    numbers = {m.number for m in markers}
+    # the numbers one list would print, 1 to k, for at most half the questions
+    if not markers or numbers != {str(n) for n in range(1, len(numbers) + 1)} or 2 * len(numbers) > len(qs):
+        return []
+    lost = lost_lines(solutions_md, questions_md, questions)
+    restarts = any(m.number == "1" for m in markers[1:])
+    if not lost or not (restarts or lost[0][0] < markers[0].line):
+        return []
+    said = (f"the solutions number {len(numbers)} answer{'s' if len(numbers) > 1 else ''} (from line "
+            f"{markers[0].line}{', starting again at 1' if restarts else ''}) for {len(qs)} questions, and "
+            f"{len(lost)} line{'s' if len(lost) > 1 else ''} of them are in no field (from line {lost[0][0]})")
+    out = []
+    for qi, q in enumerate(qs):
+        if solved(q):
+            why = (f"question {qi + 1}'s solution was paired by number, but {said}: those numbers may count "
+                   "something else (steps, assumptions); check that it answers question " f"{qi + 1}")
+        else:
+            why = (f"question {qi + 1} has no solution, while {said}: its solution may be among those lines")
+        out.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=why))
+    return out
 
 
 def partly_answered_flags(questions: SheetSet, questions_md: str, solutions_md: str | None) -> list[Flag]:
