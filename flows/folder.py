@@ -191,7 +191,7 @@ def folder_flow(
                                  description=f"flags of {src.name}")
     began, since = runtime.run_started(t0)
     write_run_json(out_dir, outcome.rows, time.monotonic() - began, wall_from=since, folder=str(src),
-                   filter=outcome.filter)
+                   filter=outcome.filter, skipped=outcome.skipped_links)
     (out_dir / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
     say(*short_table(outcome.rows, src))
     say(f"filter     {outcome.filter}")

@@ -299,7 +299,7 @@ def sweep_flow(
     # Each folder counted from its names; its sheets paired as its run starts them (FolderPairs).
     paired = {f: FolderPairs(f, sfx) for f in folders}
     total = sum(map(len, paired.values()))  # (links leaving the root are skipped later)
-    done = [0]
+    done, count = [0], [total]  # each folder's run lowers count by the sheets it skips
     outcomes = []
     jobs = []
     for f in folders:
@@ -323,11 +323,12 @@ def sweep_flow(
                 return failed_state(str(e))
         for f, o, kept, r in ([] if pool else jobs):
             try:
-                outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
+                outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=count,
                                            pairs_found=paired[f],
                                            accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
                                            in_flight=in_flight, out_roots=roots))
             except InputError as e:  # its output folder is not ours to write: the other folders go on
+                skipped.append(str(e))
                 say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]
     changes, record = sweep_changes.compare(rows, base_dir, previous)
@@ -352,7 +353,8 @@ def sweep_flow(
            ([f"- gate passed against {baseline}"] if recorded is not None else []))))
     began, since = runtime.run_started(t0)
     write_run_json(out_dir, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
-                   gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump())
+                   gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump(),
+                   skipped=skipped + [line for o in outcomes for line in o.skipped_links])
     say(*short_table(rows, base_dir))
     say(changes.line())
     for s in stale:

@@ -155,6 +155,19 @@ def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
+def write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
+              lua: str | None) -> None:
+    """A folder run's own files in ``out`` at its end: ``report.csv``/``report.parquet``
+    (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then a
+    ``- skipped: …`` line for each of ``skipped``) and, given ``lua``, the folder's filter
+    ``filter.lua``."""
+    if lua is not None:
+        (out / "filter.lua").write_text(lua, encoding="utf-8")
+    write(with_totals(frame(rows)), out)
+    links = "".join(f"- skipped: {line}\n" for line in skipped)
+    (out / "flags.md").write_text(flags_markdown(flags_by_sheet) + ("\n" + links if links else ""), encoding="utf-8")
+
+
 def failed_row(pair: SheetPair, folder: Path) -> SheetRow:
     """A sheet's row before it is built: ``failed`` until :func:`built_row` says otherwise."""
     return SheetRow(folder=str(folder), source=str(pair.source), solutions=str(pair.solutions) if pair.solutions else None,
@@ -194,7 +207,7 @@ def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Pat
     """``report.json`` of a folder or sweep run: the whole run's wall time ``wall`` (seconds,
     from where ``extra``'s ``wall_from`` says: the command's start, or the flow body's for a
     run a worker started) and its sheets built, failed and flagged (the per-sheet counts
-    are in ``report.csv``)."""
+    are in ``report.csv``); ``extra``'s ``skipped``: the lines of what the run did not read."""
     data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
             "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
             "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}
