@@ -179,7 +179,7 @@ def run_folder(
     seen: set[str] = set()
     started: dict[str, float] = {}
     shown_at = [0.0]
-    rows_csv = folder_report.start_rows(out)
+    rows_csv = folder_report.start_rows(out, roots=out_roots)  # each write through --out opened (attack 10, C32)
 
     def finished(pair: SheetPair, row: SheetRow) -> None:
         key = first_of.get(str(pair.source), str(pair.source))  # a fallback format's row stands for its sheet
@@ -199,7 +199,7 @@ def run_folder(
             # say() keeps a message's own line breaks: the name's and the reason's are escaped here
             line = f"[{done[0]}/{total_now()}] {visible(shown)}: {visible(what)} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
-        folder_report.append_row(rows_csv, row)
+        folder_report.append_row(rows_csv, row, out_roots)
         if progress_id is not None and (done[0] == total_now() or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
             shown_at[0] = time.monotonic()  # one request a second at most, and the last
             update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total_now(), 1))
@@ -412,7 +412,7 @@ def run_folder(
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
     outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
                             skipped_links=skipped)
-    folder_report.write_end(out, ordered, flags_by_sheet, skipped, lua)
+    folder_report.write_end(out, ordered, flags_by_sheet, skipped, lua, out_roots)
     if verbose:
         for line in skipped:
             print(f"skipped    {line}")
