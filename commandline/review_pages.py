@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from commandline.server import prefect_home
+from tasks.safe_json import json_loads
 
 FOLDER = "sheet2lambda-review-pages"
 """The folder of ``PREFECT_HOME`` holding the served pages' addresses."""
@@ -74,7 +75,7 @@ def noted(out: str | Path) -> str | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077 or st.st_size > 4096:
             return None
-        data = json.loads(os.read(fd, 4096).decode("utf-8"))
+        data = json_loads(os.read(fd, 4096))
         url = data["url"]
         if data["out"] != os.path.realpath(out) or not isinstance(url, str) or not url.startswith("http://127.0.0.1:"):
             return None
