@@ -118,3 +118,37 @@ def prefect_command() -> list[str]:
     """The ``prefect`` command of this environment."""
     exe = Path(sys.executable).with_name("prefect")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "prefect"]
+
+
+ORPHAN_GRACE = 15.0
+"""Seconds a command's client gives a child whose runner died to stop (a stop finishes a
+publishing under way) before it kills the child's process group (:func:`outlived`)."""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"  # a zombie has ended
+    except (OSError, IndexError):
+        return alive(pid)
+
+
+def outlived(pid: int | None, grace: float | None = None) -> str:
+    """In a command's client whose runner went away mid-run: wait until the command's forked
+    child ``pid`` (the runner's answer says it; the runner's death sent it SIGTERM:
+    :func:`commandline.warm_child.tie_to`) has ended, up to ``grace`` seconds, then kill
+    its process group (it leads one: its pandoc runs are in it); the phrase saying so."""
+    if not pid:
+        return "its run ended with it"
+    grace = ORPHAN_GRACE if grace is None else grace
+    deadline = time.monotonic() + grace
+    while _running(pid):
+        if time.monotonic() >= deadline:
+            try:
+                if os.getpgid(pid) == pid:
+                    os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return f"its run (pid {pid}) did not stop within {grace:.0f} s and was killed"
+        time.sleep(0.1)
+    return "its run stopped with it"

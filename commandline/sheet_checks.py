@@ -1,8 +1,8 @@
 """What is wrong with a sheet named on a command line, found before Prefect is imported.
 
 Importing Prefect takes seconds; a sheet that its conversion would refuse anyway (too large,
-a NUL byte, not UTF-8, a control character, only blank space) is answered here from the
-standard library alone, in the same words as :mod:`tasks.convert.bounds` and
+a NUL byte, not UTF-8, a control character, only blank space, markdown opening more questions
+than a set holds) is answered here from the standard library alone, in the same words as :mod:`tasks.convert.bounds` and
 :mod:`tasks.convert.markdown` (the run checks again: these are the same rules, said sooner).
 """
 
@@ -24,6 +24,9 @@ SIZE_LIMITS = {".docx": 20 << 20, ".pdf": 64 << 20}
 """Largest sheet of each suffix, the others 2 MiB (:data:`tasks.convert.bounds.MAX_DOCX_BYTES`,
 ``MAX_PDF_BYTES``, ``MAX_TEXT_BYTES``; repeated here so that checking a command line imports
 nothing of the run; tests/hardening/test_bad_sheets.py holds them equal)."""
+
+MAX_QUESTIONS = 1000
+"""Most questions a set may hold (:data:`tasks.convert.bounds.MAX_QUESTIONS`)."""
 
 CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 """A control character no sheet's text holds (:data:`tasks.convert.bounds.CONTROL_CHARACTER`)."""
@@ -74,7 +77,8 @@ def text_problem(path: Path) -> str | None:
     without reading it whole or importing anything of the run (the same words as
     :mod:`tasks.convert.bounds` and :func:`tasks.convert.markdown` use): over its size; for
     text (markdown, LaTeX, a notebook's cells) a NUL byte, not UTF-8, a control character, or
-    only blank space; ``None`` when none (or it cannot be read here: the run says why)."""
+    only blank space; for markdown more questions of one kind than a set holds; ``None`` when
+    none (or it cannot be read here: the run says why)."""
     suffix = path.suffix.lower()
     try:
         size = path.stat().st_size
@@ -100,4 +104,13 @@ def text_problem(path: Path) -> str | None:
         return f"not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8"
     if not text.removeprefix("\ufeff").strip():
         return "empty file (only blank space)"
-    return _controls(text)
+    return _controls(text) or (_many_questions(text) if suffix != ".tex" else None)
+
+
+def _many_questions(text: str) -> str | None:
+    """More questions of one kind than a set can hold (:func:`tasks.convert.openings.count_openings`,
+    :func:`tasks.convert.bounds.check_openings`'s words), or ``None``."""
+    from tasks.convert.openings import count_openings
+
+    n, kind = count_openings(text)
+    return f"holds {n:,} {kind}, more than the {MAX_QUESTIONS:,} questions a set can have" if n > MAX_QUESTIONS else None

@@ -290,13 +290,13 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
             if start():
                 startup["warm_what"] += "; a fresh one is starting for the next command"
         return None
-    return _wait(sock, reader)
+    return _wait(sock, reader, reply.get("pid"))
 
 
-def _wait(sock: socket.socket, reader: Reader) -> int:
-    """Forward signals to the handed-over command until its exit status arrives (read by
-    ``reader``, which may already hold it: a quick command's status can come in the same
-    read as the runner's answer)."""
+def _wait(sock: socket.socket, reader: Reader, child: int | None = None) -> int:
+    """Forward signals to the handed-over command until its exit status arrives (``reader`` may
+    hold it already: it can come in the runner's answer's read); a runner gone first: its ``child``
+    stopped too (:func:`commandline.procs.outlived`), one line."""
     def forward(signum, frame):
         try:
             send_message(sock, {"signal": int(signum)})
@@ -314,8 +314,8 @@ def _wait(sock: socket.socket, reader: Reader) -> int:
             signal.signal(s, h)
         sock.close()
     if reply is None or "exit" not in reply:
-        print("the warm runner went away during the run (its log: "
-              f"{_home() / 'sheet2lambda-warm.log'}); run again with SHEET2LAMBDA_WARM=0", file=sys.stderr)
+        print(f"the warm runner went away during the run (its log: {_home() / 'sheet2lambda-warm.log'}): "
+              f"{procs.outlived(child)}; run again (SHEET2LAMBDA_WARM=0: without a runner)", file=sys.stderr)
         return 1
     return int(reply["exit"])
 

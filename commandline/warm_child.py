@@ -28,9 +28,19 @@ def pdeathsig(sig: int) -> None:
         pass
 
 
-def become(msg: dict, fds: list[int], conn, sel, runner_only: list) -> tuple[str, list[str]]:
+def tie_to(parent: int, sig: int) -> None:
+    """End with ``parent`` (the runner that forked this child): :func:`pdeathsig`, and ``sig``
+    at once should ``parent`` have died between the fork and that call (the kernel sends
+    nothing then: the child is already another process's)."""
+    pdeathsig(sig)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), sig)
+
+
+def become(msg: dict, fds: list[int], conn, sel, runner_only: list, runner: int = 0) -> tuple[str, list[str]]:
     """In the forked child: close the runner's own sockets (``runner_only``, the selector
-    ``sel`` and the client's connection ``conn``), take the client's descriptors ``fds``
+    ``sel`` and the client's connection ``conn``), end with the ``runner`` (its pid:
+    :func:`tie_to`), take the client's descriptors ``fds``
     (stdin, stdout, stderr), folder and environment from its request ``msg``, and Prefect's
     settings for that environment. Returns ``(module, argv)`` of the command to run."""
     import tempfile
@@ -48,7 +58,7 @@ def become(msg: dict, fds: list[int], conn, sel, runner_only: list) -> tuple[str
     sel.close()
     conn.close()
     os.setpgid(0, 0)
-    pdeathsig(signal.SIGTERM)
+    tie_to(runner or os.getppid(), signal.SIGTERM)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     for fd in fds:

@@ -286,10 +286,10 @@ def _accept(listener, sel, children, me, served):
             return 0
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-        child = os.fork()
+        runner, child = os.getpid(), os.fork()
         if child == 0:
             try:
-                return warm_child.become(msg, fds, conn, sel, RUNNER_ONLY)
+                return warm_child.become(msg, fds, conn, sel, RUNNER_ONLY, runner)
             except KeyboardInterrupt:  # Ctrl-C forwarded before the command began: nothing ran
                 os.write(2, b"interrupted: the run stopped before it began\n")
                 os._exit(130)

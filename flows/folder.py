@@ -190,9 +190,14 @@ def folder_flow(
                                  markdown=(out_dir / "flags.md").read_text(encoding="utf-8"),
                                  description=f"flags of {src.name}")
     began, since = runtime.run_started(t0)
-    write_run_json(out_dir, outcome.rows, time.monotonic() - began, wall_from=since, folder=str(src),
-                   filter=outcome.filter)
-    (out_dir / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
+    try:
+        with folder_report.pinned(out_dir, roots) as own:  # through --out opened once, checked (attack 10, C32)
+            write_run_json(own, outcome.rows, time.monotonic() - began, wall_from=since, folder=str(src),
+                           filter=outcome.filter, skipped=outcome.skipped_links)
+            (own / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
+    except InputError as e:  # --out moved outside the deployment's root meanwhile: one line
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     say(*short_table(outcome.rows, src))
     say(f"filter     {outcome.filter}")
     if outcome.stale_accepted:

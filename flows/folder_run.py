@@ -43,7 +43,7 @@ from tasks.check.folder_report import built_row, failed_row  # noqa: E402
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
-from tasks.convert.tree import found_skip, leaves, skipped_line  # noqa: E402
+from tasks.convert.tree import found_skip, leaves, not_sheet_files, skipped_line  # noqa: E402
 from tasks.errors import InputError, visible  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim, taken_by_run  # noqa: E402
@@ -66,7 +66,7 @@ def run_folder(
     verbose: bool = True,
     progress_id=None,
     done: list[int] | None = None,
-    total: int | None = None,
+    total: list[int] | None = None,
     accepted_file: Path | None = None,
     areas: bool = True,
     root: Path | None = None,
@@ -84,7 +84,9 @@ def run_folder(
     the end rewrites in the folder's order, with the totals).
     ``accepted_file`` is the folder's ``accepted.txt`` (default: beside its saved filter,
     else in the folder); ``areas`` False skips the answer boxes; ``done``/``total`` count
-    sheets finished across folders (a sweep) for the progress line and artifact. ``root``
+    sheets finished and listed across folders (a sweep: ``total`` a one-item list, which the run
+    lowers by each sheet it skips) for the progress line and artifact. An entry named as a sheet
+    that is no regular file (a FIFO, a folder ``x.md``, a link to nothing) is a skipped line. ``root``
     (default ``folder``) is what the run stays inside: LaTeX sheets may read files in it,
     and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
     ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
@@ -105,7 +107,7 @@ def run_folder(
     out.mkdir(parents=True, exist_ok=True)
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
-    skipped: list[str] = []
+    skipped: list[str] = not_sheet_files(folder, suffixes, root_dir)  # a FIFO, a folder named x.md: a line each
     dropped: set[str] = set()  # sheets whose solutions were skipped: read_inputs looks again and says why
     stream = FolderPairs(folder, suffixes) if pairs_found is None else pairs_found
     source = iter(stream)
@@ -117,13 +119,14 @@ def run_folder(
             pairs.append(nxt)
         return pairs[i] if i < len(pairs) else None
     checks: dict[str, SheetPair | None] = {}
+    less = [0]  # pairs skipped at their check
 
     def checked(pair: SheetPair) -> SheetPair | None:
         """The pair as the run reads it, checked once, as it is started: ``None`` when skipped
         (a name not UTF-8, a link leaving the root: a line in ``skipped``)."""
         if (key := str(pair.source)) in checks:
             return checks[key]
-        checks[key] = None
+        checks[key], less[0] = None, less[0] + 1  # no row, no numbered line: the count drops it
         if not utf8_name(pair.source):  # no report, log or Prefect parameter can hold the name
             skipped.append(f"{shown_name(pair.source)}: the name is not UTF-8: skipped")
             return None
@@ -137,7 +140,7 @@ def run_folder(
             skipped.append(line)
             pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
             dropped.add(key)
-        checks[key] = pair
+        checks[key], less[0] = pair, less[0] - 1
         return pair
 
     # A folder of one sheet reads its replies and export as that sheet's: whether one sheet
@@ -160,20 +163,23 @@ def run_folder(
         found_accepted = None
     accepted = read_accepted(accepted_file or found_accepted, None if accepted_file else root_dir)
     done = done if done is not None else [0]
-    given_total = total
+    count = total if total is not None else [len(stream)]  # a sweep's is every folder's
+    mine = [len(stream)]  # this folder's part of it
 
     def total_now() -> int:
-        """The count the lines show: the caller's, else the stream's (exact once all are paired)."""
-        n = given_total if given_total is not None else len(stream)
-        if bar is not None and bar.total != n:
-            bar.retotal(n)
-        return n
+        """The count the lines show: the sheets listed with one (a sheet skipped at its check
+        is a skipped line instead), the stream's count exact once all are paired."""
+        count[0] += (now := len(stream) - less[0]) - mine[0]
+        mine[0] = now
+        if bar is not None and bar.total != count[0]:
+            bar.retotal(count[0])
+        return count[0]
     rows: dict[str, SheetRow] = {}
     flags_by_sheet: dict[str, list] = {}
     seen: set[str] = set()
     started: dict[str, float] = {}
     shown_at = [0.0]
-    rows_csv = folder_report.start_rows(out)
+    rows_csv = folder_report.start_rows(out, roots=out_roots)  # each write through --out opened (attack 10, C32)
 
     def finished(pair: SheetPair, row: SheetRow) -> None:
         key = first_of.get(str(pair.source), str(pair.source))  # a fallback format's row stands for its sheet
@@ -193,7 +199,7 @@ def run_folder(
             # say() keeps a message's own line breaks: the name's and the reason's are escaped here
             line = f"[{done[0]}/{total_now()}] {visible(shown)}: {visible(what)} ({row.seconds:.1f} s)"
             bar.done(line) if bar is not None else say(line)
-        folder_report.append_row(rows_csv, row)
+        folder_report.append_row(rows_csv, row, out_roots)
         if progress_id is not None and (done[0] == total_now() or time.monotonic() - shown_at[0] >= PROGRESS_SECONDS):
             shown_at[0] = time.monotonic()  # one request a second at most, and the last
             update_progress_artifact(progress_id, progress=100.0 * done[0] / max(total_now(), 1))
@@ -388,32 +394,25 @@ def run_folder(
         runtime.STARTUP["sheets"] = float(runtime.STARTUP.get("sheets", 0.0)) + (
             time.monotonic() - min(started.values()))
 
-    label = chosen.label if chosen is not None else ""
+    label, lua = (chosen.label, chosen.source) if chosen is not None else ("", None)
     if own_library and len(libraries) == 1:  # every sheet took the same library filter: the folder's
-        label, source = next(iter(libraries.items()))
-        (out / "filter.lua").write_text(source or "", encoding="utf-8")
+        label, lua = next(iter(libraries.items()))
+        lua = lua or ""
     elif own_library and libraries:
         label = "each sheet its own library filter: " + ", ".join(sorted(n.removeprefix("library filter ")
                                                                          for n in libraries))
-    if chosen is not None:
-        (out / "filter.lua").write_text(chosen.source, encoding="utf-8")
-    elif filter_f is not None:
+    if chosen is None and filter_f is not None:
         try:  # .result(), not .state: a Dask future's state is only known once its result was fetched
             written = filter_f.result()
         except Exception:
             written = None
         if written is not None:
-            label = written.label
-            (out / "filter.lua").write_text(written.source, encoding="utf-8")
+            label, lua = written.label, written.source
     ordered = [rows[str(p.source)] for p in pairs if str(p.source) in rows]  # a sheet skipped has none
     stale = sorted(k for k in accepted if k not in seen) if export is not None else []
     outcome = FolderOutcome(folder=str(folder), out=str(out), filter=label, rows=ordered, stale_accepted=stale,
                             skipped_links=skipped)
-    df = folder_report.with_totals(folder_report.frame(ordered))
-    folder_report.write(df, out)
-    links = "".join(f"- skipped: {line}\n" for line in skipped)
-    (out / "flags.md").write_text(folder_report.flags_markdown(flags_by_sheet) + ("\n" + links if links else ""),
-                                  encoding="utf-8")
+    folder_report.write_end(out, ordered, flags_by_sheet, skipped, lua, out_roots)
     if verbose:
         for line in skipped:
             print(f"skipped    {line}")

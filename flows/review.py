@@ -177,9 +177,15 @@ def page_review(args: argparse.Namespace, run) -> int:
     from tasks.llm.select import select_backend
     from tasks.review.apply import summarise
     from tasks.review.form import load_run
-    from tasks.review.page import PageServer
+    from commandline.review_pages import noted
+    from tasks.review.page import PageServer, open_browser
     from tasks.review.session import ReviewSession
 
+    if (url := noted(run.out)) is not None:  # a paused run serves the page: its Finish resumes that run
+        print(f"review     a paused run serves the review page of {run.out}; Finish there resumes it:\n           {url}")
+        if not args.no_open:
+            open_browser(url)  # its launcher stays (0600, in a 0700 folder): the browser reads it after we end
+        return 0
     backend = select_backend(args.backend, args.model)
     server = PageServer(ReviewSession(run.out, backend), port=args.port)
     with _page_stops(server.finished.set) as stopped:
@@ -190,8 +196,6 @@ def page_review(args: argparse.Namespace, run) -> int:
              + ("" if backend is not None else "; no model is configured, so the page offers no equation note") + ")")
         opened = None
         if not args.no_open:  # through a 0600 page of ours: the token never on the browser's command line
-            from tasks.review.page import open_browser
-
             opened = open_browser(server.url)
         try:
             server.wait()
@@ -298,13 +302,17 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     finish = contextvars.copy_context()
     page = PageServer(session, on_done=lambda: finish.run(resume)).start()
     from commandline.logs import say
+    from commandline.review_pages import forget, note, without_token
 
+    # The token only in a 0600 file of the owner's: a shared server's every user reads the log and description.
+    noted_at, shown = note(run.out, page.url), without_token(page.url)
     say(f"review     {len(form.entries)} open flags: paused for a person's review in the Prefect UI (flow run "
-        f"{run_id}: Resume, choose per flag) or on the review page {page.url}; waiting up to {timeout} s")
+        f"{run_id}: Resume, choose per flag) or on the review page at {shown}, which `sheet2lambda review {out}` "
+        f"opens with its token on this machine; waiting up to {timeout} s")
     timer.start()
     total = len(run.record.flags)
     try:
-        got = pause_flow_run(wait_for_input=pause_input(form, total, page.url, str(out)),
+        got = pause_flow_run(wait_for_input=pause_input(form, total, shown, str(out)),
                              timeout=timeout + PAUSE_GRACE, poll_interval=POLL_SECONDS, key=PAUSE_KEY)
         response = got.model_dump()
     except FlowPauseTimeout:
@@ -316,6 +324,7 @@ def pause_for_review(out: str | Path, spec, offline: bool, timeout: int = REVIEW
     finally:
         timer.cancel()
         page.stop()
+        forget(noted_at)
     on_page = len(session.undone)
     if timed_out.is_set() and not on_page:
         return None, [f"review     no answer within {timeout} s: the {len(form.entries)} flags are left open; {later}"]

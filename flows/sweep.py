@@ -299,7 +299,7 @@ def sweep_flow(
     # Each folder counted from its names; its sheets paired as its run starts them (FolderPairs).
     paired = {f: FolderPairs(f, sfx) for f in folders}
     total = sum(map(len, paired.values()))  # (links leaving the root are skipped later)
-    done = [0]
+    done, count = [0], [total]  # each folder's run lowers count by the sheets it skips
     outcomes = []
     jobs = []
     for f in folders:
@@ -323,20 +323,18 @@ def sweep_flow(
                 return failed_state(str(e))
         for f, o, kept, r in ([] if pool else jobs):
             try:
-                outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=total,
+                outcomes.append(run_folder(f, o, suffixes=sfx, offline=offline, spec=spec, done=done, total=count,
                                            pairs_found=paired[f],
                                            accepted_file=kept, areas=areas, root=r, bar=bar, fresh_ocr=fresh_ocr,
                                            in_flight=in_flight, out_roots=roots))
             except InputError as e:  # its output folder is not ours to write: the other folders go on
+                skipped.append(str(e))
                 say(f"skipped    {e}")
     rows = [r for o in outcomes for r in o.rows]
     changes, record = sweep_changes.compare(rows, base_dir, previous)
     if paths:  # a sweep of some folders keeps what the others read last time
         record = {**(previous or {}), **record}
     df = folder_report.with_totals(folder_report.frame(rows), by="folder")
-    folder_report.write(df, out_dir)
-    sweep_changes.write_record(out_dir, record)
-    (out_dir / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True), encoding="utf-8")
     create_table_artifact(key=artifact_key(base_dir.resolve().name, "sweep-report"),
                           table=folder_report.ui_rows(df, base_dir), description=f"sweep of {base_dir}")
     stale = [f"{o.folder}: {k}" for o in outcomes for k in o.stale_accepted]
@@ -351,8 +349,17 @@ def sweep_flow(
         + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else
            ([f"- gate passed against {baseline}"] if recorded is not None else []))))
     began, since = runtime.run_started(t0)
-    write_run_json(out_dir, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
-                   gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump())
+    try:
+        with folder_report.pinned(out_dir, roots) as own:  # through --out opened once, checked (attack 10, C32)
+            folder_report.write(df, own)
+            sweep_changes.write_record(own, record)
+            (own / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True))
+            write_run_json(own, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
+                           gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump(),
+                           skipped=skipped + [line for o in outcomes for line in o.skipped_links])
+    except InputError as e:  # --out moved outside the deployment's root meanwhile: one line
+        say(str(e), echo=False, level=logging.ERROR)
+        return failed_state(str(e))
     say(*short_table(rows, base_dir))
     say(changes.line())
     for s in stale:

@@ -52,4 +52,7 @@ class FolderOutcome(BaseModel):
     rows: list[SheetRow] = Field(default_factory=list)
     stale_accepted: list[str] = Field(default_factory=list)
     skipped_links: list[str] = Field(default_factory=list)
-    """One line per symbolic link the run did not follow because it leaves the run's root."""
+    """One line per entry the run did not read (a symbolic link leaving its root, a name not
+    UTF-8, an entry named as a sheet that is no regular file: a FIFO, a folder ``x.md``, a
+    link to nothing or a loop), naming it and why: the run's output, ``flags.md`` and
+    ``report.json``'s ``skipped``."""

@@ -43,11 +43,11 @@ def test_at_most_the_window_of_sheets_is_in_flight_and_each_is_written_as_it_end
 
     append_row = folder_report.append_row
 
-    def recorded_end(path, row):
+    def recorded_end(path, row, *rest):
         name = row.source.rsplit("/", 1)[-1]
         log.append(("end", name))
         ends.append((name, (out / name.removesuffix(".md") / "report.json").is_file(), (out / "filter.lua").exists()))
-        append_row(path, row)
+        append_row(path, row, *rest)
 
     monkeypatch.setattr(folder_run, "submit_markdown", recorded_start)
     monkeypatch.setattr(folder_report, "append_row", recorded_end)

@@ -34,9 +34,9 @@ def recorded(monkeypatch, pause: float = 0.0) -> list[tuple[str, str]]:
         time.sleep(pause)
         return submit_markdown(inputs, *args, **kwargs)
 
-    def end(path, row):
+    def end(path, row, *rest):
         log.append(("end", row.source.rsplit("/", 1)[-1]))
-        append_row(path, row)
+        append_row(path, row, *rest)
 
     monkeypatch.setattr(folder_run, "submit_markdown", start)
     monkeypatch.setattr(folder_report, "append_row", end)

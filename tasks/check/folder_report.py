@@ -76,19 +76,31 @@ def write(df: pl.DataFrame, out: Path, stem: str = "report") -> list[Path]:
     return [csv, parquet]
 
 
-def start_rows(out: Path, stem: str = "report") -> Path:
+def pinned(out: Path, roots: list[str] | None):
+    """``out`` as a run's own files are written into it (:func:`tasks.write.publish.pinned`):
+    given a deployment's ``roots``, opened once, checked inside them and written through that
+    descriptor, so a folder swapped for a link after the run's start check redirects nothing
+    (attack 10, C32); else ``out`` itself. A context manager; raises :class:`tasks.errors.InputError`."""
+    from tasks.write.publish import pinned as pin
+
+    return pin(out, roots)
+
+
+def start_rows(out: Path, stem: str = "report", roots: list[str] | None = None) -> Path:
     """``<stem>.csv`` in ``out`` holding the header only, for :func:`append_row` to add each
     sheet's row as the sheet ends (a run stopped half-way leaves the rows of the sheets it
-    ended); :func:`write` replaces it at the end with every row, in order, and the totals."""
+    ended); :func:`write` replaces it at the end with every row, in order, and the totals.
+    ``roots``: :func:`pinned`'s."""
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{stem}.csv"
-    frame([]).write_csv(path)
-    return path
+    with pinned(out, roots) as own:
+        frame([]).write_csv(own / f"{stem}.csv")
+    return out / f"{stem}.csv"
 
 
-def append_row(path: Path, row: SheetRow) -> None:
-    """Append ``row`` to the CSV :func:`start_rows` began, as one line of the same columns."""
-    with open(path, "ab") as fh:
+def append_row(path: Path, row: SheetRow, roots: list[str] | None = None) -> None:
+    """Append ``row`` to the CSV :func:`start_rows` began, as one line of the same columns
+    (through its folder :func:`pinned` with ``roots``)."""
+    with pinned(path.parent, roots) as own, open(own / path.name, "ab") as fh:
         shown_csv(frame([row])).write_csv(fh, include_header=False)
 
 
@@ -155,6 +167,25 @@ def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
+def write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
+              lua: str | None, roots: list[str] | None = None) -> None:
+    """A folder run's own files in ``out`` at its end: ``report.csv``/``report.parquet``
+    (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then a
+    ``- skipped: …`` line for each of ``skipped``) and, given ``lua``, the folder's filter
+    ``filter.lua``; all through ``out`` :func:`pinned` with ``roots``."""
+    with pinned(out, roots) as own:
+        _write_end(own, rows, flags_by_sheet, skipped, lua)
+
+
+def _write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
+               lua: str | None) -> None:
+    if lua is not None:
+        (out / "filter.lua").write_text(lua, encoding="utf-8")
+    write(with_totals(frame(rows)), out)
+    links = "".join(f"- skipped: {line}\n" for line in skipped)
+    (out / "flags.md").write_text(flags_markdown(flags_by_sheet) + ("\n" + links if links else ""), encoding="utf-8")
+
+
 def failed_row(pair: SheetPair, folder: Path) -> SheetRow:
     """A sheet's row before it is built: ``failed`` until :func:`built_row` says otherwise."""
     return SheetRow(folder=str(folder), source=str(pair.source), solutions=str(pair.solutions) if pair.solutions else None,
@@ -194,7 +225,7 @@ def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Pat
     """``report.json`` of a folder or sweep run: the whole run's wall time ``wall`` (seconds,
     from where ``extra``'s ``wall_from`` says: the command's start, or the flow body's for a
     run a worker started) and its sheets built, failed and flagged (the per-sheet counts
-    are in ``report.csv``)."""
+    are in ``report.csv``); ``extra``'s ``skipped``: the lines of what the run did not read."""
     data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
             "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
             "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}

@@ -15,7 +15,8 @@
   options in all (a reply, the answer boxes' keys), a review (or a ``--decisions`` file) of at
   most :data:`MAX_DECISIONS` decisions (:func:`check_count`).
 - A sheet of text (markdown, LaTeX) holds no NUL byte (:func:`check_text_sheet`), and no
-  document's text once converted holds a control character (:func:`check_converted_text`).
+  document's text once converted holds a control character (:func:`check_converted_text`)
+  nor opens more than :data:`MAX_QUESTIONS` questions of one kind (:func:`check_openings`).
 - JSON from outside (a reply, an export, a filter's output) nests at most
   :data:`MAX_JSON_DEPTH` deep (:func:`json_loads`), so a deeply nested one is a one-line
   error, never a ``RecursionError``.
@@ -29,6 +30,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from tasks.convert.openings import count_openings
 from tasks.errors import InputError
 from tasks.safe_json import MAX_JSON_DEPTH, json_depth, json_loads  # noqa: F401 - the bounds of JSON, said here too
 
@@ -124,12 +126,25 @@ def check_converted_text(name: str, text: str) -> None:
     """Refuse a document whose text, once converted to markdown, holds a control character
     (:data:`CONTROL_CHARACTER`): a NUL or an escape reaches the text through a notebook's JSON
     (``\\u0000``), a Word document or a markdown file alike, and would go into the set silently.
-    :class:`InputError` naming the file, the character and its line."""
+    :class:`InputError` naming the file, the character and its line; then
+    :func:`check_openings` (a LaTeX or Word document's questions counted before any reader runs)."""
     m = CONTROL_CHARACTER.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
         raise InputError(name, f"holds the control character U+{ord(m.group()):04X} (line {line} of its text "
                                "once converted): not a sheet's text")
+    check_openings(name, text)
+
+
+def check_openings(name: str, text: str) -> None:
+    """Refuse a document whose converted markdown opens more than :data:`MAX_QUESTIONS`
+    questions of one kind (:func:`tasks.convert.openings.count_openings`): a sheet has tens, and the library
+    filters read such a document into their time limits, one candidate layout after another,
+    before the reading's own count refused it (attack 11, C37: 30,000 ``## Question N`` in
+    1 MB answered after 110 s). :class:`InputError` naming the file, the count and its kind."""
+    n, kind = count_openings(text)
+    if n > MAX_QUESTIONS:
+        raise InputError(name, f"holds {n:,} {kind}, more than the {MAX_QUESTIONS:,} questions a set can have")
 
 
 def check_zip(zf: zipfile.ZipFile, name: str) -> None:

@@ -255,8 +255,9 @@ class FolderPairs:
     it once): a folder run starts its first sheet after one listing of the folder, not after
     pairing every sheet (0.3–0.5 ms a sheet: 5 s for 10,000). ``tests/test_pairing.py`` holds
     it equal to :func:`pair_folder` on folders made to differ. ``expected``: the sheets, counted
-    from the names before any is paired (exact unless a file's content or kind decides:
-    a ``.tex`` that is no sheet, a folder named like a sheet); ``len()`` once all are made.
+    from the names and the listing's entry types before any is paired (exact unless a file's content
+    decides: a ``.tex`` that is no sheet); ``len()`` once all are made. An entry that is no
+    regular file (a folder named ``x.md``, a FIFO) is never a sheet nor counted.
 
     Eager only where a sheet's fate may hang on a file elsewhere: a folder that holds a link or
     a :data:`SOLUTIONS_FOLDERS` folder (in it or beside it: a solutions document found there may
@@ -279,8 +280,9 @@ class FolderPairs:
             self.expected = len(self._eager)
             return
         self._by_stem: dict[str, list[Path]] = {}
+        odd = _not_regular(folder)  # a folder named x.md, a FIFO: never counted (tasks.convert.tree.not_sheet_files)
         for p in listing.entries:  # names only: no file is opened or stat'ed yet
-            if p.suffix.lower() in wanted and not p.name.startswith(".") and not p.stem.upper().startswith(NOT_SHEETS):
+            if p.name not in odd and p.suffix.lower() in wanted and not p.name.startswith(".") and not p.stem.upper().startswith(NOT_SHEETS):
                 self._by_stem.setdefault(p.stem.lower(), []).append(p)
         for ps in self._by_stem.values():
             ps.sort(key=lambda p: (self._order.get(p.suffix.lower(), 99), p.name))
@@ -349,6 +351,16 @@ class FolderPairs:
                 yield SheetPair(p, self._solutions(p),
                                 alternates=[q for q in self._by_stem[stem] if q != p and self._ok(q)])
         self.expected = self.made  # all made: the count is exact now
+
+
+def _not_regular(folder: Path) -> set[str]:
+    """The names of ``folder``'s entries that are not regular files, from the listing's own
+    entry types (no file is stat'ed where the file system gives them)."""
+    try:
+        with os.scandir(folder) as entries:
+            return {e.name for e in entries if not e.is_file(follow_symlinks=False)}
+    except OSError:
+        return set()
 
 
 def _holds_links(folder: Path) -> bool:

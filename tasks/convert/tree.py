@@ -11,6 +11,7 @@ each folder is swept once, under its own name.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 
@@ -63,3 +64,54 @@ def real_folders(root: Path, skipped: list[str] | None = None) -> list[Path]:
                     skipped.append(f"{d}: a symbolic link to {d.resolve()}, a folder of {root} swept under its "
                                    "own name: skipped")
     return found
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def _kind(st: os.stat_result) -> str:
+    return next((what for test, what in _KINDS if test(st.st_mode)), "not a regular file")
+
+
+def not_sheet_files(folder: Path, suffixes: tuple[str, ...], root: Path | None = None) -> list[str]:
+    """One skipped line (``<path>: <why>: skipped``) for each entry of ``folder`` named as a
+    sheet is (a suffix of ``suffixes``, no leading dot, no README…: :func:`tasks.convert.pairing.pair_folder`'s
+    rule) that is no regular file, links followed: a folder named ``x.md``, a named pipe, a
+    socket, a device, a link to nothing, a link loop, a link to a folder (one leaving ``root``,
+    default ``folder``, is :func:`skipped_line`). Pairing leaves these out; a folder or sweep
+    run names each (attack round 11, C14: they vanished without a line). Never opens an entry
+    (a FIFO opened would wait for a writer); never raises (an unreadable folder: no lines)."""
+    from tasks.convert.pairing import NOT_SHEETS
+
+    wanted = {s.lower() if s.startswith(".") else "." + s.lower() for s in suffixes}
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+    lines = []
+    for e in entries:
+        p = Path(e.path)
+        if e.name.startswith(".") or p.suffix.lower() not in wanted or p.stem.upper().startswith(NOT_SHEETS):
+            continue
+        try:
+            if e.is_file():  # a regular file or a link to one: pairing's (and the link rule's)
+                continue
+            link = e.is_symlink()
+            st = os.stat(p) if link else e.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            try:
+                why = f"a symbolic link to {os.readlink(p)}, which does not exist"
+            except OSError:  # gone since it was listed
+                continue
+        except OSError:  # ELOOP: a link that names itself, or a ring of links
+            why = "a symbolic link that loops: it never reaches a file"
+        else:
+            if link and leaves(p, root or folder):
+                lines.append(skipped_line(p, root or folder))
+                continue
+            why = ("a symbolic link to " if link else "") + f"{_kind(st)}, not a sheet file"
+        name = str(p).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        lines.append(f"{name}: {why}: skipped")
+    return lines

@@ -64,7 +64,8 @@ class TokenGate:
         if not secrets.compare_digest(path[: len(self.prefix)], self.prefix):
             from starlette.responses import PlainTextResponse
 
-            return await PlainTextResponse("refused: this page needs its address with the token", 403,
+            return await PlainTextResponse("refused: this page needs its address with the token (`sheet2lambda "
+                                           "review OUT` on this machine opens it so)", 403,
                                            headers=HEADERS)(scope, receive, send)
 
         async def with_headers(message):

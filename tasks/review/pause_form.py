@@ -43,16 +43,19 @@ def _fenced(text: str) -> list[str]:
 
 def description(form: ReviewForm, total: int, page_url: str | None, out: str) -> str:
     """The paused run's description (markdown): how to answer, the review page's link
-    (``page_url``; ``None``: no page served), then per open flag its number of ``total``,
+    (``page_url``, without its token: every reader of the server's runs reads this; ``None``: no
+    page served) and how its owner opens it, then per open flag its number of ``total``,
     field, kind, reason and texts."""
     lines = [f"## Review of {form.set_name}: {len(form.entries)} open flags of {total}", ""]
     if page_url:
-        lines += [f"**[Open the review page]({page_url})**: each flag rendered, both readings side by side with "
+        lines += [f"**[The review page]({page_url})**: each flag rendered, both readings side by side with "
                   "their differences marked, the sheet's own lines beside them; a passage of the sheet or a note "
                   "correcting an equation is taken there. Decisions on the page are saved at once; its Finish "
-                  "button resumes this run.", ""]
+                  "button resumes this run. Its address needs a token only the run's owner holds: open it with "
+                  f"`sheet2lambda review {out}` on the machine this run runs on (`--no-open` prints the address "
+                  "with its token).", ""]
     lines += ["Or choose below, per flag, among the choices it allows (A: route A's text, B: route B's, page: the "
-              "page's reading in place of the OCR's, keep: the text the set holds now); *{OPEN}* keeps the flag for later (`sheet2lambda review {out}`).", ""]
+              f"page's reading in place of the OCR's, keep: the text the set holds now); *{OPEN}* keeps the flag for later (`sheet2lambda review {out}`).", ""]
     for e in form.entries:
         lines += [f"### flag {e.flag} of {total} · `{e.field}` · {e.kind}", "", e.reason, ""]
         if e.kind in ("disputed", "not_verbatim"):

@@ -129,3 +129,33 @@ def test_a_confined_runs_set_is_never_published_through_a_swapped_out(tmp_path, 
         folder_flow(str(root / "course"), out=str(root / "out" / "run"), offline=True, areas=False,
                     return_state=True)
     assert not [p for p in outside.rglob("*") if p.suffix == ".zip" or p.name in ("source.md", "flags.json")]
+
+
+def _row():
+    from schemas.folder import SheetRow
+
+    return SheetRow(folder="f", source="f/s.md", outcome="built")
+
+
+@pytest.mark.parametrize("which", ["report row", "end files"])
+def test_a_folder_runs_own_files_never_follow_a_swap_out_of_the_root(place, which):
+    """A folder or sweep run's own files (``report.csv`` as each sheet ends, ``report.parquet``,
+    ``flags.md``, ``filter.lua``) go through ``out`` opened and checked at each write (round 11's
+    note on C32: they were written by path after the start check)."""
+    from tasks.check import folder_report
+
+    root, outside = place
+    out = root / "out" / "run"
+    roots = [str(root)]
+    rows = folder_report.start_rows(out, roots=roots)
+    folder_report.append_row(rows, _row(), roots)  # inside: written
+    assert rows.read_text().count("\n") == 2
+    _swap_for_link(out, outside)
+    with pytest.raises(InputError, match="outside"):
+        if which == "report row":
+            folder_report.append_row(rows, _row(), roots)
+        else:
+            folder_report.write_end(out, [_row()], {"s.md": []}, [], "-- lua", roots)
+    assert list(outside.iterdir()) == []
+    folder_report.write_end(out, [_row()], {}, [], None)  # no root confines it: the link is followed
+    assert sorted(p.name for p in outside.iterdir()) == ["flags.md", "report.csv", "report.parquet"]

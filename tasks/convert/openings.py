@@ -1,0 +1,38 @@
+"""How many questions a document's markdown opens, counted cheaply (standard library only).
+
+A set holds at most :data:`tasks.convert.bounds.MAX_QUESTIONS` questions; a document that
+opens more than that of one kind (:func:`count_openings`) is refused before pandoc or any
+reader runs (:func:`tasks.convert.bounds.check_openings`; on a command line before Prefect
+starts: :mod:`commandline.sheet_checks`). The library filters read 30,000 ``## Question N``
+of a 1 MB sheet into their time limits, one candidate layout after another, and so answered
+after about two minutes, naming the time limit (attack 11, C37).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob")
+"""The words the general reader opens a question at (:data:`tasks.read.discovery.QUESTION_WORDS`;
+``tests/hardening/test_many_questions.py`` holds them equal)."""
+
+_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$", re.M | re.S)
+_WORD = re.compile(r"^(?:#{1,6}[ \t]+)?(?:\*\*|__)?[ \t]*(?:" + "|".join(QUESTION_WORDS) + r")\.?[ \t]*\d",
+                   re.I | re.M)
+_HEADING = re.compile(r"^(#{1,6})[ \t]", re.M)
+_NUMBERED_ITEM = re.compile(r"^\(?\d+[.)][ \t]", re.M)
+
+
+def count_openings(text: str) -> tuple[int, str]:
+    """The most question openings of one kind in markdown ``text``, and that kind in words:
+    lines (outside fenced code) opening with a question word and a number (``## Question 12``,
+    ``**Exercise 3.**``, ``Q12.``: :data:`QUESTION_WORDS`), headings of one level, or numbered
+    list items at the line's start (a list's items, not those nested in one), each what some
+    reading opens a question at; a sheet has tens. Regular expressions over the whole text:
+    about 0.15 s for 1 MB."""
+    text = _FENCED.sub("", text)
+    level, headings = (Counter(_HEADING.findall(text)).most_common(1) or [("#", 0)])[0]
+    return max((len(_WORD.findall(text)), "question openings (a question word and a number)"),
+               (headings, f"headings of level {len(level)}"),
+               (len(_NUMBERED_ITEM.findall(text)), "numbered list items"))

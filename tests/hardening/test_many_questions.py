@@ -1,0 +1,68 @@
+"""17. A document opening more questions than a set can hold (1,000) is one line at once,
+counted on its markdown before pandoc or any reader runs (and on a command line before
+Prefect is imported), never read into the library filters' time limits: 30,000
+``## Question N`` in 1 MB answered after 110 s, naming the time limit (attack 11, C37)."""
+
+from __future__ import annotations
+
+import pytest
+
+from commandline import sheet_checks
+from tasks.convert import bounds, markdown
+from tasks.convert.openings import QUESTION_WORDS, count_openings
+from tasks.errors import InputError
+from tests.hardening.support import SHEET_MD, cli_in_fresh_python, tex
+
+CATEGORY = "17 saved files and counts"
+
+N = bounds.MAX_QUESTIONS + 1
+
+KINDS = {  # a sheet of N openings of each kind, and the kind the line names
+    "headed words": ("".join(f"## Question {i}\n\nFind $x_{i}$.\n\n" for i in range(1, N + 1)), "question openings"),
+    "bold words": ("".join(f"**Exercise {i}.** Find $x$.\n\n" for i in range(1, N + 1)), "question openings"),
+    "short words": ("".join(f"Q{i}. Find $x$.\n\n" for i in range(1, N + 1)), "question openings"),
+    "bare headings": ("".join(f"### Find the root\n\nOf $x^2 = {i}$.\n\n" for i in range(N)), "headings of level 3"),
+    "numbered items": ("".join(f"{i}. Find $x$ when $x = {i}$.\n" for i in range(1, N + 1)), "numbered list items"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_more_openings_of_one_kind_than_a_set_holds_are_refused_unread(kind, monkeypatch):
+    text, said = KINDS[kind]
+
+    def no_pandoc(*a, **k):
+        raise AssertionError("pandoc ran on a document the count refuses")
+
+    monkeypatch.setattr(markdown, "run_pandoc", no_pandoc)
+    with pytest.raises(InputError) as e:
+        markdown.to_markdown("many.md", text.encode(), "questions")
+    assert str(e.value).startswith(f"many.md: holds {N:,} {said}") and "1,000 questions a set can have" in str(e.value)
+
+
+def test_a_latex_sheet_is_counted_once_converted():
+    body = "".join(f"\\section*{{Question {i}}}\nFind $x$.\n" for i in range(1, N + 1))
+    with pytest.raises(InputError, match=f"holds {N:,} question openings"):
+        markdown.to_markdown("many.tex", tex(body).encode(), "questions")
+
+
+def test_up_to_the_bound_and_in_code_nothing_is_refused():
+    at_bound = "".join(f"## Question {i}\n\nFind $x$.\n\n" for i in range(1, bounds.MAX_QUESTIONS + 1))
+    bounds.check_openings("s.md", at_bound)
+    code = "```python\n" + "# Question 1\n" * N + "```\n"  # comments in a fenced block open nothing
+    assert count_openings(code + SHEET_MD)[0] < 10
+    assert count_openings(SHEET_MD)[0] < 10
+    assert sheet_checks.text_problem is not None and sheet_checks.MAX_QUESTIONS == bounds.MAX_QUESTIONS
+
+
+def test_the_words_counted_are_the_readers_words():
+    from tasks.read.discovery import QUESTION_WORDS as readers
+
+    assert QUESTION_WORDS == readers
+
+
+def test_a_command_line_refuses_it_before_prefect(tmp_path):
+    (tmp_path / "many.md").write_text(KINDS["headed words"][0], encoding="utf-8")
+    lines, last = cli_in_fresh_python(["document", "many.md"], tmp_path, ("prefect", "pydantic"))
+    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
+    assert lines[0].startswith(f"many.md: holds {N:,} question openings"), lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["many.md"]  # nothing written
