@@ -24,6 +24,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from pathlib import Path
 
 BUILT_WITH_FAILURES = "Built with failures"
 """The name of the Completed state of a folder or sweep run with a failed sheet."""
@@ -98,3 +100,16 @@ def quiet_deliberate_ends() -> None:
         log = logging.getLogger(name)
         if not any(isinstance(f, DeliberateEndsOffLog) for f in log.filters):
             log.addFilter(DeliberateEndsOffLog())
+
+
+def went_away_line(warm_log: Path) -> str:
+    """The one line of a command whose warm runner stopped mid-run: the kept Prefect server named
+    when it no longer answers (the runner stops itself when its server is gone, so a crash or an
+    OOM kill of the server was blamed on the runner: attack12 C17), else the runner and its log."""
+    from commandline.server import healthy, private_home
+
+    url = os.environ.get("PREFECT_API_URL")
+    if url and not healthy(url, timeout=2.0):
+        return (f"the Prefect server at {url} stopped during the run (its log: "
+                f"{private_home() / 'sheet2lambda-server.log'}); the next command starts a fresh one: run again")
+    return f"the warm runner went away during the run (its log: {warm_log}); run again with SHEET2LAMBDA_WARM=0"

@@ -314,8 +314,8 @@ def _wait(sock: socket.socket, reader: Reader) -> int:
             signal.signal(s, h)
         sock.close()
     if reply is None or "exit" not in reply:
-        print("the warm runner went away during the run (its log: "
-              f"{_home() / 'sheet2lambda-warm.log'}); run again with SHEET2LAMBDA_WARM=0", file=sys.stderr)
+        from commandline.ends import went_away_line  # the server's crash named when it is the cause
+        print(went_away_line(_home() / "sheet2lambda-warm.log"), file=sys.stderr)
         return 1
     return int(reply["exit"])
 
