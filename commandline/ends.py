@@ -104,12 +104,19 @@ def quiet_deliberate_ends() -> None:
 
 def went_away_line(warm_log: Path) -> str:
     """The one line of a command whose warm runner stopped mid-run: the kept Prefect server named
-    when it no longer answers (the runner stops itself when its server is gone, so a crash or an
-    OOM kill of the server was blamed on the runner: attack12 C17), else the runner and its log."""
-    from commandline.server import healthy, private_home
+    when it no longer answers its health check (the runner stops itself when its server is gone,
+    so a crash or an OOM kill of the server was blamed on the runner: attack12 C17), else the
+    runner and its log (``warm_log``, beside the server's in ``PREFECT_HOME``)."""
+    import urllib.request
 
     url = os.environ.get("PREFECT_API_URL")
-    if url and not healthy(url, timeout=2.0):
-        return (f"the Prefect server at {url} stopped during the run (its log: "
-                f"{private_home() / 'sheet2lambda-server.log'}); the next command starts a fresh one: run again")
+    if url:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=2.0) as r:
+                up = r.status == 200 and r.read(64).strip() == b"true"
+        except (OSError, ValueError):
+            up = False
+        if not up:
+            return (f"the Prefect server at {url} stopped during the run (its log: "
+                    f"{warm_log.with_name('sheet2lambda-server.log')}); the next command starts a fresh one: run again")
     return f"the warm runner went away during the run (its log: {warm_log}); run again with SHEET2LAMBDA_WARM=0"
