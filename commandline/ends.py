@@ -24,6 +24,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from pathlib import Path
 
 BUILT_WITH_FAILURES = "Built with failures"
 """The name of the Completed state of a folder or sweep run with a failed sheet."""
@@ -98,3 +100,26 @@ def quiet_deliberate_ends() -> None:
         log = logging.getLogger(name)
         if not any(isinstance(f, DeliberateEndsOffLog) for f in log.filters):
             log.addFilter(DeliberateEndsOffLog())
+
+
+def went_away_line(warm_log: Path, ended: str = "") -> str:
+    """The one line of a command whose warm runner stopped mid-run: the kept Prefect server named
+    when it no longer answers its health check (the runner stops itself when its server is gone,
+    so a crash or an OOM kill of the server was blamed on the runner: attack12 C17), else the
+    runner and its log (``warm_log``, beside the server's in ``PREFECT_HOME``). ``ended`` is what
+    became of the command's own run (:func:`commandline.procs.outlived`'s phrase), said after it."""
+    said = f": {ended}" if ended else ""
+    import urllib.request
+
+    url = os.environ.get("PREFECT_API_URL")
+    if url:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=2.0) as r:
+                up = r.status == 200 and r.read(64).strip() == b"true"
+        except (OSError, ValueError):
+            up = False
+        if not up:
+            return (f"the Prefect server at {url} stopped during the run (its log: "
+                    f"{warm_log.with_name('sheet2lambda-server.log')}){said}; the next command starts a fresh one: run again")
+    return (f"the warm runner went away during the run (its log: {warm_log}){said}; "
+            "run again (SHEET2LAMBDA_WARM=0: without a runner)")

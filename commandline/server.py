@@ -257,6 +257,13 @@ def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
     return url
 
 
+LEASES = "prefect.server.concurrency.lease_storage.filesystem"
+"""The kept server's leases of concurrency slots, kept in ``PREFECT_HOME/concurrency_leases``
+(Prefect's default keeps them in the server's memory: a server killed mid-run lost them, and the
+slots they held stayed taken in its database for ever; attack12 C17). The next server's
+repossessor frees an expired lease's slots."""
+
+
 def _start(port: int, timeout: float) -> str:
     url = running()
     if url:
@@ -268,6 +275,7 @@ def _start(port: int, timeout: float) -> str:
     env = without_secrets(dict(os.environ))  # the server needs no model key
     for key, value in DEFAULTS.items():  # the project's settings, unless the user set their own
         env.setdefault(key, value)
+    env.setdefault("PREFECT_SERVER_CONCURRENCY_LEASE_STORAGE", LEASES)
     env.update({"PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api", "PREFECT_SERVER_API_AUTH_STRING": auth_string()})
     env.pop("PREFECT_API_URL", None)
     old = os.umask(0o077)  # its database and log: this user's only

@@ -15,7 +15,10 @@ and takes no slots. ``SHEET2LAMBDA_MACHINE_SHEETS=0`` turns the limit off.
 
 Each slot is held under a lease (Prefect's ``/v2/concurrency_limits/increment-with-lease``),
 renewed while its sheet is in flight and released as it ends; a process killed mid-sheet
-frees its slots when their lease lapses (:data:`LEASE_SECONDS`). A waiting slot never blocks
+frees its slots when their lease lapses (:data:`LEASE_SECONDS`, then the server's repossessor,
+every 15 s); the kept server keeps its leases on disk (:data:`commandline.server.LEASES`), so a
+server killed mid-run no longer leaves its slots taken for ever (attack12 C17, C18). A run kept
+waiting says so once, in one line (:func:`waiting_line`). A waiting slot never blocks
 the run: it is asked for in a thread of its own and announced on the run's event queue, so
 sheets already in flight move on meanwhile (a run blocked waiting would hold its slots with its
 sheets stopped at a stage's end, and runs waiting on each other would never end).
@@ -31,6 +34,7 @@ import os
 import queue
 import random
 import socket
+import sys
 import threading
 import time
 
@@ -42,6 +46,9 @@ LEASE_SECONDS = 60.0
 
 POLL_SECONDS = 0.5
 """Least seconds between two asks of a run waiting for a slot (each wait 1–2 × this, jittered)."""
+
+WAIT_SAY_SECONDS = 10.0
+"""A run that has waited this long for a slot says so, once, in one line (:func:`waiting_line`)."""
 
 SLOT_EVENT = "slot"
 """What a granted slot puts on the run's event queue: ``("slot", token)``."""
@@ -133,14 +140,32 @@ def try_slot(client, name: str):
     return ConcurrencyLimitWithLeaseResponse.model_validate(response.json())
 
 
+def waiting_line(client, name: str) -> str:
+    """The one line of a run kept waiting for a slot of the limit ``name``: what it waits for,
+    how many slots are taken, when a dead run's slot comes back, and how to clear the limit now."""
+    try:
+        held = client.read_global_concurrency_limit_by_name(name)
+        taken = f"{held.active_slots} of {held.limit} taken"
+    except Exception:
+        taken = "all taken"
+    return (f"waiting    for a slot of the machine's limit of sheets in flight {name} ({taken}, by other runs "
+            f"on this machine or by runs that died: a dead run's slot comes back within {LEASE_SECONDS + 30:.0f} s, "
+            f"when its lease lapses); to free them now: prefect gcl update {name} --active-slots 0, "
+            f"or run with {ENV}=0")
+
+
 class MachineSlots:
     """Slots of the machine's limit for one folder run. :meth:`ask` starts a thread that waits
     for a slot and puts ``("slot", token)`` on ``events`` once granted; :meth:`free` gives the
     token's slot back (released before it returns, so the run's next ask finds it free);
-    :meth:`close` frees every slot and drops those still asked for."""
+    :meth:`close` frees every slot and drops those still asked for. A run kept waiting
+    :data:`WAIT_SAY_SECONDS` says so once through ``say`` (one line; default: to stderr), so a
+    limit whose slots other runs, or runs that died, hold is never a silent hang."""
 
-    def __init__(self, events: queue.Queue, name: str | None = None):
+    def __init__(self, events: queue.Queue, name: str | None = None, say=None):
         self.events = events
+        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.said = False  # the waiting line is said once a run
         self.name = name or limit_name()
         self.held: dict[str, tuple[threading.Event, threading.Thread]] = {}
         self.lock = threading.Lock()
@@ -164,9 +189,13 @@ class MachineSlots:
         try:
             with get_client(sync_client=True) as client:
                 try:
+                    since = time.monotonic()
                     while granted is None and not self.closed:
                         granted = try_slot(client, self.name)
                         if granted is None:
+                            if not self.said and time.monotonic() - since >= WAIT_SAY_SECONDS:
+                                self.said = True
+                                self.say(waiting_line(client, self.name))
                             time.sleep(POLL_SECONDS * (1 + random.random()))
                     if self.closed:
                         return

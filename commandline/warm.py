@@ -314,8 +314,8 @@ def _wait(sock: socket.socket, reader: Reader, child: int | None = None) -> int:
             signal.signal(s, h)
         sock.close()
     if reply is None or "exit" not in reply:
-        print(f"the warm runner went away during the run (its log: {_home() / 'sheet2lambda-warm.log'}): "
-              f"{procs.outlived(child)}; run again (SHEET2LAMBDA_WARM=0: without a runner)", file=sys.stderr)
+        from commandline.ends import went_away_line  # the server's crash named when it is the cause
+        print(went_away_line(_home() / "sheet2lambda-warm.log", procs.outlived(child)), file=sys.stderr)
         return 1
     return int(reply["exit"])
 

@@ -17,6 +17,11 @@
 - A sheet of text (markdown, LaTeX) holds no NUL byte (:func:`check_text_sheet`), and no
   document's text once converted holds a control character (:func:`check_converted_text`)
   nor opens more than :data:`MAX_QUESTIONS` questions of one kind (:func:`check_openings`).
+- No text holds more than :data:`MAX_MARKS` combining marks in a row (:func:`check_mark_runs`):
+  pandoc's CommonMark reader takes time growing with the square of such a run (measured with
+  pandoc 3 here: 2,000 marks on one letter 3.4 s a read, 4,000 12 s, 20,000 past 100 s; the
+  same marks one per letter 0.06 s), and a run reads a sheet's markdown several times
+  (attack12 C27, C28: a 4 KB sheet took a minute).
 - JSON from outside (a reply, an export, a filter's output) nests at most
   :data:`MAX_JSON_DEPTH` deep (:func:`json_loads`), so a deeply nested one is a one-line
   error, never a ``RecursionError``.
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -122,12 +128,38 @@ one-character CSI U+009B moves and recolours a terminal as ESC [ does; attack 11
 sheet's text holds."""
 
 
+MAX_MARKS = 30
+"""Most combining marks (Unicode category M) in a row: Unicode's Stream-Safe Text Format (UAX #15,
+https://www.unicode.org/reports/tr15/#Stream_Safe_Text_Format) allows at most 30 non-starters
+in a row; written text needs a few (Vietnamese two on a vowel)."""
+
+_LONG_NON_ASCII = re.compile(r"[^\x00-\x7f]{%d,}" % (MAX_MARKS + 1))
+"""A stretch that could hold such a run: only these are looked at character by character."""
+
+
+def check_mark_runs(name: str, text: str) -> str:
+    """``text`` unchanged, or :class:`InputError` naming the file and the line when it holds
+    more than :data:`MAX_MARKS` combining marks in a row (see the module docstring). Linear:
+    only stretches of :data:`MAX_MARKS` + 1 non-ASCII characters are scanned."""
+    for m in _LONG_NON_ASCII.finditer(text):
+        run = 0
+        for k, c in enumerate(m.group()):
+            run = run + 1 if unicodedata.category(c)[0] == "M" else 0
+            if run > MAX_MARKS:
+                line = text.count("\n", 0, m.start() + k) + 1
+                raise InputError(name, f"line {line}: more than {MAX_MARKS} combining marks in a row (U+{ord(c):04X}); "
+                                       "Unicode's stream-safe text has at most 30: not a sheet's text")
+    return text
+
+
 def check_converted_text(name: str, text: str) -> None:
     """Refuse a document whose text, once converted to markdown, holds a control character
     (:data:`CONTROL_CHARACTER`): a NUL or an escape reaches the text through a notebook's JSON
     (``\\u0000``), a Word document or a markdown file alike, and would go into the set silently.
-    :class:`InputError` naming the file, the character and its line; then
-    :func:`check_openings` (a LaTeX or Word document's questions counted before any reader runs)."""
+    :class:`InputError` naming the file, the character and its line. Before it,
+    :func:`check_mark_runs` (combining marks); after it, :func:`check_openings` (a LaTeX or
+    Word document's questions counted before any reader runs)."""
+    check_mark_runs(name, text)  # a Word document's or a notebook's text too
     m = CONTROL_CHARACTER.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1

@@ -81,7 +81,7 @@ from schemas.markdown import ConversionWarning, Converted, Markdown, Role
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks, tex_preamble
-from tasks.convert.bounds import ast_loads, check_converted_text, check_openings
+from tasks.convert.bounds import ast_loads, check_converted_text, check_mark_runs, check_openings
 from tasks.convert.effort import one_effort
 from tasks.convert.images import resolve_image, resolve_links
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
@@ -203,7 +203,7 @@ def _decode(name: str, data: bytes) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(name, f"not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); save it as UTF-8") from None
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return check_mark_runs(name, text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _pandoc(name: str, args: list[str], stdin: bytes, cwd: str) -> tuple[dict, list[dict]]:

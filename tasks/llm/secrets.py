@@ -33,7 +33,7 @@ from dotenv.parser import parse_stream
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from tasks.dotenv_trust import PROJECT_ROOT, dotenv_candidate, dotenv_problem  # noqa: F401 - the .env rule, stdlib only
+from tasks.dotenv_trust import PROJECT_ROOT, dotenv_candidate, dotenv_problem, read_dotenv  # noqa: F401 - the .env rule, stdlib only
 from tasks.secret_names import SECRET_NAMES, SECRET_PATTERN  # noqa: F401 - one rule for redaction and processes
 
 MIN_SECRET = 8
@@ -75,8 +75,8 @@ def _dotenv() -> dict[str, str]:
     if path is None:
         return {}
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_dotenv(path)  # non-blocking, a regular file of at most 64 KiB (checked first by the command)
+    except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
         return {}
     _warn_bad_lines(path, text)
     return {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v}

@@ -255,7 +255,7 @@ def test_a_link_named_dotenv_to_another_users_file_is_refused(clean_env, monkeyp
 
         class Theirs:
             def __init__(self, st):
-                self.st_uid, self.st_mode = st.st_uid + 1, st.st_mode
+                self.st_uid, self.st_mode, self.st_size = st.st_uid + 1, st.st_mode, st.st_size
 
         def stat(p, *a, **k):
             st = real_stat(p, *a, **k)
