@@ -949,15 +949,19 @@ end
 -- Paragraphs opening typed letters in sequence (`a\.`, `b\.`; `A.`, `B.`; a letter
 -- repeated as a sheet may mistype it) right under text that names a choice (`Which of the
 -- following …?`, `Choose …:`, a choice word in its last sentence), or whose every item is a
--- truth value (`TRUE`, `FALSE`): the question's options, not its parts — each item one
+-- truth value (`TRUE`, `FALSE`), or capitals set in bold with their stop (`**A.**`, a
+-- paragraph each or joined by `<br>`) under a stem ending in `?` or `:`: the question's
+-- options, not its parts — each item one
 -- short line that asks nothing, carries no points and tells the student to do nothing, as
 -- :func:`ordered_choices` reads an ordered list of them. Units in, units out.
 local TRUTH_WORDS = { ['true'] = true, ['false'] = true, ['t'] = true, ['f'] = true, ['yes'] = true, ['no'] = true }
 local function typed_letter(u)
   if u.k == 'open' and (u.form == 'alpha' or u.form == 'alpha_or_roman') and #u.label == 1 then
-    -- only the typed `a.` style: `(a)` and `a)` are a sheet's part labels
+    -- only the typed `a.` style: `(a)` and `a)` are a sheet's part labels; a capital with
+    -- its stop set in bold (`**A.**`, `__B.__`) is an option's letter, told by the third value
     local w = trim(u.whole or '')
     if w:match('^%l\\?%.%s') then return u.label, u.text end
+    if w:match('^%*%*%u\\?%.%*%*') or w:match('^__%u\\?%.__') then return u.label, u.text, true end
     return nil
   end
   if u.k == 'text' and not u.items then
@@ -988,13 +992,15 @@ local function lettered_choices(units)
   while i <= #units do
     local u = units[i]
     out[#out + 1] = u
-    local run = {}
+    local run, bold_letters = {}, nil
     if u.k == 'text' or u.k == 'open' then
       local prev = nil
       local j = i + 1
       while units[j] do
-        local l, t = typed_letter(units[j])
+        local l, t, strong = typed_letter(units[j])
+        t = t and (t:gsub('%s*<br%s*/?>%s*$', ''))
         if not l or not choice_item(t) then break end
+        bold_letters = (bold_letters ~= false) and strong == true
         if prev == nil and l ~= 'a' then break end
         if prev and l ~= prev and not sequence_step(prev, l) then break end
         run[#run + 1] = t
@@ -1013,6 +1019,9 @@ local function lettered_choices(units)
       local last = trim(u.text or ''):gsub('%s*\\$', '')
       local tail = last:match('([^%.!?]*[%.!?:]?)$') or last
       local named = (asks_choice((tail:gsub('%?$', ''))) or which_asks(tail)) and not last:match('%.$')
+      -- capitals set in bold with their stop (`**A.**` … `**D.**`) under a stem that asks
+      -- (`?`) or leads into them (`:`) are its options: a sheet's own option style
+      if bold_letters and (last:match('%?$') or last:match(':$')) then named = true end
       ok = (truth or named) and told * 2 < #run
     end
     if ok then
