@@ -358,3 +358,74 @@ def test_bold_capital_letters_under_a_stem_that_asks_are_options_and_plain_step_
     # plain typed letters under a task are its steps; bold ones under a stem that asks nothing too
     assert [p.options for p in three] == [[], []] and three[1].content.startswith("Name the animal")
     assert [p.options for p in four] == [[], []] and four[1].content.startswith("Measure it again")
+
+
+RUN_IN = """# Weather quiz
+
+## How to answer
+
+Write your answer after each bold word Answer.
+
+- Keep each answer on one line.
+
+------------------------------------------------------------------------
+
+**1. Which of the following clouds usually bring rain.**
+
+A. cumulonimbus
+
+B. cirrus
+
+C. nimbostratus
+
+**Answer**: A, C
+
+------------------------------------------------------------------------
+
+**2. Which of these would make a barometer reading fall:**
+
+A. a storm coming near
+
+B. a clear cold night
+
+**Answer**:
+
+------------------------------------------------------------------------
+
+**3. Fog is a cloud that touches the ground. (True/False)**
+
+**Answer**: True
+
+------------------------------------------------------------------------
+
+**4. How many millibars is one hectopascal?**
+
+**Answer**: 1
+"""
+
+
+def test_bold_run_in_questions_keep_their_sentence_as_text_and_read_their_options():
+    out = inferred(RUN_IN)
+    assert len(out) == 4
+    # a sentence ending `.`, a clause of six words or more ending `:`, or a sentence with its
+    # answer format in brackets is the question's text, not a title
+    assert [q.title for q in out.root] == ["", "", "", ""]
+    assert out.root[1].main_text.startswith("Which of these would make")
+    assert out.root[2].main_text.startswith("Fog is a cloud")
+    # the instructions set apart from the first question by a rule are no question's text
+    assert "How to answer" not in out.root[0].main_text and "one line" not in out.root[0].main_text
+    # `Which …` asks whatever ends it; a clause leading in with a colon names the choice
+    assert out[0].parts[0].options == ["cumulonimbus", "cirrus", "nimbostratus"]
+    assert out[1].parts[0].options == ["a storm coming near", "a clear cold night"]
+    # a statement closing on its truth values in brackets offers them as options
+    assert out[2].parts[0].options == ["True", "False"]
+    assert out[3].parts[0].options == []
+
+
+def test_a_bracketed_unit_after_a_question_offers_no_options():
+    md = """**1. Give the speed of the wind at noon (km/h)**
+
+**2. Is the air drier at noon than at dawn? (Yes / No / Same)**
+"""
+    out = inferred(md)
+    assert [q.parts[0].options if q.parts else [] for q in out.root] == [[], []]

@@ -196,13 +196,18 @@ end
 -- itself: a sentence (three words or more ending in `.`, `?` or `!`, or sentences ending
 -- in a colon that leads into a list: `Exercise 3 - Put
 -- together a data set that …`) is the question's prompt, its main text, and the title is
--- empty; a short leading phrase before it (four words at most, `Yearly Maxima. How many
--- …`) names the question and stays its title.
+-- empty (also with an answer format in brackets after it, `(True/False)`, or a clause of six
+-- words or more ending in a colon); a short leading phrase before it (four words at most,
+-- `Yearly Maxima. How many …`) names the question and stays its title.
 local function clean_title(rest)
   rest = trim(rest):gsub('^[%.:%)]%s*', '')
   rest = strip_points(rest)
   rest = trim(rest:gsub('^[,:;%-]%s*', ''):gsub('^\u{2014}%s*', ''):gsub('^\u{2013}%s*', ''))
-  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$')) and words_in(rest) >= 3 then
+  -- (an answer format after the sentence, `… doubles its frequency. (True/False)`, is the
+  -- prompt's too; so is a clause of six words or more leading into a list with a colon)
+  local bare = trim((rest:gsub('%s*%b()$', '')))
+  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$') or (bare ~= rest and bare:match('[%.%?!]$'))
+      or (rest:match(':$') and words_in(rest) >= 6)) and words_in(rest) >= 3 then
     local first, after = rest:match('^(.-[%.%?!])%s+([%u%$`%*_].*)$')
     if first and first:match('%.$') and words_in(first) <= 4 then
       return trim((first:gsub('%.$', ''))), after
@@ -987,6 +992,18 @@ local function which_asks(text)
   end
   return false
 end
+-- The truth values a text closes on in brackets (`(True/False)`, `[Yes / No]`), each as
+-- written, else nil.
+local function trailing_truth(text)
+  local inside = trim(text or ''):match('[%(%[]%s*([%a%s/]-)%s*[%)%]]$')
+  if not inside or not inside:find('/', 1, true) then return nil end
+  local alts = {}
+  for alt in (inside .. '/'):gmatch('%s*(.-)%s*/') do
+    if not TRUTH_WORDS[alt:lower()] then return nil end
+    alts[#alts + 1] = alt
+  end
+  return #alts == 2 and alts or nil
+end
 local function lettered_choices(units)
   local out, i = {}, 1
   while i <= #units do
@@ -1019,6 +1036,8 @@ local function lettered_choices(units)
       local last = trim(u.text or ''):gsub('%s*\\$', '')
       local tail = last:match('([^%.!?]*[%.!?:]?)$') or last
       local named = (asks_choice((tail:gsub('%?$', ''))) or which_asks(tail)) and not last:match('%.$')
+      -- a last sentence opening `Which …` asks whatever ends it (`Which of these are true.`)
+      if tail:match('^%W*[Ww]hich%s') then named = true end
       -- capitals set in bold with their stop (`**A.**` … `**D.**`) under a stem that asks
       -- (`?`) or leads into them (`:`) are its options: a sheet's own option style
       if bold_letters and (last:match('%?$') or last:match(':$')) then named = true end
@@ -1030,6 +1049,14 @@ local function lettered_choices(units)
       out[#out + 1] = { k = 'options', options = opts, correct = {} }
       i = i + #run + 1
     else
+      -- a statement closing on its answer format in brackets, truth values only
+      -- (`… doubles its frequency. (True/False)`, `(Yes / No)`), with no options or part
+      -- after it: the format's words are its options
+      local alts = (u.k == 'text' or u.k == 'open') and trailing_truth(u.text)
+      local nxt = units[i + 1]
+      if alts and not (nxt and (nxt.k == 'options' or (u.k == 'text' and nxt.k == 'open'))) then
+        out[#out + 1] = { k = 'options', options = alts, correct = {} }
+      end
       i = i + 1
     end
   end
@@ -2912,6 +2939,10 @@ local function segment(blocks)
     elseif cur then
       flush_lead(cur)
       block_units(b, cur.units)
+    elseif stem and b.t == 'HorizontalRule' then
+      -- a rule between the group heading's text and its first question sets that text
+      -- apart (a notebook's instructions cell): chrome, no stem; what follows the rule is
+      stem = {}
     elseif stem then
       stem[#stem + 1] = b
     elseif b.t == 'RawBlock' then
