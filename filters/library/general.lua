@@ -196,18 +196,17 @@ end
 -- itself: a sentence (three words or more ending in `.`, `?` or `!`, or sentences ending
 -- in a colon that leads into a list: `Exercise 3 - Put
 -- together a data set that …`) is the question's prompt, its main text, and the title is
--- empty (also with an answer format in brackets after it, `(True/False)`, or a clause of six
--- words or more ending in a colon); a short leading phrase before it (four words at most,
+-- empty (also with an answer format in brackets after it, `(True/False)`); a short leading phrase before it (four words at most,
 -- `Yearly Maxima. How many …`) names the question and stays its title.
 local function clean_title(rest)
   rest = trim(rest):gsub('^[%.:%)]%s*', '')
   rest = strip_points(rest)
   rest = trim(rest:gsub('^[,:;%-]%s*', ''):gsub('^\u{2014}%s*', ''):gsub('^\u{2013}%s*', ''))
   -- (an answer format after the sentence, `… doubles its frequency. (True/False)`, is the
-  -- prompt's too; so is a clause of six words or more leading into a list with a colon)
+  -- prompt's too)
   local bare = trim((rest:gsub('%s*%b()$', '')))
-  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$') or (bare ~= rest and bare:match('[%.%?!]$'))
-      or (rest:match(':$') and words_in(rest) >= 6)) and words_in(rest) >= 3 then
+  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$') or (bare ~= rest and bare:match('[%.%?!]$')))
+      and words_in(rest) >= 3 then
     local first, after = rest:match('^(.-[%.%?!])%s+([%u%$`%*_].*)$')
     if first and first:match('%.$') and words_in(first) <= 4 then
       return trim((first:gsub('%.$', ''))), after
