@@ -307,3 +307,114 @@ A. It is not a choice, so this paragraph reads on as text.
     assert first and first[0].options == [
         "The levels rise twice a day", "The levels never fall", "The highest level comes near noon"]
     assert all(not p.options for p in out.root[1].parts)
+
+
+BOLD_LETTERS = """# Pond life practice
+
+## Problem 1
+
+What do water striders mostly eat?
+
+**A.** insects that fall onto the water<br>
+**B.** algae on the stones<br>
+**C.** tadpoles
+
+## Problem 2
+
+**Points:** 2
+
+Which of the following holds for the pond in winter?
+
+**A.** The surface freezes before the bottom does.
+
+**B.** The bottom freezes before the surface does.
+
+## Problem 3
+
+Trace one food chain in the pond.
+
+A.  Name a plant at its start.<br>
+B.  Name the animal that eats it.
+
+## Problem 4
+
+Each line is a task of its own.
+
+**A.** Measure the depth at the centre.
+
+**B.** Measure it again at the edge.
+"""
+
+
+def test_bold_capital_letters_under_a_stem_that_asks_are_options_and_plain_step_letters_stay_parts():
+    out = inferred(BOLD_LETTERS)
+    assert len(out) == 4
+    one, two, three, four = (q.parts for q in out.root)
+    # joined by `<br>` in one paragraph, or one paragraph each: the break is no option's text
+    assert len(one) == 1 and one[0].options == [
+        "insects that fall onto the water", "algae on the stones", "tadpoles"]
+    assert len(two) == 1 and two[0].options == [
+        "The surface freezes before the bottom does.", "The bottom freezes before the surface does."]
+    # plain typed letters under a task are its steps; bold ones under a stem that asks nothing too
+    assert [p.options for p in three] == [[], []] and three[1].content.startswith("Name the animal")
+    assert [p.options for p in four] == [[], []] and four[1].content.startswith("Measure it again")
+
+
+RUN_IN = """# Weather quiz
+
+## How to answer
+
+Write your answer after each bold word Answer.
+
+- Keep each answer on one line.
+
+------------------------------------------------------------------------
+
+**1. Which of the following clouds usually bring rain.**
+
+A. cumulonimbus
+
+B. cirrus
+
+C. nimbostratus
+
+**Answer**: A, C
+
+------------------------------------------------------------------------
+
+**2. Which of these would make a barometer reading fall:**
+
+A. a storm coming near
+
+B. a clear cold night
+
+**Answer**:
+
+------------------------------------------------------------------------
+
+**3. Fog is a cloud that touches the ground. (True/False)**
+
+**Answer**: True
+
+------------------------------------------------------------------------
+
+**4. How many millibars is one hectopascal?**
+
+**Answer**: 1
+"""
+
+
+def test_bold_run_in_questions_keep_their_sentence_as_text_and_read_their_options():
+    out = inferred(RUN_IN)
+    assert len(out) == 4
+    # a sentence ending `.` or `?`, or a sentence with its answer format in brackets, is the
+    # question's text, not a title (a clause ending `:` stays a title: a solutions heading
+    # `### 4. Consider the reaction below:` is named so)
+    assert [q.title for q in out.root] == ["", "Which of these would make a barometer reading fall", "", ""]
+    assert out.root[2].main_text.startswith("Fog is a cloud")
+    # the instructions set apart from the first question by a rule are no question's text
+    assert "How to answer" not in out.root[0].main_text and "one line" not in out.root[0].main_text
+    # `Which …` asks whatever ends it
+    assert out[0].parts[0].options == ["cumulonimbus", "cirrus", "nimbostratus"]
+    assert out[3].parts[0].options == []
+

@@ -203,13 +203,17 @@ end
 -- itself: a sentence (three words or more ending in `.`, `?` or `!`, or sentences ending
 -- in a colon that leads into a list: `Exercise 3 - Put
 -- together a data set that …`) is the question's prompt, its main text, and the title is
--- empty; a short leading phrase before it (four words at most, `Yearly Maxima. How many
--- …`) names the question and stays its title.
+-- empty (also with an answer format in brackets after it, `(True/False)`); a short leading phrase before it (four words at most,
+-- `Yearly Maxima. How many …`) names the question and stays its title.
 local function clean_title(rest)
   rest = trim(rest):gsub('^[%.:%)]%s*', '')
   rest = strip_points(rest)
   rest = trim(rest:gsub('^[,:;%-]%s*', ''):gsub('^\u{2014}%s*', ''):gsub('^\u{2013}%s*', ''))
-  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$')) and words_in(rest) >= 3 then
+  -- (an answer format after the sentence, `… doubles its frequency. (True/False)`, is the
+  -- prompt's too)
+  local bare = trim((rest:gsub('%s*%b()$', '')))
+  if (rest:match('[%.%?!]$') or rest:match('[%.%?!]%s+%S.*:$') or (bare ~= rest and bare:match('[%.%?!]$')))
+      and words_in(rest) >= 3 then
     local first, after = rest:match('^(.-[%.%?!])%s+([%u%$`%*_].*)$')
     if first and first:match('%.$') and words_in(first) <= 4 then
       return trim((first:gsub('%.$', ''))), after
@@ -956,15 +960,19 @@ end
 -- Paragraphs opening typed letters in sequence (`a\.`, `b\.`; `A.`, `B.`; a letter
 -- repeated as a sheet may mistype it) right under text that names a choice (`Which of the
 -- following …?`, `Choose …:`, a choice word in its last sentence), or whose every item is a
--- truth value (`TRUE`, `FALSE`): the question's options, not its parts — each item one
+-- truth value (`TRUE`, `FALSE`), or capitals set in bold with their stop (`**A.**`, a
+-- paragraph each or joined by `<br>`) under a stem ending in `?` or `:`: the question's
+-- options, not its parts — each item one
 -- short line that asks nothing, carries no points and tells the student to do nothing, as
 -- :func:`ordered_choices` reads an ordered list of them. Units in, units out.
 local TRUTH_WORDS = { ['true'] = true, ['false'] = true, ['t'] = true, ['f'] = true, ['yes'] = true, ['no'] = true }
 local function typed_letter(u)
   if u.k == 'open' and (u.form == 'alpha' or u.form == 'alpha_or_roman') and #u.label == 1 then
-    -- only the typed `a.` style: `(a)` and `a)` are a sheet's part labels
+    -- only the typed `a.` style: `(a)` and `a)` are a sheet's part labels; a capital with
+    -- its stop set in bold (`**A.**`, `__B.__`) is an option's letter, told by the third value
     local w = trim(u.whole or '')
     if w:match('^%l\\?%.%s') then return u.label, u.text end
+    if w:match('^%*%*%u\\?%.%*%*') or w:match('^__%u\\?%.__') then return u.label, u.text, true end
     return nil
   end
   if u.k == 'text' and not u.items then
@@ -995,13 +1003,15 @@ local function lettered_choices(units)
   while i <= #units do
     local u = units[i]
     out[#out + 1] = u
-    local run = {}
+    local run, bold_letters = {}, nil
     if u.k == 'text' or u.k == 'open' then
       local prev = nil
       local j = i + 1
       while units[j] do
-        local l, t = typed_letter(units[j])
+        local l, t, strong = typed_letter(units[j])
+        t = t and (t:gsub('%s*<br%s*/?>%s*$', ''))
         if not l or not choice_item(t) then break end
+        bold_letters = (bold_letters ~= false) and strong == true
         if prev == nil and l ~= 'a' then break end
         if prev and l ~= prev and not sequence_step(prev, l) then break end
         run[#run + 1] = t
@@ -1020,6 +1030,11 @@ local function lettered_choices(units)
       local last = trim(u.text or ''):gsub('%s*\\$', '')
       local tail = last:match('([^%.!?]*[%.!?:]?)$') or last
       local named = (asks_choice((tail:gsub('%?$', ''))) or which_asks(tail)) and not last:match('%.$')
+      -- a last sentence opening `Which …` asks whatever ends it (`Which of these are true.`)
+      if tail:match('^%W*[Ww]hich%s') then named = true end
+      -- capitals set in bold with their stop (`**A.**` … `**D.**`) under a stem that asks
+      -- (`?`) or leads into them (`:`) are its options: a sheet's own option style
+      if bold_letters and (last:match('%?$') or last:match(':$')) then named = true end
       ok = (truth or named) and told * 2 < #run
     end
     if ok then
@@ -2989,6 +3004,10 @@ local function segment(blocks)
     elseif cur then
       flush_lead(cur)
       block_units(b, cur.units)
+    elseif stem and b.t == 'HorizontalRule' then
+      -- a rule between the group heading's text and its first question sets that text
+      -- apart (a notebook's instructions cell): chrome, no stem; what follows the rule is
+      stem = {}
     elseif stem then
       stem[#stem + 1] = b
     elseif b.t == 'RawBlock' then
