@@ -416,5 +416,15 @@ def test_bold_run_in_questions_keep_their_sentence_as_text_and_read_their_option
     assert "How to answer" not in out.root[0].main_text and "one line" not in out.root[0].main_text
     # `Which …` asks whatever ends it
     assert out[0].parts[0].options == ["cumulonimbus", "cirrus", "nimbostratus"]
+    # a statement closing on its truth values in brackets offers them as options
+    assert out[2].parts[0].options == ["True", "False"]
     assert out[3].parts[0].options == []
 
+
+def test_a_bracketed_unit_after_a_question_offers_no_options():
+    md = """**1. Give the speed of the wind at noon (km/h)**
+
+**2. Is the air drier at noon than at dawn? (Yes / No / Same)**
+"""
+    out = inferred(md)
+    assert [q.parts[0].options if q.parts else [] for q in out.root] == [[], []]

@@ -998,6 +998,18 @@ local function which_asks(text)
   end
   return false
 end
+-- The truth values a text closes on in brackets (`(True/False)`, `[Yes / No]`), each as
+-- written, else nil.
+local function trailing_truth(text)
+  local inside = trim(text or ''):match('[%(%[]%s*([%a%s/]-)%s*[%)%]]$')
+  if not inside or not inside:find('/', 1, true) then return nil end
+  local alts = {}
+  for alt in (inside .. '/'):gmatch('%s*(.-)%s*/') do
+    if not TRUTH_WORDS[alt:lower()] then return nil end
+    alts[#alts + 1] = alt
+  end
+  return #alts == 2 and alts or nil
+end
 local function lettered_choices(units)
   local out, i = {}, 1
   while i <= #units do
@@ -1043,6 +1055,14 @@ local function lettered_choices(units)
       out[#out + 1] = { k = 'options', options = opts, correct = {} }
       i = i + #run + 1
     else
+      -- a statement closing on its answer format in brackets, truth values only
+      -- (`… doubles its frequency. (True/False)`, `(Yes / No)`), with no options or part
+      -- after it: the format's words are its options
+      local alts = (u.k == 'text' or u.k == 'open') and trailing_truth(u.text)
+      local nxt = units[i + 1]
+      if alts and not (nxt and (nxt.k == 'options' or (u.k == 'text' and nxt.k == 'open'))) then
+        out[#out + 1] = { k = 'options', options = alts, correct = {} }
+      end
       i = i + 1
     end
   end
