@@ -259,15 +259,19 @@ def test_me2_answer_boxes_live_one_call_per_part_concurrently(backend, monkeypat
     assert fake.max_open >= 2, "the parts' calls did not overlap"
     assert fake.max_open <= 4  # the backend's in-flight limit (SHEET2LAMBDA_MAX_IN_FLIGHT, default 4)
     a = r.areas
-    assert (a.parts, a.calls, a.refused, a.written, a.from_sheet) == (12, 4, 2, 9, 8)
+    # q4.p3's two options stay in the set after its box is refused: a box marking none (written 10)
+    assert (a.parts, a.calls, a.refused, a.written, a.from_sheet) == (12, 4, 2, 10, 8)
     assert (a.matched, a.in_export) == (9, 12) and sorted({m.part for m in a.misses}) == ["q4.p2", "q4.p3"]
     assert (a.input_tokens, a.output_tokens) == (4 * TOKENS["areas"][0], 4 * TOKENS["areas"][1])
     assert r.input_tokens == sum(TOKENS[s][0] for s in ("route-a", "filter", "adjudication")) + a.input_tokens
     flags = json.loads((tmp_path / "out" / "flags.json").read_text())
     area = sorted((f["field"], f["reason"]) for f in flags if f["kind"] == "area" and "refused" in f["reason"])
-    guessed = sorted(f["field"] for f in flags if f["kind"] == "area" and "refused" not in f["reason"])
+    mark = [f["field"] for f in flags if f["kind"] == "area" and "mark the correct option" in f["reason"]]
+    assert mark == ["q4.p3"]  # its box was refused: the options kept, none marked
+    guessed = sorted(f["field"] for f in flags if f["kind"] == "area" and "refused" not in f["reason"]
+                     and "mark the correct option" not in f["reason"])
     assert guessed == ["q1.p1", "q2.p1", "q2.p2", "q4.p1"]  # numbers whose tolerance the sheet does not state
-    assert r.flags_by_kind.get("area") == 2 + len(guessed)
+    assert r.flags_by_kind.get("area") == 2 + len(mark) + len(guessed)
     assert area[0][0] == "q4.p2" and "blorbs" in area[0][1]
     assert area[1][0] == "q4.p3" and "1 booleans for 2 options" in area[1][1]
     saved = json.loads((tmp_path / "out" / "replies" / "areas.json").read_text())

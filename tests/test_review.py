@@ -180,7 +180,7 @@ def test_the_pause_form_holds_one_choice_per_flag_and_the_description_the_contex
     assert "q1.p1.content" in prop["title"]
     assert schema["properties"][f"flag_{friction.flag}"]["enum"] == [OPEN, "A", "B", "keep"]  # no note: it needs text
     text = kind._description
-    assert "[Open the review page](http://127.0.0.1:1/t/)" in text
+    assert "[The review page](http://127.0.0.1:1/t/)" in text and f"sheet2lambda review {out}" in text
     assert f"### flag {content.flag} of {len(form.entries)} · `q1.p1.content` · disputed" in text
     assert "Find the force along the ramp." in text and "routes disagree" in text
     sent = kind.model_validate({f"flag_{content.flag}": "B"})
