@@ -1,4 +1,5 @@
-"""How many questions a document's markdown opens, counted cheaply (standard library only).
+"""How many questions a document's markdown opens, counted cheaply (standard library only, as
+:mod:`tasks.settle.markers` it takes the question words from is).
 
 A set holds at most :data:`tasks.convert.bounds.MAX_QUESTIONS` questions; a document that
 opens more than that of one kind (:func:`count_openings`) is refused before pandoc or any
@@ -13,9 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob")
-"""The words the general reader opens a question at (:data:`tasks.read.discovery.QUESTION_WORDS`;
-``tests/hardening/test_many_questions.py`` holds them equal)."""
+from tasks.settle.markers import QUESTION_WORDS  # the general reader's words (standard library only)
 
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[`~]*[ \t]*$", re.M | re.S)
 _WORD = re.compile(r"^(?:#{1,6}[ \t]+)?(?:\*\*|__)?[ \t]*(?:" + "|".join(QUESTION_WORDS) + r")\.?[ \t]*\d",

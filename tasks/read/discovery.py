@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tasks.convert.pandoc import READ_FORMAT, run_pandoc
 from tasks.read.sandbox import kept_runs
-from tasks.settle.markers import LABEL
+from tasks.settle.markers import LABEL, QUESTION_WORDS
 from tasks.safe_json import json_loads
 
 _WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(?:\\?#\s*|[Nn][or]\.\s*)?(\d+)((?:\.\d+)*)(?:\.?[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
@@ -130,12 +130,6 @@ def _opening(text: str, found: Found, plain: bool = False) -> None:
         found.bare += 1
 
 
-QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob",
-                  "solution", "answer", "sol", "ans")
-"""The words the general reader opens a question at without finding them repeated
-(``QUESTION_WORDS`` and ``SOLUTION_WORDS`` of ``filters/library/general.lua``)."""
-
-
 def _openings(found: Found) -> int:
     """The openings that open a question whatever the layout: a question word and a number,
     or a bare number (a title's ``GA 2.2 Report`` is neither)."""
@@ -153,9 +147,6 @@ def _nested_items(blocks: list[dict]) -> int:
             n += sum(1 for line in _text(b["c"]).splitlines() if LABEL.match(line))
     return n
 
-
-QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob")
-"""The words the general reader (``filters/library/general.lua``) knows to name a question."""
 
 _SOLUTION_WORDS = ("solution", "solutions", "answer", "answers", "sol", "ans")
 

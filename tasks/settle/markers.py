@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob")
+QUESTION_WORDS = ("question", "problem", "exercise", "task", "aufgabe", "exercice", "q", "ex", "prob")
+"""The words the general reader opens a question at (``QUESTION_WORDS`` of
+``filters/library/general.lua``; ``tests/hardening/test_many_questions.py`` holds them equal), the first six
+the full words."""
 _SOLUTION_WORDS = ("solution", "answer", "sol", "ans")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ATTRIBUTES = re.compile(r"\s*\{[^{}]*\}\s*$")
@@ -52,14 +55,14 @@ class Marker:
     """(a numbered item) A heading comes between it and the item before it."""
 
 
-def marker_number(text: str, words: tuple[str, ...] = _QUESTION_WORDS) -> str | None:
+def marker_number(text: str, words: tuple[str, ...] = QUESTION_WORDS) -> str | None:
     """The number a marker text names (``Question 3`` → ``3``, ``Q1.`` → ``1``, ``2) Energy``
     → ``2``, ``1.lambda`` → ``1``; ``""`` for a question word alone, ``Question``), or ``None``
     when the text is no marker. ``words`` are the marker words."""
     text = text.strip()
     if _DATE.match(text):
         return None
-    if text.lower().rstrip(" :.") in _QUESTION_WORDS[:6]:
+    if text.lower().rstrip(" :.") in QUESTION_WORDS[:6]:
         return ""  # ``#### Question``: a question marker with no number
     m = _WORD_NUMBER.match(text)
     if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0] in " \t.:),;"):
@@ -158,7 +161,7 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     numbered list restarts at 1 with no heading before it (each list is then the parts of
     the paragraph before it: the reader's paragraph layout). A bold marker opens a paragraph, or
     a line after a hard line break (``**Problem 2.**\\`` after a line ending in ``\\``)."""
-    words = _QUESTION_WORDS + (_SOLUTION_WORDS if solutions else ()) + _letter_words(markdown)
+    words = QUESTION_WORDS + (_SOLUTION_WORDS if solutions else ()) + _letter_words(markdown)
     found: list[Marker] = []
     headed: list[str] = []  # each of ``found``: "marker" or "group" (a heading), "bold"
     items: list[tuple[Marker, str]] = []  # with its kind: ``1.``, ``1)`` or ``(1)``
