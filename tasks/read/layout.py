@@ -97,6 +97,8 @@ def candidates(found: Found) -> list[Layout]:
     for level in mixed_levels(found):
         out.append(Layout(f"innermost sections (headings of level {level} and the sections without them)", "leaves",
                           level=level))
+    if found.closers:
+        out.append(Layout(f"items each closed by a '{found.closers[0]}' paragraph", "closing", closing=tuple(found.closers)))
     out.append(Layout("one question", "whole"))
     return out
 
@@ -218,8 +220,10 @@ def eligible(reading: Reading, auto: Reading) -> bool:
     """May ``reading`` replace the reader's own choice ``auto``? Only when it quotes clearly more
     of the sheet (:data:`LINES_MARGIN`): where the reader's own layout accounts for the sheet, it
     stands. (When the reader read the sheet as one question — no marker at all, or one lone
-    marker such as a dated title — every reading may, by score: :func:`choose`.)"""
-    return reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
+    marker such as a dated title — every reading may, by score: :func:`choose`.) A reading of
+    items each closed by a paragraph the sheet repeats (a quiz bank's ``Feedback``), a layout
+    the reader has no own choice for, is weighed by score."""
+    return reading.layout.mode == "closing" or reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
 
 
 def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None,
