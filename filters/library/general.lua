@@ -117,7 +117,8 @@ readings of a sheet), the layout is the one it names instead of the reader's own
 `mode` 'markers', 'headings' (`level`: every heading of that level opens a question),
 'leaves' (`level`: the innermost sections are the questions: :func:`leaf_roles`),
 'sections' (`level`: every heading of that level opens a part of the section above it),
-'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
+'paragraphs', 'list', 'asking', 'whole' (the sheet one question) or 'closing' (`closing`: the
+paragraph that closes each item, :func:`closed_items`); `words` are marker words
 the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
 `plain` true: plain paragraphs opening with such a word and number (`Exercise 2. Find`) open
 questions as bold markers do; `bold` true: headings open no question, only bold markers do.

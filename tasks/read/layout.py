@@ -12,7 +12,9 @@ first rule that matches:
    paragraphs, headings that ask (text ending in ``?``), part labels at line starts.
 2. **Readings** (:class:`Layout`): each candidate is a reading of the whole sheet
    by the general reader with that layout forced (``SHEET2LAMBDA_LAYOUT`` set before the
-   filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``).
+   filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``);
+   with a paragraph that closes item after item (a quiz bank's ``Feedback``), a reading closing
+   an item at each (``closing``), weighed by score whatever it quotes (:func:`eligible`).
 3. **Scoring** (:func:`tasks.read.layout_score.score`): how well a reading explains the sheet — the lines it quotes
    (:func:`tasks.read.route_b.score_reading`), the markers it uses to open questions and parts,
    question numbers and part labels in sequence (numbers stepping over other blocks numbered on

@@ -52,7 +52,7 @@ INLINE_SOLUTION = re.compile(r"^:{3,}\s*\{?\s*\.?(?:solution|answer)\b", re.M)
 @dataclass
 class Layout:
     """One reading to try: ``name`` (how flags name it), ``mode`` (``None``: the reader's own
-    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``), the
+    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``, ``closing``), the
     heading ``level`` of the ``headings`` mode, and marker ``words`` found in the sheet."""
 
     name: str
