@@ -125,27 +125,3 @@ def test_an_item_answering_nothing_whose_text_runs_on_is_doubted():
     # the bank as written: the one-paragraph question answering nothing is no doubt
     questions, _ = read_and_pair_inferred(GENERAL, BANK, None)
     assert unanswered_item_flags(questions, BANK) == []
-
-
-def test_a_keys_explanations_per_option_answer_the_one_multiple_choice_part():
-    from schemas.sheet import SheetSet
-    from tasks.read.route_b import merge_by_number
-
-    questions = SheetSet.model_validate([{"title": "", "main_text": "Which gas do plants take in?", "parts": [
-        {"content": "", "options": ["Oxygen", "Carbon dioxide", "Helium"]}]}])
-    # the key explains each option in a piece of its own, none labelled
-    key = SheetSet.model_validate([{"title": "", "main_text": "", "parts": [
-        {"content": "", "worked_solution": "Oxygen is what they give out."},
-        {"content": "", "worked_solution": "Carbon dioxide is right: photosynthesis fixes it."},
-        {"content": "", "worked_solution": "Helium plays no part."}]}])
-    merged, _ = merge_by_number(questions, [("1", [""])], key, [("1", ["", "", ""])])
-    parts = merged.root[0].parts
-    assert len(parts) == 1 and parts[0].options == ["Oxygen", "Carbon dioxide", "Helium"]
-    assert "give out" in parts[0].worked_solution and "plays no part" in parts[0].worked_solution
-    # labelled pieces still go to the parts they name (a question of lettered parts)
-    lettered = SheetSet.model_validate([{"title": "", "main_text": "Two tasks.", "parts": [
-        {"content": "Name a gas."}, {"content": "Name a metal."}]}])
-    key2 = SheetSet.model_validate([{"title": "", "main_text": "", "parts": [
-        {"content": "", "answer": "Neon"}, {"content": "", "answer": "Iron"}]}])
-    merged, _ = merge_by_number(lettered, [("1", ["a", "b"])], key2, [("1", ["a", "b"])])
-    assert [p.answer for p in merged.root[0].parts] == ["Neon", "Iron"]

@@ -178,13 +178,6 @@ def _trailing_items(text: str) -> tuple[str, list[str]] | None:
     return "\n".join(lines[:starts[0]]).strip(), items
 
 
-def one_choice(question: Question, solution: Question, s_labels: list[str]) -> bool:
-    """Is ``question`` one multiple-choice part (options, no label) answered by a ``solution``
-    of several pieces none of which is labelled? Then the pieces answer that one part."""
-    return (len(question.parts) == 1 and bool(question.parts[0].options) and len(solution.parts) > 1
-            and not any(s_labels))
-
-
 def _unanswered_items(qi: int, solution: Question) -> list[Flag]:
     """A ``structure`` flag on question ``qi`` (0-based) when some of the list items read as
     its parts by the solutions' numbering get no solution of their own."""
@@ -213,8 +206,7 @@ def merge_by_number(
     common: the sheet's (1), (2), the solutions' (a), (b)) by position (a question with fewer parts
     gets parts with empty content appended; a question with no parts at all takes a
     solution of several parts whole, as its one part: restated sub-items in the solution
-    make no parts the sheet does not have (nor for a question of one multiple-choice part:
-    :func:`one_choice`); when two or more of those pieces answer and the
+    make no parts the sheet does not have; when two or more of those pieces answer and the
     question's text holds a list of as many items, the question is flagged ``structure``: its
     parts may be left in its text). A solution whose number names no question is
     left out and flagged (``structural``, field ``solutions``). One answer naming no part, for
@@ -248,11 +240,6 @@ def merge_by_number(
                     f"solution {number} answers {answered} pieces one by one, and question {number}'s text holds a "
                     f"list of {answered} items, read as no parts: its parts may be left in its text (the pieces are "
                     "joined as one solution)")))
-            sq = Question(parts=[_joined(sq.parts)])
-            s_labels = []
-        elif one_choice(q, sq, s_labels):
-            # one multiple-choice part: its options are the sheet's whole question, so the key's
-            # pieces (an explanation per option) are one solution, never parts the sheet lacks
             sq = Question(parts=[_joined(sq.parts)])
             s_labels = []
         s_ok = _labelled(s_labels, sq.parts)
