@@ -277,9 +277,12 @@ def discover(blocks: list[dict]) -> Found:
 
 def _closing_key(b: dict) -> str | None:
     """A paragraph's words as a closing paragraph is known (lower case, no closing colon or
-    stop) when it is short (at most three words, no digit), else ``None``."""
+    stop) when it is short (at most three words, no digit) and not set whole in bold or italics
+    (a callout, an answer slot), else ``None``."""
     if b.get("t") not in ("Para", "Plain"):
         return None
+    if len(b["c"]) == 1 and b["c"][0].get("t") in ("Strong", "Emph"):
+        return None  # a callout (`**✅ Do this**`) or an answer slot (`_Your answer here._`): the reader's own
     text = re.sub(r"[:.]$", "", _text(b["c"]).strip()).lower()
     if not text or len(text.split()) > 3 or len(text) > 30 or re.search(r"\d", text):
         return None

@@ -99,7 +99,8 @@ def candidates(found: Found) -> list[Layout]:
     for level in mixed_levels(found):
         out.append(Layout(f"innermost sections (headings of level {level} and the sections without them)", "leaves",
                           level=level))
-    if found.closers:
+    if found.closers and not any(w in QUESTION_WORDS for w in found.words):
+        # (a sheet that names its questions with a question word reads them at those markers)
         out.append(Layout(f"items each closed by a '{found.closers[0]}' paragraph", "closing", closing=tuple(found.closers)))
     out.append(Layout("one question", "whole"))
     return out
