@@ -52,7 +52,7 @@ INLINE_SOLUTION = re.compile(r"^:{3,}\s*\{?\s*\.?(?:solution|answer)\b", re.M)
 @dataclass
 class Layout:
     """One reading to try: ``name`` (how flags name it), ``mode`` (``None``: the reader's own
-    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``), the
+    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``, ``closing``), the
     heading ``level`` of the ``headings`` mode, and marker ``words`` found in the sheet."""
 
     name: str
@@ -61,6 +61,8 @@ class Layout:
     words: tuple[str, ...] = ()
     plain: bool = False
     bold: bool = False
+    closing: tuple[str, ...] = ()
+    """The paragraph that closes each item (mode ``closing``: :func:`tasks.read.discovery.closing_paragraphs`)."""
     """Only bold paragraph openings open questions (a solutions document read in the marker
     kind of its questions: :func:`solutions_layout`)."""
 
@@ -79,6 +81,8 @@ class Layout:
             items.append("plain = true")
         if self.bold:
             items.append("bold = true")
+        if self.closing:
+            items.append("closing = {" + ", ".join(json.dumps(w, ensure_ascii=False) for w in self.closing) + "}")
         return "SHEET2LAMBDA_LAYOUT = {" + ", ".join(items) + "}\n"
 
 
@@ -182,6 +186,9 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     if reading.layout.mode == "headings" and not found.markers() and found.levels.get(level or 0, 0) >= 2:
         # a sheet that numbers nothing: its repeated headings are its only markers
         terms["markers"] = min(1.0, len(qs) / found.levels[level])
+    if reading.layout.mode == "closing" and found.closed:
+        # items each closed by a paragraph the sheet repeats: those paragraphs are its markers
+        terms["markers"] = min(1.0, len(qs) / found.closed)
     if reading.layout.mode in ("headings", "sections", "leaves") and mixed_levels(found):
         # tasks in the innermost sections of a sheet that numbers nothing: its headings are its
         # markers, and a reading explains them by the ones it opens a question or part at

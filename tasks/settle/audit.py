@@ -100,6 +100,7 @@ from tasks.settle.reading_doubts import (
     whole_solution_flags,
 )
 from tasks.settle.audit_choices import choice_flags, options_as_parts_flags, unmarked_flags
+from tasks.settle.closing_doubts import unanswered_item_flags
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -131,7 +132,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + shown_solution_flags(questions, questions_md)
                   + number_flags(questions, questions_md) + points_title_flags(questions)
                   + headless_flags(questions, questions_md)
-                  + unmarked_flags(questions) + options_as_parts_flags(questions))
+                  + unmarked_flags(questions) + options_as_parts_flags(questions)
+                  + unanswered_item_flags(questions, questions_md))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:
