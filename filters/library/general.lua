@@ -502,6 +502,16 @@ local function solution_heading(h)
   return is_solutions_heading(h)
 end
 
+-- A heading that is only an answer word (`#### Solution:`, `## Answer`, `### Lösung`): in a
+-- solutions document it opens the answer of the question it stands under, whatever its level
+-- (a question opened by a bold `**Question 3.**` paragraph, restated, then its answer under a
+-- notebook heading), never a section of its own.
+local function bare_answer_heading(h)
+  if h.t ~= 'Header' then return false end
+  local t = trim(heading_text(h):lower():gsub('[%s%p]+$', ''))
+  return ANSWER_WORDS[t] == true
+end
+
 -- Does label `b` come right after `a` (`a`→`b`, `i`→`ii`, `1`→`2`)?
 local function sequence_step(a, b)
   if a:match('^%d+$') and b:match('^%d+$') then return tonumber(b) == tonumber(a) + 1 end
@@ -2902,6 +2912,8 @@ local function segment(blocks)
         answers = {}
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
+      elseif ROLE == 'solutions' and cur and bare_answer_heading(b) then
+        cur.units[#cur.units + 1] = { k = 'solstart' }
       elseif ROLE == 'solutions' and cur and last_opening and bi > last_opening and b.level == cur.level then
         -- after the solutions' last marker, a heading at the markers' level that is none (a
         -- script's comment `## For arrays, we saw this:` read as a heading): no answer follows
