@@ -70,3 +70,52 @@ Extra problem: the tension is 40 N.
     answers = _answers(solutions)
     assert answers[1] == "The speed is 15 m/s."
     assert all("tension" not in a for a in answers)
+
+
+def test_section_questions_with_subsection_parts_and_a_last_section_without_parts():
+    # `\section` questions with `\subsection` parts, once pandoc drops their counters: the sheet
+    # numbers nothing, its two heading levels are its questions and parts; a `### Hint:` under
+    # several parts labels a block (no part), and a last section with no subsection is a question
+    md = """# Acids
+
+## Strength
+
+Rank the three acids by strength.
+
+### Hint:
+
+Compare their pKa values.
+
+## Dilution
+
+Find the pH after a tenfold dilution.
+
+### Hint:
+
+The concentration falls tenfold.
+
+# Buffers
+
+## Capacity
+
+Explain what limits a buffer's capacity.
+
+## Design
+
+Choose a pair to buffer at pH 7.
+
+### Hint:
+
+Look for a pKa near 7.
+
+# Titration
+
+Sketch the titration curve of a weak acid with a strong base.
+"""
+    questions, _ = read_and_pair_inferred(GENERAL, md, None)
+    assert [q.title for q in questions.root] == ["Acids", "Buffers", "Titration"]
+    assert [len(q.parts) for q in questions.root[:2]] == [2, 2]
+    assert questions.root[0].parts[0].content.startswith("Strength")
+    assert "Compare their pKa values." in questions.root[0].parts[0].content
+    assert "Sketch the titration curve" in questions.root[2].main_text + "".join(
+        p.content for p in questions.root[2].parts)

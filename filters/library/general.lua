@@ -3188,6 +3188,18 @@ local function asking_level(blocks)
   return nil
 end
 
+-- In the 'sections' layout, a section with no heading at the parts' level after the first
+-- section that has them (`\section{Enthalpy}` with no `\subsection`, between or after numbered
+-- sections whose subsections are parts) is a question of its own with no parts: its text the
+-- main text. Before the first such section it is chrome (a welcome, instructions), as is one
+-- with no text.
+local function partless_question(q)
+  for _, t in ipairs(q.main_texts) do
+    if trim(t) ~= '' then return true end
+  end
+  return false
+end
+
 -- Each section heading above the asking level opens a question (its title the heading
 -- text as printed); each asking heading (with `any_heading`, every heading at `level`: the
 -- 'sections' layout) opens a part whose content starts with its heading; the text before
@@ -3213,7 +3225,7 @@ local function asking_questions(blocks, level, any_heading)
   end
   local out = {}
   for _, q in ipairs(qs) do
-    if #q.parts > 0 then out[#out + 1] = q end
+    if #q.parts > 0 or (any_heading and #out > 0 and partless_question(q)) then out[#out + 1] = q end
   end
   return out
 end
