@@ -3204,7 +3204,8 @@ end
 -- text as printed); each asking heading (with `any_heading`, every heading at `level`: the
 -- 'sections' layout) opens a part whose content starts with its heading; the text before
 -- the first part is the main text. A section with no such heading is chrome (objectives,
--- downloads, instructions).
+-- downloads, instructions), except in the 'sections' layout after the first section that has
+-- parts (:func:`partless_question`).
 local function asking_questions(blocks, level, any_heading)
   local qs, cur, part = {}, nil, nil
   for _, b in ipairs(blocks) do
