@@ -503,6 +503,16 @@ local function solution_heading(h)
   return is_solutions_heading(h)
 end
 
+-- A heading that is only an answer word (`#### Solution:`, `## Answer`, `### Lösung`): in a
+-- solutions document it opens the answer of the question it stands under, whatever its level
+-- (a question opened by a bold `**Question 3.**` paragraph, restated, then its answer under a
+-- notebook heading), never a section of its own.
+local function bare_answer_heading(h)
+  if h.t ~= 'Header' then return false end
+  local t = trim(heading_text(h):lower():gsub('[%s%p]+$', ''))
+  return ANSWER_WORDS[t] == true
+end
+
 -- Does label `b` come right after `a` (`a`→`b`, `i`→`ii`, `1`→`2`)?
 local function sequence_step(a, b)
   if a:match('^%d+$') and b:match('^%d+$') then return tonumber(b) == tonumber(a) + 1 end
@@ -2903,6 +2913,8 @@ local function segment(blocks)
         answers = {}
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
+      elseif ROLE == 'solutions' and cur and bare_answer_heading(b) then
+        cur.units[#cur.units + 1] = { k = 'solstart' }
       elseif ROLE == 'solutions' and cur and last_opening and bi > last_opening and b.level == cur.level then
         -- after the solutions' last marker, a heading at the markers' level that is none (a
         -- script's comment `## For arrays, we saw this:` read as a heading): no answer follows
@@ -3177,11 +3189,24 @@ local function asking_level(blocks)
   return nil
 end
 
+-- In the 'sections' layout, a section with no heading at the parts' level after the first
+-- section that has them (`\section{Enthalpy}` with no `\subsection`, between or after numbered
+-- sections whose subsections are parts) is a question of its own with no parts: its text the
+-- main text. Before the first such section it is chrome (a welcome, instructions), as is one
+-- with no text.
+local function partless_question(q)
+  for _, t in ipairs(q.main_texts) do
+    if trim(t) ~= '' then return true end
+  end
+  return false
+end
+
 -- Each section heading above the asking level opens a question (its title the heading
 -- text as printed); each asking heading (with `any_heading`, every heading at `level`: the
 -- 'sections' layout) opens a part whose content starts with its heading; the text before
 -- the first part is the main text. A section with no such heading is chrome (objectives,
--- downloads, instructions).
+-- downloads, instructions), except in the 'sections' layout after the first section that has
+-- parts (:func:`partless_question`).
 local function asking_questions(blocks, level, any_heading)
   local qs, cur, part = {}, nil, nil
   for _, b in ipairs(blocks) do
@@ -3202,7 +3227,7 @@ local function asking_questions(blocks, level, any_heading)
   end
   local out = {}
   for _, q in ipairs(qs) do
-    if #q.parts > 0 then out[#out + 1] = q end
+    if #q.parts > 0 or (any_heading and #out > 0 and partless_question(q)) then out[#out + 1] = q end
   end
   return out
 end

@@ -89,7 +89,8 @@ def candidates(found: Found) -> list[Layout]:
     for level in levels:
         out.append(Layout(f"headings of level {level}", "headings", level=level))
     for upper, lower in zip(levels, levels[1:]):
-        out.append(Layout(f"sections with parts at headings of level {lower}", "sections", level=lower))
+        if not repeated_label(found, lower):
+            out.append(Layout(f"sections with parts at headings of level {lower}", "sections", level=lower))
     if found.asking >= 2:
         out.append(Layout("headings that ask as parts", "asking"))
     if found.items:
@@ -104,6 +105,13 @@ def candidates(found: Found) -> list[Layout]:
         out.append(Layout(f"items each closed by a '{found.closers[0]}' paragraph", "closing", closing=tuple(found.closers)))
     out.append(Layout("one question", "whole"))
     return out
+
+
+def repeated_label(found: Found, level: int) -> bool:
+    """Do the headings of ``level`` all say one thing (``### Hint:`` under several tasks,
+    ``## Solution``)? Then they label a block each, and are no parts."""
+    texts = {re.sub(r"\W+", "", t.lower()) for lv, t in found.headings if lv == level}
+    return len(texts) == 1
 
 
 def read_with(filter_source: str, layout: Layout, markdown: str, role: str, numbered: bool = True,

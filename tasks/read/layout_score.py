@@ -199,6 +199,8 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         if alone:
             titles = {_folded(q.title) for q in reading.questions.root}
             terms["unused"] = -UNUSED * sum(1 for t in alone if t not in titles) / len(alone)
+    if reading.layout.mode == "sections" and level and not found.markers() and not mixed_levels(found):
+        terms["markers"] = sections_opened_at(reading.questions, found, level)
     if reading.layout.mode == "headings" and level and not found.markers():
         deeper = sum(1 for lv, _ in found.headings if lv > level)
         if deeper >= 2:
@@ -254,6 +256,27 @@ def headings_opened(questions: SheetSet, found: Found) -> float:
             opened.remove(w)
             used += 1
     return used / len(wanted)
+
+
+def sections_opened_at(questions: SheetSet, found: Found, level: int) -> float:
+    """The markers term of a ``sections`` reading (questions at the headings one level up from
+    ``level``, parts at the headings of ``level``) of a sheet that numbers nothing, as
+    ``\\section`` questions with ``\\subsection`` parts are once pandoc drops their counters: the
+    share of the headings of those two levels at which it opens a question (its title) or a part
+    (its text opens with the heading's words); 0 with no such heading."""
+    uppers = [_folded(t) for lv, t in found.headings if lv == level - 1 and _folded(t)]
+    lowers = [_folded(t) for lv, t in found.headings if lv == level and _folded(t)]
+    if not uppers or not lowers:
+        return 0.0
+    titles = [_folded(q.title) for q in questions.root]
+    firsts = [_folded(p.content.splitlines()[0]) if p.content.strip() else "" for q in questions.root for p in q.parts]
+    used = 0
+    for wanted, opened in ((uppers, titles), (lowers, firsts)):
+        for w in wanted:
+            if w in opened:
+                opened.remove(w)
+                used += 1
+    return used / (len(uppers) + len(lowers))
 
 
 @lru_cache(maxsize=16)
