@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tasks.errors import InputError, system_error, system_problem
 from tasks.pids import alive
-from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, our_entries, source_id, usable
+from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, entry_kind, our_entries, source_id, usable
 
 PUBLISHING = threading.Lock()
 """Held while this process moves outputs into an ``--out``: an interrupted run waits for it
@@ -272,7 +272,7 @@ def publish(staging: Path, out: Path, source: str | None = None,
 def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> list[str]:
     """:func:`publish` into ``out`` (the folder itself or its descriptor's path)."""
     with out_lock(out), PUBLISHING:
-        check_out(out, names, source)
+        check_out(out, names, source, {e.name: entry_kind(e) for e in staging.iterdir()})
         _sweep_leftovers(out, staging)
         if staging.parent.resolve() != out.resolve() and os.stat(staging).st_dev != os.stat(out).st_dev:
             with staging_dir(out) as near:
@@ -295,6 +295,7 @@ def _swap(staging: Path, out: Path, source: str | None) -> list[str]:
     """:func:`publish`'s renames, ``staging`` being on ``out``'s file system (lock held)."""
     _sync_tree(staging)
     manifest = {"source": source_id(source) if source else None, "entries": sorted(e.name for e in staging.iterdir())}
+    manifest["kinds"] = {name: entry_kind(staging / name) for name in manifest["entries"]}  # what is replaced next time
     (staging / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     _sync_tree(staging / MANIFEST)
     allowed = OUTPUT_NAMES | set(manifest["entries"])
