@@ -210,6 +210,21 @@ def _sync_tree(root: Path) -> None:
             os.close(fd)
 
 
+def publish_files(out: Path, files: dict[str, bytes], roots: Sequence[Path | str] | None = None) -> None:
+    """A folder or sweep run's own files (``files``: plain name -> bytes) into ``out``, all or
+    nothing: written into a :func:`staging_dir` of ``out`` and synced, then each renamed over
+    the old one (through ``out``'s descriptor given ``roots``). A full disk, or an ``out`` that
+    refuses new files, while writing is one line (:class:`InputError`) with every old file as it
+    was (attack13 C43: a failed run's ``report.json`` and an empty ``flags.md`` replaced the last
+    good run's)."""
+    with staging_dir(out, roots) as near:
+        for name, data in files.items():
+            (near / name).write_bytes(data)
+        _sync_tree(near)
+        for name in files:
+            os.replace(near / name, near.parent / name)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` by a synced temporary file beside it and a rename, so
     ``path`` is the old file or the new one after any crash, never a truncated one. A full disk
