@@ -376,3 +376,15 @@ def test_prefixed_definitions_as_lyx_writes_them_are_read_not_refused():
     assert "\\long" not in text and "\\global" not in text
     # a prefix before anything but a definition is left as the sheet has it
     assert "\\global" in md("Say \\verb|\\global| aloud.").text
+
+
+def test_a_list_opened_in_a_definitions_begin_code_is_not_rewritten_to_the_end_of_the_sheet():
+    # \begin{list} in \newenvironment's begin code closes in its end code: read alone it never
+    # closes, and rewriting it as an unknown list once ran its \end to the end of the document
+    preamble = ("\\newenvironment{codeblock}\n{\\par\\begin{list}{}{\\setlength{\\itemsep}{0pt}\\ttfamily}%\n"
+                " \\item[]}\n{\\end{list}}\n")
+    out = md("\\section{Sorting}\n\\begin{enumerate}\n\\item Sort the list by hand.\n"
+             "\\item Count the swaps.\n\\end{enumerate}\n\\begin{codeblock}\nswap(a, b)\n\\end{codeblock}\n"
+             "\\section{Merging}\nMerge two sorted runs.\n", preamble)
+    assert "Sort the list by hand." in out.text and "Count the swaps." in out.text
+    assert "swap(a, b)" in out.text and "Merge two sorted runs." in out.text

@@ -324,6 +324,8 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
     st, name = ed.unknown, n.environmentname
     begin_end = end_of_args(n)
     end_start = n.pos + n.len - len(f"\\end{{{name}}}")
+    if ed.src[end_start:n.pos + n.len] != f"\\end{{{name}}}":  # never closed where it was opened (a
+        return False  # definition's begin code, \newenvironment{x}{\begin{list}…}{\end{list}}): not ours to rewrite
     body = [x for x in n.nodelist if x is not None]
     holds_items = any(item_like(ed, x) for x in body)
     if name.lower().rstrip("*") in QUESTION_WORDS and not holds_items:
