@@ -196,3 +196,17 @@ def test_solution_tagged_cells_are_hidden_answers_and_tasks_restarting_under_hea
     assert "Le schéma d'Euler" in pendulum["main_text"] and "On lâche" in pendulum["main_text"]
     assert "theta.append" in pendulum["parts"][0]["worked_solution"]
     assert "compare(theta)" in pendulum["parts"][1]["worked_solution"]
+
+
+def test_an_unnumbered_display_environment_in_dollars_becomes_what_katex_renders_there():
+    # a notebook writes $$\begin{align*}…$$ (MathJax takes it); a .tex sheet's align* is read as
+    # aligned (filters/convert/structure.lua): the notebook's is made the same, its \label cut
+    text = convert(
+        "kites.ipynb",
+        md("**Question 1.** Find the tension.\n\n$$\\begin{align*}\nT\\cos\\theta &= W \\label{w}\\\\\n"
+           "T\\sin\\theta &= D\n\\end{align*}$$\n\nand $$\\begin{equation*} x^2 = 4 \\end{equation*}$$ too, "
+           "while $$\\begin{align} y = 1 \\end{align}$$ keeps its number's environment."),
+    )
+    assert "\\begin{aligned}" in text and "\\end{aligned}" in text and "align*" not in text, text
+    assert "\\label" not in text and "T\\sin\\theta &= D" in text
+    assert "$$ x^2 = 4 $$" in text and "\\begin{align} y = 1 \\end{align}" in text

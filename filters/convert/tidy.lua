@@ -17,6 +17,9 @@ cannot render and never adds or rewrites a word of the sheet:
   their attributes ({reference-type="ref" …}); code blocks keep only their language
   (```` ``` html ````, not ```` ``` {.html language="HTML"} ````);
 - `\ensuremath` inside maths is cut (its argument stays, as LaTeX prints it there);
+- an unnumbered display environment inside `$$` (`\begin{align*}`, `gather*`, `multline*`,
+  `flalign*`, `equation*`), as markdown-family sheets write it, becomes what KaTeX renders
+  there (aligned, gathered, or its body), as structure.lua does for a .tex sheet;
 - maths spanning several lines: a continuation line that could start a markdown block
   (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
   four spaces so that it stays inside the paragraph, and blank lines inside maths are
@@ -101,12 +104,33 @@ local function risky(line)
   return false
 end
 
+-- The environment KaTeX renders inside `$$` in place of an unnumbered display environment
+-- written inside `$$` in a markdown-family sheet (`$$\begin{align*}…\end{align*}$$`, which
+-- MathJax accepts): the mapping structure.lua applies to a .tex sheet's displays. A numbered
+-- one is left (its numbers are structure.lua's business in a .tex sheet).
+local UNNUMBERED = { ["align*"] = "aligned", ["flalign*"] = "aligned", ["gather*"] = "gathered",
+  ["multline*"] = "gathered", ["equation*"] = "" }
+
+local function katex_display(el)
+  if el.mathtype ~= "DisplayMath" then return false end
+  local env, body = el.text:match("^%s*\\begin{(%a+%*)}(.*)$")
+  local inner = env and UNNUMBERED[env]
+  if not inner then return false end
+  local close = "\\end{" .. env:gsub("%*", "%%*") .. "}%s*$"
+  if not body:find(close) then return false end
+  body = body:gsub(close, ""):gsub("\\label%s*{[^}]*}", ""):gsub("\\nonumber", ""):gsub("\\notag", "")
+  if body:find("\\begin{" .. env:gsub("%*", "%%*") .. "}") then return false end
+  el.text = inner == "" and body or ("\\begin{" .. inner .. "}" .. body .. "\\end{" .. inner .. "}")
+  return true
+end
+
 local function Math(el)
   -- `\ensuremath{X}` inside maths is `{X}`: LaTeX typesets the argument as it is in maths
   -- mode (a sheet's `\newcommand{\RR}{\ensuremath{\mathbb R}}`, which pandoc expands into
   -- the maths), and KaTeX does not know the command
   local text, n = el.text:gsub("\\ensuremath%f[^%a]%s*", "")
   if n > 0 then el.text = text end
+  if katex_display(el) then n = n + 1 end
   if not el.text:find("\n", 1, true) then return n > 0 and el or nil end
   local lines = {}
   local first = true
