@@ -62,6 +62,7 @@ def test_a_run_with_huge_image_addresses_prints_and_keeps_bounded_lines(tmp_path
     lines = (printed.out + printed.err).splitlines()
     assert max(map(len, lines)) < LONGEST, max(lines, key=len)[:200]
     assert sum("image not found" in line for line in lines) == 3
+    assert (tmp_path / "o" / "report.json").stat().st_size < 100_000  # the sheet is 0.5 MB; it was all in here
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert sum(w.startswith("image not found") for w in report["warnings"]) == 3
     assert max(map(len, report["warnings"])) < LONGEST
