@@ -13,6 +13,13 @@ named here so that checking a command line imports nothing of the run): a folder
 is a previous run's outputs, never a folder of sheets."""
 
 
+def prefect_home() -> Path:
+    """``PREFECT_HOME`` as Prefect reads it (default ``~/.prefect``), resolved."""
+    import os
+
+    return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser().resolve()
+
+
 def inside(path: str | Path, folder: str | Path) -> bool:
     """Whether ``path`` is ``folder`` or lies under it (links followed: both resolved)."""
     return Path(path).resolve().is_relative_to(Path(folder).resolve())
@@ -65,9 +72,15 @@ def out_over_inputs(out: str | Path, folders: dict[str, str | Path | None],
     ``--export`` inside ``--out`` refused while ``--filter`` and ``--replies`` there were taken),
     except for the run's own saved replies, ``OUT/replies`` and what is in it: ``--replies
     out/x/replies --out out/x`` (or ``--filter out/x/replies/filter.lua``) repeats a run, every
-    input being read whole before anything in ``--out`` is replaced. ``None`` when apart
-    (``None`` entries and paths that are not there are skipped)."""
+    input being read whole before anything in ``--out`` is replaced. An output folder inside
+    ``PREFECT_HOME`` (:func:`prefect_home`) is refused too (attack13 C39: a run wrote its set among
+    Prefect's cache files and beside the runner's socket). ``None`` when apart (``None`` entries
+    and paths that are not there are skipped)."""
     target = Path(out).resolve()
+    home = prefect_home()
+    if target == home or home in target.parents:
+        return (f"--out lies inside PREFECT_HOME ({home}), Prefect's and sheet2lambda's own state (its database, "
+                "cached results, the warm runner's socket): choose another --out")
     own = target / "replies"
     for option, given in list(folders.items()) + list((files or {}).items()):
         if given is None or not Path(given).exists():

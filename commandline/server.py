@@ -13,15 +13,13 @@ measured: README "Prefect"). A command therefore looks, before Prefect is import
 4. with ``SHEET2LAMBDA_SERVER=temporary`` (or when the start fails) Prefect's temporary
    server, one per command, as before.
 
-Beside the kept server runs the warm runner (:mod:`commandline.warm`), which has Prefect and the
-flows imported: ``server start`` starts it, the first command after the server started
-starts it for the next ones, ``server stop`` stops it, ``server status`` reports it.
+Beside the kept server runs the warm runner (:mod:`commandline.warm`), flows imported: ``server start``
+or the first command after the server started starts it, ``server stop`` stops it, ``status`` reports it.
 
 The kept server starts with this project's Prefect settings (:data:`commandline.runtime.DEFAULTS`,
 unless set in the environment), as a temporary one does: without them its task-run recorder
 and event persister stored every task run's three events: 36 ms of the server's CPU per task
-run against 6 (a folder of 40 sheets, ``tests/benchmarks/bench_big.py``: ``flows/README.md``,
-"Big folders").
+run against 6 (40 sheets, ``tests/benchmarks/bench_big.py``: ``flows/README.md``, "Big folders").
 
 Only the standard library is imported here.
 """
@@ -41,6 +39,7 @@ from commandline import procs
 from commandline.runtime import DEFAULTS
 from commandline.ownership import ancestor_problem, listener_is_ours
 from commandline.procs import prefect_command
+from commandline.server_auth import exposed_line
 from commandline.server_wait import await_own, free_port, healthy, port_free as _free  # noqa: F401 (re-exported)
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
@@ -141,6 +140,8 @@ def private_home() -> Path:
                                        "remove it, or set PREFECT_HOME to a folder of your own")
                 if not os.path.islink(path) and st.st_mode & 0o077:
                     os.chmod(path, st.st_mode & 0o700)
+                    if path == str(home / AUTH_NAME):  # its password was readable: said, never silently
+                        print(exposed_line(path, st.st_mode), file=sys.stderr)
     except OSError:
         pass
     return home

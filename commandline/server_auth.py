@@ -10,8 +10,8 @@ def auth_string(path, private_home, recorded) -> str:
     """The kept server's ``user:password``, generated on first use (32 random bytes, URL-safe)
     into ``path`` (:func:`commandline.server.auth_file`; ``private_home`` and ``recorded`` are
     :mod:`commandline.server`'s, given so this module imports it not), created 0600 and never rewritten, except when it was found readable by other
-    users: then ``PREFECT_HOME`` is made private again (``private_home()``) and, when no kept server
-    is recorded, a new password is made (else a warning says how to rotate it); raises ``OSError`` when it cannot
+    users: then ``PREFECT_HOME`` is made private again (``private_home()``, which says so in one line:
+    :func:`exposed_line`) or, when no kept server is recorded, a new password is made (one line); raises ``OSError`` when it cannot
     be read or made."""
     import secrets
 
@@ -20,12 +20,13 @@ def auth_string(path, private_home, recorded) -> str:
         if text and not (os.stat(path).st_mode & 0o077):
             return text
         if text:  # readable by others (issue 23): PREFECT_HOME made private again, storage/ included
-            private_home()
-            if recorded() is not None:  # a kept server runs with it: kept, and the user told how to rotate it
-                print(f"warning: {path} was readable by other users; it is 0600 now: to change the password, run "
-                      f"`sheet2lambda server stop`, then remove {path}", file=sys.stderr)
+            if recorded() is not None:  # a kept server runs with it: kept, made 0600 and said (private_home)
+                private_home()
                 return text
+            mode = os.stat(path).st_mode & 0o777
             path.unlink()  # no server uses it: rotated below
+            print(f"warning: {path} was readable by other users (mode {mode:o}): a new password is made, 0600",
+                  file=sys.stderr)
     except FileNotFoundError:
         pass
     private_home()
@@ -37,3 +38,11 @@ def auth_string(path, private_home, recorded) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(value + "\n")
     return value
+
+
+def exposed_line(path, mode: int) -> str:
+    """The one line when the password file ``path`` was found readable by others (``mode``) and made
+    0600 with its password kept (a kept server may use it): what to do to change it (attack13 C01:
+    it was made 0600 silently)."""
+    return (f"warning: {path} was readable by other users (mode {mode & 0o777:o}); it is 0600 now: to change the "
+            f"password, run `sheet2lambda server stop`, then remove {path}")

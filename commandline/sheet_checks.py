@@ -110,7 +110,12 @@ def text_problem(path: Path) -> str | None:
 def _many_questions(text: str) -> str | None:
     """More questions of one kind than a set can hold (:func:`tasks.convert.openings.count_openings`,
     :func:`tasks.convert.bounds.check_openings`'s words), or ``None``."""
-    from tasks.convert.openings import count_openings
+    from tasks.convert.openings import MAX_MATHS, count_maths, count_openings, maths_line
 
     n, kind = count_openings(text)
-    return f"holds {n:,} {kind}, more than the {MAX_QUESTIONS:,} questions a set can have" if n > MAX_QUESTIONS else None
+    if n > MAX_QUESTIONS:
+        return f"holds {n:,} {kind}, more than the {MAX_QUESTIONS:,} questions a set can have"
+    maths = count_maths(text)
+    if maths > MAX_MATHS:
+        return maths_line(maths)
+    return None

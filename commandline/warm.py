@@ -9,8 +9,9 @@ and its server chosen, hands its run over (:func:`hand_over`):
 
 1. the client connects to the runner's Unix socket (:func:`socket_path`: a 0700 folder under
    ``PREFECT_HOME``, the socket 0600; the runner also checks the peer's uid) and sends its
-   argv, working folder, environment, resource limits, umask and start time, with its stdin, stdout and stderr
-   (``socket.send_fds``);
+   argv, working folder, environment, resource limits, umask and start time; only once the runner
+   answers ``ready`` (within :data:`ANSWER_WITHIN` seconds, else the command runs in its own process,
+   one line) its stdin, stdout and stderr (``socket.send_fds``), answered by the forked command itself;
 2. the runner answers only when it matches (:func:`identity`): the same ``PREFECT_HOME``,
    ``PREFECT_API_URL``, interpreter, ``sys.path`` and project folder, and the same
    fingerprint of the project's code (:func:`fingerprint`: every file of ``flows``,
@@ -21,9 +22,9 @@ and its server chosen, hands its run over (:func:`hand_over`):
    client's descriptors as its stdin/stdout/stderr, its folder, limits, umask, its environment (a key is
    read from it by the call that needs it, as in a command's own process; never logged),
    re-reads Prefect's settings for it, and runs the command's ``main``;
-4. the client forwards SIGINT, SIGTERM and SIGHUP to the child (Ctrl-C stops it, exit 130)
-   and exits with the child's status; when the client goes away the child is stopped
-   (SIGTERM, then SIGKILL), and a child whose runner dies gets SIGTERM.
+4. the client signals the child directly (a pidfd: :mod:`commandline.warm_relay`; Ctrl-C stops it,
+   exit 130) and exits with the child's status; when the client goes away the child stops itself
+   (and the runner stops it: SIGTERM, then SIGKILL), and a child whose runner dies gets SIGTERM.
 
 ``SHEET2LAMBDA_WARM=0`` turns it off (neither used nor started). ``sheet2lambda server
 stop`` stops the runner with the server; ``server status`` reports both. The runner's log
@@ -36,27 +37,29 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import socket
-import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from commandline import procs
+from commandline import procs, warm_relay
+from commandline.warm_relay import FORWARDED  # noqa: F401 - re-exported
 from commandline.ownership import peer_is_ours
 from commandline.warm_code import ROOT, changed_since, fingerprint, installed_stamp, loaded_files  # noqa: F401 - re-exported
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
+from commandline.warm_messages import Reader, recv_message, send_message  # noqa: F401 - re-exported
 from commandline.warm_limits import caller_umask, limits
 
 """The project folder whose code the runner imported."""
 STATE_NAME = "sheet2lambda-warm.json"
 COMMANDS = {"document": "flows.document", "folder": "flows.folder", "sweep": "flows.sweep"}
 """The commands a runner runs, and the modules it imports ahead of them."""
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""Signals the client passes on to the command it handed over."""
+ANSWER_WITHIN = 5.0
+"""Seconds the runner has for each answer of a hand-over (its first, then its forked command's)
+before the command runs in its own process, saying so in one line: a stopped runner (SIGSTOP, a
+debugger) held a command for 11 minutes, then ran it (attack13 C29); it drops a request older."""
 GRACE = 5.0
 """Seconds a child whose client went away has between SIGTERM and SIGKILL."""
 
@@ -115,84 +118,6 @@ def differs(mine: dict, theirs: dict) -> str | None:
         if mine.get(key) != theirs.get(key):
             return what
     return None
-
-
-# --- messages: a 4-byte length, then JSON ------------------------------------------------------
-
-def send_message(sock: socket.socket, obj: dict, fds: list[int] | None = None) -> None:
-    """Send ``obj`` as one message (with ``fds`` as SCM_RIGHTS when given)."""
-    data = json.dumps(obj).encode()
-    data = struct.pack("!I", len(data)) + data
-    sent = socket.send_fds(sock, [data[:4096]], fds) if fds else 0
-    if sent < len(data):  # (an empty send to a closed peer fails: none is made)
-        sock.sendall(data[sent:])
-
-
-class Reader:
-    """Whole messages sent by :func:`send_message`, read one at a time from a stream socket.
-
-    A stream has no message boundaries: one ``recv`` may hold two messages (two forwarded
-    signals close together) or part of one. The reader keeps the bytes past a message for
-    the next one, so none is lost or mangled. Descriptors (SCM_RIGHTS, up to ``maxfds``)
-    are gathered in :attr:`fds` as they arrive; the caller owns them.
-    """
-
-    def __init__(self, sock: socket.socket, maxfds: int = 0):
-        self.sock, self.maxfds = sock, maxfds
-        self.buf = b""
-        self.fds: list[int] = []
-        self.ended = False
-
-    def fill(self) -> bool:
-        """One ``recv`` into the buffer; ``False`` (and :attr:`ended`) at end of stream.
-        Raises ``OSError`` as ``recv`` does (a timeout: ``TimeoutError``)."""
-        if self.maxfds and len(self.fds) < self.maxfds:
-            chunk, got, _, _ = socket.recv_fds(self.sock, 65536, self.maxfds - len(self.fds))
-            self.fds += got
-        else:
-            chunk = self.sock.recv(65536)
-        if not chunk:
-            self.ended = True
-        self.buf += chunk
-        return bool(chunk)
-
-    def next(self) -> dict | None:
-        """The next whole message already read, or ``None`` when the buffer holds none.
-        Raises ``ValueError`` when a whole message is not a JSON object."""
-        if len(self.buf) < 4:
-            return None
-        size = struct.unpack("!I", self.buf[:4])[0]
-        if len(self.buf) < 4 + size:
-            return None
-        data, self.buf = self.buf[4:4 + size], self.buf[4 + size:]
-        msg = json_loads(data)
-        if not isinstance(msg, dict):
-            raise ValueError("a message that is not a JSON object")
-        return msg
-
-    def recv(self) -> dict | None:
-        """The next message, reading until it is whole; ``None`` at end of stream (a message
-        cut short by the end counts as none). Raises ``OSError`` or ``ValueError``."""
-        while True:
-            msg = self.next()
-            if msg is not None:
-                return msg
-            if self.ended or not self.fill():
-                return None
-
-
-def recv_message(sock: socket.socket, maxfds: int = 0) -> tuple[dict | None, list[int]]:
-    """One message sent by :func:`send_message` (``None`` at end of stream) and the
-    descriptors that came with it (up to ``maxfds``), for a socket that carries a single
-    message before it closes or is answered (a ping); anything read past it is dropped,
-    so a conversation of several messages uses one :class:`Reader` instead."""
-    reader = Reader(sock, maxfds)
-    msg = reader.recv()
-    if msg is None:
-        for fd in reader.fds:
-            os.close(fd)
-        return None, []
-    return msg, reader.fds
 
 
 # --- the client ------------------------------------------------------------------------------
@@ -259,7 +184,7 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
             startup["warm_what"] = "warm runner not used: the kept server is off for this command " \
                 "(Prefect's temporary server)"
         return None
-    sock = _connect()
+    sock = _connect(ANSWER_WITHIN)
     if sock is None:
         if startup.get("kept"):
             startup["warm_what"] = "no warm runner; one is starting for the next command" if start() \
@@ -267,20 +192,35 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
         return None
     code = fingerprint()
     try:
-        stdio = _stdio()
+        # The request goes first, without our stdin, stdout and stderr: a runner that does not take it
+        # (stopped) holds no copy of them, which kept a pipe after us open for ever (attack13 C29).
         send_message(sock, {"run": command, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "limits": limits(),
                      "umask": caller_umask(),
                      "identity": identity(code), "started": startup.get("started"),
                      "startup": {k: startup[k] for k in ("server", "server_what") if k in startup},
                      "sent": time.monotonic(),
                      "stdio": [[getattr(s, "encoding", None), getattr(s, "errors", None)]
-                               for s in (sys.stdin, sys.stdout, sys.stderr)]}, stdio)
+                               for s in (sys.stdin, sys.stdout, sys.stderr)]})
         reader = Reader(sock)
         reply = reader.recv()
+        if reply and reply.get("ready"):  # it will run it: the descriptors, then the forked command's answer
+            send_message(sock, {"stdio": True}, _stdio())
+            reply = reader.recv()
+    except TimeoutError:
+        sock.close()
+        pid = (recorded() or {}).get("pid")
+        print(f"the warm runner (pid {pid}) did not answer within {ANSWER_WITHIN:g} s (stopped or busy): "
+              "this command runs in its own process", file=sys.stderr)
+        startup["warm_what"] = f"warm runner not used (it did not answer within {ANSWER_WITHIN:g} s)"
+        return None
     except (OSError, ValueError) as e:
         sock.close()
         startup["warm_what"] = f"warm runner not used ({type(e).__name__}: {e})"
         return None
+    except KeyboardInterrupt:  # Ctrl-C while the runner is asked: nothing ran
+        sock.close()
+        print("interrupted: the run stopped before it began", file=sys.stderr)
+        raise SystemExit(130) from None
     if not reply or not reply.get("ok"):
         sock.close()
         why = (reply or {}).get("why", "it did not answer")
@@ -290,34 +230,13 @@ def hand_over(command: str, argv: list[str], startup: dict) -> int | None:
             if start():
                 startup["warm_what"] += "; a fresh one is starting for the next command"
         return None
-    return _wait(sock, reader, reply.get("pid"))
+    return _wait(sock, reader, reply.get("pid"), reply.get("runner"))
 
 
-def _wait(sock: socket.socket, reader: Reader, child: int | None = None) -> int:
-    """Forward signals to the handed-over command until its exit status arrives (``reader`` may
-    hold it already: it can come in the runner's answer's read); a runner gone first: its ``child``
-    stopped too (:func:`commandline.procs.outlived`), one line."""
-    def forward(signum, frame):
-        try:
-            send_message(sock, {"signal": int(signum)})
-        except OSError:
-            pass
-
-    old = {s: signal.signal(s, forward) for s in FORWARDED}
-    sock.settimeout(None)
-    try:
-        reply = reader.recv()
-    except (OSError, ValueError):
-        reply = None
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-        sock.close()
-    if reply is None or "exit" not in reply:
-        from commandline.ends import went_away_line  # the server's crash named when it is the cause
-        print(went_away_line(_home() / "sheet2lambda-warm.log", procs.outlived(child)), file=sys.stderr)
-        return 1
-    return int(reply["exit"])
+def _wait(sock: socket.socket, reader: Reader, child: int | None = None, runner: int | None = None) -> int:
+    """:func:`commandline.warm_relay.wait`: signals passed to the handed-over command ``child`` (of
+    ``runner``) until its exit status arrives; a runner gone or silent is one line."""
+    return warm_relay.wait(sock, reader, child, runner, _home() / "sheet2lambda-warm.log")
 
 
 # --- starting and stopping -------------------------------------------------------------------

@@ -37,6 +37,37 @@ def tie_to(parent: int, sig: int) -> None:
         os.kill(os.getpid(), sig)
 
 
+CLIENT: list = []
+"""The client's connection, kept open by :func:`answer_client` for the run's life."""
+
+
+def answer_client(fd: int, runner: int) -> None:
+    """Tell the client (connection ``fd``) that this process is its command (``{"ok", "pid",
+    "runner"}``: it signals it directly), unless the client has gone already: then nothing runs
+    (exit 1), since a client that gave up runs the command itself. Then watch ``fd`` on a thread:
+    the client gone mid-run stops the run (SIGTERM to itself), even when the runner, which stops it
+    too, is itself stopped (attack13 C29: a run whose command was killed published 11 minutes later)."""
+    import select
+    import socket
+
+    sock = socket.socket(fileno=fd)
+    gone = select.poll()
+    gone.register(fd, select.POLLRDHUP)
+    try:
+        if gone.poll(0):
+            os._exit(1)
+        warm.send_message(sock, {"ok": True, "pid": os.getpid(), "runner": runner})
+    except OSError:
+        os._exit(1)
+    CLIENT.append(sock)
+
+    def watch() -> None:
+        gone.poll()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="sheet2lambda-client-watch", daemon=True).start()
+
+
 def become(msg: dict, fds: list[int], conn, sel, runner_only: list, runner: int = 0) -> tuple[str, list[str]]:
     """In the forked child: close the runner's own sockets (``runner_only``, the selector
     ``sel`` and the client's connection ``conn``), end with the ``runner`` (its pid:
@@ -51,6 +82,7 @@ def become(msg: dict, fds: list[int], conn, sel, runner_only: list, runner: int 
     for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
         signal.signal(s, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    client = os.dup(conn.fileno())
     for own in runner_only:
         own.close()
     for key in list(sel.get_map().values()):
@@ -59,6 +91,7 @@ def become(msg: dict, fds: list[int], conn, sel, runner_only: list, runner: int 
     conn.close()
     os.setpgid(0, 0)
     tie_to(runner or os.getppid(), signal.SIGTERM)
+    answer_client(client, runner or os.getppid())
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     for fd in fds:

@@ -268,13 +268,16 @@ def _accept(listener, sel, children, me, served):
             warm.send_message(conn, {"ok": True, "pid": os.getpid(), "served": served, "identity": me})
             conn.close()
             return 0
+        if _waited(msg) is not None:  # its client gave up and runs the command itself: never a second run
+            _log(f"a request waited {_waited(msg):.0f} s for the runner (stopped?): its client had given up; not run")
+            _close(fds)
+            conn.close()
+            return 0
         why = warm.differs(me, msg.get("identity") or {}) or warm.changed_since(LOADED)
         if not why:
             why = limits_problem(msg.get("limits")) or umask_problem(msg.get("umask"))
         if not why and msg.get("run") not in warm.COMMANDS:
             why = "not a command it runs"
-        if not why and len(fds) != 3:
-            why = "stdin, stdout and stderr did not arrive"
         if not why:
             why = _fork_safe()
             if why:
@@ -284,6 +287,13 @@ def _accept(listener, sel, children, me, served):
             warm.send_message(conn, {"ok": False, "why": why})
             conn.close()
             return 0
+        warm.send_message(conn, {"ready": True})  # now its stdin, stdout and stderr (none sit in a stopped runner's queue)
+        if not (reader.recv() or {}).get("stdio") or len(reader.fds) != 3:
+            _log("a client sent no stdin, stdout and stderr; not run")
+            _close(reader.fds)
+            conn.close()
+            return 0
+        fds = reader.fds
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         runner, child = os.getpid(), os.fork()
@@ -297,8 +307,7 @@ def _accept(listener, sel, children, me, served):
                 os.write(2, f"the warm runner could not start the command ({type(e).__name__}); "
                             "run again with SHEET2LAMBDA_WARM=0\n".encode())
                 os._exit(1)
-        _close(fds)
-        warm.send_message(conn, {"ok": True, "pid": child})
+        _close(fds)  # (the child itself answers the client: a runner stopped after the fork holds nothing up)
         children[child] = {"conn": conn, "reader": reader, "kill_at": None}
         sel.register(conn, selectors.EVENT_READ, child)
         _messages(child, sel, children)  # any read past the request (the selector will not say so again)
@@ -308,6 +317,17 @@ def _accept(listener, sel, children, me, served):
         _close(fds)
         conn.close()
         return 0
+
+
+def _waited(msg: dict) -> float | None:
+    """Seconds a request waited past :data:`commandline.warm.ANSWER_WITHIN` (its client has given up
+    and runs the command itself), from its ``sent`` (``time.monotonic``: one clock for the machine);
+    ``None`` when in time."""
+    try:
+        waited = time.monotonic() - float(msg.get("sent"))
+    except (TypeError, ValueError):
+        return None
+    return waited if waited > warm.ANSWER_WITHIN else None
 
 
 def _close(fds: list[int]) -> None:

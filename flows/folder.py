@@ -44,7 +44,8 @@ from flows.folder_run import run_folder  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
-from tasks.check.folder_report import write_run_json  # noqa: E402
+from tasks.check.folder_report import run_json  # noqa: E402
+from tasks.write.publish import publish_files  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
 from tasks.errors import visible, InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
@@ -191,10 +192,11 @@ def folder_flow(
                                  description=f"flags of {src.name}")
     began, since = runtime.run_started(t0)
     try:
-        with folder_report.pinned(out_dir, roots) as own:  # through --out opened once, checked (attack 10, C32)
-            write_run_json(own, outcome.rows, time.monotonic() - began, wall_from=since, folder=str(src),
-                           filter=outcome.filter, skipped=outcome.skipped_links)
-            (own / OUTCOME_NAME).write_text(outcome.model_dump_json(indent=1), encoding="utf-8")
+        # through --out opened once, checked (attack 10, C32); both or neither (attack13 C43)
+        publish_files(out_dir, {"report.json": run_json(outcome.rows, time.monotonic() - began, wall_from=since,
+                                                         folder=str(src), filter=outcome.filter,
+                                                         skipped=outcome.skipped_links).encode(),
+                                OUTCOME_NAME: outcome.model_dump_json(indent=1).encode()}, roots)
     except InputError as e:  # --out moved outside the deployment's root meanwhile: one line
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))

@@ -28,7 +28,7 @@ def out(tmp_path):
 def test_every_request_without_the_token_is_refused(out):
     from starlette.testclient import TestClient
 
-    client = TestClient(make_app(ReviewSession(out), "sesame"))
+    client = TestClient(make_app(ReviewSession(out), "sesame"), base_url="http://127.0.0.1")
     for path in ("/", "/api/overview", "/set.zip", "/static/page.js", "/sesam/", "/sesame", "/x/sesame/",
                  "/SESAME/api/overview", "/favicon.ico"):
         r = client.get(path)

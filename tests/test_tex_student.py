@@ -363,3 +363,16 @@ def test_parts_under_another_class_s_question_macro_start_at_a_each_time():
              "\\qq{Lakes.}\n\\begin{parts}\\part Depth.\\end{parts}", cls="exam")
     lines = [ln.strip() for ln in out.text.splitlines()]
     assert "(b) Mouth." in lines and "(a) Depth." in lines
+
+
+def test_prefixed_definitions_as_lyx_writes_them_are_read_not_refused():
+    # LyX writes each of a sheet's maths macros as \global\long\def, in the body; pandoc's reader
+    # stops at \long, so the whole sheet was refused in one line
+    body = ("\\global\\long\\def\\reals{\\mathbf{R}}\n \\global\\long\\def\\loss{\\ell}\n"
+            "\\protected\\def\\unit{m}\n\\section{Ridge}\n\\begin{enumerate}\n"
+            "\\item Show that $\\loss(w)$ is convex on $\\reals^{d}$, in \\unit.\n\\end{enumerate}\n")
+    text = md(body).text
+    assert "convex" in text and "\\mathbf{R}" in text and "\\ell" in text
+    assert "\\long" not in text and "\\global" not in text
+    # a prefix before anything but a definition is left as the sheet has it
+    assert "\\global" in md("Say \\verb|\\global| aloud.").text

@@ -117,7 +117,8 @@ readings of a sheet), the layout is the one it names instead of the reader's own
 `mode` 'markers', 'headings' (`level`: every heading of that level opens a question),
 'leaves' (`level`: the innermost sections are the questions: :func:`leaf_roles`),
 'sections' (`level`: every heading of that level opens a part of the section above it),
-'paragraphs', 'list', 'asking' or 'whole' (the sheet one question); `words` are marker words
+'paragraphs', 'list', 'asking', 'whole' (the sheet one question) or 'closing' (`closing`: the
+paragraph that closes each item, :func:`closed_items`); `words` are marker words
 the sheet repeats with numbers (`Ejercicio 1`, `Ejercicio 2`), read as the question words are;
 `plain` true: plain paragraphs opening with such a word and number (`Exercise 2. Find`) open
 questions as bold markers do; `bold` true: headings open no question, only bold markers do.
@@ -500,6 +501,16 @@ local function solution_heading(h)
     if c == 'solution' or c == 'answer' or c == 'solutions' or c == 'answers' then return true end
   end
   return is_solutions_heading(h)
+end
+
+-- A heading that is only an answer word (`#### Solution:`, `## Answer`, `### Lösung`): in a
+-- solutions document it opens the answer of the question it stands under, whatever its level
+-- (a question opened by a bold `**Question 3.**` paragraph, restated, then its answer under a
+-- notebook heading), never a section of its own.
+local function bare_answer_heading(h)
+  if h.t ~= 'Header' then return false end
+  local t = trim(heading_text(h):lower():gsub('[%s%p]+$', ''))
+  return ANSWER_WORDS[t] == true
 end
 
 -- Does label `b` come right after `a` (`a`→`b`, `i`→`ii`, `1`→`2`)?
@@ -2902,6 +2913,8 @@ local function segment(blocks)
         answers = {}
       elseif cur and b.level > cur.level then
         block_units(b, cur.units)
+      elseif ROLE == 'solutions' and cur and bare_answer_heading(b) then
+        cur.units[#cur.units + 1] = { k = 'solstart' }
       elseif ROLE == 'solutions' and cur and last_opening and bi > last_opening and b.level == cur.level then
         -- after the solutions' last marker, a heading at the markers' level that is none (a
         -- script's comment `## For arrays, we saw this:` read as a heading): no answer follows
@@ -3176,11 +3189,24 @@ local function asking_level(blocks)
   return nil
 end
 
+-- In the 'sections' layout, a section with no heading at the parts' level after the first
+-- section that has them (`\section{Enthalpy}` with no `\subsection`, between or after numbered
+-- sections whose subsections are parts) is a question of its own with no parts: its text the
+-- main text. Before the first such section it is chrome (a welcome, instructions), as is one
+-- with no text.
+local function partless_question(q)
+  for _, t in ipairs(q.main_texts) do
+    if trim(t) ~= '' then return true end
+  end
+  return false
+end
+
 -- Each section heading above the asking level opens a question (its title the heading
 -- text as printed); each asking heading (with `any_heading`, every heading at `level`: the
 -- 'sections' layout) opens a part whose content starts with its heading; the text before
 -- the first part is the main text. A section with no such heading is chrome (objectives,
--- downloads, instructions).
+-- downloads, instructions), except in the 'sections' layout after the first section that has
+-- parts (:func:`partless_question`).
 local function asking_questions(blocks, level, any_heading)
   local qs, cur, part = {}, nil, nil
   for _, b in ipairs(blocks) do
@@ -3201,7 +3227,7 @@ local function asking_questions(blocks, level, any_heading)
   end
   local out = {}
   for _, q in ipairs(qs) do
-    if #q.parts > 0 then out[#out + 1] = q end
+    if #q.parts > 0 or (any_heading and #out > 0 and partless_question(q)) then out[#out + 1] = q end
   end
   return out
 end
@@ -3304,6 +3330,120 @@ local function answered_lists(blocks)
   return out
 end
 
+-- ---------------------------------------------------------------------------
+-- Items closed by a paragraph the sheet repeats (mode 'closing'; `LAYOUT.closing` holds the
+-- paragraph's words, lower case, as tasks/read/discovery.py found them repeating: a quiz
+-- bank's `Feedback` after each question and its options). The blocks since the last item
+-- (or heading) are the question: its last block, when a list, its options; the block after
+-- the closing paragraph is its answer: a list parallel to the options is per-option
+-- feedback (its worked solution), the option whose line opens with the opening the sheet
+-- gives once in each such list (`Right!`: :func:`closing_right`) correct; a paragraph is the
+-- answer, unless it is short and the sheet gives it more than once (`None`: a placeholder).
+-- Headings are chrome; a stem and options that a heading ends before any closing paragraph
+-- are a question without an answer.
+
+local function closing_key(b)
+  if b.t ~= 'Para' and b.t ~= 'Plain' then return nil end
+  return (trim(pandoc.utils.stringify(b)):gsub('[:%.]$', '')):lower()
+end
+
+local function is_list(b)
+  return b and (b.t == 'BulletList' or b.t == 'OrderedList')
+end
+
+-- the opening word of a list item when it stands alone or ends in a stop (`Right!`), else nil
+local function item_opening(item)
+  local t = trim((sheet.text(item):gsub('\u{A0}', ' ')))
+  local w = t:match('^(%S+)')
+  if w and (w == t or w:match('[!%.,:;]$')) then return w end
+  return nil
+end
+
+-- The opening that marks the correct option in per-option feedback: given exactly once in
+-- two or more of the lists that follow a closing paragraph parallel to the options before
+-- it, and in at least half of them; else nil.
+local function closing_right(blocks, closers)
+  local counts, lists = {}, 0
+  for i = 2, #blocks - 1 do
+    local b, before, after = blocks[i], blocks[i - 1], blocks[i + 1]
+    if closers[closing_key(b) or ''] and is_list(before) and is_list(after)
+        and #before.content == #after.content then
+      lists = lists + 1
+      local seen = {}
+      for _, item in ipairs(after.content) do
+        local w = item_opening(item)
+        if w then seen[w] = (seen[w] or 0) + 1 end
+      end
+      for w, n in pairs(seen) do
+        if n == 1 then counts[w] = (counts[w] or 0) + 1 end
+      end
+    end
+  end
+  local best, most = nil, 1
+  for w, n in pairs(counts) do
+    if n > most and n * 2 >= lists then best, most = w, n end
+  end
+  return best
+end
+
+local function closed_items(blocks, closers)
+  local qs, stem = {}, {}
+  local right = closing_right(blocks, closers)
+  -- a short paragraph the sheet gives more than once (`None` after a closer, in an empty
+  -- section) is a placeholder, no answer
+  local given = {}
+  for _, b in ipairs(blocks) do
+    if b.t == 'Para' or b.t == 'Plain' then
+      local t = trim(sheet.text_of(b))
+      if words_in(t) <= 3 then given[t] = (given[t] or 0) + 1 end
+    end
+  end
+  local function item(answer)
+    local q = new_question(qs, '', '', 99)
+    local options = is_list(stem[#stem]) and #stem > 1 and options_unit(stem[#stem]) or nil
+    for k, sb in ipairs(stem) do
+      if options and k == #stem then q.units[#q.units + 1] = options else block_units(sb, q.units) end
+    end
+    if answer and is_list(answer) and options and #answer.content == #options.options then
+      local only_marks = true
+      for k, it in ipairs(answer.content) do
+        local w = item_opening(it)
+        if right and w == right then options.correct[#options.correct + 1] = k - 1 end
+        if trim(sheet.text(it)) ~= right then only_marks = false end
+      end
+      if not only_marks then q.units[#q.units + 1] = { k = 'sol', answer = '', ws = trim(sheet.text_of(answer)) } end
+    elseif answer then
+      local t = trim(sheet.text_of(answer))
+      if is_list(answer) then
+        q.units[#q.units + 1] = { k = 'sol', answer = '', ws = t }
+      elseif (given[t] or 0) < 2 and t ~= '' then
+        q.units[#q.units + 1] = { k = 'sol', answer = t, ws = '' }
+      end
+    end
+    stem = {}
+  end
+  html_capture = nil
+  local i = 1
+  while i <= #blocks do
+    local b = blocks[i]
+    if b.t == 'Header' then
+      if #stem > 1 and is_list(stem[#stem]) then item(nil) end
+      stem = {}
+    elseif closers[closing_key(b) or ''] then
+      local nb = blocks[i + 1]
+      if nb and nb.t ~= 'Header' and not closers[closing_key(nb) or ''] then i = i + 1 else nb = nil end
+      if #stem > 0 then item(nb) end
+    elseif not blank_para(b) then
+      stem[#stem + 1] = b
+    end
+    i = i + 1
+  end
+  if #stem > 1 and is_list(stem[#stem]) then item(nil) end
+  html_capture = nil
+  for _, q in ipairs(qs) do assemble(q) end
+  return qs
+end
+
 function Pandoc(doc)
   doc.blocks = answered_lists(doc.blocks)
   ROLE = sheet.role(doc)
@@ -3316,6 +3456,11 @@ function Pandoc(doc)
   discover_point_units(doc.blocks)
   discover_pointed_level(doc.blocks)
   if LAYOUT.mode == 'whole' then return emit_questions(whole(doc.blocks)) end
+  if LAYOUT.mode == 'closing' and LAYOUT.closing then
+    local closers = {}
+    for _, w in ipairs(LAYOUT.closing) do closers[tostring(w):lower()] = true end
+    return emit_questions(closed_items(doc.blocks, closers))
+  end
   if LAYOUT.mode == 'sections' and LAYOUT.level then
     -- sections holding sub-headings: each sub-heading (at `level`) opens a part
     return emit_questions(asking_questions(doc.blocks, LAYOUT.level, true))

@@ -86,15 +86,20 @@ def pinned(out: Path, roots: list[str] | None):
     return pin(out, roots)
 
 
+ROWS_SO_FAR = ".sheet2lambda-rows.csv"
+"""A folder run's rows as its sheets end (hidden: a run's own name), removed when its report is
+published; a run stopped half-way leaves it, the last good ``report.csv`` untouched."""
+
+
 def start_rows(out: Path, stem: str = "report", roots: list[str] | None = None) -> Path:
-    """``<stem>.csv`` in ``out`` holding the header only, for :func:`append_row` to add each
+    """:data:`ROWS_SO_FAR` in ``out`` holding the header only, for :func:`append_row` to add each
     sheet's row as the sheet ends (a run stopped half-way leaves the rows of the sheets it
-    ended); :func:`write` replaces it at the end with every row, in order, and the totals.
-    ``roots``: :func:`pinned`'s."""
+    ended there); ``report.csv`` is replaced only at the end (:func:`write_end`), with every row,
+    in order, and the totals, all or nothing. ``roots``: :func:`pinned`'s."""
     out.mkdir(parents=True, exist_ok=True)
     with pinned(out, roots) as own:
-        frame([]).write_csv(own / f"{stem}.csv")
-    return out / f"{stem}.csv"
+        frame([]).write_csv(own / ROWS_SO_FAR)
+    return out / ROWS_SO_FAR
 
 
 def append_row(path: Path, row: SheetRow, roots: list[str] | None = None) -> None:
@@ -172,18 +177,29 @@ def write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[di
     """A folder run's own files in ``out`` at its end: ``report.csv``/``report.parquet``
     (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then a
     ``- skipped: …`` line for each of ``skipped``) and, given ``lua``, the folder's filter
-    ``filter.lua``; all through ``out`` :func:`pinned` with ``roots``."""
+    ``filter.lua``; published together (:func:`tasks.write.publish.publish_files`: a full disk is
+    one line, the last good run's files kept), through ``out`` :func:`pinned` with ``roots``."""
+    from tasks.write.publish import publish_files
+
+    publish_files(out, end_files(rows, flags_by_sheet, skipped, lua), roots)  # all or nothing (attack13 C43)
     with pinned(out, roots) as own:
-        _write_end(own, rows, flags_by_sheet, skipped, lua)
+        (own / ROWS_SO_FAR).unlink(missing_ok=True)
 
 
-def _write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
-               lua: str | None) -> None:
-    if lua is not None:
-        (out / "filter.lua").write_text(lua, encoding="utf-8")
-    write(with_totals(frame(rows)), out)
+def end_files(rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
+              lua: str | None) -> dict[str, bytes]:
+    """:func:`write_end`'s files, name -> bytes."""
+    import io
+
+    df = with_totals(frame(rows))
+    parquet = io.BytesIO()
+    df.write_parquet(parquet)
     links = "".join(f"- skipped: {line}\n" for line in skipped)
-    (out / "flags.md").write_text(flags_markdown(flags_by_sheet) + ("\n" + links if links else ""), encoding="utf-8")
+    files = {"report.csv": shown_csv(df).write_csv().encode(), "report.parquet": parquet.getvalue(),
+             "flags.md": (flags_markdown(flags_by_sheet) + ("\n" + links if links else "")).encode()}
+    if lua is not None:
+        files["filter.lua"] = lua.encode()
+    return files
 
 
 def failed_row(pair: SheetPair, folder: Path) -> SheetRow:
@@ -226,9 +242,14 @@ def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Pat
     from where ``extra``'s ``wall_from`` says: the command's start, or the flow body's for a
     run a worker started) and its sheets built, failed and flagged (the per-sheet counts
     are in ``report.csv``); ``extra``'s ``skipped``: the lines of what the run did not read."""
+    path = out / "report.json"
+    path.write_text(run_json(rows, wall, **extra), encoding="utf-8")
+    return path
+
+
+def run_json(rows: list[SheetRow], wall: float, **extra) -> str:
+    """:func:`write_run_json`'s text."""
     data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
             "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
             "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}
-    path = out / "report.json"
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    return path
+    return json.dumps(data, indent=1) + "\n"

@@ -16,7 +16,7 @@ a collapsed block after its task::
 
 The student sees the task and a closed "Solution" they may open: the block is the worked
 solution of the task before it, never the task's text. :func:`solution_details` rewrites such a
-block (its ``<summary>`` opening with a solution word of
+block (its ``<summary>`` naming a solution — opening with, or holding with no hint word, a word of
 :data:`tasks.convert.myst.SOLUTION_WORDS`, the words a MyST dropdown's title is read by) as a
 ``solution`` div, as a MyST ``{solution}`` is read, and indents it — with whatever stands
 between the task and it, such as a display — to the content column of the list item it
@@ -33,6 +33,7 @@ import re
 from tasks.convert.myst import SOLUTION_WORDS
 
 _OPEN = re.compile(r"^[ \t]*<details\b[^>]*>\s*<summary\b[^>]*>(?P<summary>.*?)</summary>(?P<rest>.*)$", re.I)
+_SPLIT_SUMMARY = re.compile(r"^([ \t]*<details\b[^>\n]*>)[ \t]*\n[ \t]*(<summary\b)", re.I | re.M)
 _CLOSE = re.compile(r"^(?P<before>.*?)</details>\s*$", re.I)
 _ITEM = re.compile(r"^(?P<lead> {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+)\S")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -44,6 +45,8 @@ def solution_details(markdown: str) -> str:
     ``<details`` is returned as it is; an unclosed block is left as it is. Never raises."""
     if "<details" not in markdown.lower():
         return markdown
+    # a summary on the line after its <details> tag opens the block as one on the same line
+    markdown = _SPLIT_SUMMARY.sub(r"\1\2", markdown)
     lines = markdown.split("\n")
     out: list[str] = []
     item: tuple[int, int] | None = None  # (index in out of the open item's line, its content column)
@@ -87,9 +90,18 @@ def solution_details(markdown: str) -> str:
     return "\n".join(out)
 
 
+HINT_WORDS = ("hint", "hints", "tip", "tips", "clue", "clues")
+"""Words of a summary that make the block a help to the task, not its solution."""
+
+
 def _is_solution(summary: str) -> bool:
+    """Whether a ``<summary>`` names its block as a solution: it opens with a solution word
+    (``Solution``), or names one later as a button does (``Click here to see the solution``),
+    with no hint word (``Hint for the solution`` stays the student's text)."""
     words = re.findall(r"\w+", re.sub(r"<[^>]*>", " ", summary).lower())
-    return bool(words) and words[0] in SOLUTION_WORDS
+    if not words or any(w in HINT_WORDS for w in words):
+        return False
+    return words[0] in SOLUTION_WORDS or any(w in SOLUTION_WORDS for w in words[1:])
 
 
 def _closing(lines: list[str], start: int) -> int | None:
@@ -117,3 +129,25 @@ def _left_item(out: list[str], at: int, column: int) -> int:
             return k
         blank = False
     return len(out)
+
+
+def closed_in_cell(cell_text: str) -> str:
+    """A notebook markdown cell's text with each ``<details>`` block left open closed at the
+    cell's end, where Jupyter closes it: each cell is rendered as HTML of its own, so a block
+    never closed holds the rest of its cell and no more. Fenced code is not counted. A cell
+    whose blocks all close is returned as it is; never raises."""
+    low = cell_text.lower()
+    if "<details" not in low:
+        return cell_text
+    depth, fence = 0, None
+    for line in cell_text.split("\n"):
+        f = _FENCE.match(line)
+        if fence is not None or f:
+            if fence is None:
+                fence = f.group(1)
+            elif f and f.group(1)[0] == fence[0] and not line.strip().strip(fence[0]):
+                fence = None
+            continue
+        low = line.lower()
+        depth = max(0, depth + low.count("<details") - low.count("</details>"))
+    return cell_text if depth == 0 else cell_text.rstrip("\n") + "\n" + "</details>\n" * depth

@@ -1,9 +1,10 @@
 """Jupyter notebooks (``.ipynb``) as the student sees them: pandoc reads the notebook
 (its ``ipynb`` reader), with two passes of ours around it.
 
-Before pandoc (:func:`prepare`): each markdown cell's text goes through what a markdown
-sheet goes through (:func:`tasks.convert.markdown_family.student_text`: MyST directives,
-prices), since pandoc's own reading of a cell would take a ``{solution}`` directive for
+Before pandoc (:func:`prepare`): each markdown cell's text (a ``<details>`` block it leaves
+open closed at its end, as Jupyter renders each cell apart:
+:func:`tasks.convert.details.closed_in_cell`) goes through what a markdown sheet goes through
+(:func:`tasks.convert.markdown_family.student_text`: MyST directives, prices), since pandoc's own reading of a cell would take a ``{solution}`` directive for
 inline code; a cell tagged ``remove-cell`` (Jupyter Book's tag; ``remove_cell`` too) is left
 out, and a code cell tagged ``remove-input`` keeps only its outputs; solutions a student does
 not see (nbgrader's solution regions and mark schemes, exercise2's hidden cells) become
@@ -40,6 +41,7 @@ def prepare(name: str, data: bytes) -> bytes:
     """The notebook's bytes with its markdown cells read as a markdown sheet is and hidden
     cells left out (module docstring). Raises :class:`InputError` for a file that is not a
     notebook (not JSON, or no ``cells`` list)."""
+    from tasks.convert.details import closed_in_cell
     from tasks.convert.markdown_family import student_text
     from tasks.convert.nb_answered import answers_in_place, holds_solutions, titled_as_answers
     from tasks.convert.nb_solutions import source_of, student_cells
@@ -68,7 +70,7 @@ def prepare(name: str, data: bytes) -> bytes:
     cells = []
     for cell in shown:
         if cell.get("cell_type") == "markdown":
-            cell = {**cell, "source": student_text(".md", source_of(cell))}
+            cell = {**cell, "source": student_text(".md", closed_in_cell(source_of(cell)))}
         cells.append(cell)
     return json.dumps({**nb, "cells": cells}).encode()
 

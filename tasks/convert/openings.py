@@ -21,6 +21,11 @@ _WORD = re.compile(r"^(?:#{1,6}[ \t]+)?(?:\*\*|__)?[ \t]*(?:" + "|".join(QUESTIO
                    re.I | re.M)
 _HEADING = re.compile(r"^(#{1,6})[ \t]", re.M)
 _NUMBERED_ITEM = re.compile(r"^\(?\d+[.)][ \t]", re.M)
+_MATHS = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$[^$\n]+?\$|\\\(|\\\[|\\begin\{(?:equation|align|gather|multline|eqnarray)", re.S)
+MAX_MATHS = 10_000
+"""Most maths spans a document may hold: the corpora's most is 432 (``exo.tex``; 270 text sheets of ../shared/corpus and tests/corpus), and each
+route B reading of 60,000 (a 1.4 MB sheet) cost pandoc 10-16 s and 600 MB, one reading after another
+(attack13 C26)."""
 
 
 def count_openings(text: str) -> tuple[int, str]:
@@ -35,3 +40,16 @@ def count_openings(text: str) -> tuple[int, str]:
     return max((len(_WORD.findall(text)), "question openings (a question word and a number)"),
                (headings, f"headings of level {len(level)}"),
                (len(_NUMBERED_ITEM.findall(text)), "numbered list items"))
+
+
+def count_maths(text: str) -> int:
+    """The maths spans of markdown ``text`` outside fenced code: ``$…$``, ``$$…$$``, and the
+    openers ``\\(``, ``\\[`` and ``\\begin{equation}`` (and its kin); an estimate by regular
+    expressions (about 0.1 s for 1 MB), compared with :data:`MAX_MATHS`."""
+    return len(_MATHS.findall(_FENCED.sub("", text)))
+
+
+def maths_line(n: int) -> str:
+    """The one line for a document of ``n`` maths spans, past :data:`MAX_MATHS`."""
+    return (f"holds {n:,} maths spans, more than the {MAX_MATHS:,} a sheet is read with (a sheet has hundreds; "
+            "each reading of so many takes pandoc minutes): split it")

@@ -12,6 +12,8 @@ raises :class:`tasks.convert.tex_expand.Unknown` and is left as it is.
 
 from __future__ import annotations
 
+import re
+
 from tasks.convert.tex_expand import Macro, Stream, Unknown, fresh
 from tasks.convert.tex_tokens import BEGIN, CS, OTHER, PARAM, SPACE, Tok
 
@@ -170,3 +172,16 @@ class Definitions:
         for v in ("true", "false"):
             body = [Tok(CS, "let"), Tok(CS, "if" + x), Tok(CS, "if" + v)]
             self.meanings[x + v] = ("macro", Macro(0, [[]], body))
+
+
+_PREFIXES = re.compile(
+    r"\\(?:global|long|outer|protected)(?![A-Za-z])\s*"
+    r"(?=\\(?:global|long|outer|protected|def|gdef|edef|xdef|let|futurelet|chardef|mathchardef)(?![A-Za-z]))")
+r"""TeX's prefixes before a definition (``\global\long\def``, as LyX writes every macro of a
+sheet): they say where and how a meaning holds (The TeXbook, chapter 20), not what it is, and
+pandoc's LaTeX reader stops at ``\long`` (``unexpected \long``), so they are left out."""
+
+
+def without_prefixes(source: str) -> str:
+    """``source`` (a sheet's TeX) with :data:`_PREFIXES` left out; nothing else changes."""
+    return _PREFIXES.sub("", source)

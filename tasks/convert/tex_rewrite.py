@@ -47,6 +47,7 @@ from tasks.convert.siunitx import SIUNITX, siunitx_maths
 from tasks.convert import tex_answers, tex_blanks, tex_cond, tex_continued, tex_markers, tex_options, tex_unknown
 from tasks.convert.opener import read_text
 from tasks.convert.tex_counting import CountingMacros
+from tasks.convert.tex_defs import without_prefixes
 from tasks.convert.tex_lists import ListEdits
 from tasks.convert.tex_unknown import Unknown, UnknownState
 
@@ -375,6 +376,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
     all is returned unchanged (pandoc then reads it as before).
     """
     dropped: list[ConversionWarning] = []
+    source = without_prefixes(source)
     try:
         nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         ctx = TexContext()

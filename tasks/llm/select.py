@@ -48,10 +48,11 @@ class BackendMissing(Exception):
     def __init__(self, backend: str, needs: list[str]):
         self.backend = backend
         self.needs = needs
-        super().__init__(
-            f"--backend {backend} needs {' and '.join(needs)} "
-            "(set in the environment or in a .env file in this folder or above)"
-        )
+        where = ("(on the environment's PATH: a .env file never changes where a program is found)"
+                 if any("executable" in n for n in needs) else  # the README's rule (attack13 C16: "or above")
+                 "(set in the environment or in a .env file: the working folder's, else the project's; never one "
+                 "of a folder above)")
+        super().__init__(f"--backend {backend} needs {' and '.join(needs)} {where}")
 
 def select_backend(choice: str = "auto", model: str | None = None) -> Backend | None:
     """The backend for ``choice`` with ``model`` (else ``LLM_MODEL``, else the default).

@@ -71,6 +71,13 @@ class Found:
     alone beside the groups: ``## Tidy data`` beside ``## Pivot functions`` over ``### gather``).
     Top-level blocks only (:func:`sections`)."""
 
+    closers: list[str] = field(default_factory=list)
+    """Short paragraphs that close item after item (a quiz bank's ``Feedback`` after each
+    question and its options), lower case, without a closing colon or stop
+    (:func:`closing_paragraphs`)."""
+    closed: int = 0
+    """How many times the sheet gives its closing paragraph (:attr:`closers`)."""
+
     def markers(self) -> int:
         """How many openings the document has that a reading could open a question or part at."""
         return (sum(len(v) for v in self.words.values()) + sum(len(v) for v in self.plain.values())
@@ -184,7 +191,13 @@ def markers_used(found: Found, numbers: list[str], texts: list[str], questions: 
         rx = re.compile("|".join(r"^\s*\*\*" + re.escape(c) + r"\*\*\s*$" for c in calls), re.M)
         quoted = sum(len(rx.findall(t)) for t in texts)
         used += max(0, min(questions, total_calls) - quoted)
-    return used, total_words + total_calls
+    if found.closed:
+        # the paragraph that closes each item (`Feedback`): consumed where a reading closes an
+        # item at it, kept inside a question's text where it does not
+        rx = re.compile(r"^\W*" + re.escape(found.closers[0]) + r"\W*$", re.M | re.I)
+        quoted = sum(len(rx.findall(t)) for t in texts)
+        used += max(0, min(questions, found.closed) - quoted)
+    return used, total_words + total_calls + found.closed
 
 
 ANSWER_DIVS = frozenset({"solution", "solutions", "answer", "answers"})
@@ -257,7 +270,44 @@ def discover(blocks: list[dict]) -> Found:
             found.labels += inner.labels
         previous = t
     found.sections, found.alone = sections(blocks)
+    found.closers = closing_paragraphs(blocks)
+    found.closed = sum(1 for b in blocks if found.closers and _closing_key(b) == found.closers[0])
     return found
+
+
+def _closing_key(b: dict) -> str | None:
+    """A paragraph's words as a closing paragraph is known (lower case, no closing colon or
+    stop) when it is short (at most three words, no digit) and not set whole in bold or italics
+    (a callout, an answer slot), else ``None``."""
+    if b.get("t") not in ("Para", "Plain"):
+        return None
+    if len(b["c"]) == 1 and b["c"][0].get("t") in ("Strong", "Emph"):
+        return None  # a callout (`**✅ Do this**`) or an answer slot (`_Your answer here._`): the reader's own
+    text = re.sub(r"[:.]$", "", _text(b["c"]).strip()).lower()
+    if not text or len(text.split()) > 3 or len(text) > 30 or re.search(r"\d", text):
+        return None
+    return text
+
+
+def closing_paragraphs(blocks: list[dict], least: int = 3) -> list[str]:
+    """The paragraph that closes the sheet's items, found by repetition (``[]`` when none): a
+    short paragraph (:func:`_closing_key`; no solution word, which the reader reads itself)
+    given ``least`` times or more at the top level, each time after text or a list (not a
+    heading), the most given first; one that only ever follows another such paragraph (a
+    ``None`` given as the feedback) is that one's content, not a closer."""
+    keys = [_closing_key(b) for b in blocks]
+    given = Counter(k for k in keys if k)
+    out = []
+    for k, n in given.most_common():
+        if n < least or k.split()[0] in _SOLUTION_WORDS:
+            continue
+        before = [keys[i - 1] if i else None for i, x in enumerate(keys) if x == k]
+        if any(i == 0 or blocks[i - 1].get("t") == "Header" for i, x in enumerate(keys) if x == k):
+            continue
+        if all(b and given[b] >= least and b != k for b in before):
+            continue
+        out.append(k)
+    return out[:1]
 
 
 def _marked_bullets_lifted(blocks: list[dict]) -> list[dict]:

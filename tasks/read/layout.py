@@ -12,7 +12,9 @@ first rule that matches:
    paragraphs, headings that ask (text ending in ``?``), part labels at line starts.
 2. **Readings** (:class:`Layout`): each candidate is a reading of the whole sheet
    by the general reader with that layout forced (``SHEET2LAMBDA_LAYOUT`` set before the
-   filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``).
+   filter), plus the reader's own choice (``auto``) and the sheet as one question (``whole``);
+   with a paragraph that closes item after item (a quiz bank's ``Feedback``), a reading closing
+   an item at each (``closing``), weighed by score whatever it quotes (:func:`eligible`).
 3. **Scoring** (:func:`tasks.read.layout_score.score`): how well a reading explains the sheet — the lines it quotes
    (:func:`tasks.read.route_b.score_reading`), the markers it uses to open questions and parts,
    question numbers and part labels in sequence (numbers stepping over other blocks numbered on
@@ -87,7 +89,8 @@ def candidates(found: Found) -> list[Layout]:
     for level in levels:
         out.append(Layout(f"headings of level {level}", "headings", level=level))
     for upper, lower in zip(levels, levels[1:]):
-        out.append(Layout(f"sections with parts at headings of level {lower}", "sections", level=lower))
+        if not repeated_label(found, lower):
+            out.append(Layout(f"sections with parts at headings of level {lower}", "sections", level=lower))
     if found.asking >= 2:
         out.append(Layout("headings that ask as parts", "asking"))
     if found.items:
@@ -97,8 +100,18 @@ def candidates(found: Found) -> list[Layout]:
     for level in mixed_levels(found):
         out.append(Layout(f"innermost sections (headings of level {level} and the sections without them)", "leaves",
                           level=level))
+    if found.closers and not any(w in QUESTION_WORDS for w in found.words):
+        # (a sheet that names its questions with a question word reads them at those markers)
+        out.append(Layout(f"items each closed by a '{found.closers[0]}' paragraph", "closing", closing=tuple(found.closers)))
     out.append(Layout("one question", "whole"))
     return out
+
+
+def repeated_label(found: Found, level: int) -> bool:
+    """Do the headings of ``level`` all say one thing (``### Hint:`` under several tasks,
+    ``## Solution``)? Then they label a block each, and are no parts."""
+    texts = {re.sub(r"\W+", "", t.lower()) for lv, t in found.headings if lv == level}
+    return len(texts) == 1
 
 
 def read_with(filter_source: str, layout: Layout, markdown: str, role: str, numbered: bool = True,
@@ -218,8 +231,10 @@ def eligible(reading: Reading, auto: Reading) -> bool:
     """May ``reading`` replace the reader's own choice ``auto``? Only when it quotes clearly more
     of the sheet (:data:`LINES_MARGIN`): where the reader's own layout accounts for the sheet, it
     stands. (When the reader read the sheet as one question — no marker at all, or one lone
-    marker such as a dated title — every reading may, by score: :func:`choose`.)"""
-    return reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
+    marker such as a dated title — every reading may, by score: :func:`choose`.) A reading of
+    items each closed by a paragraph the sheet repeats (a quiz bank's ``Feedback``), a layout
+    the reader has no own choice for, is weighed by score."""
+    return reading.layout.mode == "closing" or reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
 
 
 def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None,

@@ -52,7 +52,7 @@ INLINE_SOLUTION = re.compile(r"^:{3,}\s*\{?\s*\.?(?:solution|answer)\b", re.M)
 @dataclass
 class Layout:
     """One reading to try: ``name`` (how flags name it), ``mode`` (``None``: the reader's own
-    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``), the
+    choice; else ``markers``, ``headings``, ``paragraphs``, ``list``, ``asking``, ``whole``, ``closing``), the
     heading ``level`` of the ``headings`` mode, and marker ``words`` found in the sheet."""
 
     name: str
@@ -61,6 +61,8 @@ class Layout:
     words: tuple[str, ...] = ()
     plain: bool = False
     bold: bool = False
+    closing: tuple[str, ...] = ()
+    """The paragraph that closes each item (mode ``closing``: :func:`tasks.read.discovery.closing_paragraphs`)."""
     """Only bold paragraph openings open questions (a solutions document read in the marker
     kind of its questions: :func:`solutions_layout`)."""
 
@@ -79,6 +81,8 @@ class Layout:
             items.append("plain = true")
         if self.bold:
             items.append("bold = true")
+        if self.closing:
+            items.append("closing = {" + ", ".join(json.dumps(w, ensure_ascii=False) for w in self.closing) + "}")
         return "SHEET2LAMBDA_LAYOUT = {" + ", ".join(items) + "}\n"
 
 
@@ -182,6 +186,9 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
     if reading.layout.mode == "headings" and not found.markers() and found.levels.get(level or 0, 0) >= 2:
         # a sheet that numbers nothing: its repeated headings are its only markers
         terms["markers"] = min(1.0, len(qs) / found.levels[level])
+    if reading.layout.mode == "closing" and found.closed:
+        # items each closed by a paragraph the sheet repeats: those paragraphs are its markers
+        terms["markers"] = min(1.0, len(qs) / found.closed)
     if reading.layout.mode in ("headings", "sections", "leaves") and mixed_levels(found):
         # tasks in the innermost sections of a sheet that numbers nothing: its headings are its
         # markers, and a reading explains them by the ones it opens a question or part at
@@ -192,6 +199,8 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
         if alone:
             titles = {_folded(q.title) for q in reading.questions.root}
             terms["unused"] = -UNUSED * sum(1 for t in alone if t not in titles) / len(alone)
+    if reading.layout.mode == "sections" and level and not found.markers() and not mixed_levels(found):
+        terms["markers"] = sections_opened_at(reading.questions, found, level)
     if reading.layout.mode == "headings" and level and not found.markers():
         deeper = sum(1 for lv, _ in found.headings if lv > level)
         if deeper >= 2:
@@ -247,6 +256,27 @@ def headings_opened(questions: SheetSet, found: Found) -> float:
             opened.remove(w)
             used += 1
     return used / len(wanted)
+
+
+def sections_opened_at(questions: SheetSet, found: Found, level: int) -> float:
+    """The markers term of a ``sections`` reading (questions at the headings one level up from
+    ``level``, parts at the headings of ``level``) of a sheet that numbers nothing, as
+    ``\\section`` questions with ``\\subsection`` parts are once pandoc drops their counters: the
+    share of the headings of those two levels at which it opens a question (its title) or a part
+    (its text opens with the heading's words); 0 with no such heading."""
+    uppers = [_folded(t) for lv, t in found.headings if lv == level - 1 and _folded(t)]
+    lowers = [_folded(t) for lv, t in found.headings if lv == level and _folded(t)]
+    if not uppers or not lowers:
+        return 0.0
+    titles = [_folded(q.title) for q in questions.root]
+    firsts = [_folded(p.content.splitlines()[0]) if p.content.strip() else "" for q in questions.root for p in q.parts]
+    used = 0
+    for wanted, opened in ((uppers, titles), (lowers, firsts)):
+        for w in wanted:
+            if w in opened:
+                opened.remove(w)
+                used += 1
+    return used / (len(uppers) + len(lowers))
 
 
 @lru_cache(maxsize=16)

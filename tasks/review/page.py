@@ -50,9 +50,24 @@ HEADERS = {
 }
 
 
+HOSTS = ("127.0.0.1", "localhost")
+"""The host names the page answers to (its ``Host`` header; with a port, the page's own)."""
+
+
+def own_host(scope) -> bool:
+    """Whether a request's ``Host`` names the page itself (:data:`HOSTS`, and the port it listens
+    on when one is given): a page of another site whose name was rebound to 127.0.0.1 (DNS
+    rebinding) sends its own name, and is refused (attack13 C18: answered 200)."""
+    host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1").strip().lower()
+    name, sep, port = host.partition(":")
+    server = scope.get("server")
+    return name in HOSTS and (not sep or server is None or port == str(server[1]))
+
+
 class TokenGate:
-    """ASGI middleware: a request whose path does not start with ``/TOKEN/`` is answered 403
-    (compared in constant time), whatever it asks for; every answer gets :data:`HEADERS`."""
+    """ASGI middleware: a request for another host than the page's (:func:`own_host`), or whose
+    path does not start with ``/TOKEN/`` (compared in constant time), is answered 403, whatever it
+    asks for; every answer gets :data:`HEADERS`."""
 
     def __init__(self, app, token: str):
         self.app, self.prefix = app, f"/{token}/".encode()
@@ -60,6 +75,11 @@ class TokenGate:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        if not own_host(scope):
+            from starlette.responses import PlainTextResponse
+
+            return await PlainTextResponse("refused: this page answers only at 127.0.0.1 (a request naming another "
+                                           "host)", 403, headers=HEADERS)(scope, receive, send)
         path = scope.get("raw_path") or scope["path"].encode()
         if not secrets.compare_digest(path[: len(self.prefix)], self.prefix):
             from starlette.responses import PlainTextResponse

@@ -87,6 +87,7 @@ from tasks.settle.audit_markers import (
 )
 from tasks.settle.doubts import continued_title_flags, doubt_flags, subsection_flags
 from tasks.settle.section_doubts import section_flags, unread_section_flags
+from tasks.settle.step_sections import step_section_flags
 from tasks.settle.pairing_doubts import (partly_answered_flags, referral_flags, short_numbering_flags, shown_solution_flags,
                                          unpaired_flags, unread_solution_flags)
 from tasks.settle.number_doubts import headless_flags, number_flags, points_title_flags
@@ -100,6 +101,7 @@ from tasks.settle.reading_doubts import (
     whole_solution_flags,
 )
 from tasks.settle.audit_choices import choice_flags, options_as_parts_flags, unmarked_flags
+from tasks.settle.closing_doubts import unanswered_item_flags
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -124,6 +126,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + solution_number_flags(questions_md, solutions_md, known or [])
                   + solution_text_flags(questions, questions_md, solutions_md) + choice_flags(questions)
                   + section_flags(questions) + unread_section_flags(questions, questions_md)
+                  + step_section_flags(questions, questions_md)
                   + unpaired_flags(questions, questions_md, solutions_md)
                   + short_numbering_flags(questions, questions_md, solutions_md)
                   + partly_answered_flags(questions, questions_md, solutions_md)
@@ -131,7 +134,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + shown_solution_flags(questions, questions_md)
                   + number_flags(questions, questions_md) + points_title_flags(questions)
                   + headless_flags(questions, questions_md)
-                  + unmarked_flags(questions) + options_as_parts_flags(questions))
+                  + unmarked_flags(questions) + options_as_parts_flags(questions)
+                  + unanswered_item_flags(questions, questions_md))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

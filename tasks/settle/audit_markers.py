@@ -10,6 +10,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import SheetSet
+from tasks.read.discovery import ast, closing_paragraphs
 from tasks.read.joined_labels import names_a_part
 from tasks.read.named_sections import named_sections, opened as sections_opened
 from tasks.settle.coverage import field_texts, uncovered
@@ -92,7 +93,10 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
                 f"{'start' if len(unmarked) > 1 else 'starts'} under the marker of question "
                 f"{qis[0] + 1} ({markers[k].text!r}, line {markers[k].line}): the rest of question {qis[0] + 1} "
                 "(its later parts) read as questions of their own?")))
-        for qi in qis[1:]:
+        closed = _closed_lines(questions_md, src) if len(qis) > 1 else set()
+        for before, qi in zip(qis, qis[1:]):
+            if any(starts[before] < n <= starts[qi] for n in closed):
+                continue  # the question before ended on the paragraph the sheet closes each item with
             flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                 f"questions {qis[0] + 1} and {qi + 1} both start under the marker {markers[k].text!r} "
                 f"(line {markers[k].line}): one question read as two?")))
@@ -124,6 +128,16 @@ def marker_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
 
 
 _ITEM_MARK = re.compile(r"^\(?\d+[.)]\s+")
+
+
+def _closed_lines(questions_md: str, src: SourceLines) -> set[int]:
+    """The 1-based lines of the paragraph the sheet closes each item with (a quiz bank's
+    ``Feedback``: :func:`tasks.read.discovery.closing_paragraphs`); empty when it has none."""
+    closers = closing_paragraphs(ast(questions_md))
+    if not closers:
+        return set()
+    rx = re.compile(r"^\W*" + re.escape(closers[0]) + r"\W*$", re.I)
+    return {n for n, line in enumerate(src.lines, 1) if rx.match(line)}
 
 
 def _opens_part(m, questions: SheetSet) -> bool:

@@ -8,6 +8,7 @@ ever replaced; anything else in ``--out`` is the user's and a clash is refused f
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from tasks.errors import BIDI_CONTROLS, InputError
@@ -70,21 +71,60 @@ def plain_name(name: object) -> bool:
 
 
 def read_manifest(out: Path) -> dict:
-    """The manifest as ``{"source": str | None, "entries": [plain names]}``; a missing,
-    unreadable or malformed one is empty. Entries that are not plain names (``../x``,
-    ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is named."""
+    """The manifest as ``{"source": str | None, "entries": [plain names], "kinds": {name: "file" |
+    "dir"}}``; a missing, unreadable or malformed one is empty. Entries that are not plain names
+    (``../x``, ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is
+    named. ``kinds`` (what each entry was when the run wrote it) is empty in an older manifest."""
+    empty = {"source": None, "entries": [], "kinds": {}}
     try:
         data = json_loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError, TypeError, RecursionError):
-        return {"source": None, "entries": []}
+        return empty
     if isinstance(data, list):  # the first format: the entries alone
         data = {"source": None, "entries": data}
     if not isinstance(data, dict):
-        return {"source": None, "entries": []}
+        return empty
     entries = data.get("entries")
     source = data.get("source")
-    return {"source": source if isinstance(source, str) else None,
-            "entries": [e for e in entries if plain_name(e)] if isinstance(entries, list) else []}
+    kinds = data.get("kinds")
+    entries = [e for e in entries if plain_name(e)] if isinstance(entries, list) else []
+    return {"source": source if isinstance(source, str) else None, "entries": entries,
+            "kinds": {k: v for k, v in kinds.items() if k in entries and v in ("file", "dir")}
+            if isinstance(kinds, dict) else {}}
+
+
+KIND_WORDS = {"file": "a file", "dir": "a folder", "link": "a symbolic link", "fifo": "a FIFO",
+              "socket": "a socket", "device": "a device"}
+
+
+def entry_kind(path: Path) -> str | None:
+    """What ``path`` is, not following a link: ``file`` (regular), ``dir``, ``link``, ``fifo``,
+    ``socket`` or ``device``; ``None`` when nothing is there."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    for test, kind in ((stat.S_ISREG, "file"), (stat.S_ISDIR, "dir"), (stat.S_ISLNK, "link"),
+                       (stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return "device"
+
+
+def check_kinds(out: Path, manifest: dict, kinds: dict[str, str]) -> None:
+    """Refuse an entry the run would replace (listed in ``manifest``, a fixed output name or one of
+    the new entries' ``kinds``) that is no longer what a run wrote there: a folder where it wrote a
+    file (a user's folder, with their files, at ``<set>.zip``), a FIFO, socket, device or link, or a
+    file where it wrote a folder (attack13 C50: each was deleted silently). What it wrote is the
+    manifest's kind, else (an older manifest) the kind this run writes. Raises :class:`InputError`."""
+    for name in sorted(set(manifest["entries"]) & (OUTPUT_NAMES | set(kinds))):
+        found = entry_kind(out / name)
+        wrote = manifest["kinds"].get(name) or kinds.get(name)
+        if found is None or (found == wrote) or (wrote is None and found in ("file", "dir")):
+            continue
+        said = f"where sheet2lambda wrote {KIND_WORDS[wrote]}" if wrote else "which sheet2lambda never writes"
+        raise InputError(str(out), f"--out holds {name} as {KIND_WORDS[found]}, {said}: not the run's own, so "
+                                   "not replaced: move it away, or choose another --out")
 
 
 def written_by(out: Path) -> str | None:
@@ -128,7 +168,8 @@ def usable(out: Path) -> None:
         raise InputError(str(out), "--out is a file, not a folder")
 
 
-def check_out(out: Path, names: set[str] | None = None, source: str | None = None) -> None:
+def check_out(out: Path, names: set[str] | None = None, source: str | None = None,
+              kinds: dict[str, str] | None = None) -> None:
     """Refuse an output folder this run could damage: a file, a folder holding an entry
     of the same name as an output that an earlier run did not write (a user's own file),
     or, given ``source``, a folder holding the outputs of a different document
@@ -136,8 +177,9 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
     folder a person reviewed (its :data:`REVIEW` listed in the manifest) when ``names``
     does not carry the review over (only a review itself writes :data:`REVIEW`).
 
-    ``names`` are the entries the run will write (default: the fixed ones). Raises
-    :class:`InputError` naming ``--out``.
+    ``names`` are the entries the run will write (default: the fixed ones); ``kinds``, given,
+    what each new entry is (``file``/``dir``): an entry to be replaced that is not what a run wrote
+    there is refused (:func:`check_kinds`). Raises :class:`InputError` naming ``--out``.
     """
     usable(out)
     if not out.is_dir():
@@ -154,6 +196,8 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
     for name in sorted(names or OUTPUT_NAMES):
         if (out / name).exists() and name not in ours:
             raise InputError(str(out), f"--out already holds {name}, which sheet2lambda did not write: choose another --out")
+    if kinds is not None:
+        check_kinds(out, manifest, kinds)
 
 
 def _decisions(path: Path) -> str:

@@ -38,9 +38,12 @@ def claim(out: Path, names: set[str], source: str) -> None:
     ``out``'s manifest (as coming from ``source``, the folder or sweep root), so that the
     next run of the same source may write them again. Raises :class:`InputError` naming ``out``."""
     with out_lock(out):
-        check_out(out, names, source)
-        entries = sorted(set(read_manifest(out)["entries"]) | set(names))
-        (out / MANIFEST).write_text(json.dumps({"source": source_id(source), "entries": entries}), encoding="utf-8")
+        check_out(out, names, source, {n: "file" for n in names})
+        manifest = read_manifest(out)
+        entries = sorted(set(manifest["entries"]) | set(names))
+        kinds = {**manifest["kinds"], **{n: "file" for n in names}}
+        (out / MANIFEST).write_text(json.dumps({"source": source_id(source), "entries": entries, "kinds": kinds}),
+                                    encoding="utf-8")
 
 
 def _json(items) -> str:

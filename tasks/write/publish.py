@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tasks.errors import InputError, system_error, system_problem
 from tasks.pids import alive
-from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, our_entries, source_id, usable
+from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, entry_kind, our_entries, source_id, usable
 
 PUBLISHING = threading.Lock()
 """Held while this process moves outputs into an ``--out``: an interrupted run waits for it
@@ -210,6 +210,21 @@ def _sync_tree(root: Path) -> None:
             os.close(fd)
 
 
+def publish_files(out: Path, files: dict[str, bytes], roots: Sequence[Path | str] | None = None) -> None:
+    """A folder or sweep run's own files (``files``: plain name -> bytes) into ``out``, all or
+    nothing: written into a :func:`staging_dir` of ``out`` and synced, then each renamed over
+    the old one (through ``out``'s descriptor given ``roots``). A full disk, or an ``out`` that
+    refuses new files, while writing is one line (:class:`InputError`) with every old file as it
+    was (attack13 C43: a failed run's ``report.json`` and an empty ``flags.md`` replaced the last
+    good run's)."""
+    with staging_dir(out, roots) as near:
+        for name, data in files.items():
+            (near / name).write_bytes(data)
+        _sync_tree(near)
+        for name in files:
+            os.replace(near / name, near.parent / name)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` by a synced temporary file beside it and a rename, so
     ``path`` is the old file or the new one after any crash, never a truncated one. A full disk
@@ -272,7 +287,7 @@ def publish(staging: Path, out: Path, source: str | None = None,
 def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> list[str]:
     """:func:`publish` into ``out`` (the folder itself or its descriptor's path)."""
     with out_lock(out), PUBLISHING:
-        check_out(out, names, source)
+        check_out(out, names, source, {e.name: entry_kind(e) for e in staging.iterdir()})
         _sweep_leftovers(out, staging)
         if staging.parent.resolve() != out.resolve() and os.stat(staging).st_dev != os.stat(out).st_dev:
             with staging_dir(out) as near:
@@ -295,6 +310,7 @@ def _swap(staging: Path, out: Path, source: str | None) -> list[str]:
     """:func:`publish`'s renames, ``staging`` being on ``out``'s file system (lock held)."""
     _sync_tree(staging)
     manifest = {"source": source_id(source) if source else None, "entries": sorted(e.name for e in staging.iterdir())}
+    manifest["kinds"] = {name: entry_kind(staging / name) for name in manifest["entries"]}  # what is replaced next time
     (staging / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     _sync_tree(staging / MANIFEST)
     allowed = OUTPUT_NAMES | set(manifest["entries"])

@@ -42,3 +42,17 @@ def test_claude_gets_its_own_login_and_no_other_secret(monkeypatch, tmp_path, cu
         assert all(env[name] == value for name, value in OWN.items())
         assert env["HOME"] and str(fake.bin) in env["PATH"]
     assert (fake.calls[-1]["env"]["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] is not None) == cut_off  # the raised limit still set
+
+
+@pytest.mark.parametrize("backend,needs,said,not_said", [
+    ("claude-code", ["a claude executable on PATH"], "on the environment's PATH: a .env file never changes", "or above"),
+    ("anthropic", ["ANTHROPIC_API_KEY"], "the working folder's, else the project's; never one of a folder above",
+     "in this folder or above"),
+], ids=["claude-code", "key"])
+def test_a_missing_backend_says_where_it_is_looked_for_as_the_readme_does(backend, needs, said, not_said):
+    """attack13 C16: the message said a ``.env`` "in this folder or above" is read; none above is,
+    and a ``.env``'s PATH never chooses the ``claude`` run."""
+    from tasks.llm.select import BackendMissing
+
+    line = str(BackendMissing(backend, needs))
+    assert said in line and not_said not in line and "\n" not in line, line

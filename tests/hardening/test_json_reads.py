@@ -69,7 +69,7 @@ def test_a_deep_manifest_and_sweep_record_are_empty(tmp_path):
 
     (tmp_path / MANIFEST).write_text(DEEP)
     (tmp_path / RECORD_NAME).write_text(DEEP_OBJ)
-    assert read_manifest(tmp_path) == {"source": None, "entries": []}
+    assert read_manifest(tmp_path) == {"source": None, "entries": [], "kinds": {}}
     assert read_record(tmp_path) is None
 
 
@@ -141,7 +141,7 @@ def test_the_review_page_reads_a_decision_bounded(tmp_path):
     from tests.test_review import make_run
 
     out = make_run(tmp_path)
-    client = TestClient(make_app(ReviewSession(out), "sesame"), raise_server_exceptions=True)
+    client = TestClient(make_app(ReviewSession(out), "sesame"), raise_server_exceptions=True, base_url="http://127.0.0.1")
     url = "/sesame/api/flag/1/decide"
     deep = client.post(url, content=DEEP.encode(), headers={"content-type": "application/json"})
     assert deep.status_code == 400 and "not a decision" in deep.json()["said"]

@@ -319,3 +319,17 @@ def test_review_and_compare_refuse_a_home_of_another_user_before_prefect(home, m
     assert cli.main([command, str(home / "nothing")]) == 1
     err = capsys.readouterr().err
     assert "profiles.toml belongs to another user" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_password_file_made_private_by_the_home_walk_is_said(home, capsys):
+    """attack13 C01: PREFECT_HOME's walk made a 0644 password file 0600 silently (a kept server uses
+    it, so it is kept): one line, saying how to change it."""
+    server.auth_string()
+    capsys.readouterr()
+    os.chmod(server.auth_file(), 0o644)
+    server.private_home()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert _mode(server.auth_file()) == 0o600 and len(err) == 1, err
+    assert "was readable by other users (mode 644); it is 0600 now" in err[0] and "server stop" in err[0]
+    server.private_home()
+    assert capsys.readouterr().err == ""  # said once: it is private now

@@ -12,7 +12,7 @@ import pytest
 
 from commandline import sheet_checks
 from tasks.convert import bounds, markdown
-from tasks.convert.openings import QUESTION_WORDS, count_openings
+from tasks.convert.openings import MAX_MATHS, QUESTION_WORDS, count_maths, count_openings
 from tasks.errors import InputError
 from tests.hardening.support import SHEET_MD, cli_in_fresh_python, tex
 
@@ -70,3 +70,45 @@ def test_a_command_line_refuses_it_before_prefect(tmp_path):
     assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
     assert lines[0].startswith(f"many.md: holds {N:,} question openings"), lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["many.md"]  # nothing written
+
+
+# attack13 C26: one question holding tens of thousands of maths spans (1.4 MB, under the size bound);
+# each route B reading cost pandoc 10-16 s and 600 MB, one after another, with no line.
+M = MAX_MATHS + 1
+MATHS = {
+    "inline": "# Sheet\n\n## Question 1\n\nCompute " + " ".join(f"$x_{{{i}}}^{{2}}$" for i in range(M)) + ".\n",
+    "display": "## Question 1\n\n" + "".join(f"$$y = {i}$$\n\n" for i in range(M)),
+    "brackets": "## Question 1\n\n" + " ".join(f"\\(z_{i}\\)" for i in range(M)) + "\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MATHS))
+def test_more_maths_spans_than_a_sheet_holds_are_refused_unread(kind, monkeypatch):
+    def no_pandoc(*a, **k):
+        raise AssertionError("pandoc ran on a document the count refuses")
+
+    monkeypatch.setattr(markdown, "run_pandoc", no_pandoc)
+    with pytest.raises(InputError) as e:
+        markdown.to_markdown("maths.md", MATHS[kind].encode(), "questions")
+    assert str(e.value).startswith(f"maths.md: holds {M:,} maths spans, more than the {MAX_MATHS:,}"), str(e.value)
+
+
+def test_a_latex_sheet_of_too_many_maths_spans_is_counted_once_converted():
+    body = "\\section*{Question 1}\n" + " ".join(f"$x_{{{i}}}$" for i in range(M)) + "\n"
+    with pytest.raises(InputError, match=f"holds {M:,} maths spans"):
+        markdown.to_markdown("maths.tex", tex(body).encode(), "questions")
+
+
+def test_maths_up_to_the_bound_and_in_code_are_read():
+    at_bound = "## Question 1\n\n" + " ".join(f"$x_{{{i}}}$" for i in range(MAX_MATHS)) + "\n"
+    bounds.check_openings("s.md", at_bound)
+    code = "```latex\n" + "$x$ " * M + "\n```\n"
+    assert count_maths(code + SHEET_MD) < 20 and count_maths("a price of $12, not maths") == 0
+
+
+def test_a_command_line_refuses_many_maths_before_prefect(tmp_path):
+    (tmp_path / "maths.md").write_text(MATHS["inline"], encoding="utf-8")
+    lines, last = cli_in_fresh_python(["document", "maths.md"], tmp_path, ("prefect", "pydantic"))
+    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
+    assert lines[0].startswith(f"maths.md: holds {M:,} maths spans"), lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["maths.md"]  # nothing written

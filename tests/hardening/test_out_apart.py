@@ -209,3 +209,22 @@ def test_a_recorded_baseline_of_its_own_name_beside_the_reports_is_written(tmp_p
                        record_baseline=str(tmp_path / "o" / "gate.json"), return_state=True)
     assert not state.is_failed(), state.message
     assert "course/s.md" in json.loads((tmp_path / "o" / "gate.json").read_text())
+
+
+@pytest.mark.parametrize("where", ["", "storage", "sheet2lambda-warm", "new/deeper"], ids=["home", "storage", "runner", "new"])
+@pytest.mark.parametrize("command", ["document", "folder", "sweep"])
+def test_an_out_inside_prefect_home_is_one_line_before_prefect(course, tmp_path, monkeypatch, where, command):
+    """attack13 C39: ``--out $PREFECT_HOME`` (or its ``storage/``, the runner's socket folder) was
+    taken: the set and report written among Prefect's cache files and beside the runner's socket."""
+    home = tmp_path / "ph"
+    (home / "storage").mkdir(parents=True)
+    (home / "sheet2lambda-warm").mkdir()
+    monkeypatch.setenv("PREFECT_HOME", str(home))
+    target = home / where if where else home
+    read = {"document": "sheets/cart.md", "folder": "sheets", "sweep": "sheets"}[command]
+    lines, last = _cli([command, read, "--out", str(target)], tmp_path)
+    assert last.startswith("EXIT 1 PREFECT False") and len(lines) == 1, (lines, last)
+    assert lines[0] == (f"{target}: --out lies inside PREFECT_HOME ({home.resolve()}), Prefect's and sheet2lambda's own "
+                        "state (its database, cached results, the warm runner's socket): choose another --out"), lines
+    assert sorted(p.name for p in home.iterdir()) == ["sheet2lambda-warm", "storage"]  # nothing written
+    assert out_over_inputs(home.parent / "elsewhere", {}) is None

@@ -103,3 +103,41 @@ def test_no_open_opens_nothing(tmp_path, opened, monkeypatch):
     monkeypatch.setattr(review_page.PageServer, "start", start)
     assert review.main([str(out), "--backend", "none", "--no-open"]) == 0
     assert opened == []
+
+
+# attack13 C18: a request naming another host (a DNS-rebinding page's own name) was answered 200
+@pytest.mark.parametrize("host,allowed", [("evil.example", False), ("evil.example:80", False), ("127.0.0.1.nip.io", False),
+                                          ("127.0.0.1:1", False), ("", False), ("127.0.0.1", True),
+                                          ("localhost", True), ("LOCALHOST", True)],
+                         ids=["name", "name-port", "lookalike", "other-port", "none", "ip", "localhost", "upper"])
+def test_the_page_answers_only_requests_naming_itself(tmp_path, host, allowed):
+    from starlette.testclient import TestClient
+
+    from tasks.review.session import ReviewSession
+
+    out = make_run(tmp_path)
+    client = TestClient(review_page.make_app(ReviewSession(out), "sesame"), base_url="http://127.0.0.1")
+    r = client.get("/sesame/api/overview", headers={"host": host})
+    assert (r.status_code == 200) == allowed, (host, r.status_code)
+    if not allowed:
+        assert "answers only at 127.0.0.1" in r.text and r.headers["referrer-policy"] == "no-referrer"
+
+
+def test_the_served_page_checks_its_own_port(tmp_path):
+    """Through uvicorn on a real port: ``127.0.0.1:PORT`` is answered, the same with a foreign name is not."""
+    import http.client
+
+    from tasks.review.session import ReviewSession
+
+    server = review_page.PageServer(ReviewSession(make_run(tmp_path))).start()
+    try:
+        port = server.socket.getsockname()[1]
+        for host, status in ((f"127.0.0.1:{port}", 200), ("evil.example", 403), (f"evil.example:{port}", 403)):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.putrequest("GET", f"/{server.token}/api/overview", skip_host=True)
+            conn.putheader("Host", host)
+            conn.endheaders()
+            assert conn.getresponse().status == status, host
+            conn.close()
+    finally:
+        server.stop()
