@@ -30,7 +30,7 @@ def _rebuild(out) -> None:
 def page(tmp_path):
     out = make_run(tmp_path)
     session = ReviewSession(out)
-    return out, session, TestClient(make_app(session, "sesame"))
+    return out, session, TestClient(make_app(session, "sesame"), base_url="http://127.0.0.1")  # the page answers only its own host
 
 
 def test_the_page_carries_its_build_and_it_changes_with_a_rebuild(page):
