@@ -67,13 +67,24 @@ def in_run() -> bool:
     return FlowRunContext.get() is not None or TaskRunContext.get() is not None
 
 
+MAX_LINE_CHARS = 4000
+"""The longest line :func:`say` prints or logs: a name a sheet gives is quoted bounded where the
+line is made (:func:`tasks.errors.quoted`); this is the net for any line that was not."""
+
+
+def bounded(line: str) -> str:
+    """``line`` cut past :data:`MAX_LINE_CHARS`, the rest counted (``… (N characters more)``)."""
+    extra = len(line) - MAX_LINE_CHARS
+    return line if extra <= 0 else f"{line[:MAX_LINE_CHARS]}… ({extra:,} characters more)"
+
+
 def say(*lines: str, err: bool = False, level: int = logging.INFO, echo: bool = True) -> None:
     """Print ``lines`` (to stderr when ``err``; not at all when ``echo`` is false), each
     wrapped to the terminal's width (:func:`fit_lines`), and send them,
     whole, to the run's log at ``level`` as one record."""
     from tasks.errors import visible
 
-    lines = tuple(visible(line, keep_lines=True) for line in lines)  # a file name's ESC/BEL never reach the terminal
+    lines = tuple(bounded(visible(line, keep_lines=True)) for line in lines)  # a file name's ESC/BEL never reach the terminal
     stream = sys.stderr if err else sys.stdout
     cols = width(stream) if echo else None
     for line in lines if echo else ():

@@ -155,3 +155,20 @@ def listener_is_ours(url: str, pid: int) -> bool | None:
             return True
         todo += _children(p)
     return False
+
+
+def port_holder(url: str, pid: int) -> str | None:
+    """Who listens on ``url``'s port: ``"ours"`` (``pid`` or a descendant, :func:`listener_is_ours`),
+    ``"other"`` (some other process, any user's: another ``PREFECT_HOME``'s server that won a race for
+    the port), ``"none"`` (nobody yet); ``None`` when there is no ``/proc`` to tell. A server this
+    command started is sent its password only once it is ``"ours"`` (attack14 C01b)."""
+    mine = listener_is_ours(url, pid)
+    if mine is None:
+        return None
+    if mine:
+        return "ours"
+    try:
+        port = urllib.parse.urlsplit(url).port
+    except ValueError:
+        return "other"
+    return "other" if port and _listening_inodes(port) else "none"

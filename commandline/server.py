@@ -30,11 +30,9 @@ import json
 import os
 from contextlib import contextmanager
 from typing import Iterator
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from commandline import procs
@@ -42,6 +40,7 @@ from commandline.runtime import DEFAULTS
 from commandline.ownership import ancestor_problem, listener_is_ours
 from commandline.procs import prefect_command
 from commandline.server_auth import exposed_line
+from commandline.server_wait import await_own, free_port, healthy, port_free as _free  # noqa: F401 (re-exported)
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
 
@@ -165,26 +164,15 @@ def use_auth(url: str) -> None:
     it is the kept server's API: ``PREFECT_API_AUTH_STRING`` from :func:`auth_file`, replacing
     whatever the environment held (an exported string left from an earlier ``PREFECT_HOME`` or a
     restarted server can only be refused: 401 on every request). Another server's URL keeps
-    the environment's string."""
-    state = recorded() or {}
-    if state.get("url") == url:
+    the environment's string, and so does the recorded URL when the process listening there is
+    not the recorded server (:func:`_own`): the password goes to no other process (attack14 C01b)."""
+    if _own(url):
         os.environ["PREFECT_API_AUTH_STRING"] = auth_string()
 
 
 def state_file() -> Path:
     """Where the started server's ``{pid, url, port, log}`` is recorded."""
     return prefect_home() / STATE_NAME
-
-
-def healthy(url: str, timeout: float = 0.5) -> bool:
-    """Whether the Prefect API at ``url`` (``http://HOST:PORT/api``) answers its health check as
-    Prefect does (``true``): another server that took the port answers something else, and is
-    never taken for the kept one (:func:`running` then starts one on a free port)."""
-    try:
-        with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=timeout) as r:
-            return r.status == 200 and r.read(64).strip() == b"true"
-    except (OSError, ValueError):
-        return False
 
 
 def recorded() -> dict | None:
@@ -200,28 +188,17 @@ def running() -> str | None:
     """The API address of the server this project started, when it is alive, listens there
     itself (:func:`commandline.ownership.listener_is_ours`: its password is sent to no other)
     and answers."""
-    state = recorded()
-    pid = procs.recorded_pid(state.get("pid")) if state else 0
-    if not state or not procs.ours(pid, state.get("start")):
-        return None
-    url = state.get("url")
-    return url if isinstance(url, str) and listener_is_ours(url, pid) is not False and healthy(url) else None
+    url = (recorded() or {}).get("url")
+    return url if isinstance(url, str) and _own(url) and healthy(url) else None
 
 
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _own(url: str) -> bool:
+    """Whether ``url`` is the recorded server's and that process (alive, this user's, its start
+    tick as recorded) or its child listens there (:func:`commandline.ownership.listener_is_ours`;
+    without ``/proc``, the pid alone)."""
+    state = recorded() or {}
+    pid = procs.recorded_pid(state.get("pid"))
+    return state.get("url") == url and procs.ours(pid, state.get("start")) and listener_is_ours(url, pid) is not False
 
 
 @contextmanager
@@ -271,6 +248,24 @@ def _start(port: int, timeout: float) -> str:
         return url
     if not _free(port):
         port = free_port()
+    for attempt in range(3):  # the port taken by another process while ours started: a fresh one
+        proc, url, log = _launch(port)
+        outcome = await_own(proc, url, timeout)
+        if outcome == "answers":
+            return url
+        code = proc.poll()
+        stop()
+        if outcome != "taken":
+            raise RuntimeError(f"the Prefect server exited (status {code}) before it answered (log: {log})"
+                               if code is not None else f"the Prefect server did not answer within {timeout:.0f} s (log: {log})")
+        taken, port = port, free_port()
+        _say(f"prefect    port {taken} was taken by another process while this home's server started (never sent "
+             f"its password): starting on {port} instead", sys.stderr)
+    raise RuntimeError(f"ports were taken by other processes three times while the server started (log: {log})")
+
+
+def _launch(port: int):
+    """Start ``prefect server start`` on ``port`` and record it; ``(process, API address, log)``."""
     home = private_home()
     log = home / "sheet2lambda-server.log"
     env = without_secrets(dict(os.environ))  # the server needs no model key
@@ -291,18 +286,7 @@ def _start(port: int, timeout: float) -> str:
     finally:
         os.umask(old)
     os.chmod(log, 0o600)  # a log an older version made 0644
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            break
-        if healthy(url, timeout=1.0):
-            return url
-        time.sleep(0.25)
-    code = proc.poll()
-    stop()
-    if code is not None:
-        raise RuntimeError(f"the Prefect server exited (status {code}) before it answered (log: {log})")
-    raise RuntimeError(f"the Prefect server did not answer within {timeout:.0f} s (log: {log})")
+    return proc, url, log
 
 
 def stop(timeout: float = 15.0) -> bool:

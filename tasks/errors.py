@@ -24,6 +24,20 @@ def visible(text: object, keep_lines: bool = False) -> str:
     return str(text).translate(table)
 
 
+QUOTE_CHARS = 160
+"""The most of a sheet-given name or address (an image link, a ``data:`` address, a file name it
+names) a line quotes: the rest is counted, not printed (attack14 C43: a 1.3 MB ``data:`` image was
+one warning line, on the terminal and in ``report.json``)."""
+
+
+def quoted(text: object, limit: int = QUOTE_CHARS) -> str:
+    """``text`` as a line quotes it: :func:`visible`, and when over ``limit`` characters its first
+    ``limit`` and ``… (N characters)``, N its whole length. A name a sheet gives is bounded only by
+    the sheet's size; every line that names one quotes it through this."""
+    text = visible(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 class InputError(Exception):
     """Bad input: printed as ``<file>: <problem>`` on stderr, exit status 1.
 

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from schemas.review import ReviewLog
+from tasks.review.form import build_id
 from tasks.review.lines import Document, place_flag, place_text
 from tasks.review.page import PageServer, make_app
 from tasks.review.render import diff_marks, render_field
@@ -142,7 +143,7 @@ def test_the_command_opens_the_page_and_ends_with_finish(out, monkeypatch, capsy
         try:
             acted["refused"] = httpx.get(url + "nothing-here", timeout=30).status_code
             n = flag_no(out, "q1.p1.content")
-            acted["took"] = httpx.post(f"{url}api/flag/{n}/decide", json={"choice": "B"}, timeout=60).json()
+            acted["took"] = httpx.post(f"{url}api/flag/{n}/decide", json={"choice": "B", "build": build_id(out)}, timeout=60).json()
             httpx.post(f"{url}api/done", json={}, timeout=30)
         except BaseException as e:  # reported by the test
             acted["error"] = e

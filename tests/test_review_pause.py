@@ -30,6 +30,7 @@ from schemas.review import ReviewLog
 from tests.conftest import ROOT
 from tests.fakes import openai_api as fo
 from tests.fakes.env import clean_env  # noqa: F401  (a fixture)
+from tasks.review.form import build_id
 from tasks.review.pause_form import OPEN
 from tests.test_review import SOLUTIONS_MD, SOURCE_MD
 
@@ -147,7 +148,7 @@ def test_a_paused_run_takes_a_persons_review_and_rebuilds_the_set(sheet, tmp_pat
         # the note needs text: it is taken on the review page the paused run serves
         refused = httpx.get(url.rsplit("/", 2)[0] + "/api/overview", timeout=30)
         took = httpx.post(f"{url}api/flag/{numbers['q1.p1.worked_solution']}/decide",
-                          json={"choice": "note", "note": note}, timeout=120).json()
+                          json={"choice": "note", "note": note, "build": build_id(out)}, timeout=120).json()
         return refused.status_code, took
 
     def answer(numbers):
@@ -221,7 +222,7 @@ def test_finish_on_the_review_page_resumes_the_paused_run(sheet, tmp_path):
     finished = threading.Event()
 
     def on_page(url, numbers):
-        took = httpx.post(f"{url}api/flag/{numbers['q1.p1.content']}/decide", json={"choice": "A"}, timeout=60).json()
+        took = httpx.post(f"{url}api/flag/{numbers['q1.p1.content']}/decide", json={"choice": "A", "build": build_id(out)}, timeout=60).json()
         httpx.post(f"{url}api/done", json={}, timeout=30)
         finished.set()
         return took

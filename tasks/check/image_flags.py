@@ -15,6 +15,7 @@ from schemas.flags import Flag
 from schemas.markdown import SheetText
 from schemas.sheet import SheetSet, iter_fields
 from tasks.convert.images import is_address
+from tasks.errors import quoted
 
 
 def remote(link: str) -> bool:
@@ -49,6 +50,6 @@ def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]
         if held:
             flags.append(Flag(field=key, kind="conversion_loss", a=" ".join(held),
                               reason=f"image not fetched (an address, not a file of the sheet or Mathpix's CDN): "
-                                     f"{held[0]}; the platform would load it from there: replace it with the "
+                                     f"{quoted(held[0])}; the platform would load it from there: replace it with the "
                                      "figure or remove it"))
     return flags

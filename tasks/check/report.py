@@ -23,6 +23,7 @@ from schemas.report import Report, RouteSummary, RunInfo
 from schemas.routes import AdjudicationResult, RouteResult, Usage
 from schemas.tiers import Settled
 from schemas.tiers import FieldOutcome
+from tasks.errors import quoted
 
 # polars is imported where it is used, not at import: importing it starts native threads,
 # and the warm runner (commandline/warm.py) imports this module before it forks a command.
@@ -208,7 +209,7 @@ def document_report(info: RunInfo, sheet: SheetText, a: RouteResult, b: RouteRes
         boxes = boxes.model_copy(update={"matched": score.matched, "in_export": score.in_export, "misses": score.misses})
     box_usage = Usage(input_tokens=boxes.input_tokens, output_tokens=boxes.output_tokens, cost_usd=boxes.cost_usd)
     usage = a.usage + b.usage + adjudication.usage + box_usage + (compared.usage if compared is not None else Usage())
-    warnings = [f"image not found: {link}" for link in sheet.missing_images()]
+    warnings = [f"image not found: {quoted(link)}" for link in sheet.missing_images()]
     if compared is not None and compared.status.state.value == "failed":
         warnings.append(f"compare failed ({compared.status.reason}): the PDF's pages were not checked against its OCR")
     flags = run_flags(settled, part_boxes, built, compared, sheet)

@@ -346,7 +346,7 @@ def linked_images(data: bytes) -> list[ConversionWarning]:
     what the document holds (``--sandbox``) and drops such a picture without a word; the set
     would lack it silently. Never raises (an unreadable document is pandoc's to report)."""
     from tasks.convert.bounds import read_member
-    from tasks.errors import InputError
+    from tasks.errors import InputError, quoted
 
     out: list[ConversionWarning] = []
     try:
@@ -366,7 +366,7 @@ def linked_images(data: bytes) -> list[ConversionWarning]:
                     else:
                         continue
                     out.append(ConversionWarning(kind="FileRefused", text=target,
-                                                 message=f"[sheet2lambda] docx picture {target} not read: {why}"))
+                                                 message=f"[sheet2lambda] docx picture {quoted(target)} not read: {why}"))
     except (zipfile.BadZipFile, InputError, OSError, KeyError):
         return out
     return out

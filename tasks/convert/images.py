@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from schemas.markdown import ConversionWarning, ImageLink, Markdown
+from tasks.errors import quoted
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
@@ -55,7 +56,7 @@ def resolve_links(links: list[str], base_dir: str | None) -> tuple[list[ImageLin
                 total += size
         if why is not None:
             refused.append(ConversionWarning(kind="FileRefused", text=link,
-                                             message=f"{_IMAGE_REFUSED}{link} not read: {why}"))
+                                             message=f"{_IMAGE_REFUSED}{quoted(link)} not read: {why}"))
         images.append(ImageLink(link=link, path=path))
     return images, refused
 

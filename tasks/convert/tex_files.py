@@ -49,6 +49,7 @@ from schemas.markdown import ConversionWarning
 from tasks.convert.effort import current
 from tasks.convert.pairing import another_sheets_file
 from tasks.convert.opener import FileRefused, link_refusal, read_file
+from tasks.errors import quoted
 
 MAX_FILE_BYTES = 2 << 20
 """Largest file a sheet may read (2 MiB): a sheet's own files are kilobytes."""
@@ -202,7 +203,7 @@ class _Inliner:
         return self.effort.reads_spent(lambda why: self.refuse(command, name, why), f"\\{command}{{{name}}}")
 
     def refuse(self, command: str, name: str, why: str) -> None:
-        message = f"{OWN} \\{command}{{{name}}} not read: {why}"
+        message = f"{OWN} \\{command}{{{quoted(name)}}} not read: {why}"
         if message not in self.said:  # a file refused again (a loop, a repeated \\input): one line
             self.said.add(message)
             self.warnings.append(ConversionWarning(kind="FileRefused", text=name, message=message))

@@ -5,32 +5,89 @@ solutions document, a saved filter, an export or a subfolder whose real path (li
 followed) is outside the root is never read, and each one skipped is a line of the run's
 report (:func:`skipped_line`). A sweep walks real folders only (:func:`real_folders`): a link
 to a folder inside the root (``loop -> .``, ``week2 -> week1``) is not entered either, so
-each folder is swept once, under its own name.
+each folder is swept once, under its own name. A mount point inside the root (a bind mount of
+an outside folder, another file system) is skipped the same way, with a line (:func:`mounted_at`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
 
 def leaves(path: Path, root: Path) -> bool:
     """True when ``path``'s real path (every link followed) is not inside ``root``'s, or
-    cannot be resolved (a loop)."""
+    cannot be resolved (a loop), or reaches it across a mount point inside ``root``
+    (:func:`mounted_at`): a bind mount of an outside folder leads out as a link does."""
     try:
         real, base = path.resolve(), root.resolve()
     except (OSError, RuntimeError):
         return True
-    return not (real == base or base in real.parents)
+    return not (real == base or base in real.parents) or mounted_at(real, base) is not None
+
+
+MOUNTS_READ_EVERY = 2.0
+"""Seconds a reading of ``/proc/self/mountinfo`` is reused (a folder run asks once per file)."""
+_MOUNTS: tuple[float, frozenset[str]] = (-MOUNTS_READ_EVERY, frozenset())
+
+
+def mount_points() -> frozenset[str]:
+    """Every mount point of this process's mount namespace (``/proc/self/mountinfo``'s fifth
+    field, octal escapes undone; proc(5)); empty where there is none to read."""
+    global _MOUNTS
+    import time
+
+    now = time.monotonic()
+    if now - _MOUNTS[0] < MOUNTS_READ_EVERY:
+        return _MOUNTS[1]
+    try:
+        with open("/proc/self/mountinfo", "rb") as fh:
+            raw = fh.read(1 << 22).decode("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        raw = []
+    unescape = lambda field: re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), field)  # noqa: E731
+    found = frozenset(unescape(line.split(" ")[4]) for line in raw if len(line.split(" ")) > 4)
+    _MOUNTS = (now, found)
+    return found
+
+
+def mounted_at(real: Path, base: Path) -> Path | None:
+    """The mount point strictly inside ``base`` that ``real`` (a real path inside it) lies on or
+    under (attack14 C39: a sweep read a bind mount of a private folder placed in a course, which a
+    same-device bind mount's ``st_dev`` does not show), else, where no mount table is readable, the
+    first folder from ``base`` down whose ``st_dev`` differs from ``base``'s; ``None`` when none."""
+    if real == base:
+        return None
+    points = mount_points()
+    if points:
+        for folder in [*reversed(real.parents), real]:
+            if base in folder.parents and str(folder) in points:
+                return folder
+        return None
+    try:
+        dev = os.stat(base).st_dev
+        for folder in [*reversed(real.parents), real]:
+            if base in folder.parents and os.stat(folder).st_dev != dev:
+                return folder
+    except OSError:
+        return None
+    return None
 
 
 def skipped_line(path: Path, root: Path) -> str:
-    """The report's line for a link skipped: ``<path>: a link leaving <root>, skipped``."""
+    """The report's line for a link skipped: ``<path>: a link leaving <root>, skipped``; for a
+    path reached across a mount point inside ``root``, ``<path>: on another file system mounted
+    at <point> inside <root> (a mount point leads out as a link does): skipped``."""
     try:
-        target = str(path.resolve())
+        target, base = path.resolve(), root.resolve()
     except (OSError, RuntimeError):
-        target = "a loop"
+        return f"{path}: a symbolic link to a loop, outside {root}: skipped"
+    point = mounted_at(target, base) if (target == base or base in target.parents) else None
+    if point is not None:
+        return (f"{path}: on another file system mounted at {point} inside {root} (a mount point leads out as a "
+                "link does): skipped")
     return f"{path}: a symbolic link to {target}, outside {root}: skipped"
 
 
@@ -55,7 +112,11 @@ def real_folders(root: Path, skipped: list[str] | None = None) -> list[Path]:
     for top, dirs, _ in os.walk(root, followlinks=False):
         for name in sorted(dirs):
             d = Path(top) / name
-            if not d.is_symlink():
+            if not d.is_symlink() and leaves(d, root):  # a mount point inside the root: never entered
+                dirs.remove(name)
+                if skipped is not None:
+                    skipped.append(skipped_line(d, root))
+            elif not d.is_symlink():
                 found.append(d)
             elif skipped is not None and not name.startswith((".", "set_")):
                 if leaves(d, root):

@@ -46,6 +46,10 @@ class ReviewRun:
     roots: list[str] = field(default_factory=list)
     """A deployment's roots (:func:`commandline.confine.confine`; ``[]``: none): the rebuilt set
     is published into ``out`` only while it lies inside them (:func:`tasks.write.publish.pinned`)."""
+    build: str = ""
+    """The build this folder holds: the first 16 hex digits of the sha256 of its ``settled.json``
+    (which a review copies unchanged, and a document run into the same ``--out`` rewrites). The
+    review page carries it, and a decision naming another build is refused (attack14 C36)."""
 
     def current(self, skip: frozenset[int] | set[int] = frozenset()) -> SheetSet:
         """The set as the run settled it with every resolving decision so far applied, in
@@ -103,6 +107,7 @@ def load_run(out: str | Path, roots: list[str] | None = None) -> ReviewRun:
     if SETTLED not in entries or not (out / SETTLED).is_file():
         raise InputError(str(out / SETTLED), "missing: this run's outputs predate the review; run the document again")
     record = _read_model(out / SETTLED, SettledRecord, "settled set")
+    build = build_id(out)
     report = _read_model(out / "report.json", Report, "report")
     # A garbage review.json is refused as such before it is judged stale (issue 23, break2).
     log = (_read_model(out / REVIEW, ReviewLog, "review file") if (out / REVIEW).exists()
@@ -120,7 +125,17 @@ def load_run(out: str | Path, roots: list[str] | None = None) -> ReviewRun:
     if stale:
         log = log.model_copy(update={"decisions": [d for d in log.decisions if d not in stale]})
     return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries,
-                     stale=stale, roots=list(roots or []))
+                     stale=stale, roots=list(roots or []), build=build)
+
+
+def build_id(out: Path) -> str:
+    """:attr:`ReviewRun.build` of the output folder ``out`` (``""`` when ``settled.json`` cannot be read)."""
+    import hashlib
+
+    try:
+        return hashlib.sha256((out / SETTLED).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return ""
 
 
 def stale_line(run: ReviewRun) -> str | None:

@@ -14,8 +14,8 @@ user): it opens a 0600 ``file://`` page of our own that sends it on (:func:`open
 ``--no-open`` prints the address instead, for the person to paste.
 
 Routes under the token: ``/`` the page; ``static/…`` its script and stylesheet;
-``api/overview``; ``api/flag/N``; ``POST api/flag/N/decide`` (JSON ``choice`` and, as the
-choice needs, ``passage``, ``note``, ``equation``); ``POST api/undo``; ``POST api/done``
+``api/overview``; ``api/flag/N``; ``POST api/flag/N/decide`` (JSON ``choice``, ``build`` the
+overview's build the page shows, and, as the choice needs, ``passage``, ``note``, ``equation``); ``POST api/undo``; ``POST api/done``
 (the person is finished: the server stops); ``set.zip`` the rebuilt set; ``image/N``;
 ``crop/N`` the page crop of flag N (an ``ocr`` flag).
 """
@@ -144,7 +144,8 @@ def make_app(session: ReviewSession, token: str, on_done: Callable[[], None] | N
         except (ValueError, TypeError, OverflowError):
             return JSONResponse({"ok": False, "said": "not a decision: send JSON with a choice"}, 400)
         try:
-            return JSONResponse(await run_in_threadpool(session.decide, *args))
+            build = str(body.get("build") or "")  # the build the page was loaded on: always checked
+            return JSONResponse(await run_in_threadpool(session.decide, *args, build))
         except (IndexError, InputError) as e:
             return error(e)
 

@@ -55,6 +55,11 @@ HINTS = {
 }
 """What a person does about a flag of each kind, shown under its reason."""
 
+RELOAD = ("the set was built again since this page loaded (a document run into the same --out), so this "
+          "page shows another build's flags: reload the page")
+"""The one line a decision (or undo) made on an older build gets (attack14 C36: the old tab's decision
+was applied to the new build's flag of the same number)."""
+
 SAID = {"A": "route A's text taken", "B": "route B's text taken", "keep": "kept as it is",
         "source": "the selected passage of the sheet taken", "note": "the equation corrected from your note",
         "page": "the page's reading taken"}
@@ -64,11 +69,12 @@ SAID = {"A": "route A's text taken", "B": "route B's text taken", "keep": "kept 
 class ReviewSession:
     """One review page's state: ``out`` the output folder; ``backend`` answers equation notes
     (``None``: no model configured, so the page offers no note); ``undone`` the decisions
-    of this session, last last, each with what its flag held before (``None``: open)."""
+    of this session, last last, each with what its flag held before (``None``: open) and the
+    build it was made on (:attr:`tasks.review.form.ReviewRun.build`)."""
 
     out: Path
     backend: Backend | None = None
-    undone: list[tuple[int, Decision | None, Decision]] = field(default_factory=list)
+    undone: list[tuple[int, Decision | None, Decision, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     roots: list[str] = field(default_factory=list)
     """A deployment's roots (:attr:`tasks.review.form.ReviewRun.roots`; ``[]``: none)."""
@@ -96,7 +102,7 @@ class ReviewSession:
                           "choice": d.choice if d is not None and d.resolved else None})
         first = next((f["n"] for f in flags if f["choice"] is None), 1 if flags else 0)
         docs = [{"name": d.name, "lines": d.text.splitlines()} for d in self._documents(run)]
-        return {"set_name": run.record.set_name, "flags": flags, "first": first, "documents": docs,
+        return {"set_name": run.record.set_name, "build": run.build, "flags": flags, "first": first, "documents": docs,
                 "zip": self.zip_path(run).is_file(), "model": self.backend is not None,
                 "keys": KEYS, "labels": LABELS}
 
@@ -153,7 +159,7 @@ class ReviewSession:
         images = self.image_urls(run)
         text = get_field(now, flag.field)
         d = run.decision(n)
-        out: dict = {"n": n, "total": len(run.record.flags), "field": flag.field, "kind": flag.kind,
+        out: dict = {"n": n, "build": run.build, "total": len(run.record.flags), "field": flag.field, "kind": flag.kind,
                      "reason": flag.reason, "hint": HINTS.get(flag.kind, ""), "equations": entry.equations,
                      "decided": {"choice": d.choice, "at": d.at.isoformat()} if d is not None and d.resolved else None,
                      "choices": [{"key": c, "label": LABELS[c], "shortcut": KEYS[c]} for c in self.choices(entry)]}
@@ -189,14 +195,20 @@ class ReviewSession:
         out["also"] = sorted(also)
         return out
 
-    def decide(self, n: int, choice: str, passage: str = "", note: str = "", equation: int | None = None) -> dict:
+    def decide(self, n: int, choice: str, passage: str = "", note: str = "", equation: int | None = None,
+               build: str | None = None) -> dict:
         """Make and apply one decision on flag ``n``: ``{"ok": True, "said": …}`` once
         recorded and the set rebuilt, or ``{"ok": False, "said": why}`` when the choice is
         not offered, is incomplete or is refused (a passage not a whole quote of the sheet,
-        a refused note): then nothing is recorded. Raises ``IndexError`` for no such flag,
-        :class:`tasks.errors.InputError` when the folder cannot be written."""
+        a refused note, ``build`` not the folder's build now: the page was loaded on a set
+        built again since, :data:`RELOAD`): then nothing is recorded. ``build`` ``None``: not
+        checked (a caller in this process that read the folder itself; the page always sends
+        one). Raises ``IndexError`` for no such flag, :class:`tasks.errors.InputError` when the
+        folder cannot be written."""
         with self.lock:
             run = self.run()
+            if build is not None and build != run.build:
+                return {"ok": False, "stale": True, "said": f"flag {n}: not decided: {RELOAD}"}
             entry = flag_entry(run, n)
             if choice not in self.choices(entry):
                 return {"ok": False, "said": f"flag {n}: {choice!r} is not a choice for this flag"}
@@ -211,7 +223,7 @@ class ReviewSession:
                 return {"ok": False, "said": f"flag {n}: not taken: {d.reason}"}
             before = run.decision(n)
             apply_decisions(run, [d])
-            self.undone.append((n, before, d))
+            self.undone.append((n, before, d, run.build))
             return {"ok": True, "n": n, "said": f"flag {n} of {len(run.record.flags)}: {SAID[choice]}; the set was "
                                                 f"rebuilt (u: undo)"}
 
@@ -222,8 +234,12 @@ class ReviewSession:
         with self.lock:
             if not self.undone:
                 return {"ok": False, "said": "nothing to undo"}
-            n, before, made = self.undone.pop()
+            n, before, made, build = self.undone[-1]
             run = self.run()
+            if build != run.build:  # its flag numbers are another build's: nothing of this session to take back
+                self.undone.clear()
+                return {"ok": False, "stale": True, "said": f"nothing undone: {RELOAD}"}
+            self.undone.pop()
             record = [x for x in run.log.decisions if x.flag != n] + ([before] if before is not None else [])
             rebuild(run, record, [])
             state = f"back to {SAID[before.choice]}" if before is not None else "open again"

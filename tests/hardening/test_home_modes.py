@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from commandline import server, warm
+from commandline import server, server_wait, warm
 
 CATEGORY = "14 kept server and processes"
 
@@ -66,7 +66,8 @@ def test_the_kept_server_starts_under_umask_077_and_its_log_is_0600(home, monkey
     monkeypatch.setattr(server.subprocess, "Popen", _fake_popen(seen))
     monkeypatch.setattr(server.procs, "started", lambda pid: 1.0)
     monkeypatch.setattr(server, "running", lambda: None)
-    monkeypatch.setattr(server, "healthy", lambda url, timeout=1.0: True)
+    monkeypatch.setattr(server_wait, "healthy", lambda url, timeout=1.0: True)
+    monkeypatch.setattr(server_wait, "port_holder", lambda url, pid: "ours")
     server._start(server.free_port(), timeout=1.0)
     assert seen == [0o077]
     assert stat.S_IMODE((home / "sheet2lambda-server.log").stat().st_mode) == 0o600

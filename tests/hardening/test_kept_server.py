@@ -94,11 +94,15 @@ def test_the_kept_server_starts_with_its_auth_and_no_model_key(home, monkeypatch
 
 
 def test_a_stale_exported_auth_string_gives_way_to_the_kept_servers(home, monkeypatch):
+    import socket
+
     server.private_home()
-    url = "http://127.0.0.1:9/api"
-    server.state_file().write_text(json.dumps({"pid": os.getpid(), "url": url}))
+    listening = socket.create_server(("127.0.0.1", 0))  # the recorded server (this process) listens there
+    url = f"http://127.0.0.1:{listening.getsockname()[1]}/api"
+    server.state_file().write_text(json.dumps({"pid": os.getpid(), "start": procs.started(os.getpid()), "url": url}))
     monkeypatch.setenv("PREFECT_API_AUTH_STRING", "sheet2lambda:" + "from-a-server-long-gone")
     server.use_auth(url)
+    listening.close()
     assert os.environ["PREFECT_API_AUTH_STRING"] == server.auth_string()
     monkeypatch.setenv("PREFECT_API_AUTH_STRING", "someone:else")
     server.use_auth("http://127.0.0.1:10/api")  # not the kept server: the user's string stays

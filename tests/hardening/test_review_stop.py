@@ -11,7 +11,7 @@ import signal
 import pytest
 
 from schemas.review import ReviewLog
-from tasks.review.form import build_form, load_run
+from tasks.review.form import build_form, build_id, load_run
 from tests.test_review import make_run
 
 CATEGORY = "8 interrupts and dead backends"
@@ -97,7 +97,7 @@ def test_a_review_page_stopped_twice_is_one_line_with_the_decisions_kept(tmp_pat
                 break
         assert url is not None, proc.stderr.read()
         n = flag_no(out, "q1.p1.content")
-        httpx.post(f"{url}api/flag/{n}/decide", json={"choice": "B"}, timeout=60).raise_for_status()
+        httpx.post(f"{url}api/flag/{n}/decide", json={"choice": "B", "build": build_id(out)}, timeout=60).raise_for_status()
         for sig in signals:
             proc.send_signal(sig)
             time.sleep(0.05)

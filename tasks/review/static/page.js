@@ -207,7 +207,7 @@ function selectedPassage() {
 async function choose(key, extra) {
   if (state.busy) return;
   if (!offered(key)) { say(`${key} is not a choice for flag ${state.n}`, false); return; }
-  const body = Object.assign({ choice: key }, extra || {});
+  const body = Object.assign({ choice: key, build: state.overview.build }, extra || {});  // refused if rebuilt since
   if (key === "source" && !body.passage) {
     body.passage = selectedPassage();
     if (!body.passage) { say("First select the passage in the sheet (drag across it), then press s.", false); return; }
