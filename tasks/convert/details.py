@@ -39,6 +39,18 @@ _ITEM = re.compile(r"^(?P<lead> {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+)\S")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
+def fenced(line: str, fence: str | None) -> tuple[bool, str | None]:
+    """Is ``line`` part of fenced code, given ``fence`` (the open fence's run of backticks or
+    tildes, ``None`` outside code), and the fence open after it. A fence closes on a line of
+    only its character, at least as long (CommonMark, "Fenced code blocks")."""
+    f = _FENCE.match(line)
+    if fence is None:
+        return (True, f.group(1)) if f else (False, None)
+    if f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
+        return True, None
+    return True, fence
+
+
 def solution_details(markdown: str) -> str:
     """``markdown`` with each ``<details>`` block whose summary opens with a solution word as a
     ``solution`` div under the list item before it (module docstring). A text without
@@ -54,12 +66,8 @@ def solution_details(markdown: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        f = _FENCE.match(line)
-        if fence is not None or f:
-            if fence is None:
-                fence = f.group(1)
-            elif f and f.group(1)[0] == fence[0] and len(f.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
-                fence = None
+        code, fence = fenced(line, fence)
+        if code:
             out.append(line)
             i += 1
             continue
@@ -141,12 +149,8 @@ def closed_in_cell(cell_text: str) -> str:
         return cell_text
     depth, fence = 0, None
     for line in cell_text.split("\n"):
-        f = _FENCE.match(line)
-        if fence is not None or f:
-            if fence is None:
-                fence = f.group(1)
-            elif f and f.group(1)[0] == fence[0] and not line.strip().strip(fence[0]):
-                fence = None
+        code, fence = fenced(line, fence)
+        if code:
             continue
         low = line.lower()
         depth = max(0, depth + low.count("<details") - low.count("</details>"))

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import re
 
+from tasks.convert.details import fenced
+
 _OPEN = re.compile(r"^ {0,3}<div\b(?P<attrs>[^>]*)>\s*$", re.I)
 _BOLD = re.compile(r"<(b|strong)\b[^>]*>(?P<title>.*?)</\1\s*>", re.I | re.S)
 _TITLE = re.compile(r"^\s*(?:<(b|strong)\b[^>]*>.*?</\1\s*>|\*\*[^*].*?\*\*)", re.I)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 ANSWER_CLASSES = ("answer", "solution")
 """Classes of a box the general filter reads as a worked solution (its ``html_div_open``)."""
 
@@ -46,12 +47,8 @@ def titled_boxes(markdown: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        f = _FENCE.match(line)
-        if fence is not None or f:
-            if fence is None:
-                fence = f.group(1)
-            elif f and f.group(1)[0] == fence[0] and not line.strip().strip(fence[0]):
-                fence = None
+        code, fence = fenced(line, fence)
+        if code:
             out.append(line)
             i += 1
             continue
