@@ -45,6 +45,9 @@ their reasons joined:
   parts under a stem that asks, or parts that are only True/False;
 - **the sheet's question section in no field** (:mod:`tasks.settle.section_doubts`) while
   questions are read outside it;
+- **a section's list read one question per item** (:mod:`tasks.settle.headed_lists`): items numbered
+  from 1 under each heading, one list read as questions while another is read as one question's parts,
+  or the section's context read into its first item's question alone;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
   document does not (left out unless route B's pairing already said so);
@@ -86,6 +89,7 @@ from tasks.settle.audit_markers import (
     solution_number_flags,
 )
 from tasks.settle.doubts import continued_title_flags, doubt_flags, subsection_flags
+from tasks.settle.headed_lists import headed_list_flags
 from tasks.settle.section_doubts import section_flags, unread_section_flags
 from tasks.settle.step_sections import step_section_flags
 from tasks.settle.pairing_doubts import (partly_answered_flags, referral_flags, short_numbering_flags, shown_solution_flags,
@@ -118,7 +122,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
     return merged(marker_flags(questions, questions_md) + layout_flags(questions, questions_md)
                   + part_label_flags(questions, questions_md)
                   + field_flags(questions) + doubt_flags(questions) + subsection_flags(questions)
-                  + continued_title_flags(questions)
+                  + continued_title_flags(questions) + headed_list_flags(questions, questions_md)
                   + empty_solution_flags(questions, questions_md)
                   + heading_flags(questions, questions_md) + blank_flags(questions) + title_flags(questions, questions_md)
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)
