@@ -125,3 +125,13 @@ def test_an_item_answering_nothing_whose_text_runs_on_is_doubted():
     # the bank as written: the one-paragraph question answering nothing is no doubt
     questions, _ = read_and_pair_inferred(GENERAL, BANK, None)
     assert unanswered_item_flags(questions, BANK) == []
+
+
+def test_a_lead_in_given_once_under_each_heading_or_an_answer_slot_closes_nothing():
+    # `Tasks:` before each exercise's list divides nothing its heading does not; `[Write here]`
+    # is room left for the student's answer: neither is a closer, and no reading closes at it
+    headed = "".join(f"## Exercise {n}\n\nThree pumps fill a tank.\n\nTasks:\n\n1. Find the rate.\n2. Find the time.\n\n"
+                     for n in (1, 2, 3))
+    assert discover(ast(headed)).closers == []
+    slots = "".join(f"{n}. Explain step {n} of the proof.\n\n[Write here]\n\n" for n in (1, 2, 3, 4))
+    assert discover(ast(slots)).closers == []

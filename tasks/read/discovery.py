@@ -276,14 +276,18 @@ def discover(blocks: list[dict]) -> Found:
 
 
 def _closing_key(b: dict) -> str | None:
-    """A paragraph's words as a closing paragraph is known (lower case, no closing colon or
-    stop) when it is short (at most three words, no digit) and not set whole in bold or italics
-    (a callout, an answer slot), else ``None``."""
+    """A paragraph's words as a closing paragraph is known (lower case, no closing stop) when it
+    is short (at most three words, no digit), not set whole in bold or italics (a callout, an
+    answer slot) and not wholly in square brackets (room left for the student's answer), else
+    ``None``."""
     if b.get("t") not in ("Para", "Plain"):
         return None
     if len(b["c"]) == 1 and b["c"][0].get("t") in ("Strong", "Emph"):
         return None  # a callout (`**✅ Do this**`) or an answer slot (`_Your answer here._`): the reader's own
-    text = re.sub(r"[:.]$", "", _text(b["c"]).strip()).lower()
+    raw = _text(b["c"]).strip()
+    if raw.startswith("[") and raw.endswith("]"):
+        return None  # room left for the student's answer (`[Your comment here]`)
+    text = re.sub(r"[:.]$", "", raw).lower()
     if not text or len(text.split()) > 3 or len(text) > 30 or re.search(r"\d", text):
         return None
     return text
@@ -306,8 +310,23 @@ def closing_paragraphs(blocks: list[dict], least: int = 3) -> list[str]:
             continue
         if all(b and given[b] >= least and b != k for b in before):
             continue
+        if not _divides_a_section(blocks, keys, k):
+            continue
         out.append(k)
     return out[:1]
+
+
+def _divides_a_section(blocks: list[dict], keys: list[str | None], k: str) -> bool:
+    """Is ``k`` given twice or more under one heading (or in a sheet with no heading)? A
+    paragraph given once in each headed section (`Es demana:` before each exercise's tasks)
+    divides nothing the headings do not: it is the sections' lead-in, not a closer of items."""
+    section, counts = 0, Counter()
+    for b, key in zip(blocks, keys):
+        if b.get("t") == "Header":
+            section += 1
+        elif key == k:
+            counts[section] += 1
+    return max(counts.values(), default=0) >= 2
 
 
 def _marked_bullets_lifted(blocks: list[dict]) -> list[dict]:
