@@ -158,7 +158,7 @@ def interruptible():
         # after the hooks: a sweep's hook cancels the folder runs it created and says how many;
         # ending them first left it nothing to cancel and nothing to say
         end_flow_runs(run_id, f"interrupted: the {what} stopped (Ctrl-C or SIGTERM)")
-        got = PUBLISHING.acquire(timeout=30)  # an output folder being moved in is finished first
+        got = _acquire_ignoring_late_signals(30.0)  # an output folder being moved in is finished first
         try:
             import time as _time
 
@@ -233,3 +233,21 @@ def sigint_interrupts_waits() -> bool:
         return libc.sigaction(signal.SIGINT, ctypes.byref(action), None) == 0
     except (OSError, AttributeError):
         return False
+
+
+def _acquire_ignoring_late_signals(timeout: float) -> bool:
+    """``PUBLISHING.acquire(timeout=timeout)`` (seconds), True when got. A second Ctrl-C or
+    SIGTERM that arrived just before the stop set both to be ignored is raised by CPython at its
+    next check as ``OSError: Signal N ignored due to race condition``; it is ignored, as meant,
+    and the wait goes on for what is left of ``timeout``."""
+    import time as _time
+
+    from tasks.write.outputs import PUBLISHING
+
+    end = _time.monotonic() + timeout
+    while True:
+        try:
+            return PUBLISHING.acquire(timeout=max(0.0, end - _time.monotonic()))
+        except OSError:
+            if _time.monotonic() >= end:
+                return False
