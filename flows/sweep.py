@@ -47,20 +47,19 @@ from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E
 from commandline.runners import Threads  # noqa: E402
 
 from flows.folder import DEFAULT_THREADS, on_dask, run_folder, task_runner  # noqa: E402
-from tasks.check.folder_report import write_run_json  # noqa: E402
+from tasks.check.folder_report import run_json  # noqa: E402
+from tasks.check.sweep_files import GATE_LINES, gate_message, publish_end, read_baseline  # noqa: E402
 from commandline.logs import say  # noqa: E402
 from commandline.options import form_problem, parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
 from commandline.out_paths import (  # noqa: E402
     OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
-from pydantic import ValidationError  # noqa: E402
-from schemas.baseline import Baseline  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
-from tasks.errors import visible, InputError, system_problem, validation_line  # noqa: E402
-from tasks.safe_json import json_loads  # noqa: E402
+from tasks.errors import visible, InputError, system_problem  # noqa: E402
 from tasks.write.artifacts import artifact_key  # noqa: E402
+from tasks.write.publish import write_atomic  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim, taken_by_run  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs  # noqa: E402
@@ -242,14 +241,7 @@ def sweep_flow(
             accepted_root = str(Path(baseline or record_baseline).parent)
         recorded = None
         if baseline:
-            try:
-                recorded = json_loads(Path(baseline).read_text(encoding="utf-8"))
-            except (OSError, ValueError, RecursionError) as e:
-                raise InputError(baseline, f"cannot read the baseline ({e.__class__.__name__})") from None
-            try:  # checked before any work (issue 23, break1: a list ran the sweep, then a traceback)
-                recorded = {k: v.model_dump() for k, v in Baseline.model_validate(recorded).root.items()}
-            except ValidationError as e:
-                raise InputError(baseline, f"not a valid baseline: {validation_line(e, keyed=True)}") from None
+            recorded = read_baseline(baseline)  # size-bounded, validated (attack15 C09b)
         base_dir = Path(root)
         if not base_dir.is_dir():
             raise InputError(root, "no such folder")
@@ -346,18 +338,15 @@ def sweep_flow(
         [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
          changes.line().split(None, 1)[1], "", "```"]
         + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
-        + ([f"- gate FAILED: {w}" for w in worse] if recorded is not None and worse else
+        + ([f"- gate FAILED: {w}" for w in worse[:GATE_LINES]] if recorded is not None and worse else
            ([f"- gate passed against {baseline}"] if recorded is not None else []))))
     began, since = runtime.run_started(t0)
     try:
-        with folder_report.pinned(out_dir, roots) as own:  # through --out opened once, checked (attack 10, C32)
-            folder_report.write(df, own)
-            sweep_changes.write_record(own, record)
-            (own / "baseline.json").write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True))
-            write_run_json(own, rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
-                           gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump(),
-                           skipped=skipped + [line for o in outcomes for line in o.skipped_links])
-    except InputError as e:  # --out moved outside the deployment's root meanwhile: one line
+        publish_end(out_dir, df, record, baseline_of(rows, base_dir), run_json(  # all or nothing (attack15 C29)
+            rows, time.monotonic() - began, wall_from=since, root=str(base_dir), folders=len(folders),
+            gate=None if recorded is None else ("failed" if worse else "passed"), changes=changes.model_dump(),
+            skipped=skipped + [line for o in outcomes for line in o.skipped_links]), roots)
+    except InputError as e:  # --out moved outside the deployment's root meanwhile, or a full disk: one line
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))
     say(*short_table(rows, base_dir))
@@ -367,16 +356,18 @@ def sweep_flow(
     say(f"out        {visible(out_dir)}/ (report.csv and report.parquet: every column; report.json, baseline.json, one folder "
         "per corpus folder)")
     if record_baseline:
-        Path(record_baseline).write_text(json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True) + "\n",
-                                         encoding="utf-8")
+        try:  # whole or not at all: a full disk is one line, the old file kept (attack15 C29)
+            write_atomic(Path(record_baseline), json.dumps(baseline_of(rows, base_dir), indent=1, sort_keys=True) + "\n")
+        except InputError as e:
+            say(str(e), echo=False, level=logging.ERROR)
+            return failed_state(str(e))
         say(f"baseline   recorded in {record_baseline}")
     next_step = folder_next_line(out_dir, [Path(o.out) / Path(r.source).stem for o in outcomes for r in o.rows
                                            if r.outcome == "built" and r.flagged], "each folder's flags.md",
                                  "<folder>/<sheet>")
     if recorded is not None:
         if worse:
-            message = "\n".join([f"gate       FAILED: {len(worse)} sheets do worse than the baseline"]
-                                 + [f"  {line}" for line in worse])
+            message = gate_message(worse)  # at most GATE_LINES sheets listed (attack15 C09b)
             say(message, echo=False, level=logging.ERROR)
             return failed_state(message)
         say(f"gate       passed: no sheet does worse than {visible(baseline)}")

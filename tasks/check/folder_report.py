@@ -91,22 +91,51 @@ ROWS_SO_FAR = ".sheet2lambda-rows.csv"
 published; a run stopped half-way leaves it, the last good ``report.csv`` untouched."""
 
 
+def make_out(out: Path) -> None:
+    """Make ``out`` with its parents; a full disk or a folder that refuses new entries is
+    :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`)."""
+    from tasks.write.publish import refused
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise (refused(e, out) or e) from None
+
+
 def start_rows(out: Path, stem: str = "report", roots: list[str] | None = None) -> Path:
     """:data:`ROWS_SO_FAR` in ``out`` holding the header only, for :func:`append_row` to add each
     sheet's row as the sheet ends (a run stopped half-way leaves the rows of the sheets it
     ended there); ``report.csv`` is replaced only at the end (:func:`write_end`), with every row,
     in order, and the totals, all or nothing. ``roots``: :func:`pinned`'s."""
-    out.mkdir(parents=True, exist_ok=True)
+    make_out(out)
     with pinned(out, roots) as own:
-        frame([]).write_csv(own / ROWS_SO_FAR)
+        _scratch(own / ROWS_SO_FAR, frame([]).write_csv().encode(), "wb", out)
     return out / ROWS_SO_FAR
+
+
+def _scratch(path: Path, data: bytes, mode: str, out: Path) -> None:
+    """Write (``wb``) or append (``ab``) ``data`` to the rows file ``path``; a full disk or any
+    refusal of the machine is :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`)
+    and the file is removed (it is scratch: ``report.csv`` holds the last good rows): attack15
+    C29, polars' ENOSPC was a traceback and left an empty file in ``--out``."""
+    from tasks.write.publish import refused
+
+    try:
+        with open(path, mode) as fh:
+            fh.write(data)
+    except OSError as e:
+        path.unlink(missing_ok=True)
+        line = refused(e, out)
+        if line is not None:
+            raise line from None
+        raise
 
 
 def append_row(path: Path, row: SheetRow, roots: list[str] | None = None) -> None:
     """Append ``row`` to the CSV :func:`start_rows` began, as one line of the same columns
     (through its folder :func:`pinned` with ``roots``)."""
-    with pinned(path.parent, roots) as own, open(own / path.name, "ab") as fh:
-        shown_csv(frame([row])).write_csv(fh, include_header=False)
+    with pinned(path.parent, roots) as own:
+        _scratch(own / path.name, shown_csv(frame([row])).write_csv(include_header=False).encode(), "ab", path.parent)
 
 
 def table(df: pl.DataFrame) -> str:

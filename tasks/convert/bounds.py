@@ -13,7 +13,9 @@
   ``review.json``) is at most :data:`MAX_SAVED_BYTES`; what it holds is counted too: a set of
   at most :data:`MAX_QUESTIONS` questions, :data:`MAX_PARTS` parts and :data:`MAX_OPTIONS`
   options in all (a reply, the answer boxes' keys), a review (or a ``--decisions`` file) of at
-  most :data:`MAX_DECISIONS` decisions (:func:`check_count`).
+  most :data:`MAX_DECISIONS` decisions (:func:`check_count`); a sweep's ``--baseline`` is at most
+  :data:`MAX_SAVED_BYTES` too, and an ``--out``'s ``.sheet2lambda-outputs.json`` at most
+  :data:`MAX_MANIFEST_BYTES` (:func:`check_manifest_size`).
 - A sheet of text (markdown, LaTeX) holds no NUL byte (:func:`check_text_sheet`), and no
   document's text once converted holds a control character (:func:`check_converted_text`)
   nor opens more than :data:`MAX_QUESTIONS` questions of one kind (:func:`check_openings`).
@@ -87,6 +89,20 @@ def check_saved_size(path: Path, size: int, what: str) -> None:
     """Refuse a saved file over :data:`MAX_SAVED_BYTES` before it is read: :class:`InputError`."""
     if size > MAX_SAVED_BYTES:
         raise InputError(str(path), f"{what} too large: {_size(size)} (at most {_size(MAX_SAVED_BYTES)})")
+
+
+MAX_MANIFEST_BYTES = 4 << 20
+"""Largest ``.sheet2lambda-outputs.json`` read from ``--out`` (4 MiB: a run writes a name per set
+folder and its own files, kilobytes for a course of hundreds of sheets; attack15 C08, a 180 MB one
+of ten million names ran 324 s and 1.5 GB)."""
+
+
+def check_manifest_size(path: Path, size: int) -> None:
+    """Refuse an ``--out``'s outputs manifest over :data:`MAX_MANIFEST_BYTES` before it is read:
+    :class:`InputError` naming the file (no run of this tool writes one that large)."""
+    if size > MAX_MANIFEST_BYTES:
+        raise InputError(str(path), f"outputs manifest too large: {_size(size)} (at most {_size(MAX_MANIFEST_BYTES)}; "
+                                    "no run writes one this large): remove it or choose another --out")
 
 
 def check_count(n: int, limit: int, what: str, where: str) -> None:

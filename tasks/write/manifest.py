@@ -75,8 +75,11 @@ def read_manifest(out: Path) -> dict:
     "dir"}}``; a missing, unreadable or malformed one is empty. Entries that are not plain names
     (``../x``, ``.``, ``a/b``) are dropped: whatever the file says, nothing outside ``out`` is
     named. ``kinds`` (what each entry was when the run wrote it) is empty in an older manifest."""
+    from tasks.convert.bounds import check_manifest_size
+
     empty = {"source": None, "entries": [], "kinds": {}}
     try:
+        check_manifest_size(out / MANIFEST, (out / MANIFEST).stat().st_size)  # bounded first (attack15 C08)
         data = json_loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError, TypeError, RecursionError):
         return empty
@@ -88,8 +91,9 @@ def read_manifest(out: Path) -> dict:
     source = data.get("source")
     kinds = data.get("kinds")
     entries = [e for e in entries if plain_name(e)] if isinstance(entries, list) else []
+    named = set(entries)  # looked up once per kind: a list made it quadratic
     return {"source": source if isinstance(source, str) else None, "entries": entries,
-            "kinds": {k: v for k, v in kinds.items() if k in entries and v in ("file", "dir")}
+            "kinds": {k: v for k, v in kinds.items() if k in named and v in ("file", "dir")}
             if isinstance(kinds, dict) else {}}
 
 

@@ -42,8 +42,8 @@ def claim(out: Path, names: set[str], source: str) -> None:
         manifest = read_manifest(out)
         entries = sorted(set(manifest["entries"]) | set(names))
         kinds = {**manifest["kinds"], **{n: "file" for n in names}}
-        (out / MANIFEST).write_text(json.dumps({"source": source_id(source), "entries": entries, "kinds": kinds}),
-                                    encoding="utf-8")
+        # whole or not at all: a full disk is one line, the old manifest kept (attack15 C29b)
+        write_atomic(out / MANIFEST, json.dumps({"source": source_id(source), "entries": entries, "kinds": kinds}))
 
 
 def _json(items) -> str:
