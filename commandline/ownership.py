@@ -172,3 +172,52 @@ def port_holder(url: str, pid: int) -> str | None:
     except ValueError:
         return "other"
     return "other" if port and _listening_inodes(port) else "none"
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _home_of(pid: int) -> Path | None:
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    env = dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    home = env.get(b"PREFECT_HOME") or (env.get(b"HOME", b"") and env[b"HOME"] + b"/.prefect")
+    return Path(os.fsdecode(home)).expanduser().resolve() if home else None
+
+
+def home_server(url: str, home: Path) -> int | None:
+    """The pid of the ``prefect server start`` of ``home`` (a resolved ``PREFECT_HOME``) that
+    listens on ``url``'s port, itself or through a child: a process of this user's, its arguments
+    holding ``server start``, its environment's ``PREFECT_HOME`` (else ``$HOME/.prefect``) being
+    ``home``; ``None`` when no such process listens there or there is no ``/proc``. Lets
+    ``server stop`` find this home's server when its record names another process (attack15 C14)."""
+    from commandline import procs
+
+    try:
+        port = urllib.parse.urlsplit(url).port
+    except ValueError:
+        return None
+    inodes = _listening_inodes(port) if port else set()
+    if not inodes or not os.path.isdir("/proc/self/fd"):
+        return None
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or not _holds(int(name), inodes):  # another user's fds cannot be read
+            continue
+        pid = int(name)
+        for _ in range(4):  # the listener, or its parent the server command (uvicorn runs in a child)
+            if pid <= 1:
+                break
+            try:
+                mine = os.stat(f"/proc/{pid}").st_uid == os.getuid()
+            except OSError:
+                break
+            if mine and procs.runs(pid, ("server", "start")) and _home_of(pid) == home.resolve():
+                return pid
+            pid = _parent(pid)
+    return None

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from commandline import procs
 from commandline.runtime import DEFAULTS
-from commandline.ownership import ancestor_problem, listener_is_ours
+from commandline.ownership import ancestor_problem, home_server, listener_is_ours
 from commandline.procs import prefect_command
 from commandline.server_auth import exposed_line
 from commandline.server_wait import await_own, free_port, healthy, port_free as _free  # noqa: F401 (re-exported)
@@ -292,7 +292,11 @@ def _launch(port: int):
 def stop(timeout: float = 15.0) -> bool:
     """Stop the recorded server (its process group: SIGTERM, then SIGKILL after
     ``timeout`` s) and the warm runner beside it (:func:`commandline.warm.stop`), and forget
-    them. Returns whether a server was running."""
+    them. A record naming another process (damaged, or edited by hand) does not forget a
+    server still listening on its address: this home's ``prefect server start`` holding the
+    recorded port (:func:`commandline.ownership.home_server`) is stopped instead, with a line
+    (attack15 C14: it kept running, and the next start made a second server of the same
+    database). Returns whether a server was running."""
     from commandline import warm
 
     warm.stop()
@@ -304,11 +308,16 @@ def stop(timeout: float = 15.0) -> bool:
     if not state:
         return False
     pid = procs.recorded_pid(state.get("pid"))
+    url = state.get("url")
+    proved = procs.ours(pid, state.get("start")) and (procs.runs(pid, ("server", "start")) is not False or (
+        isinstance(url, str) and listener_is_ours(url, pid) is True))
+    real = home_server(url, prefect_home()) if isinstance(url, str) and not proved else None
+    if real is not None:  # the record named another process: this home's server on its port is stopped (attack15 C14)
+        print(f"{state_file()}: pid {pid} is not this home's Prefect server; the one listening on {url} (pid {real}) "
+              "is: stopped", file=sys.stderr)
+        return procs.end(real, timeout, group=os.getpgid(real) == real, poll=0.1)
     if not procs.ours(pid, state.get("start")):  # gone, damaged, or the pid is another process's now
         return False
-    url = state.get("url")
-    proved = procs.runs(pid, ("server", "start")) is not False or (
-        isinstance(url, str) and listener_is_ours(url, pid) is True)
     if not proved:  # alive, this user's, its start tick right, but neither our command nor our listener
         print(f"{state_file()}: pid {pid} is not this project's Prefect server: not ours, left alone "
               "(the record is removed)", file=sys.stderr)
