@@ -26,8 +26,8 @@ from tasks.write.manifest import (  # noqa: F401 - re-exported
     our_entries, plain_name, read_manifest, source_id, taken_by_run, usable, written_by, written_entries,
 )
 from tasks.write.publish import (  # noqa: F401 - re-exported
-    LOCK, LOCK_WAIT, OLD_PREFIX, PUBLISHING, STAGING_PREFIX, full_disk, no_space, out_lock, publish, staging_dir,
-    write_atomic,
+    LOCK, LOCK_WAIT, OLD_PREFIX, PUBLISHING, STAGING_PREFIX, full_disk, no_space, out_lock, publish, publish_files,
+    staging_dir, write_atomic,
 )
 
 
@@ -43,7 +43,8 @@ def claim(out: Path, names: set[str], source: str) -> None:
         entries = sorted(set(manifest["entries"]) | set(names))
         kinds = {**manifest["kinds"], **{n: "file" for n in names}}
         # whole or not at all: a full disk is one line, the old manifest kept (attack15 C29b)
-        write_atomic(out / MANIFEST, json.dumps({"source": source_id(source), "entries": entries, "kinds": kinds}))
+        publish_files(out, {MANIFEST: json.dumps({"source": source_id(source), "entries": entries,
+                                                  "kinds": kinds}).encode()})
 
 
 def _json(items) -> str:
