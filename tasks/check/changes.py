@@ -90,7 +90,7 @@ def read_record(out: Path, problems: list[str] | None = None) -> dict[str, str] 
 
 def compare(rows: list[SheetRow], root: Path, previous: dict[str, str] | None) -> tuple[Changes, dict[str, str]]:
     """``rows`` of a sweep of ``root`` against the ``previous`` record: the :class:`Changes`
-    and this sweep's record (to write with :func:`write_record`)."""
+    and this sweep's record (written with the sweep's end files: :func:`tasks.check.sweep_files.publish_end`)."""
     record: dict[str, str] = {}
     changes = Changes(first=previous is None)
     base = root.resolve()
@@ -108,10 +108,3 @@ def compare(rows: list[SheetRow], root: Path, previous: dict[str, str] | None) -
             changes.worked += 1
             changes.worked_unchanged += kind == "unchanged"
     return changes, record
-
-
-def write_record(out: Path, record: dict[str, str]) -> Path:
-    """Write ``record`` as the output folder's :data:`RECORD_NAME`."""
-    path = out / RECORD_NAME
-    path.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    return path

@@ -266,18 +266,11 @@ def built_row(row: SheetRow, outcome: DocumentOutcome, stem: str, accepted: dict
     return row
 
 
-def write_run_json(out: Path, rows: list[SheetRow], wall: float, **extra) -> Path:
-    """``report.json`` of a folder or sweep run: the whole run's wall time ``wall`` (seconds,
-    from where ``extra``'s ``wall_from`` says: the command's start, or the flow body's for a
-    run a worker started) and its sheets built, failed and flagged (the per-sheet counts
-    are in ``report.csv``); ``extra``'s ``skipped``: the lines of what the run did not read."""
-    path = out / "report.json"
-    path.write_text(run_json(rows, wall, **extra), encoding="utf-8")
-    return path
-
-
 def run_json(rows: list[SheetRow], wall: float, **extra) -> str:
-    """:func:`write_run_json`'s text."""
+    """``report.json``'s text for a folder or sweep run: the whole run's wall time ``wall``
+    (seconds, from where ``extra``'s ``wall_from`` says: the command's start, or the flow
+    body's for a run a worker started) and its sheets built, failed and flagged (the per-sheet
+    counts are in ``report.csv``); ``extra``'s ``skipped``: the lines of what the run did not read."""
     data = {"wall_seconds": round(wall, 3), "sheets": len(rows), "built": sum(r.outcome == "built" for r in rows),
             "failed": sum(r.outcome != "built" for r in rows), "flagged": sum(r.flagged or 0 for r in rows),
             "failures": [{"source": r.source, "reason": r.reason} for r in rows if r.outcome != "built"], **extra}
