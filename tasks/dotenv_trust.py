@@ -95,7 +95,8 @@ def dotenv_candidate() -> Path | None:
 def dotenv_problem() -> str | None:
     """One line naming the file when the ``.env`` of :func:`dotenv_candidate` is not this
     user's alone (the file or a link to it another user's; the file writable by group or
-    others), else ``None``; first :func:`dotenv_shape_problem` (a FIFO, or too large)."""
+    others) or not UTF-8 text, else ``None``; first :func:`dotenv_shape_problem` (a FIFO, or
+    too large)."""
     if (shape := dotenv_shape_problem()) is not None:
         return shape
     path = dotenv_candidate()
@@ -116,4 +117,18 @@ def dotenv_problem() -> str | None:
     if mode & (stat.S_IWGRP | stat.S_IWOTH):
         return (f"{path}: refused: this .env is writable by other users (mode {mode:o}), who could choose where "
                 f"keys and sheets are sent: chmod go-w {path}")
+    return _text_problem(path)
+
+
+def _text_problem(path: Path) -> str | None:
+    """One line when the ``.env`` at ``path`` is not UTF-8 text, else ``None``. Prefect's settings
+    read the working folder's ``.env`` as UTF-8 when Prefect is imported, and stop with a
+    traceback on any other byte (attack16 C09: ``FOO=bar\xff``), so the file is refused first."""
+    try:
+        read_dotenv(path)
+    except UnicodeDecodeError as err:
+        return (f"{path}: refused: this .env is not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset "
+                f"{err.start}): save it as UTF-8")
+    except (OSError, ValueError):  # gone or swapped since the checks above: the reader says so when it reads
+        return None
     return None

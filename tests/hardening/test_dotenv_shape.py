@@ -87,3 +87,25 @@ def test_a_command_in_a_folder_with_a_fifo_dotenv_ends_in_one_line(tmp_path):
     err, last = cli_in_fresh_python(["document", "cart.md", "--backend", "none", "--out", "o"], tmp_path)
     assert last.startswith("EXIT 1 ") and last.endswith("PREFECT False")  # refused before Prefect opens it
     assert len(err) == 1 and "a FIFO" in err[0] and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("text", [b"FOO=bar\xff\n", b"OPENAI_API_KEY=sk-mine-01\xfe\xff\n", b"\xef\xbb\xbfA=\x80\n"])
+def test_a_dotenv_that_is_not_utf8_is_one_line(clean_env, text):
+    """attack16 C09: Prefect's settings read ./.env as UTF-8 when imported and stopped with a traceback."""
+    (clean_env / ".env").write_bytes(text)
+    bad = text.index(next(b for b in text[3:] if b >= 0x80))
+    _one_line(dotenv_problem(), clean_env / ".env", f"not UTF-8 text (byte 0x{text[bad]:02x} at offset {bad})")
+
+
+def test_a_utf8_dotenv_with_accents_is_read(clean_env):
+    (clean_env / ".env").write_text("# clé de l'équipe\nOPENAI_API_KEY=sk-mine-0123456789\n", encoding="utf-8")
+    assert dotenv_problem() is None and secret("OPENAI_API_KEY") == "sk-mine-0123456789"
+
+
+def test_a_command_in_a_folder_with_a_non_utf8_dotenv_ends_in_one_line(tmp_path):
+    (tmp_path / "cart.md").write_text("## Question 1\n\nFind $x$.\n")
+    (tmp_path / ".env").write_bytes(b"FOO=bar\xff\n")
+    (tmp_path / ".env").chmod(0o600)
+    err, last = cli_in_fresh_python(["document", "cart.md", "--backend", "none", "--out", "o"], tmp_path)
+    assert last.startswith("EXIT 1 ") and last.endswith("PREFECT False")  # refused before Prefect reads it
+    assert len(err) == 1 and "not UTF-8 text" in err[0] and not (tmp_path / "o").exists()
