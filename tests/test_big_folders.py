@@ -271,3 +271,20 @@ def test_the_first_sheet_is_submitted_before_the_folder_is_checked_and_each_shee
     assert all(checked[n] == 1 for n in [*names, "week2_solutions.md"]), checked
     assert Counter(name for what, name in log if what == "looked") == Counter(names), log
     assert next(r for r in outcome.rows if r.source.endswith("week2.md")).solutions.endswith("week2_solutions.md")
+
+
+def test_a_sweep_counts_a_latex_sheet_changed_when_a_file_it_reads_was_edited(tmp_path):
+    """attack16 C04: the record digested the sheet's own bytes only, so a sheet whose \\input file
+    or local package was edited was counted unchanged (its set was rebuilt right all the same)."""
+    from tasks.check.changes import digest
+
+    sheet = tmp_path / "week1.tex"
+    sheet.write_text("\\documentclass{article}\\usepackage{notation}\\begin{document}\\input{tasks}\\end{document}\n")
+    (tmp_path / "tasks.tex").write_text("\\section*{Question 1} Find the tension.\n")
+    (tmp_path / "notation.sty").write_text("\\newcommand{\\vel}{v}\n")
+    first = digest(sheet, None)
+    assert digest(sheet, None) == first  # nothing edited: unchanged
+    (tmp_path / "tasks.tex").write_text("\\section*{Question 1} Find the tension and the speed.\n")
+    second = digest(sheet, None)
+    (tmp_path / "notation.sty").write_text("\\newcommand{\\vel}{u}\n")
+    assert len({first, second, digest(sheet, None)}) == 3

@@ -51,13 +51,17 @@ class Changes(BaseModel):
 
 def digest(source: str | Path, solutions: str | Path | None) -> str:
     """sha256 of the sheet's bytes and its solutions' (``-`` when it has none or a file is
-    unreadable)."""
+    unreadable) and, for a ``.tex`` document, of every file it reads (``\\input``, its local
+    packages and class, images: :func:`tasks.convert.inputs.tex_context`, the markdown stage's
+    own key), so a sheet whose package or picture was edited counts as changed (attack16 C04)."""
+    from tasks.convert.inputs import tex_context
     from tasks.convert.opener import read_file
 
     h = hashlib.sha256()
     for p in (source, solutions):
         try:
             h.update(read_file(p) if p else b"-")  # the one opener (tasks.convert.opener)
+            h.update(((p and tex_context(Path(p))) or "").encode())
         except OSError:
             h.update(b"-")
         h.update(b"\0")
