@@ -197,7 +197,7 @@ def check_out(out: Path, names: set[str] | None = None, source: str | None = Non
         raise InputError(str(out), f"--out holds a person's review of its set ({_decisions(out / REVIEW)} in "
                                    f"{REVIEW}), which a new build would not carry over: choose another --out, or "
                                    f"move {REVIEW} (or the folder) away first")
-    for name in sorted(names or OUTPUT_NAMES):
+    for name in sorted((names or OUTPUT_NAMES) | {REVIEW}):  # a review.json no review wrote: never taken for one
         if (out / name).exists() and name not in ours:
             raise InputError(str(out), f"--out already holds {name}, which sheet2lambda did not write: choose another --out")
     if kinds is not None:

@@ -63,6 +63,20 @@ def test_a_users_file_of_an_output_name_is_refused(out, tmp_path):
     assert (out / "report.json").read_text() == "the user's report"
 
 
+@pytest.mark.parametrize("text", ['{"decisions": [' + ",".join(['{"flag": 1, "choice": "keep"}'] * 2000) + "]}",
+                                  "[" * 100_000 + "]" * 100_000, "not json"])
+def test_a_review_json_no_review_wrote_is_refused_not_left_beside_a_new_build(out, tmp_path, text):
+    """attack16 C19: a review.json the manifest does not list (put there by hand, swollen or
+    unreadable) was left beside a rebuild, which said nothing, and a later review read it as the
+    review of the new set. It is refused as any output-named file no run wrote is."""
+    publish(staging(tmp_path), out, str(tmp_path / "cart.md"))
+    (out / "review.json").write_text(text)
+    with pytest.raises(InputError) as e:
+        check_out(out, {"source.md", "report.json", "cart.zip"}, str(tmp_path / "cart.md"))
+    assert "already holds review.json, which sheet2lambda did not write" in str(e.value) and "\n" not in str(e.value)
+    assert (out / "review.json").read_text() == text
+
+
 def test_the_output_of_a_different_source_is_never_replaced(out, tmp_path):
     publish(staging(tmp_path), out, str(tmp_path / "vectors.md"))
     with pytest.raises(InputError) as e:
