@@ -216,8 +216,10 @@ def publish_files(out: Path, files: dict[str, bytes], roots: Sequence[Path | str
     the old one (through ``out``'s descriptor given ``roots``). A full disk, or an ``out`` that
     refuses new files, while writing is one line (:class:`InputError`) with every old file as it
     was (attack13 C43: a failed run's ``report.json`` and an empty ``flags.md`` replaced the last
-    good run's)."""
+    good run's). A staging folder a killed run left in ``out`` goes (attack16 C13), as
+    :func:`publish`'s do."""
     with staging_dir(out, roots) as near:
+        _sweep_leftovers(near.parent, near)
         for name, data in files.items():
             (near / name).write_bytes(data)
         _sync_tree(near)

@@ -91,3 +91,21 @@ def test_the_run_json_pair_is_published_together(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="no space left"):
         publishing.publish_files(out, {"report.json": b'{"built": 0}', "outcome.json": b'{"ok": 0}'})
     assert (out / "report.json").read_bytes() == b'{"built": 3}' and (out / "outcome.json").read_bytes() == b'{"ok": 1}'
+
+
+def test_a_killed_runs_staging_folder_goes_with_the_next_runs_files(tmp_path):
+    """attack16 C13: a sweep killed while publishing its end files left its staging folder in
+    --out for ever (only a sheet's publish removed a dead run's)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    publishing.publish_files(out, {"report.json": b'{"built": 1}'})
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = out / f"{publishing.STAGING_PREFIX}{int(dead.stdout)}-x1"
+    mine = out / f"{publishing.STAGING_PREFIX}{publishing.os.getppid()}-x2"  # a live run's: kept
+    for d in (left, mine):
+        d.mkdir()
+        (d / "report.json").write_bytes(b"half")
+    publishing.publish_files(out, {"report.json": b'{"built": 2}'})
+    assert not left.exists() and mine.exists() and (out / "report.json").read_bytes() == b'{"built": 2}'
