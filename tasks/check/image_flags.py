@@ -35,6 +35,10 @@ def _squashed(text: str) -> str:
     return re.sub(r"\\+", lambda m: "\\", text)
 
 
+MAX_NAMED = 5
+"""The most addresses one flag's reason quotes; its ``a`` holds them all."""
+
+
 def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]:
     """One ``conversion_loss`` flag per field of ``questions`` whose text holds an image link
     of ``sheet`` that names an address and was not fetched (:meth:`SheetText.missing_images`);
@@ -47,9 +51,12 @@ def image_link_flags(questions: SheetSet, sheet: SheetText | None) -> list[Flag]
     flags = []
     for key, text in iter_fields(questions):
         held = [link for link in links if text and _squashed(link) in _squashed(text)]
-        if held:
+        if held:  # every address named (attack16 C25: only the first was, and a person left the others)
+            named = ", ".join(quoted(link) for link in held[:MAX_NAMED])
+            more = f" and {len(held) - MAX_NAMED} more (all in this flag's a)" if len(held) > MAX_NAMED else ""
+            it = "it" if len(held) == 1 else f"each of these {len(held)}"
             flags.append(Flag(field=key, kind="conversion_loss", a=" ".join(held),
                               reason=f"image not fetched (an address, not a file of the sheet or Mathpix's CDN): "
-                                     f"{quoted(held[0])}; the platform would load it from there: replace it with the "
-                                     "figure or remove it"))
+                                     f"{named}{more}; the platform would load {it} from there: replace "
+                                     f"{'it' if len(held) == 1 else 'each'} with the figure or remove it"))
     return flags

@@ -71,6 +71,22 @@ def test_an_ocr_replys_protocol_relative_and_file_links_are_flagged():
     questions = SheetSet([Question(title="Question 1", main_text=text.strip(), parts=[Part(content="Find x.")])])
     flags = image_link_flags(questions, sheet)
     assert len(flags) == 1 and flags[0].a == "//127.0.0.1/x.png file:///etc/passwd"
+    # attack16 C25: the reason a person reads names every address of the field, not the first alone
+    assert "//127.0.0.1/x.png" in flags[0].reason and "file:///etc/passwd" in flags[0].reason
+
+
+def test_a_field_with_many_addresses_names_the_first_five_and_counts_the_rest():
+    from schemas.markdown import ImageLink, Markdown, SheetText
+    from schemas.sheet import Part, Question, SheetSet
+    from tasks.check.image_flags import image_link_flags
+
+    links = [f"http://127.0.0.1:9/f{i}.png" for i in range(8)]
+    text = "Look. " + " ".join(f"![]({u})" for u in links)
+    sheet = SheetText(questions=Markdown(name="s.md", role="questions", suffix=".md", digest="d", text=text,
+                                         images=[ImageLink(link=u, path=None) for u in links]))
+    (flag,) = image_link_flags(SheetSet([Question(title="Q", main_text=text, parts=[Part(content="x")])]), sheet)
+    assert flag.a.split() == links and all(u in flag.reason for u in links[:5]) and links[5] not in flag.reason
+    assert "and 3 more" in flag.reason
 
 
 @pytest.mark.parametrize("link", ["//127.0.0.1:9/x.png", "file:///etc/hostname.png", "http://127.0.0.1:9/x.png"])
