@@ -232,6 +232,18 @@ def under_root(root: str, path: str, base: str | None = None) -> str:
     return str(joined) if joined.is_dir() else (resolve(path, base) or path)
 
 
+def odd_new_folder(path: str) -> str | None:
+    """Why a new output folder ``path`` would get a name no one means (attack16 C26), else ``None``:
+    a name part blank or with a space at one end, holding a control character, or opening with
+    ``~`` (left unexpanded by the shell inside quotes or after ``=``: a later ``rm -rf ~…``)."""
+    for part in (p for p in path.split("/") if p not in ("", ".")):
+        if part != part.strip() or not part.strip() or any(ord(c) < 32 or ord(c) == 127 for c in part):
+            return "the new output folder's name has a blank part, a space at one end or a control character"
+        if part.startswith("~"):
+            return "the new output folder's name starts with ~, which the shell did not expand: give $HOME/…"
+    return None
+
+
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see (first: a ``.env``
     that is not this user's alone, :func:`tasks.dotenv_trust.dotenv_problem`)."""
@@ -274,6 +286,8 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{path}: the output folder is a link to nothing")
         elif path is not None and Path(path).exists() and not Path(path).is_dir():
             out.append(f"{path}: the output folder is a file")
+        elif path and not os.path.lexists(path) and (odd := odd_new_folder(path)):
+            out.append(f"{path!r}: {odd}")
 
     def need_server(option: str, value: str | None) -> None:
         # Workers in other processes cannot reach a temporary server, which lives inside one command.

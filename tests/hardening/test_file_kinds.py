@@ -68,3 +68,26 @@ def test_saved_replies_that_are_not_regular_files_are_not_read(tmp_path):
     os.mkfifo(replies / "route-a.json")
     (replies / "areas.json").symlink_to("/dev/zero")
     assert _saved(replies, "route-a.json") is None and _saved(replies, "areas.json") is None
+
+
+@pytest.mark.parametrize("name", [" ", "o ", " o", "o\n", "out/\tweek", "~", "~/sets", "~alice"])
+@pytest.mark.parametrize("command", ["document", "folder", "sweep"])
+def test_a_new_out_named_as_no_one_means_is_one_line(command, name, tmp_path, capsys, monkeypatch):
+    """attack16 C26: --out ' ', a name ending in a newline, or a quoted '~' made folders of those
+    names (a folder named ~ in the working folder, which a later rm -rf ~ would take for the home)."""
+    sheet = write_sheet(tmp_path / "course" / "week1")
+    monkeypatch.chdir(tmp_path)
+    source = str(sheet) if command == "document" else str(sheet.parent)
+    with pytest.raises(SystemExit) as e:
+        precheck(command, [source, "--out", name])
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and err.count("\n") == 1 and "new output folder's name" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["course"]
+
+
+def test_an_existing_folder_or_a_plain_new_name_is_no_such_problem(tmp_path, monkeypatch):
+    sheet = write_sheet(tmp_path / "course" / "week1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / " kept ").mkdir()  # the user's own folder, made on purpose: used as it is
+    for name in (" kept ", "out/week 1", "./sets/b", ""):
+        assert precheck("document", [str(sheet), "--out", name]).out == name
