@@ -539,3 +539,31 @@ def test_a_heading_after_the_solutions_last_marker_goes_on_with_the_last_answer(
     between = key.replace("# Problem 2", "# Vectors\n\nNotes on vectors.\n\n# Problem 2")
     out, _ = inferred(sheet, between)
     assert "Notes on vectors" not in out.root[0].parts[0].worked_solution
+
+
+GROUPED_ON_ONE_COUNTER = """## Part 1: for everyone
+
+A survey of bakeries counted loaves sold per day.
+
+1. Plot the daily counts.
+
+2. Fit a Poisson model to them.
+
+3. Say whether the model fits.
+
+## Part 2: for the advanced course
+
+4. Explain what the log link does.
+
+5. Name one assumption of the model.
+"""
+
+
+def test_a_list_numbered_on_across_group_headings_numbers_the_questions():
+    reading = choose(GENERAL, GROUPED_ON_ONE_COUNTER)[0]
+    assert len(reading.questions) == 5
+    q4 = reading.questions[3]
+    assert (q4.main_text + " ".join(p.content for p in q4.parts)).strip().startswith("Explain what the log link")
+    from tasks.read.layout_score import continued_parts
+    assert continued_parts([("1", ["1", "2", "3"]), ("2", ["4", "5"])]) == 1.0
+    assert continued_parts([("1", ["1", "2"]), ("2", ["1", "2"])]) == 0.0

@@ -36,6 +36,12 @@ INLINE_WEIGHT = 0.05
 """The most the share of inline solutions landing one to a part adds: a tie-break between
 readings that explain the sheet equally well otherwise (it never outweighs another term)."""
 
+CONTINUED = 0.25
+"""What a reading loses, in proportion, where the parts of a question number on from the last part
+of the question before (``1.`` … ``10.`` under one group heading, ``11.`` … ``13.`` under the next):
+a list counted across the groups numbers the sheet's questions, and the groups are chrome
+(:func:`continued_parts`). Readings that open questions at a question word are not weighed."""
+
 HELD = 0.1
 """What a headings reading of a sheet that numbers nothing loses, in proportion, for the sheet's
 deeper headings its fields hold (``### Verständnisfragen``, ``#### Federpendel`` inside a
@@ -154,6 +160,17 @@ def in_sequence(numbers: list[tuple[str, list[str]]], between: frozenset[int] = 
     return ok / steps if steps else 0.0
 
 
+def continued_parts(numbers: list[tuple[str, list[str]]]) -> float:
+    """The share of neighbouring questions, both with numbered parts, where the next one's first
+    part label is the number after the last part label of the one before (and not 1): parts
+    counted on across questions. 0.0 with fewer than two such questions."""
+    pairs = [(a[-1], b[0]) for (_, a), (_, b) in zip(numbers, numbers[1:])
+             if a and b and a[-1].isdigit() and b[0].isdigit()]
+    if not pairs:
+        return 0.0
+    return sum(1 for x, y in pairs if int(y) == int(x) + 1 and int(y) > 1) / len(pairs)
+
+
 def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[str] | None = None,
           named: list[Section] | None = None) -> float:
     """How well ``reading`` explains the document ``markdown`` (what :func:`discover` found
@@ -207,6 +224,8 @@ def score(reading: Reading, markdown: str, found: Found, solution_numbers: list[
             held = sum(1 for t in field_texts(reading.questions) for m in _HEADING_LINE.finditer(t)
                        if len(m.group(1)) > level)
             terms["held"] = -HELD * min(1.0, held / deeper)
+    if not any(w.lower() in QUESTION_WORDS for w in reading.layout.words) and continued_parts(numbers):
+        terms["continued"] = -CONTINUED * continued_parts(numbers)
     if one_task_list(found):
         # a lead-in ending in a colon announces the list after it as one whole: a reading that
         # keeps no question holding the lead-in with two or more parts parts the list from it
