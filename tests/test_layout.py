@@ -567,3 +567,26 @@ def test_a_list_numbered_on_across_group_headings_numbers_the_questions():
     from tasks.read.layout_score import continued_parts
     assert continued_parts([("1", ["1", "2", "3"]), ("2", ["4", "5"])]) == 1.0
     assert continued_parts([("1", ["1", "2"]), ("2", ["1", "2"])]) == 0.0
+
+
+BOLD_LETTERS_AFTER_DOTTED_QUESTIONS = """Hand in one report.
+
+**Question 3.1**. Consider a fair die thrown twice.
+
+**A**. Find the chance that both throws agree.
+
+<b>B</b>. Find the chance that the second throw is larger.
+
+**Question 3.2**. Explain in a paragraph why the two chances add up as they do.
+"""
+
+
+def test_bold_part_letters_with_the_period_after_the_bold_are_parts_under_dotted_questions():
+    reading = choose(GENERAL, BOLD_LETTERS_AFTER_DOTTED_QUESTIONS)[0]
+    assert [n for n, _ in reading.numbers] == ["3.1", "3.2"]
+    first = reading.questions[0]
+    assert [p.content for p in first.parts] == ["Find the chance that both throws agree.",
+                                                "Find the chance that the second throw is larger."]
+    assert reading.terms.get("unused", 0.0) == 0.0
+    from tasks.settle.coverage import markers_removed
+    assert markers_removed("**A**. Find x.\n<b>B</b>. Find y.") == "Find x.\nFind y."

@@ -351,6 +351,30 @@ end
 -- A part label at the start of a line: label, rest, form ('alpha', 'roman', 'digit').
 local ROMAN_SET = { i = 1, ii = 2, iii = 3, iv = 4, v = 5, vi = 6, vii = 7, viii = 8, ix = 9, x = 10 }
 
+-- The bold text a line opens with and the rest of the line: `**(a)**`, `__b)__`, and HTML bold
+-- as the sheet writes it (`<b>A</b>`) or pandoc keeps it (`` `<b>`{=html}A`</b>`{=html} ``). A
+-- single letter whose period or parenthesis follows the bold (`**A**.`, `<b>B</b>.`) comes back
+-- with it (`A.`), as `**A.**` would. nil when the line opens no bold.
+local function bold_opening(s)
+  local inner, after = s:match('^%*%*([^%*]+)%*%*(.*)$')
+  if not inner then inner, after = s:match('^__([^_]+)__(.*)$') end
+  if not inner then
+    for _, tag in ipairs({ 'b', 'strong' }) do
+      for _, raw in ipairs({ '`%s`{=html}', '%s' }) do
+        local open, close = raw:format('<' .. tag .. '>'), raw:format('</' .. tag .. '>')
+        if not inner and s:sub(1, #open) == open then
+          local stop = s:find(close, #open + 1, true)
+          if stop then inner, after = s:sub(#open + 1, stop - 1), s:sub(stop + #close) end
+        end
+      end
+    end
+  end
+  if inner and inner:match('^%a$') and after:match('^[%.%)]') then
+    inner, after = inner .. after:sub(1, 1), after:sub(2)
+  end
+  return inner, after
+end
+
 local function line_label(line)
   local s = line:gsub('^%s+', '')
   if ROLE == 'solutions' then
@@ -364,8 +388,7 @@ local function line_label(line)
   end
   -- `**(a)**`, `__b)__`: a label set in bold (a class's `\part` macro, a house style),
   -- followed by a space or a no-break space
-  local inner, after = s:match('^%*%*([^%*]+)%*%*(.*)$')
-  if not inner then inner, after = s:match('^__([^_]+)__(.*)$') end
+  local inner, after = bold_opening(s)
   if inner and (inner:match('^%(%w+%)$') or inner:match('^%l+[%.%)]$')) then
     after = after:gsub('^\u{A0}', ''):gsub('^%s+', '')
     s = inner .. ' ' .. after

@@ -107,6 +107,9 @@ _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:
 _ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\)|[a-z]\\\.(?=\s)"
                             r"|(\*\*|__)(?:\((?:[A-Za-z]|[ivx]+)\)|(?:[A-Za-z]|[ivx]+)[.)])\4)\s*")
 r"""`\(a\)`, `a\)`, `a\.`, and a part label set in bold (`**A.**`, `**(b)**`): the reader cuts them."""
+_BOLD_LETTER = re.compile(r"^(\s*)(?:(\*\*|__)[A-Za-z]\2|`<(b|strong)>`\{=html\}[A-Za-z]`</\3>`\{=html\}|<(b|strong)>[A-Za-z]</\4>)[.)]\s*")
+"""A part letter in bold with its period or parenthesis after the bold (`**A**.`, HTML bold as pandoc
+keeps it in Markdown: `` `<b>`{=html}B`</b>`{=html}. ``, or as written: `<b>B</b>.`): the reader cuts it as it cuts `**A.**`."""
 _CHOICE_GROUP = re.compile(r"^(\s*(?:\(?[a-z]{1,4}\)\s+|[a-z][.)]\s+)?)[(\[]\s*[*_]*[A-Za-z]{1,12}[*_]*"
                            r"(?:\s*/\s*[*_]*[A-Za-z][A-Za-z ]{0,11}?[*_]*){1,3}\s*[)\]]\s+(?=\S)")
 """A true/false item's choices in brackets (`(a) ( T / F ) statement`): the reader reads them as
@@ -252,6 +255,7 @@ def markers_removed(markdown: str) -> str:
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)
+        line = _BOLD_LETTER.sub(r"\1", line)
         line = _CHOICE_GROUP.sub(r"\1", line)
         line = _HTML_EDGES.sub("", line)
         line = _FENCE.sub("", line)
