@@ -590,3 +590,26 @@ def test_bold_part_letters_with_the_period_after_the_bold_are_parts_under_dotted
     assert reading.terms.get("unused", 0.0) == 0.0
     from tasks.settle.coverage import markers_removed
     assert markers_removed("**A**. Find x.\n<b>B</b>. Find y.") == "Find x.\nFind y."
+
+
+def test_a_solution_labelled_plain_after_bold_labels_is_the_next_part():
+    questions = """**Question 3.1**. Consider a fair die thrown twice.
+
+**A**. Find the chance that both throws agree.
+
+**B**. Find the chance that the second throw is larger.
+
+**C**. Say why the two chances differ.
+"""
+    solutions = """**Question 3.1**.
+
+**A**. Six of the thirty-six pairs agree, so the chance is 1/6.
+
+**B**. By symmetry half of the rest, so 15/36.
+
+C. The second asks for order, the first for a tie.
+"""
+    merged = inferred(questions, solutions)[0]
+    parts = merged[0].parts
+    assert parts[1].worked_solution + parts[1].answer == "By symmetry half of the rest, so 15/36."
+    assert (parts[2].worked_solution + parts[2].answer).startswith("The second asks for order")

@@ -1203,6 +1203,24 @@ local function inline_label_lines(line)
   return out
 end
 
+-- In a solutions document, a plain capital letter and a period (`C. The …`) right after a
+-- part labelled the letter before it (`**B**.`): the next part, its label written plain
+-- (label, rest, 'alpha'), else nil. A capital opening a line anywhere else is the text's.
+local function plain_next_label(line, cur)
+  if ROLE ~= 'solutions' or not cur or cur.form ~= 'alpha' then return nil end
+  local l, rest = line:match('^(%u)%.%s+(.*)$')
+  if l and sequence_step(cur.label, l:lower()) then return l:lower(), rest, 'alpha' end
+  return nil
+end
+
+-- The last unit of `units` that opens a part (its label and form), else nil.
+local function last_open(units)
+  for i = #units, 1, -1 do
+    if units[i].k == 'open' then return units[i] end
+  end
+  return nil
+end
+
 -- Units from a text with part labels at line starts (outside $$ maths).
 local function label_units(text, units)
   local cur, before, in_math = nil, {}, false
@@ -1220,6 +1238,7 @@ local function label_units(text, units)
   for _, line in ipairs(lines) do
     local label, rest, form = nil, nil, nil
     if not in_math then label, rest, form = line_label(line) end
+    if not label and not in_math then label, rest, form = plain_next_label(line, cur or last_open(units)) end
     if label then
       cur = { label = label, form = form, lines = { rest }, whole = { trim(line) } }
       pieces[#pieces + 1] = cur
