@@ -170,14 +170,6 @@ def _callout(inlines: list) -> str | None:
     return text
 
 
-def _leading_number(n: str) -> str:
-    """The whole number a question number opens with, as text (``4.1`` → ``4``, ``12b`` → ``12``):
-    what :func:`discover` records of a marker word's number (``Question 4.1``, ``Question 4.2`` are
-    two markers numbered 4). ``n`` itself when it opens with no digit."""
-    m = re.match(r"\d+", n)
-    return str(int(m.group())) if m else n
-
-
 def markers_used(found: Found, numbers: list[str], texts: list[str], questions: int) -> tuple[int, int]:
     """How many of the document's question markers a reading opens a question at, and how
     many the document has. The markers are numbered openings of a question word
@@ -192,7 +184,8 @@ def markers_used(found: Found, numbers: list[str], texts: list[str], questions: 
     total_calls = sum(found.callouts[c] for c in calls)
     used = 0
     if total_words:
-        have = Counter(_leading_number(n) for n in numbers if n)
+        # a reading numbers Question 4.1 by its whole number 4, as discover records the marker
+        have = Counter(str(int(m[0])) if (m := re.match(r"\d+", n)) else n for n in numbers if n)
         want = Counter(str(n) for w in words for n in found.words[w])
         used += sum(min(k, have[n]) for n, k in want.items())
     if total_calls:
