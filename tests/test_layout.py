@@ -613,3 +613,16 @@ C. The second asks for order, the first for a tie.
     parts = merged[0].parts
     assert parts[1].worked_solution + parts[1].answer == "By symmetry half of the rest, so 15/36."
     assert (parts[2].worked_solution + parts[2].answer).startswith("The second asks for order")
+
+
+def test_bold_capitals_with_the_stop_after_the_bold_under_a_which_are_options_not_parts():
+    """A key notebook's choices written `**A**. …` one to a line, or inline after `<br>`: the
+    bold letters that open parts elsewhere are this question's options here."""
+    one_a_line = ("## Light\n\nWhich of these effects show light arriving in lumps?\\\n**A**. diffraction at a slit\\\n"
+                  "**B**. the photoelectric effect\\\n**C**. Compton scattering\n")
+    inline = ("## Light\n\nWhich of these effects show light arriving in lumps?\\\n**A**. diffraction at a slit "
+              "`<br>`{=html} **B**. the photoelectric effect `<br>`{=html} **C**. Compton scattering `<br>`{=html}\n")
+    lines = choose(GENERAL, one_a_line)[0].questions.root[0]
+    assert [len(p.options) for p in lines.parts] == [3] and "photoelectric" in lines.parts[0].options[1]
+    joined = choose(GENERAL, inline)[0].questions.root[0]
+    assert not [p for p in joined.parts if p.content.startswith("diffraction")]  # no part opened at **A**.

@@ -354,7 +354,8 @@ local ROMAN_SET = { i = 1, ii = 2, iii = 3, iv = 4, v = 5, vi = 6, vii = 7, viii
 -- The bold text a line opens with and the rest of the line: `**(a)**`, `__b)__`, and HTML bold
 -- as the sheet writes it (`<b>A</b>`) or pandoc keeps it (`` `<b>`{=html}A`</b>`{=html} ``). A
 -- single letter whose period or parenthesis follows the bold (`**A**.`, `<b>B</b>.`) comes back
--- with it (`A.`), as `**A.**` would. nil when the line opens no bold.
+-- with it (`A.`), as `**A.**` would. nil when the line opens no bold, or when it sets the
+-- next letter so further on (choices listed inline).
 local function bold_opening(s)
   local inner, after = s:match('^%*%*([^%*]+)%*%*(.*)$')
   if not inner then inner, after = s:match('^__([^_]+)__(.*)$') end
@@ -370,6 +371,13 @@ local function bold_opening(s)
     end
   end
   if inner and inner:match('^%a$') and after:match('^[%.%)]') then
+    -- the next letter set so further on the same line (`**A**. … <br> **B**. …`): the line
+    -- lists choices inline, it opens no part
+    local nxt = string.char(inner:byte() + 1)
+    if after:find('**' .. nxt .. '**' .. after:sub(1, 1), 1, true)
+        or after:find('<b>' .. nxt .. '</b>' .. after:sub(1, 1), 1, true) then
+      return nil
+    end
     inner, after = inner .. after:sub(1, 1), after:sub(2)
   end
   return inner, after
@@ -994,8 +1002,8 @@ end
 -- Paragraphs opening typed letters in sequence (`a\.`, `b\.`; `A.`, `B.`; a letter
 -- repeated as a sheet may mistype it) right under text that names a choice (`Which of the
 -- following …?`, `Choose …:`, a choice word in its last sentence), or whose every item is a
--- truth value (`TRUE`, `FALSE`), or capitals set in bold with their stop (`**A.**`, a
--- paragraph each or joined by `<br>`) under a stem ending in `?` or `:`: the question's
+-- truth value (`TRUE`, `FALSE`), or capitals set in bold with their stop (`**A.**`, `**A**.`,
+-- a paragraph each or joined by `<br>`) under a stem ending in `?` or `:`: the question's
 -- options, not its parts — each item one
 -- short line that asks nothing, carries no points and tells the student to do nothing, as
 -- :func:`ordered_choices` reads an ordered list of them. Units in, units out.
@@ -1007,6 +1015,9 @@ local function typed_letter(u)
     local w = trim(u.whole or '')
     if w:match('^%l\\?%.%s') then return u.label, u.text end
     if w:match('^%*%*%u\\?%.%*%*') or w:match('^__%u\\?%.__') then return u.label, u.text, true end
+    -- the stop after the bold (`**A**.`, `<b>A</b>.`: :func:`bold_opening` reads them as `**A.**`)
+    local inner, after = bold_opening(w)
+    if inner and inner:match('^%u%.$') and not w:match('^%*%*%u%.') then return u.label, u.text, true end
     return nil
   end
   if u.k == 'text' and not u.items then
