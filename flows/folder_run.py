@@ -40,7 +40,7 @@ from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from schemas.llm import BackendSpec  # noqa: E402
 from tasks.check import folder_report  # noqa: E402
 from tasks.check.folder_report import built_row, failed_row  # noqa: E402
-from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving  # noqa: E402
+from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving, reply_not_ours  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
 from tasks.convert.tree import found_skip, leaves, not_sheet_files, skipped_line  # noqa: E402
@@ -223,8 +223,9 @@ def run_folder(
         try:
             where = replies_for(pair, root, single=single)
             away = reply_link_leaving(where, replies or root_dir) if where is not None else None
-            if away is not None:  # a saved reply linked from elsewhere is never read, copied or printed
-                skipped.append(skipped_line(away, replies or root_dir))
+            foreign = reply_not_ours(where) if where is not None and replies is None else None  # found, not named
+            if away is not None or foreign:  # a saved reply linked from elsewhere, or a co-user's: never read
+                skipped.append(foreign or skipped_line(away, replies or root_dir))
                 where = None
             inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
                                  str(where) if where else None, str(export) if export else None,

@@ -49,6 +49,28 @@ def reply_link_leaving(folder: Path, root: Path) -> Path | None:
     return next((folder / n for n in REPLY_FILES if (folder / n).exists() and leaves(folder / n, root)), None)
 
 
+def reply_not_ours(folder: Path, names: tuple[str, ...] = REPLY_FILES) -> str | None:
+    """The report's line for saved replies found beside a sheet (the files of ``names`` in
+    ``folder``) that belong to another user (not root), or that group or others may write: ``<path>: a saved reply of another user (uid N) …: not read``; else
+    ``None``. A saved reply sets a set's answers (or, ``filter.lua``, its reading) with no model
+    call, so a folder or sweep run reads only this user's own unless named with ``--replies``
+    (attack16 C29, C30: a co-user's ``areas.json`` in a shared 1777 course folder marked every
+    multiple-choice answer and cleared the flags, with no line)."""
+    import os
+    import stat
+
+    for path in (folder / n for n in names):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if st.st_uid not in (os.getuid(), 0):
+            return f"{path}: a saved reply of another user (uid {st.st_uid}), which would set this sheet's set: not read"
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return f"{path}: a saved reply other users may write (mode {stat.S_IMODE(st.st_mode):o}): not read"
+    return None
+
+
 def read_accepted(path: Path | None, place: Path | None = None) -> dict[str, str]:
     """``accepted.txt``: one accepted difference per line (``[stem:]field``), a reason after
     ``#``; blank lines and lines starting with ``#`` are skipped. ``place``: the root the run
@@ -76,7 +98,8 @@ def given_filter(folder: Path, filter_path: Path | None, replies: Path | None, r
     filter and where it was, or ``(None, None)`` (the folder's first sheet then decides).
     A saved one is found, not named: it is read by the rule for found files inside ``root``
     (default ``folder``; :mod:`tasks.convert.opener`), and one refused (a link leaving
-    ``root``, another user's hard link) is a line of ``skipped``, not read, and no filter is
+    ``root``, another user's hard link; found in the folder, another user's:
+    :func:`reply_not_ours`) is a line of ``skipped``, not read, and no filter is
     taken from the folder (the first sheet decides). Raises :class:`tasks.errors.InputError`
     when a file changed between that check and its read is refused."""
     from tasks.convert.tree import leaves, skipped_line
@@ -89,9 +112,10 @@ def given_filter(folder: Path, filter_path: Path | None, replies: Path | None, r
             continue
         found = p is not filter_path
         why = found_refusal(p, place) if found else None
-        if why is not None:
+        foreign = reply_not_ours(p.parent, ("filter.lua",)) if found and replies is None else None
+        if why is not None or foreign is not None:
             if skipped is not None:
-                skipped.append(skipped_line(p, place) if leaves(p, place) else f"{p}: {why}: skipped")
+                skipped.append(foreign or (skipped_line(p, place) if leaves(p, place) else f"{p}: {why}: skipped"))
             return None, None
         try:
             return FolderFilter(source=read_text(p, place if found else None), label=f"{label} {p}"), p

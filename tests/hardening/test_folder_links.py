@@ -74,3 +74,47 @@ def test_an_exported_sets_file_linked_from_outside_is_one_line(planted, tmp_path
     with pytest.raises(InputError) as e:
         read_export_files(export)
     assert "link leaving" in str(e.value) and CANARY not in str(e.value)
+
+
+def _as_another_users(path, monkeypatch):
+    """``path`` owned by another user: chown'd when the tests run as root, else this process
+    made to look like another user to the check."""
+    import os
+
+    if os.getuid() == 0:
+        os.chown(path, 1001, 1001)
+    else:
+        from tasks.convert import folder_inputs  # noqa: F401 - the check reads os.getuid there
+        real = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: real + 1)
+
+
+def test_a_co_users_saved_reply_in_a_shared_course_folder_is_never_read(planted, tmp_path, prefect_server, capsys,
+                                                                        monkeypatch):
+    """attack16 C29/C30: another user's areas.json (or route-a.json) beside a sheet in a shared
+    1777 folder was read as this user's saved reply: it set the answers, cleared the flags, and
+    no line said whose it was. Now a skipped line names it and the sheet is read without it."""
+    folder, _ = planted
+    (folder / "replies").mkdir()
+    (folder / "replies" / "route-a.json").write_text(route_a_reply().replace("Question 1", CANARY))
+    _as_another_users(folder / "replies" / "route-a.json", monkeypatch)
+    code, printed = _run(folder, tmp_path / "out", capsys)
+    assert code == 0, printed
+    assert CANARY not in tree_text(tmp_path / "out")
+    assert "route-a.json: a saved reply of another user" in printed and "not read" in printed
+
+
+def test_a_saved_reply_or_filter_others_may_write_is_not_read(tmp_path):
+    from tasks.convert.folder_inputs import given_filter, reply_not_ours
+
+    (tmp_path / "areas.json").write_text("{}")
+    (tmp_path / "filter.lua").write_text("return {}")
+    assert reply_not_ours(tmp_path) is None and given_filter(tmp_path, None, None)[1] == tmp_path / "filter.lua"
+    (tmp_path / "areas.json").chmod(0o666)
+    assert "areas.json: a saved reply other users may write (mode 666): not read" in reply_not_ours(tmp_path)
+    (tmp_path / "filter.lua").chmod(0o646)
+    skipped: list[str] = []
+    assert given_filter(tmp_path, None, None, skipped=skipped) == (None, None)
+    assert skipped and "filter.lua: a saved reply other users may write" in skipped[0]
+    # named with --replies, the user's choice: read as it is
+    assert given_filter(tmp_path, None, tmp_path)[1] == tmp_path / "filter.lua"
