@@ -15,7 +15,7 @@ from tasks.write.build import IMAGE_LINK
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.settle.fold import fold_quotes
-from tasks.convert.bounds import MAX_MEMBER_BYTES, check_zip, json_loads, read_member
+from tasks.convert.bounds import MAX_MEMBER_BYTES, check_zip, json_loads, oversized_set, read_member
 
 _SET_FILE = re.compile(r"^set_.*\.json$")
 _QUESTION_FILE = re.compile(r"^question_.*\.json$")
@@ -163,7 +163,8 @@ def read_export(path: Path) -> ExportedSet:
 
 def export_of(members: dict[str, bytes], where: str) -> ExportedSet:
     """:func:`read_export` of a set's files as :func:`read_export_files` returns them;
-    ``where`` names the set in an ``InputError``."""
+    ``where`` names the set in an ``InputError``, raised too for a set past the bounds of
+    :func:`tasks.convert.bounds.oversized_set` (more questions or parts than a set can have)."""
     set_files = [n for n in members if _SET_FILE.match(n)]
     if len(set_files) != 1:
         raise InputError(where, "no set_*.json in the folder" if not set_files else "more than one set_*.json")
@@ -171,7 +172,10 @@ def export_of(members: dict[str, bytes], where: str) -> ExportedSet:
     name = meta.get("name")
     if not isinstance(name, str):
         name = set_files[0][len("set_") : -len(".json")]
-    return ExportedSet(name=name, questions=SheetSet([_question(q) for q in question_files(members, where)]))
+    raws = question_files(members, where)
+    if (why := oversized_set(raws)) is not None:  # counted before read (attack16 C27: 200,000 parts, 326 s)
+        raise InputError(where, f"an exported set past the bounds: {why}")
+    return ExportedSet(name=name, questions=SheetSet([_question(q) for q in raws]))
 
 
 def _placeholders(text: str | None) -> str | None:

@@ -219,3 +219,29 @@ def test_a_folder_or_sweep_out_above_what_it_reads_is_refused(tmp_path, command)
     with pytest.raises(SystemExit) as e:
         precheck(command, [str(read), "--out", str(tmp_path)])
     assert e.value.code == 1
+
+
+@pytest.mark.parametrize("questions, parts", [(1, bounds.MAX_PARTS + 1), (bounds.MAX_QUESTIONS + 1, 0)])
+def test_an_exported_set_with_more_parts_or_questions_than_a_set_can_have_is_one_line(questions, parts, monkeypatch):
+    """attack16 C27: a 263 KB export of 200,000 parts was read and compared part by part (326 s)."""
+    from tasks.check import compare
+
+    members = {"set_many.json": json.dumps({"name": "many"}).encode()}
+    for i in range(questions):
+        members[f"question_{i:05d}.json"] = json.dumps(
+            {"orderNumber": i, "title": "Q", "masterContent": "x", "parts": [{"orderNumber": 0, "content": "y"}] * parts}
+        ).encode()
+    built = []
+    monkeypatch.setattr(compare, "_question", lambda raw: built.append(raw))
+    with pytest.raises(InputError) as e:
+        compare.export_of(members, "set_many.zip")
+    assert "past the bounds" in str(e.value) and "more than" in str(e.value) and "\n" not in str(e.value)
+    assert built == []  # refused by counting, before any question is read into a set
+
+
+def test_an_exported_set_within_the_bounds_is_read():
+    from tasks.check.compare import export_of
+
+    members = {"set_s.json": b'{"name": "s"}', "question_0.json": json.dumps(
+        {"orderNumber": 0, "title": "Q", "masterContent": "x", "parts": [{"orderNumber": 0, "content": "y"}] * 3}).encode()}
+    assert [len(q.parts) for q in export_of(members, "s.zip").questions.root] == [3]
