@@ -16,7 +16,7 @@ from tasks.convert import opener
 from tasks.convert.folder_inputs import given_filter, read_accepted
 from tasks.convert.inputs import read_inputs
 from tasks.errors import InputError
-from tests.hardening.support import SHEET_MD, SOLUTIONS_MD, route_a_reply, tree_text
+from tests.hardening.support import SHEET_MD, SOLUTIONS_MD, route_a_reply, tree_text, write_sheet
 
 CATEGORY = "16 links out of folders"
 
@@ -135,3 +135,44 @@ def test_a_folder_run_skips_each_found_hard_link_with_a_line(tmp_path, other, pr
     report = (tmp_path / "out" / "flags.md").read_text()
     for name in ("a.md", "w_solutions.md", "filter.lua", "accepted.txt"):
         assert f"{name}: a hard link to another user's file" in report, (name, report)
+
+
+def _owned_by(monkeypatch, owners: dict[str, int]) -> None:
+    """``os.stat`` as the run sees it, each file named in ``owners`` (by name) owned by that uid."""
+    import os
+
+    from tasks.convert import inputs
+
+    real = os.stat
+
+    def stat(path, *a, **k):
+        st = real(path, *a, **k)
+        uid = owners.get(os.path.basename(os.fspath(path)))
+        return st if uid is None else os.stat_result((st[0], st[1], st[2], st[3], uid, *st[5:]))
+
+    monkeypatch.setattr(inputs.os, "stat", stat)
+
+
+@pytest.mark.parametrize("folder_run", [False, True])
+def test_solutions_another_user_dropped_beside_a_sheet_are_not_read(tmp_path, monkeypatch, folder_run):
+    """attack16 C31: in a shared 1777 folder a co-user's ``s_solutions.md`` beside the owner's
+    sheet became the set's worked solutions with no line. A file whose owner owns neither the
+    sheet nor the run is not read; the note says whose it is and how to use it."""
+    from tasks.convert.inputs import read_inputs
+
+    sheet = write_sheet(tmp_path / "course")
+    _owned_by(monkeypatch, {"cart_solutions.md": 4242})
+    given = str(sheet.parent / "cart_solutions.md") if folder_run else None
+    got = read_inputs(str(sheet), given, found_in=str(sheet.parent) if folder_run else None)
+    assert got.solutions is None and got.solutions_bytes is None
+    assert "belongs to another user (uid 4242) than the sheet's: not read" in got.solutions_note
+
+
+def test_solutions_of_the_sheets_own_author_are_read_in_a_shared_folder(tmp_path, monkeypatch):
+    """A colleague's sheet and solutions (both theirs) read as a pair: the rule is about a third user's file."""
+    from tasks.convert.inputs import read_inputs
+
+    sheet = write_sheet(tmp_path / "course")
+    _owned_by(monkeypatch, {"cart_solutions.md": 4242, "cart.md": 4242})
+    got = read_inputs(str(sheet))
+    assert got.solutions is not None and got.solutions.name == "cart_solutions.md" and not got.solutions_note
