@@ -72,7 +72,10 @@ def main(argv: list[str] | None = None, lines=None, prog: str = "python -m flows
         from tasks.review.form import build_form, load_run, read_decisions, stale_line
 
         try:
-            run = load_run(args.out)
+            from commandline.confine import confine
+
+            roots = confine({"OUT": args.out, "--decisions": args.decisions}, None)  # SHEET2LAMBDA_ROOT (attack16 C33)
+            run = load_run(args.out, roots)
             if (line := stale_line(run)) is not None:
                 _say(line)
             if not (args.decisions or args.terminal):

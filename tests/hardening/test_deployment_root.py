@@ -188,3 +188,25 @@ def test_the_work_pools_root_is_the_folder_deployed_from():
     yaml = (Path(__file__).resolve().parents[2] / "deployments" / "prefect.yaml").read_text(encoding="utf-8")
     roots = [line.split(":", 1)[1].strip() for line in yaml.splitlines() if line.strip().startswith("SHEET2LAMBDA_ROOT:")]
     assert roots == ['"{{ $PWD }}"']
+
+
+@pytest.mark.parametrize("where", ["out outside", "decisions outside", "out through a link out"])
+def test_review_on_a_command_line_with_a_root_stays_inside_it(root, tmp_path, monkeypatch, capsys, where):
+    """attack16 C33: with SHEET2LAMBDA_ROOT set, review rebuilt and republished an OUT outside
+    the root, read a --decisions file outside it, and followed a link in the root leading out."""
+    from flows.review import main
+
+    outside = tmp_path / "elsewhere"
+    (outside / "out").mkdir(parents=True)
+    (outside / "dec.json").write_text("[]")
+    (root / "out").mkdir()
+    (root / "dec.json").write_text("[]")
+    (root / "lnk").symlink_to(outside / "out")
+    out, dec = {"out outside": (outside / "out", root / "dec.json"),
+                "decisions outside": (root / "out", outside / "dec.json"),
+                "out through a link out": (root / "lnk", root / "dec.json")}[where]
+    monkeypatch.setenv("SHEET2LAMBDA_ROOT", str(root))
+    assert main([str(out), "--decisions", str(dec)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is outside this deployment's root" in err[0], err
+    assert sorted(p.name for p in (outside / "out").iterdir()) == []
