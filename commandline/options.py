@@ -250,6 +250,10 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
     from tasks.dotenv_trust import dotenv_problem
 
     out: list[str] = [line for line in [dotenv_problem()] if line]
+    for sfx in getattr(args, "suffixes", None) or []:  # attack16 C18: `--suffix env` ran nothing and said nothing
+        if "." + sfx.lstrip(".").lower() not in DOCUMENT_SUFFIXES:
+            out.append(f"--suffix {sfx!r}: no sheet format has it; one of "
+                       f"{', '.join(s.lstrip('.') for s in DOCUMENT_SUFFIXES)}")
     for name, (low, high) in BOUNDS.items():
         value = getattr(args, name, None)
         if value is None:

@@ -91,3 +91,20 @@ def test_an_existing_folder_or_a_plain_new_name_is_no_such_problem(tmp_path, mon
     (tmp_path / " kept ").mkdir()  # the user's own folder, made on purpose: used as it is
     for name in (" kept ", "out/week 1", "./sets/b", ""):
         assert precheck("document", [str(sheet), "--out", name]).out == name
+
+
+@pytest.mark.parametrize("suffix", ["env", ".env", "", "*", ".md/../x", ".md ", "txt"])
+@pytest.mark.parametrize("command", ["folder", "sweep"])
+def test_a_suffix_no_sheet_format_has_is_one_line(command, suffix, tmp_path, capsys):
+    """attack16 C18: a --suffix no format has ran no sheet and exited 0 with no word."""
+    sheet = write_sheet(tmp_path / "course" / "week1")
+    with pytest.raises(SystemExit) as e:
+        precheck(command, [str(sheet.parent), "--suffix", suffix, "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and err.count("\n") == 1 and "no sheet format has it" in err, err
+
+
+def test_a_suffix_a_format_has_is_taken_with_or_without_its_dot(tmp_path):
+    sheet = write_sheet(tmp_path / "course" / "week1")
+    for suffix in ("md", ".MD", "tex", ".ipynb"):
+        assert precheck("folder", [str(sheet.parent), "--suffix", suffix, "--out", str(tmp_path / "o")]).suffixes == [suffix]
