@@ -232,21 +232,10 @@ def under_root(root: str, path: str, base: str | None = None) -> str:
     return str(joined) if joined.is_dir() else (resolve(path, base) or path)
 
 
-def odd_new_folder(path: str) -> str | None:
-    """Why a new output folder ``path`` would get a name no one means (attack16 C26), else ``None``:
-    a name part blank or with a space at one end, holding a control character, or opening with
-    ``~`` (left unexpanded by the shell inside quotes or after ``=``: a later ``rm -rf ~…``)."""
-    for part in (p for p in path.split("/") if p not in ("", ".")):
-        if part != part.strip() or not part.strip() or any(ord(c) < 32 or ord(c) == 127 for c in part):
-            return "the new output folder's name has a blank part, a space at one end or a control character"
-        if part.startswith("~"):
-            return "the new output folder's name starts with ~, which the shell did not expand: give $HOME/…"
-    return None
-
-
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see (first: a ``.env``
     that is not this user's alone, :func:`tasks.dotenv_trust.dotenv_problem`)."""
+    from commandline.path_names import odd_new_folder, outside_root
     from tasks.dotenv_trust import dotenv_problem
 
     out: list[str] = [line for line in [dotenv_problem()] if line]
@@ -254,6 +243,11 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
         if "." + sfx.lstrip(".").lower() not in DOCUMENT_SUFFIXES:
             out.append(f"--suffix {sfx!r}: no sheet format has it; one of "
                        f"{', '.join(s.lstrip('.') for s in DOCUMENT_SUFFIXES)}")
+    def outside(path: str) -> bool:  # said before whether it exists: no oracle of paths outside (attack16 C12)
+        line = outside_root(path)
+        out.extend([line] if line else [])
+        return line is not None
+
     for name, (low, high) in BOUNDS.items():
         value = getattr(args, name, None)
         if value is None:
@@ -265,7 +259,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
             out.append(f"{option} {value}: must be at most {high}")
 
     def need_file(path: str | None, what: str) -> None:
-        if path is None:
+        if path is None or outside(path):
             return
         p = Path(path)
         if not p.exists():
@@ -282,7 +276,7 @@ def _problems(command: str, args: argparse.Namespace) -> list[str]:
                 out.append(f"{path}: {problem}")
 
     def need_dir(path: str | None, what: str) -> None:
-        if path is not None and not Path(path).is_dir():
+        if path is not None and not outside(path) and not Path(path).is_dir():
             out.append(f"{path}: " + ("not a folder" if Path(path).exists() else f"no such {what}"))
 
     def need_out(path: str | None) -> None:

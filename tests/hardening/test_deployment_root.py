@@ -210,3 +210,24 @@ def test_review_on_a_command_line_with_a_root_stays_inside_it(root, tmp_path, mo
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is outside this deployment's root" in err[0], err
     assert sorted(p.name for p in (outside / "out").iterdir()) == []
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_a_path_outside_the_root_says_so_whether_or_not_it_exists(root, tmp_path, monkeypatch, capsys, exists):
+    """attack16 C12: a --baseline outside the root that did not exist said 'no such baseline' and
+    one that did said 'outside the root': the answer told which files exist outside it."""
+    from commandline.options import precheck
+
+    outside = tmp_path / "elsewhere" / "baseline.json"
+    if exists:
+        outside.parent.mkdir()
+        outside.write_text("{}")
+    monkeypatch.setenv("SHEET2LAMBDA_ROOT", str(root))
+    lines = []
+    for command, argv in (("sweep", [str(root), "--baseline", str(outside), "--out", str(tmp_path / "o")]),
+                          ("document", [str(outside.with_suffix(".md")), "--out", str(root / "o")])):
+        with pytest.raises(SystemExit):
+            precheck(command, argv)
+        lines.append(capsys.readouterr().err.strip())
+    assert all(len(x.splitlines()) == 1 and "is outside this deployment's root" in x for x in lines), lines
+    assert not any("no such" in x for x in lines)
