@@ -221,14 +221,24 @@ def test_undefined_commands_on_one_field_are_one_flag_naming_them_all():
     assert "\\bp, \\d" in flags[0].reason and "red source" in flags[0].reason
 
 
-def test_an_undefined_command_is_one_flag_per_question_on_its_first_field():
+def test_undefined_commands_are_one_flag_per_question_on_its_first_field():
+    """One style file left out: every command it defines is red source in every field using it,
+    one cause, so a question gets one flag naming each command and the fields it is in (issue 20:
+    a flag per command per field set was noise: two flags on one question, one decision)."""
     set_ = SheetSet([Question(main_text="Find $\\dv{x}$.", parts=[Part(content="$\\dv{t}$"), Part(content="$\\dv{s} + \\q$")]),
-                     Question(main_text="Then $\\dv{y}$.")])
-    warnings = [ConversionWarning(kind="UndefinedMaths", text=c, message="m") for c in ("\\dv", "\\q")]
+                     Question(main_text="Then $\\dv{y}$."),
+                     Question(main_text="Plain words.", parts=[Part(content="$\\q$ here"), Part(content="$\\dv{z}$ too")])])
+    # the warnings come command by command: \q first, though \dv sits in earlier fields
+    warnings = [ConversionWarning(kind="UndefinedMaths", text=c, message="m") for c in ("\\q", "\\dv")]
     flags = conversion_loss_flags("source", warnings, set_)
-    assert [(f.field, f.a) for f in flags] == [("q1.main_text", "\\dv"), ("q1.p2.content", "\\q"), ("q2.main_text", "\\dv")]
-    assert "in this field and in q1.p1.content, q1.p2.content: one cause" in flags[0].reason
-    assert "one cause" not in flags[1].reason and "one cause" not in flags[2].reason
+    assert [(f.field, f.a) for f in flags] == [("q1.main_text", "\\dv\n\\q"), ("q2.main_text", "\\dv"),
+                                               ("q3.p1.content", "\\q\n\\dv")]
+    assert "\\dv (in this field, q1.p1.content, q1.p2.content) and \\q (in q1.p2.content)" in flags[0].reason
+    assert "one cause" in flags[0].reason and "one cause" not in flags[1].reason
+    assert "\\q (in this field) and \\dv (in q3.p2.content)" in flags[2].reason
+    # one command in several fields of a question keeps its short form
+    one = conversion_loss_flags("source", warnings[1:], set_)
+    assert "in this field and in q1.p1.content, q1.p2.content: one cause" in one[0].reason
 
 
 def test_uncovered_lines_say_the_question_they_sit_in():

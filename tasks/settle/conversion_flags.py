@@ -125,8 +125,8 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
     field (the causes on one field joined), for the warnings that concern content
     (:func:`sheet_wide` ones go to the report instead):
 
-    - ``UndefinedMaths`` (maths using a command nobody defines): once per question, on the
-      first field of ``settled`` holding the command, naming the question's others
+    - ``UndefinedMaths`` (maths using a command nobody defines): once per question for all its
+      commands, on the first field of ``settled`` holding one, naming the question's others
       (:func:`_undefined_flags`; ``a``: the commands, one per line; KaTeX's flags for the same
       command in that question are folded into it, :func:`tasks.write.katex.katex_flags`);
     - ``EquationNotRead`` (a Word equation kept only as a metafile picture,
@@ -175,7 +175,8 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
             f"{f' (lines {lines})' if lines else ''}, next to this field's text and to {', '.join(others)}'s: "
             "one cause: give the file that defines it (beside the sheet, or --tex-root) and run again, or compare "
             "these fields with the sheet and keep them if nothing is missing", "\n".join(x.text for x, _ in found)))
-    flags = _undefined_flags(undefined)
+    order = {key: i for i, (key, _) in enumerate(fields)}
+    flags = _undefined_flags(dict(sorted(undefined.items(), key=lambda kv: order.get(kv[0], len(order)))))
     for key, causes in by_field.items():
         reasons = list(dict.fromkeys(r for r, _ in causes))
         lost = [a for _, a in causes if a]
@@ -186,24 +187,34 @@ def conversion_loss_flags(role: str, warnings: list[ConversionWarning], settled:
 
 def _undefined_flags(undefined: dict[str, list[str]]) -> list[Flag]:
     """``conversion_loss`` flags for maths commands no file defines (``undefined``: field key →
-    the command names its maths uses, in the field order), one cause, one flag per question: the
-    commands a question's fields use are flagged once, on the first of its fields that uses
-    them, naming its other fields that do (a style file left out makes every field using its
-    macro red source: one file to give, not a flag per part). The fields of one question
-    share a key's first segment (``q3.main_text``, ``q3.p2.content``)."""
-    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    the command names its maths uses, the keys in the set's field order), one cause, one flag per question: every
+    command its fields use is named in one flag, on the first of its fields that uses any, with the
+    other fields each command is in (a style file left out makes every field using its macros red
+    source: one file to give, not a flag per part or per macro). ``a`` holds the commands, one a
+    line (:func:`tasks.write.katex.katex_flags` drops the question's spans failing only on them).
+    The fields of one question share a key's first segment (``q3.main_text``, ``q3.p2.content``)."""
     by_question: dict[str, dict[str, list[str]]] = {}
+    first: dict[str, str] = {}
     for key, commands in undefined.items():
         for name in dict.fromkeys(commands):
+            first.setdefault(key.split(".")[0], key)
             by_question.setdefault(key.split(".")[0], {}).setdefault(name, []).append(key)
-    for question, names in by_question.items():
-        for name, keys in names.items():
-            groups.setdefault((question, tuple(keys)), []).append(name)
     flags = []
-    for (_, keys), names in groups.items():
-        also = f" (in this field and in {', '.join(keys[1:])}: one cause)" if len(keys) > 1 else ""
-        flags.append(Flag(field=keys[0], kind="conversion_loss", a="\n".join(names), reason=(
-            f"the maths uses {', '.join(names)}, which no file here defines (a class or package we do not have){also}, "
-            "so the platform shows it as red source: give the file that defines it (beside the sheet, or --tex-root) "
-            "and run again, or write the maths out with a note")))
+    for question, names in by_question.items():
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for name, keys in names.items():
+            groups.setdefault(tuple(keys), []).append(name)
+        if len(groups) == 1:
+            (keys, group), = groups.items()
+            also = f" (in this field and in {', '.join(keys[1:])}: one cause)" if len(keys) > 1 else ""
+            uses = f"{', '.join(group)}, which no file here defines (a class or package we do not have){also}"
+        else:
+            def fields(keys: tuple[str, ...]) -> str:
+                named = ["this field" if k == first[question] else k for k in keys]
+                return ", ".join(named)
+            uses = " and ".join(f"{', '.join(group)} (in {fields(keys)})" for keys, group in groups.items())
+            uses += ", which no file here defines (a class or package we do not have): one cause"
+        flags.append(Flag(field=first[question], kind="conversion_loss", a="\n".join(names), reason=(
+            f"the maths uses {uses}, so the platform shows it as red source: give the file that defines it (beside "
+            "the sheet, or --tex-root) and run again, or write the maths out with a note")))
     return flags
