@@ -67,6 +67,27 @@ def test_the_flag_asks_to_mark_the_option_on_that_part_only():
     assert [f.field for f in off] == ["q1.p1", "q1.p2"] and all("add the box by hand" in f.reason for f in off)
 
 
+def test_parts_left_unmarked_for_one_cause_share_one_flag_naming_them():
+    """A quiz of several multiple choices built offline: every box marks none for one cause (no
+    model ran), one decision to take, so one flag on the first part naming the others (issue 20:
+    one flag per part was noise); a part unmarked for another cause keeps a flag of its own."""
+    other = Part(content="Which wood floats best?", options=["Balsa", "Oak", "Ebony", "Teak"])
+    questions = SheetSet([Question(main_text="Tools.", parts=[OPEN_CHOICE, NUMBER]),
+                          Question(main_text="Planets.", parts=[KEYED]),
+                          Question(main_text="Woods.", parts=[other, OPEN_CHOICE])])
+    parts = [propose(ScriptedBackend([]), p, qi, pi, offline=True)
+             for qi, q in enumerate(questions.root) for pi, p in enumerate(q.parts)]
+    flags = choice_flags(questions, parts)
+    assert [f.field for f in flags] == ["q1.p1"]
+    assert "none of the 3 options" in flags[0].reason
+    assert "2 other parts for the same cause (q3.p1, q3.p2): one cause" in flags[0].reason
+    # the same parts when one call failed: that part's flag names its own cause
+    failed = propose(ScriptedBackend([BackendError("scripted", "529 overloaded")]), other, 2, 0)
+    flags = choice_flags(questions, [failed if p.field == "q3.p1" else p for p in parts])
+    assert [f.field for f in flags] == ["q1.p1", "q3.p1"]
+    assert "(q3.p2)" in flags[0].reason and "other parts" not in flags[1].reason
+
+
 def test_the_unmarked_box_is_written_with_its_options_as_a_choice_of_one(tmp_path):
     from tasks.write.build import write_set
 

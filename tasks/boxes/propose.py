@@ -276,13 +276,14 @@ def flags_of(parts: list[PartBoxes]) -> list[Flag]:
 
 
 def choice_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
-    """One ``area`` flag per part of ``questions`` with multiple-choice options whose correct
-    option a person must give, on the part (``q2.p1``):
+    """``area`` flags on the parts of ``questions`` with multiple-choice options whose correct
+    option a person must give (``q2.p1``):
 
     - its box marks no option (:func:`tasks.boxes.sheet.unmarked`: neither the sheet nor a
       model said which is right, most often offline): the set holds the options, the flag asks
       a person to mark the correct one before students answer (until then no choice is marked
-      right);
+      right); the parts unmarked for one cause (their status reason) share one flag, on the
+      first, naming the others (:func:`_unmarked_flag`);
     - no multiple-choice box holds its options (``parts`` empty with ``--no-areas``) and no
       box of the part was refused (that part has its refusal's flag, :func:`flags_of`): the
       platform shows options only in such a box, so a person must add it.
@@ -292,7 +293,8 @@ def choice_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
     boxes = {p.field: p.boxes for p in parts}
     refused = {p.field for p in parts if p.refused}
     why = {p.field: p.status.reason for p in parts if p.status.reason}
-    flags = []
+    flags: list[Flag | str] = []  # a str: where the unmarked parts of that note get their one flag
+    unmarked_by_note: dict[str, list[tuple[str, int]]] = {}
     for qi, q in enumerate(questions.root):
         for pi, part in enumerate(q.normalised_parts()):
             key = part_field(qi, pi)
@@ -301,15 +303,30 @@ def choice_flags(questions: SheetSet, parts: list[PartBoxes]) -> list[Flag]:
             note = f" ({why[key]})" if key in why else ""
             choices = [b for b in boxes.get(key, []) if b.kind == "MULTIPLE_CHOICE"]
             if any(unmarked(b) for b in choices):
-                flags.append(Flag(field=key, kind="area", reason=(
-                    f"the sheet marks none of the {len(part.options)} options correct and no model's choice was kept{note}: "
-                    "the answer box holds the options with none marked correct; mark the correct option")))
+                if note not in unmarked_by_note:
+                    flags.append(note)
+                unmarked_by_note.setdefault(note, []).append((key, len(part.options)))
             elif not choices and key not in refused:
                 flags.append(Flag(field=key, kind="area", reason=(
                     f"{len(part.options)} multiple-choice options were read but no answer box holds them{note}: "
                     "the platform shows options only in a multiple-choice box, so this part has none to choose "
                     "from; add the box by hand")))
-    return flags
+    return [f if isinstance(f, Flag) else _unmarked_flag(unmarked_by_note[f], f) for f in flags]
+
+
+def _unmarked_flag(parts: list[tuple[str, int]], note: str) -> Flag:
+    """The one ``area`` flag of the multiple-choice parts (``(key, options)`` in the set's order)
+    whose box marks no option for one cause (``note``, the parts' status reason: most often
+    offline, no saved reply), on the first part, naming the others: one cause, one decision to
+    take (run again with a model, or mark each on the platform), so one flag, not one per part
+    (issue 20: a quiz bank of 26 questions read right carried 26 such flags)."""
+    (key, n), rest = parts[0], parts[1:]
+    others = "so does 1 other part" if len(rest) == 1 else f"so do {len(rest)} other parts"
+    also = (f"; {others} for the same cause ({', '.join(k for k, _ in rest)}): one cause, one flag: run again "
+            "with a model, or mark the correct option of each") if rest else ""
+    return Flag(field=key, kind="area", reason=(
+        f"the sheet marks none of the {n} options correct and no model's choice was kept{note}: "
+        f"the answer box holds the options with none marked correct; mark the correct option{also}"))
 
 
 def boxes_of(parts: list[PartBoxes]) -> dict[str, list[Box]]:
