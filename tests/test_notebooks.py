@@ -210,3 +210,18 @@ def test_an_unnumbered_display_environment_in_dollars_becomes_what_katex_renders
     assert "\\begin{aligned}" in text and "\\end{aligned}" in text and "align*" not in text, text
     assert "\\label" not in text and "T\\sin\\theta &= D" in text
     assert "$$ x^2 = 4 $$" in text and "\\begin{align} y = 1 \\end{align}" in text
+
+
+def test_an_eqnarray_in_dollars_becomes_an_array_katex_renders():
+    # KaTeX has no eqnarray at all (red source on the platform, and a katex flag on a question
+    # read right, issue 20): a notebook's or R Markdown sheet's $$\begin{eqnarray}…$$ is read as
+    # a .tex sheet's is (structure.lua: array{rcl}), its \nonumber cut; a fourth column stays
+    text = convert(
+        "ropes.ipynb",
+        md("**Question 1.** Derive the rope's sag.\n\n$$\\begin{eqnarray}\ns &=& \\frac{w L^2}{8 H} \\nonumber \\\\\n"
+           "H &=& T \\cos\\alpha & \\text{at the pole}\n\\end{eqnarray}$$\n\nthen $$\\begin{eqnarray*} a &=& b \\end{eqnarray*}$$."),
+    )
+    assert "eqnarray" not in text and text.count("\\begin{array}{rcl}") == 2, text
+    assert "\\nonumber" not in text and "H &=& T \\cos\\alpha & \\text{at the pole}" in text
+    from tasks.write.katex import find_maths, katex_error
+    assert [katex_error(m.tex, m.display) for m in find_maths(text) if "array" in m.tex] == [None, None]

@@ -19,7 +19,8 @@ cannot render and never adds or rewrites a word of the sheet:
 - `\ensuremath` inside maths is cut (its argument stays, as LaTeX prints it there);
 - an unnumbered display environment inside `$$` (`\begin{align*}`, `gather*`, `multline*`,
   `flalign*`, `equation*`), as markdown-family sheets write it, becomes what KaTeX renders
-  there (aligned, gathered, or its body), as structure.lua does for a .tex sheet;
+  there (aligned, gathered, or its body), as structure.lua does for a .tex sheet; so does
+  `eqnarray` (starred or not: array{rcl}), which KaTeX does not render in any form;
 - maths spanning several lines: a continuation line that could start a markdown block
   (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
   four spaces so that it stays inside the paragraph, and blank lines inside maths are
@@ -108,19 +109,23 @@ end
 -- written inside `$$` in a markdown-family sheet (`$$\begin{align*}…\end{align*}$$`, which
 -- MathJax accepts): the mapping structure.lua applies to a .tex sheet's displays. A numbered
 -- one is left (its numbers are structure.lua's business in a .tex sheet).
+-- eqnarray, starred or not, is one KaTeX has no form of at all (red source on the platform):
+-- it becomes array{rcl}, its look, as structure.lua makes a .tex sheet's (its rows' numbers,
+-- which MathJax shows only when the page asks for them, are cut with its labels).
 local UNNUMBERED = { ["align*"] = "aligned", ["flalign*"] = "aligned", ["gather*"] = "gathered",
-  ["multline*"] = "gathered", ["equation*"] = "" }
+  ["multline*"] = "gathered", ["equation*"] = "", ["eqnarray*"] = "array", eqnarray = "array" }
 
 local function katex_display(el)
   if el.mathtype ~= "DisplayMath" then return false end
-  local env, body = el.text:match("^%s*\\begin{(%a+%*)}(.*)$")
+  local env, body = el.text:match("^%s*\\begin{(%a+%*?)}(.*)$")
   local inner = env and UNNUMBERED[env]
   if not inner then return false end
   local close = "\\end{" .. env:gsub("%*", "%%*") .. "}%s*$"
   if not body:find(close) then return false end
   body = body:gsub(close, ""):gsub("\\label%s*{[^}]*}", ""):gsub("\\nonumber", ""):gsub("\\notag", "")
   if body:find("\\begin{" .. env:gsub("%*", "%%*") .. "}") then return false end
-  el.text = inner == "" and body or ("\\begin{" .. inner .. "}" .. body .. "\\end{" .. inner .. "}")
+  local cols = inner == "array" and "{rcl}" or ""
+  el.text = inner == "" and body or ("\\begin{" .. inner .. "}" .. cols .. body .. "\\end{" .. inner .. "}")
   return true
 end
 
