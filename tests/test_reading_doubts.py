@@ -310,3 +310,22 @@ def test_a_graders_note_left_out_of_the_set_is_no_solution_lost():
     # an answer that is no grader's note, left out, is still doubted on its question
     answered = key.replace("Credit was given for any sentence naming a lesson.", "Both basics and vectors, with each quiz done.")
     assert fields(solution_text_flags(_lead_in_reading(), LEAD_IN_SHEET, answered)) == ["q1"]
+
+
+def test_a_part_s_solution_is_doubted_only_when_it_restates_that_part_s_own_prompt():
+    """A part with a prompt of its own: its solution opening with the question's lead-in (a
+    solutions file restating the stem, then answering), echoing the prompt inside its own answer,
+    or opening with the key's picture is the answer (issue 20); one opening with the prompt, or
+    holding only the question's words, is doubted."""
+    stem = "Load the rainfall records and look at them closely before you begin."
+    prompt = "What was the month of the year with the most rainfall in the records?"
+    answers = {
+        "lead-in": stem + "\n\nMarch, with 210 mm over the month.",
+        "echo": "The month of the year with the most rainfall in the records was March, at 210 mm.",
+        "picture": "![](figures/rainfall_records_by_month.png)\n\nMarch, with 210 mm.",
+        "restated": prompt + "\n\nMarch, with 210 mm.",
+        "copied": stem,
+    }
+    reading = SheetSet([Question(main_text=stem + "\n\n![](figures/rainfall_records_by_month.png)", parts=[
+        Part(content=prompt, worked_solution=text)]) for text in answers.values()])
+    assert fields(restated_flags(reading)) == ["q4.p1.worked_solution", "q5.p1.worked_solution"]
