@@ -9,7 +9,6 @@ from tasks.settle.audit import audit
 from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
-    restated_flags,
     shared_stem_flags,
     solution_text_flags,
     solutions_name_flags,
@@ -17,6 +16,7 @@ from tasks.settle.reading_doubts import (
     title_flags,
     whole_solution_flags,
 )
+from tasks.settle.restated_doubts import restated_flags
 
 
 def fields(flags) -> list[str]:

@@ -98,12 +98,12 @@ from tasks.settle.number_doubts import headless_flags, number_flags, points_titl
 from tasks.settle.reading_doubts import (
     blank_flags,
     heading_flags,
-    restated_flags,
     shared_stem_flags,
     solution_text_flags,
     title_flags,
     whole_solution_flags,
 )
+from tasks.settle.restated_doubts import restated_flags
 from tasks.settle.audit_choices import choice_flags, options_as_parts_flags, unmarked_flags
 from tasks.settle.closing_doubts import unanswered_item_flags
 from tasks.settle.source_lines import question_at
