@@ -178,3 +178,19 @@ def test_what_the_conversion_loses_is_placed_by_the_words_not_by_labels_and_spac
     assert skipped[0].near == "Problem Solve cubic equation"
     # an optional argument is a key, never words of the sheet: nothing reported lost for it
     assert not [w for w in out.warnings if w.kind == "ContentLost" and "owlbear" in w.message]
+
+
+def test_rows_tagged_by_the_sheet_keep_their_tags_as_katex_takes_them():
+    # KaTeX takes one \tag per display, outside the rows: a sheet tagging its own rows
+    # (\tag{name} in an align) had every tag left in the aligned rows, red source on the platform
+    # ('Multiple \tag') and a katex flag on a question read right (issue 20)
+    out = md("Pairs\n\\begin{align}\nx(t) = 1 &\\leftrightarrow X = \\delta \\tag{unit} \\label{e:u}\\\\\n"
+             "y(t) = t &\\leftrightarrow Y = s \\\\\nz &= 0 \\tag*{[z]}\n\\end{align}\n"
+             "and \\begin{equation} w = 2 \\tag{W} \\label{e:w} \\end{equation} then "
+             "\\begin{align} v &= 3 \\tag{V} \\end{align} by \\eqref{e:u} and \\eqref{e:w}.")
+    assert "\\leftrightarrow X = \\delta \\qquad (unit)\\\\" in out.text
+    assert "Y = s \\qquad (1)\\\\" in out.text and "z &= 0 \\qquad [z]" in out.text
+    assert "$$w = 2 \\tag{W}$$" in out.text and "v &= 3 \n\\end{aligned} \\tag{V}$$" in out.text
+    assert "by (unit) and (W)." in out.text
+    from tasks.write.katex import find_maths, katex_error
+    assert [katex_error(m.tex, m.display) for m in find_maths(out.text) if m.display] == [None, None, None]

@@ -63,7 +63,13 @@ local function number_math(el)
   if not env then return nil end
   local body = el.text:match("^%s*\\begin{" .. env:gsub("%*", "%%*") .. "}(.*)\\end{" .. env:gsub("%*", "%%*") .. "}%s*$")
   if not body then return nil end
-  if env == "equation" then
+  if env == "equation" and body:match("\\tag%*?%s*{") then
+    -- its own \tag is its number (KaTeX takes one): no count taken
+    local label, own = body:match("\\label%s*{([^}]*)}"), body:match("\\tag%*?%s*(%b{})")
+    if label and own then eqno[label] = own:sub(2, -2) end
+    el.text = body:gsub("\\label%s*{[^}]*}", ""):gsub("^%s+", ""):gsub("%s+$", "")
+    return el
+  elseif env == "equation" then
     count = count + 1
     local n = count
     local label = body:match("\\label%s*{([^}]*)}")
@@ -87,11 +93,19 @@ local function number_math(el)
   for row in (body .. "\\\\"):gmatch("(.-)\\\\") do table.insert(rows, row) end
   if rows[#rows] and not rows[#rows]:match("%S") then table.remove(rows) end
   for i, row in ipairs(rows) do
-    if numbered and row:match("%S") and not row:match("\\nonumber") and not row:match("\\notag") then
+    -- a row's own \tag{…} (\tag*{…}: no brackets) is its printed number; KaTeX takes a \tag only
+    -- once, outside the rows, so it is written as a number is (no count taken)
+    local star, own = row:match("\\tag(%*?)%s*(%b{})")
+    if own then
+      numbers[i] = star == "*" and own:sub(2, -2) or "(" .. own:sub(2, -2) .. ")"
+      local label = row:match("\\label%s*{([^}]*)}")
+      if label then eqno[label] = own:sub(2, -2) end
+      row = row:gsub("\\tag%*?%s*%b{}", "")
+    elseif numbered and row:match("%S") and not row:match("\\nonumber") and not row:match("\\notag") then
       count = count + 1
       local label = row:match("\\label%s*{([^}]*)}")
       if label then eqno[label] = count end
-      numbers[i] = count
+      numbers[i] = "(" .. count .. ")"
     end
     rows[i] = row:gsub("\\label%s*{[^}]*}", ""):gsub("\\nonumber", ""):gsub("\\notag", "")
   end
@@ -101,10 +115,11 @@ local function number_math(el)
   for i in pairs(numbers) do tagged[#tagged + 1] = i end
   local tag = ""
   if #tagged == 1 then
-    tag = " \\tag{" .. numbers[tagged[1]] .. "}"
+    local n = numbers[tagged[1]]
+    tag = n:match("^%(.*%)$") and " \\tag{" .. n:sub(2, -2) .. "}" or " \\tag*{" .. n .. "}"
   else
     for i, n in pairs(numbers) do
-      rows[i] = rows[i]:gsub("%s+$", "") .. " \\qquad (" .. n .. ")"
+      rows[i] = rows[i]:gsub("%s+$", "") .. " \\qquad " .. n
     end
   end
   local text = table.concat(rows, "\\\\")
