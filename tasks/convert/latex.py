@@ -151,6 +151,32 @@ def parse_nodes(text: str, extra: list[MacroSpec] = ()) -> list:
     return walker.get_latex_nodes()[0]
 
 
+def parse_file_nodes(text: str, extra: list[MacroSpec] = ()) -> list:
+    """The top-level nodes of a class or package file (``pset.cls`` beside the sheet), parsed
+    piece by piece: the file is cut after each line where its braces close (``{``/``}`` not
+    escaped, outside ``%`` comments), and each piece parsed by :func:`parse_nodes` alone.
+    A class's definitions often open an environment in one argument and close it in the next
+    (``\\newenvironment{solution}{\\begin{trivlist}}{\\end{trivlist}}``); pylatexenc's tolerant
+    parser, looking for each missing ``\\end`` through the rest of the file, took minutes on a
+    40 KB class, so the pieces keep each search within one definition. Never raises."""
+    nodes: list = []
+    piece: list[str] = []
+    depth = 0
+    for line in text.split("\n"):
+        piece.append(line)
+        code = re.sub(r"(?<!\\)%.*", "", line)
+        code = re.sub(r"\\[{}]", "", code)
+        depth += code.count("{") - code.count("}")
+        if depth <= 0:
+            depth = 0
+            if any(ln.strip() for ln in piece):
+                nodes += parse_nodes("\n".join(piece), extra)
+            piece = []
+    if any(ln.strip() for ln in piece):
+        nodes += parse_nodes("\n".join(piece), extra)
+    return nodes
+
+
 def arg_text(node, i: int) -> str | None:
     """The text inside argument ``i`` of a macro/environment node (None when absent)."""
     args = node.nodeargd.argnlist if node.nodeargd else []
@@ -234,7 +260,7 @@ def files_beside(nodes, base: Path, seen: set[Path]) -> list[Path]:
                     and refusal(p, [base]) is None):
                 seen.add(p.resolve())
                 try:
-                    inner = parse_nodes(read_text(p, [base], errors="replace"))
+                    inner = parse_file_nodes(read_text(p, [base], errors="replace"))
                 except Exception:  # noqa: BLE001 - an unparsable class is skipped, the sheet still converts
                     continue
                 out.append(p)
@@ -268,8 +294,24 @@ def counts(body: str) -> bool:
 
 
 def _one_line_tex(text: str) -> str:
-    """A definition's TeX on one line: comments (with the line end they eat) removed."""
-    return " ".join("".join(n.latex_verbatim() for n in parse_nodes(text) if not isinstance(n, LatexCommentNode)).split())
+    """A definition's TeX on one line: comments (with the line end they eat) removed, those
+    inside its arguments too (``\\newcommand{\\hang}{% top decoration`` ⏎ ``\\begingroup…``): on
+    one line a comment left inside would hide the rest of the definition, and pandoc would read
+    to the end of the sheet looking for its closing brace."""
+    return " ".join(_uncommented(text).split())
+
+
+def _uncommented(text: str) -> str:
+    """``text`` with each ``%`` comment removed, with its line end and the next line's leading
+    spaces (TeX skips them); a ``%`` after an odd run of backslashes is a character."""
+    out: list[str] = []
+    eaten = False
+    for line in text.split("\n"):
+        line = line.lstrip(" \t") if eaten else line
+        m = re.search(r"(?<!\\)(?:\\\\)*%", line)
+        eaten = m is not None
+        out.append(line[:m.end() - 1] if m else line + "\n")
+    return "".join(out)
 
 
 def learn_definitions(nodes, ctx: TexContext, from_sheet: bool) -> None:

@@ -39,6 +39,7 @@ from tasks.convert.latex import (
     files_beside,
     label_template,
     learn_definitions,
+    parse_file_nodes,
     parse_nodes,
     plain_lines,
 )
@@ -388,7 +389,7 @@ def prepare(source: str, base_dir: str | None, unknown: Unknown | None = None) -
         if changed:  # the same text parses to the same nodes: parsed again only when it changed
             nodes = parse_nodes(source, tex_unknown.XPARSE_SPECS)
         for text in texts.values():
-            learn_definitions(parse_nodes(text), ctx, from_sheet=False)
+            learn_definitions(parse_file_nodes(text), ctx, from_sheet=False)
         learn_definitions(nodes, ctx, from_sheet=True)
         for name in ctx.sheet_defines - ctx.own_counting:
             ctx.macros.pop(name, None)

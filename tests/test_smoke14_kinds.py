@@ -1,0 +1,57 @@
+"""Kinds found by running the reader on real sheets nobody here had seen (the smoke of round 14),
+each on a small input written for the test: a class file beside the sheet whose definitions open
+an environment in one argument and close it in the next; HTML headings and line breaks in a
+notebook's or markdown sheet's cells."""
+
+from __future__ import annotations
+
+import json
+
+from tasks.convert.html_headings import html_headings
+from tasks.convert.latex import files_beside, parse_file_nodes, parse_nodes
+from tasks.convert.markdown import to_markdown
+
+# A class's boxes, each opening an environment in its second argument and closing it in its
+# third: pylatexenc's tolerant parser searched the whole file for each missing \end, so a
+# dozen of them took minutes (2^n) and the sheet never converted.
+BOX = "\\newenvironment{{box{0}}}[1][]%\n{{\\begin{{trivlist}}\\item[\\bfseries #1:]}}\n{{\\end{{trivlist}}}}\n"
+CLASS = ("\\LoadClass{article}\n" + "".join(BOX.format(chr(97 + i)) for i in range(16))
+         + "\\newcommand{\\speed}{\\mathbf{v}}\n")
+
+
+def test_a_class_of_many_boxes_is_read_piece_by_piece_and_its_commands_are_known(tmp_path):
+    (tmp_path / "drills.cls").write_text(CLASS)
+    nodes = parse_file_nodes(CLASS)
+    names = [getattr(n, "macroname", None) for n in nodes]
+    assert names.count("newenvironment") == 16 and "newcommand" in names
+    sheet = "\\documentclass{drills}\n\\begin{document}\n1. Find $\\speed$ at noon.\n\\end{document}\n"
+    assert files_beside(parse_nodes(sheet), tmp_path, set()) == [tmp_path / "drills.cls"]
+    out = to_markdown("s.tex", sheet.encode(), "questions", base_dir=str(tmp_path))
+    assert "Find" in out.text and "\\mathbf{v}" in out.text
+
+
+def test_a_piece_is_cut_only_where_its_braces_close():
+    text = "\\newcommand{\\pair}[2]{%\n  (#1,\n   #2)}\n\\newcommand{\\half}{\\frac12} % a { in a comment\n"
+    nodes = [n for n in parse_file_nodes(text) if getattr(n, "macroname", None) == "newcommand"]
+    assert len(nodes) == 2 and "#2)" in nodes[0].latex_verbatim()
+
+
+def test_an_html_heading_alone_on_its_lines_is_the_markdown_heading_it_shows():
+    text = ("Find the slope.\n\n<h3><font color=blue> Answer 1a </font> </h3>\n\n(*Type here.*)\n\n"
+            "<h2 style=\"color:red\">\n  Problem <b>2</b>\n</h2>\n<br><br/>\n")
+    got = html_headings(text)
+    assert "### Answer 1a" in got and "## Problem 2" in got
+    assert "<" not in got and "Find the slope." in got and "(*Type here.*)" in got
+
+
+def test_html_left_alone_in_code_beside_text_or_unclosed():
+    text = "```html\n<h3>Kept</h3>\n```\n\nSee <h3>inline</h3> here.\n\n<h4>never closed\n\nText.\n"
+    assert html_headings(text) == text
+
+
+def test_a_notebook_styled_with_html_headings_reads_them_as_headings():
+    cell = {"cell_type": "markdown", "metadata": {},
+            "source": ["<h3><font color=red> Problem 1 </font></h3>\n", "\n", "Add $2$ and $3$.\n"]}
+    nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    out = to_markdown("s.ipynb", json.dumps(nb).encode(), "questions")
+    assert "### Problem 1" in out.text and "<font" not in out.text
