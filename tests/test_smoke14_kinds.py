@@ -1,6 +1,6 @@
 """Kinds found by running the reader on real sheets nobody here had seen (the smoke of round 14),
 each on a small input written for the test: a class file beside the sheet whose definitions open
-an environment in one argument and close it in the next; HTML headings and line breaks in a
+an environment in one argument and close it in the next; HTML headings in a
 notebook's or markdown sheet's cells."""
 
 from __future__ import annotations
@@ -38,10 +38,11 @@ def test_a_piece_is_cut_only_where_its_braces_close():
 
 def test_an_html_heading_alone_on_its_lines_is_the_markdown_heading_it_shows():
     text = ("Find the slope.\n\n<h3><font color=blue> Answer 1a </font> </h3>\n\n(*Type here.*)\n\n"
-            "<h2 style=\"color:red\">\n  Problem <b>2</b>\n</h2>\n<br><br/>\n")
+            "<h2 style=\"color:red\">\n  Problem <b>2</b>\n</h2>\n")
     got = html_headings(text)
     assert "### Answer 1a" in got and "## Problem 2" in got
     assert "<" not in got and "Find the slope." in got and "(*Type here.*)" in got
+    assert got.count("\n") == text.count("\n")  # every line keeps its number
 
 
 def test_html_left_alone_in_code_beside_text_or_unclosed():

@@ -1,20 +1,18 @@
-r"""HTML headings and line breaks of a markdown sheet (or notebook cell), as the student sees them.
+r"""HTML headings of a markdown sheet (or notebook cell), as the student sees them.
 
 Course notebooks often style their headings in HTML rather than with ``#``::
 
     <h3><font color=blue> Answer 1a </font> </h3>
-
-    <br><br>
 
 On its own lines such a heading is a raw HTML block for pandoc (CommonMark's HTML block,
 kind 6), so no reader sees a heading: its tags land in a field (where the platform shows them
 as text) and the words it shows ("Answer 1a", "Problem 2") cannot mark a question or a
 solution. :func:`html_headings` writes each heading that stands alone on its lines as the
 markdown heading it shows (``### Answer 1a``): its level from the tag, its text with the
-inline tags inside (``<font>``, ``<b>``, ``<span>`` …) left off. A line holding only ``<br>``
-tags is vertical space, written as a blank line. No word is added or dropped: only tags go.
-A heading inside fenced code, one sharing its line with other text, or one never closed is
-left as it is.
+inline tags inside (``<font>``, ``<b>``, ``<span>`` …) left off, on the heading's first line,
+its other lines left blank, so every line keeps its number (flags name the sheet's lines).
+No word is added or dropped: only tags go. A heading inside fenced code, one sharing its line
+with other text, or one never closed is left as it is.
 """
 
 from __future__ import annotations
@@ -25,17 +23,14 @@ from tasks.convert.details import fenced
 
 _OPEN = re.compile(r"^ {0,3}<h(?P<level>[1-6])\b[^>]*>", re.I)
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*\b[^<>]*>")
-_BREAKS = re.compile(r"^\s*(?:<br\s*/?>\s*)+$", re.I)
 
 
 def html_headings(markdown: str) -> str:
     """``markdown`` with each margin ``<hN>…</hN>`` element alone on its lines written as a
-    markdown heading of level N holding its text (inner tags left off, spaces collapsed),
-    and each line of only ``<br>`` tags blank (module docstring). Lines inside fenced code are
-    left as they are; a text holding neither ``<h`` nor ``<br`` is returned as it is. Never
-    raises."""
-    low = markdown.lower()
-    if "<h" not in low and "<br" not in low:
+    markdown heading of level N holding its text (inner tags left off, spaces collapsed) on
+    the same number of lines (module docstring). Lines inside fenced code are left as they
+    are; a text without ``<h`` is returned as it is. Never raises."""
+    if "<h" not in markdown.lower():
         return markdown
     lines = markdown.split("\n")
     out: list[str] = []
@@ -48,17 +43,13 @@ def html_headings(markdown: str) -> str:
             out.append(line)
             i += 1
             continue
-        if _BREAKS.match(line):
-            out.append("")
-            i += 1
-            continue
         heading = _heading(lines, i)
         if heading is None:
             out.append(line)
             i += 1
             continue
         end, text = heading
-        out += ["", text, ""]
+        out += [text, *[""] * (end - i)]
         i = end + 1
     return "\n".join(out)
 

@@ -3,8 +3,8 @@ before both routes read it: the student's version, in the markers of the contrac
 word added. (Quarto and R Markdown: :func:`knitr_text`, then :mod:`tasks.convert.quarto`.)
 
 In order: ``\\(…\\)``/``\\[…\\]`` maths as dollars (:func:`tasks.convert.mdmath.dollar_maths`);
-HTML headings alone on their lines (``<h3><font …>Answer 1a</font></h3>``) as markdown headings and lines
-of only ``<br>`` blank (:func:`tasks.convert.html_headings.html_headings`);
+HTML headings alone on their lines (``<h3><font …>Answer 1a</font></h3>``) as markdown headings
+(:func:`tasks.convert.html_headings.html_headings`);
 HTML boxes opened by a bold title as that title and their text (:func:`tasks.convert.html_boxes.titled_boxes`);
 ``<details>`` blocks summarised as a solution as ``solution`` divs under their task
 (:func:`tasks.convert.details.solution_details`); MyST directives
