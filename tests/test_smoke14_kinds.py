@@ -56,3 +56,34 @@ def test_a_notebook_styled_with_html_headings_reads_them_as_headings():
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     out = to_markdown("s.ipynb", json.dumps(nb).encode(), "questions")
     assert "### Problem 1" in out.text and "<font" not in out.text
+
+
+def test_an_html_list_of_questions_is_the_markdown_list_it_shows():
+    from tasks.convert.html_lists import html_lists
+
+    text = ("**Questions:**\n<ol>\n<li>\nImport the rainfall table.\n</li>\n<li>Sort it by <b>month</b>.</li>\n"
+            "<li>\nPlot it.\n<ul>\n<li>one line a year</li>\n</ul>\n</li>\n</ol>\nGood luck.\n")
+    got = html_lists(text)
+    assert got.count("\n") == text.count("\n")  # every line keeps its number
+    assert "\n1. Import the rainfall table.\n" in got and "\n2. Sort it by <b>month</b>.\n" in got
+    assert "\n3. Plot it.\n" in got and "\n   - one line a year\n" in got
+    assert "<li>" not in got and "<ol>" not in got and got.endswith("Good luck.\n")
+    assert html_lists('<ol start="4">\n<li>Fourth.</li>\n</ol>\n') == "\n4. Fourth.\n\n"
+
+
+def test_an_html_list_left_alone_when_unclosed_in_code_or_followed_on_its_line():
+    from tasks.convert.html_lists import html_lists
+
+    for text in ("<ol>\n<li>Never closed.\n", "```\n<ol><li>Code.</li></ol>\n```\n", "<ol><li>A.</li></ol> and more\n"):
+        assert html_lists(text) == text
+
+
+def test_an_rmd_sheet_numbering_its_questions_in_html_gives_one_question_each():
+    from tasks.read.route_b import library_filters, read_and_pair
+
+    sheet = ("---\ntitle: Week 2\n---\n\nRead the data first.\n\n<ol>\n<li>\nImport the rainfall table.\n</li>\n"
+             "<li>\nSort it by month.\n</li>\n<li>\nPlot the monthly totals.\n</li>\n</ol>\n")
+    md = to_markdown("w.Rmd", sheet.encode(), "questions")
+    questions = read_and_pair(library_filters()["general"], md.text, None)[0].root
+    texts = [q.main_text or (q.parts[0].content if q.parts else "") for q in questions]
+    assert len(questions) == 3 and "Sort it by month." in texts[1]

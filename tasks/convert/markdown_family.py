@@ -4,7 +4,8 @@ word added. (Quarto and R Markdown: :func:`knitr_text`, then :mod:`tasks.convert
 
 In order: ``\\(…\\)``/``\\[…\\]`` maths as dollars (:func:`tasks.convert.mdmath.dollar_maths`);
 HTML headings alone on their lines (``<h3><font …>Answer 1a</font></h3>``) as markdown headings
-(:func:`tasks.convert.html_headings.html_headings`);
+(:func:`tasks.convert.html_headings.html_headings`); HTML ``<ol>``/``<ul>`` lists at the margin as
+markdown lists (:func:`tasks.convert.html_lists.html_lists`);
 HTML boxes opened by a bold title as that title and their text (:func:`tasks.convert.html_boxes.titled_boxes`);
 ``<details>`` blocks summarised as a solution as ``solution`` divs under their task
 (:func:`tasks.convert.details.solution_details`); MyST directives
@@ -23,6 +24,7 @@ from tasks.convert.chunks import student_chunks
 from tasks.convert.details import solution_details
 from tasks.convert.html_boxes import titled_boxes
 from tasks.convert.html_headings import html_headings
+from tasks.convert.html_lists import html_lists
 from tasks.convert.mdmath import bare_environments, dollar_maths, text_dollars
 from tasks.convert.liascript import liascript_quizzes
 from tasks.convert.myst import directives
@@ -41,13 +43,13 @@ def student_text(suffix: str, text: str) -> str:
     """``text`` of a markdown sheet (``.md``, ``.markdown``, a notebook's markdown cell; ``suffix``
     any case) as the student sees it (module docstring); never raises."""
     return footnotes_after_reference(text_dollars(liascript_quizzes(inline_myst(directives(
-        solution_details(titled_boxes(html_headings(bare_environments(dollar_maths(text))))))))))
+        solution_details(titled_boxes(html_lists(html_headings(bare_environments(dollar_maths(text)))))))))))
 
 
 def knitr_text(text: str) -> str:
     """``text`` of a ``.qmd``/``.Rmd`` as knitr hands it to pandoc (its chunks:
     :func:`tasks.convert.chunks.student_chunks`), with ``\\(…\\)`` maths as dollars."""
-    return student_chunks(solution_details(titled_boxes(html_headings(dollar_maths(text)))))
+    return student_chunks(solution_details(titled_boxes(html_lists(html_headings(dollar_maths(text))))))
 
 
 _DEFINITION = re.compile(r"^\[\^(?P<label>[^\]\s]+)\]:")
