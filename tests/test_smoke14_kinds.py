@@ -87,3 +87,14 @@ def test_an_rmd_sheet_numbering_its_questions_in_html_gives_one_question_each():
     questions = read_and_pair(library_filters()["general"], md.text, None)[0].root
     texts = [q.main_text or (q.parts[0].content if q.parts else "") for q in questions]
     assert len(questions) == 3 and "Sort it by month." in texts[1]
+
+
+def test_a_qed_written_in_text_is_the_end_of_proof_mark_not_a_refused_sheet():
+    # pandoc 3.9 reads a text-mode \qed as a bell, a zero and the square; the conversion then
+    # refused the whole sheet for its control character
+    src = ("\\documentclass{article}\n\\usepackage{amsthm}\n\\renewenvironment{proof}{\\emph{Proof}:}{\\qed}\n"
+           "\\begin{document}\n1. Show that $2+2=4$.\n\\begin{proof}\nCount them.\n\\end{proof}\n"
+           "2. Show it again. Done. \\qed\n\\end{document}\n")
+    out = to_markdown("s.tex", src.encode(), "questions")
+    assert "\a" not in out.text and out.text.count("\u00a0\u25fb") == 2
+    assert "Count them." in out.text and "Done." in out.text

@@ -34,6 +34,10 @@ cannot render and never adds or rewrites a word of the sheet:
   in front (inside the same list item). Written as a markdown footnote, its text would
   sit at the end of the document, and a reader taking the part's source span from the
   mark would run to the end of the document;
+- the end-of-proof mark pandoc's LaTeX reader gives `\qed` written in text ("\a0◻": a
+  bell and a zero where the no-break space of a proof environment's own mark, "\u{a0}◻",
+  belongs; pandoc 3.9) is that mark: a control character is no sheet's text, and the
+  conversion refused every sheet that wrote `\qed`;
 - docx images in pandoc's media bag are renamed to the first 16 hex digits of the
   sha1 of their bytes, so that images from two documents extracted into one folder
   can never overwrite each other.
@@ -46,6 +50,15 @@ local reader = ""
 
 local function Unwrap(el)
   return el.content
+end
+
+local QED_BELL = "\a0\u{25FB}"
+
+local function Str(el)
+  if el.text:find(QED_BELL, 1, true) then
+    el.text = el.text:gsub("\a0\u{25FB}", "\u{A0}\u{25FB}")
+    return el
+  end
 end
 
 local function Span(el)
@@ -288,6 +301,7 @@ function Pandoc(doc)
     Header = Header,
     Link = Link,
     CodeBlock = CodeBlock,
+    Str = Str,
   })
   doc = doc:walk({
     Image = function(el)
