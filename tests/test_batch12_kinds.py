@@ -34,12 +34,17 @@ def test_a_list_of_answers_after_a_list_of_tasks_answers_it_item_by_item():
         "\\end{enumerate}\n\n~\\\\\nSome answers:\n\\begin{enumerate}\n\\item The lemon cake.\n"
         "\\item No, it is within two spreads.\n\\item Five of them.\n\\end{enumerate}\n")
     questions, parts = _parts(md)
-    answered = {p.content.strip(): (p.worked_solution or p.answer).strip() for p in parts}
+    # each item a key answers is asked on its own: a question of one part, counted through the
+    # sheet (issue 20), each block's set-up leading into its first item
+    last = {q.main_text.split("\n\n")[-1].strip(): q for q in questions.root}
+    answered = {k: "".join((p.worked_solution or p.answer).strip() for p in q.parts) for k, q in last.items()}
+    assert len(questions.root) == 5 and all(len(q.parts) <= 1 for q in questions.root)
     assert answered["find the mean weight."] == "The mean is 400 grams."
     assert answered["find the spread of the weights."] == "The spread is 12 grams."
     assert answered["Which cake is heaviest?"] == "The lemon cake."
     assert answered["Is the heaviest cake unusual?"] == "No, it is within two spreads."
     assert answered["How many weigh under a kilo?"] == "Five of them."
+    assert questions.root[2].main_text.startswith("A second bakery weighs eight cakes.")
     shown = _shown(questions)
     assert "Solutions:" not in shown and "Some answers:" not in shown and "lemon" not in shown
 

@@ -2484,15 +2484,29 @@ local function numbered_solutions(blocks)
 end
 
 -- Paragraph layout: numbered lists restart at 1, each after a paragraph.
+-- Is `b` a numbered list a later block of the sheet answers item by item (`Solutions:` and a
+-- list of as many answers: :func:`answered_lists` closes each item with a `keyed` solution div)?
+local function keyed_list(b)
+  if b.t ~= 'OrderedList' or #b.content == 0 then return false end
+  for _, item in ipairs(b.content) do
+    local d = item[#item]
+    if not (d and d.t == 'Div' and d.classes:includes('keyed')) then return false end
+  end
+  return true
+end
+
+-- (lists a key answers item by item are asked item by item: when they are half or more of
+-- the lists restarting at 1, each item is a question, the list layout, and no stem's parts)
 local function paragraph_layout(blocks)
-  local restarts = 0
+  local restarts, keyed = 0, 0
   for i, b in ipairs(blocks) do
     if b.t == 'OrderedList' and b.listAttributes.style ~= 'LowerAlpha' and b.listAttributes.style ~= 'LowerRoman'
       and (b.listAttributes.start or 1) == 1 and i > 1 and (blocks[i - 1].t == 'Para' or blocks[i - 1].t == 'Plain') then
       restarts = restarts + 1
+      if keyed_list(b) then keyed = keyed + 1 end
     end
   end
-  return restarts >= 2
+  return restarts >= 2 and keyed * 2 < restarts
 end
 
 -- In the paragraph layout, is the paragraph at `i` text closing the question before it? It
@@ -3368,7 +3382,7 @@ local function answered_lists(blocks)
       if sols and sols.t == 'OrderedList' and #sols.content == #asked.content
         and (sols.listAttributes.start or 1) == (asked.listAttributes.start or 1) then
         for k, item in ipairs(asked.content) do
-          item[#item + 1] = pandoc.Div(sols.content[k], pandoc.Attr('', { 'solution' }))
+          item[#item + 1] = pandoc.Div(sols.content[k], pandoc.Attr('', { 'solution', 'keyed' }))
         end
         last = nil
         i = j + 1

@@ -61,7 +61,9 @@ their reasons joined:
   sheet in no field that open a solution (``<details><summary>Lösung``), on the question they follow, or quoted in a
   field students see (the solution read as the question's text); a short solution
   that only points to a file outside the sheet (``Please refer to `ex2.jl```); a question
-  answered on some parts only while solutions' lines sit in no field;
+  answered on some parts only while solutions' lines sit in no field; a question no answer was
+  read for where the sheet answers its lists in key blocks (``Solutions:`` and a list:
+  :mod:`tasks.settle.key_doubts`);
 - **the sheet's numbering** (:mod:`tasks.settle.number_doubts`): sub-numbered markers (``5.1``,
   ``5.2``) among whole numbers each read as a question, a first marker numbered out of the
   sheet's numbering (``**65 minutes.**`` before ``1.``), a title that is only the marks, a first
@@ -106,6 +108,7 @@ from tasks.settle.reading_doubts import (
 from tasks.settle.restated_doubts import restated_flags
 from tasks.settle.audit_choices import choice_flags, options_as_parts_flags, unmarked_flags
 from tasks.settle.closing_doubts import unanswered_item_flags
+from tasks.settle.key_doubts import unkeyed_flags
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -139,7 +142,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + number_flags(questions, questions_md) + points_title_flags(questions)
                   + headless_flags(questions, questions_md)
                   + unmarked_flags(questions) + options_as_parts_flags(questions)
-                  + unanswered_item_flags(questions, questions_md))
+                  + unanswered_item_flags(questions, questions_md)
+                  + unkeyed_flags(questions, questions_md, solutions_md))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

@@ -43,6 +43,7 @@ from schemas.flags import Flag
 from schemas.sheet import SheetSet, field_key
 from tasks.settle.reading_doubts import lost_lines
 from tasks.settle.coverage import field_texts, uncovered_runs
+from tasks.settle.key_doubts import key_list_ended, lead_line
 from tasks.settle.markers import question_markers
 from tasks.settle.source_lines import question_at
 from tasks.settle.section_doubts import solved
@@ -257,13 +258,17 @@ def shown_solution_flags(questions: SheetSet, questions_md: str) -> list[Flag]:
     for i, line in enumerate(written):
         if not _OPENER.search(line) or _TAG.sub(" ", line).strip().startswith(("#",)):
             continue
-        in_code = False
+        in_code, keyed, listed = False, lead_line(line), False
         for later in written[i + 1:]:
+            if keyed:  # (a key's lead-in heads its list of answers only)
+                ended, listed = key_list_ended(later, listed)
+                if ended:
+                    break
             if re.match(r"^\s*(?:```|~~~)", later):
                 in_code = not in_code
             elif not in_code and (_CLOSE.match(later) or _OPENER.search(later)):
                 break
-            key = _fold(_TAG.sub(" ", later))
+            key = _fold(_TAG.sub(" ", re.sub(r"^\d+[.)]\s+", "", later) if keyed else later))  # (an answer's number)
             if len(key) < SHOWN_CHARS or counts.get(key, 0) > 1:
                 continue  # (a line the sheet also holds elsewhere, a stub's import, says nothing)
             field = next((f for f, text in visible if key in text), None)
