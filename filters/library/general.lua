@@ -80,7 +80,9 @@ the options of the part they end, the `[x]` ones its correct options.
 A numbered list headed by a short paragraph ending in a colon, an answer word among its first
 two words (`Solutions:`, `Some answers:`), answers the numbered list before it in its section
 item by item when both have as many items: each answer is read as a `solution` div of its item
-(:func:`answered_lists`, before anything else). A bullet list closing a question whose items each
+(:func:`answered_lists`, before anything else); lists so answered are asked item by item: where
+they are half or more of the lists restarting at 1, the sheet is no paragraph layout and each
+item is a question (:func:`paragraph_layout`). A bullet list closing a question whose items each
 ask something is its parts, after a lead-in ending in a colon too when every item asks a question
 of its own (`- Does it hold? If not, …`; :func:`closing_prompts`).
 
