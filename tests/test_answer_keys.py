@@ -133,3 +133,19 @@ def test_a_keys_lead_in_heads_its_list_only_so_the_next_blocks_set_up_is_no_show
     leaked = questions.model_copy(deep=True)
     leaked.root[1].main_text += "\n\nThere are 96 plants in the four beds."
     assert [f.field for f in shown_solution_flags(leaked, KEYED_MD)] == ["q2.main_text"]
+
+
+def test_a_key_after_lists_whose_numbers_run_on_answers_them_all_by_number():
+    md = ("Review sheet for the week.\n\n1.  Name the largest planet.\n\n2.  Name the smallest planet.\n\n"
+          "3.  Which planet has rings?\n\nNow about the moons.\n\n4.  How many moons has Mars?\n\n"
+          "5.  Which moon is the largest?\n\nAnswers:\n\n1.  Jupiter.\n\n2.  Mercury.\n\n3.  Saturn.\n\n"
+          "4.  Two.\n\n5.  Ganymede.\n")
+    questions = _read(md)
+    assert [_answer(q) for q in questions.root] == ["Jupiter.", "Mercury.", "Saturn.", "Two.", "Ganymede."]
+    assert questions.root[3].main_text == "Now about the moons.\n\nHow many moons has Mars?"
+    # a key numbered otherwise than the run (four answers, from 2) pairs nothing, and is doubted
+    shifted = md[:md.index("Answers:")] + "Answers:\n\n2.  Jupiter.\n\n3.  Mercury.\n\n4.  Saturn.\n\n5.  Two.\n"
+    questions = _read(shifted)
+    assert not any(_answer(q) for q in questions.root[:5])
+    flagged = {f.field for f in unkeyed_flags(questions, shifted)}
+    assert {f"q{i + 1}" for i in range(5)} <= flagged

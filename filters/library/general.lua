@@ -3368,31 +3368,59 @@ end
 -- its output, then `Solutions:` and the answers). Each answer goes into its item as a
 -- solution div, and the heading paragraph and the answers' list leave the sequence of blocks;
 -- an answers list whose length differs from the list before it is left as it stands.
+-- The lists since the last key that one key answers by number: numbered lists of one kind
+-- whose numbers run on from list to list (`1.`-`3.`, a paragraph, `4.`-`5.`), the first
+-- starting at the key's first number and as many items in all as the key has; nil otherwise.
+local function run_answered(out, pending, sols)
+  if #pending < 2 then return nil end
+  local at, kind, n = sols.listAttributes.start or 1, nil, 0
+  for _, k in ipairs(pending) do
+    local l = out[k]
+    if (kind and list_kind(l) ~= kind) or (l.listAttributes.start or 1) ~= at then return nil end
+    kind = list_kind(l)
+    at = at + #l.content
+    n = n + #l.content
+  end
+  if n ~= #sols.content then return nil end
+  local items = {}
+  for _, k in ipairs(pending) do
+    for _, item in ipairs(out[k].content) do items[#items + 1] = item end
+  end
+  return items
+end
+
 local function answered_lists(blocks)
-  local out, last = {}, nil
+  local out, last, pending = {}, nil, {}
   local i = 1
   while i <= #blocks do
     local b = blocks[i]
     -- (a heading, or a paragraph opening a part label, `**(c)**`, between them: the answers
     -- are that part's, not the list's)
     if b.t == 'Header' or ((b.t == 'Para' or b.t == 'Plain')
-        and line_label(trim(sheet.lines(sheet.text_of(b))[1] or ''))) then last = nil end
+        and line_label(trim(sheet.lines(sheet.text_of(b))[1] or ''))) then last = nil; pending = {} end
     if last and answers_lead(b) then
       local j = i + 1
       while j <= #blocks and blank_para(blocks[j]) do j = j + 1 end
       local sols, asked = blocks[j], out[last]
+      local items = nil
       if sols and sols.t == 'OrderedList' and #sols.content == #asked.content
         and (sols.listAttributes.start or 1) == (asked.listAttributes.start or 1) then
-        for k, item in ipairs(asked.content) do
+        items = asked.content
+      elseif sols and sols.t == 'OrderedList' then
+        -- (a key after lists whose numbers run on answers them all, by number)
+        items = run_answered(out, pending, sols)
+      end
+      if items then
+        for k, item in ipairs(items) do
           item[#item + 1] = pandoc.Div(sols.content[k], pandoc.Attr('', { 'solution', 'keyed' }))
         end
-        last = nil
+        last, pending = nil, {}
         i = j + 1
         goto next_block
       end
     end
     out[#out + 1] = b
-    if b.t == 'OrderedList' then last = #out end
+    if b.t == 'OrderedList' then last = #out; pending[#pending + 1] = #out end
     i = i + 1
     ::next_block::
   end
