@@ -149,3 +149,11 @@ def test_a_key_after_lists_whose_numbers_run_on_answers_them_all_by_number():
     assert not any(_answer(q) for q in questions.root[:5])
     flagged = {f.field for f in unkeyed_flags(questions, shifted)}
     assert {f"q{i + 1}" for i in range(5)} <= flagged
+
+
+def test_answers_under_a_parts_label_are_no_key_and_an_unanswered_question_there_is_not_doubted():
+    md = ("# Exercise 1\n\nTwo coins are tossed.\n\n## a)\n\nFind the chance of two heads.\n\n## Solution\n\n"
+          "**(a)**\n\nSolutions:\n\n1.  One quarter.\n2.  Three quarters.\n\n# Exercise 2\n\nDiscuss what a chance means.\n")
+    assert key_blocks(md) == 0
+    questions = _read(md)
+    assert unkeyed_flags(questions, md) == []

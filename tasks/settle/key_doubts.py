@@ -73,18 +73,28 @@ def key_list_ended(later: str, listed: bool) -> tuple[bool, bool]:
     return listed and bool(later.strip()) and not later[0].isspace(), listed
 
 
+_LABEL = re.compile(r"^\(?(?:[a-z]|[ivx]{1,4})[).]", re.I)
+
+
 def key_blocks(questions_md: str) -> int:
     """How many key blocks the sheet has: a lead-in (:func:`answers_lead`) followed, past blank
-    paragraphs, by a numbered list."""
+    paragraphs, by a numbered list, after a numbered list of the same section (no heading nor
+    paragraph opening a part label between: answers under a part's label, ``**(a)**`` then
+    ``Solutions:``, are that part's, as general.lua's ``answered_lists`` reads them)."""
     blocks = ast(questions_md)
-    count = 0
+    count, listed = 0, False
     for i, b in enumerate(blocks):
-        if answers_lead(b):
+        kind = b.get("t")
+        if kind == "Header" or (kind in ("Para", "Plain") and _LABEL.match(_words(b.get("c") or []).strip())):
+            listed = False
+        if listed and answers_lead(b):
             j = i + 1
             while j < len(blocks) and blocks[j].get("t") in ("Para", "Plain") and not _words(blocks[j]["c"]).strip():
                 j += 1
             if j < len(blocks) and blocks[j].get("t") == "OrderedList":
                 count += 1
+        if kind == "OrderedList":
+            listed = True
     return count
 
 
