@@ -51,6 +51,29 @@ def fenced(line: str, fence: str | None) -> tuple[bool, str | None]:
     return True, fence
 
 
+def rewrite_blocks(markdown: str, block) -> str:
+    """``markdown`` with each block ``block(lines, i)`` recognises at line ``i`` (outside fenced
+    code: :func:`fenced`) replaced: ``block`` returns ``(index of the block's last line, its
+    new lines)`` or ``None`` (the line kept). The one scan of the HTML rewriters
+    (:mod:`tasks.convert.html_headings`, :mod:`~tasks.convert.html_lists`,
+    :mod:`~tasks.convert.html_boxes`). Never raises unless ``block`` does."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    fence = None
+    i = 0
+    while i < len(lines):
+        code, fence = fenced(lines[i], fence)
+        done = None if code else block(lines, i)
+        if done is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        end, written = done
+        out += written
+        i = end + 1
+    return "\n".join(out)
+
+
 def solution_details(markdown: str) -> str:
     """``markdown`` with each ``<details>`` block whose summary opens with a solution word as a
     ``solution`` div under the list item before it (module docstring). A text without

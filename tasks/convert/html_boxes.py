@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.convert.details import fenced
+from tasks.convert.details import rewrite_blocks
 
 _OPEN = re.compile(r"^ {0,3}<div\b(?P<attrs>[^>]*)>\s*$", re.I)
 _BOLD = re.compile(r"<(b|strong)\b[^>]*>(?P<title>.*?)</\1\s*>", re.I | re.S)
@@ -41,28 +41,17 @@ def titled_boxes(markdown: str) -> str:
     ``<div`` is returned as it is; an unclosed box is left as it is. Never raises."""
     if "<div" not in markdown.lower():
         return markdown
-    lines = markdown.split("\n")
-    out: list[str] = []
-    fence = None
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        code, fence = fenced(line, fence)
-        if code:
-            out.append(line)
-            i += 1
-            continue
-        m = _OPEN.match(line)
+
+    def block(lines: list[str], i: int) -> tuple[int, list[str]] | None:
+        m = _OPEN.match(lines[i])
         end = _closing(lines, i) if m and _shown(m.group("attrs")) else None
         body = lines[i + 1:end] if end is not None else []
         first = next((ln for ln in body if ln.strip()), "")
         if end is not None and _TITLE.match(first) and lines[end].strip().lower() == "</div>":
-            out += ["", *_markdown_lines(body), ""]
-            i = end + 1
-            continue
-        out.append(line)
-        i += 1
-    return "\n".join(out)
+            return end, ["", *_markdown_lines(body), ""]
+        return None
+
+    return rewrite_blocks(markdown, block)
 
 
 def _shown(attrs: str) -> bool:

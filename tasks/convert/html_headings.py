@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.convert.details import fenced
+from tasks.convert.details import rewrite_blocks
 
 _OPEN = re.compile(r"^ {0,3}<h(?P<level>[1-6])\b[^>]*>", re.I)
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*\b[^<>]*>")
@@ -32,26 +32,12 @@ def html_headings(markdown: str) -> str:
     are; a text without ``<h`` is returned as it is. Never raises."""
     if "<h" not in markdown.lower():
         return markdown
-    lines = markdown.split("\n")
-    out: list[str] = []
-    fence = None
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        code, fence = fenced(line, fence)
-        if code:
-            out.append(line)
-            i += 1
-            continue
+
+    def block(lines: list[str], i: int) -> tuple[int, list[str]] | None:
         heading = _heading(lines, i)
-        if heading is None:
-            out.append(line)
-            i += 1
-            continue
-        end, text = heading
-        out += [text, *[""] * (end - i)]
-        i = end + 1
-    return "\n".join(out)
+        return None if heading is None else (heading[0], [heading[1], *[""] * (heading[0] - i)])
+
+    return rewrite_blocks(markdown, block)
 
 
 def _heading(lines: list[str], start: int) -> tuple[int, str] | None:

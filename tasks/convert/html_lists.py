@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.convert.details import fenced
+from tasks.convert.details import rewrite_blocks
 
 _START = re.compile(r"^ {0,3}<(ol|ul)\b[^>]*>", re.I)
 _TAG = re.compile(r"<(/?)(ol|ul|li)\b([^>]*)>", re.I)
@@ -36,22 +36,7 @@ def html_lists(markdown: str) -> str:
     low = markdown.lower()
     if "<ol" not in low and "<ul" not in low:
         return markdown
-    lines = markdown.split("\n")
-    out: list[str] = []
-    fence = None
-    i = 0
-    while i < len(lines):
-        code, fence = fenced(lines[i], fence)
-        if not code and _START.match(lines[i]):
-            done = _list_lines(lines, i)
-            if done is not None:
-                end, written = done
-                out += written
-                i = end + 1
-                continue
-        out.append(lines[i])
-        i += 1
-    return "\n".join(out)
+    return rewrite_blocks(markdown, lambda lines, i: _list_lines(lines, i) if _START.match(lines[i]) else None)
 
 
 def _list_lines(lines: list[str], start: int) -> tuple[int, list[str]] | None:
