@@ -14,8 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tasks.convert.pandoc import READ_FORMAT, run_pandoc
-from tasks.read.sandbox import kept_runs
+from tasks.read.pandoc_ast import ast  # noqa: F401 - read here by the discovery, and imported from here
 from tasks.settle.markers import LABEL, QUESTION_WORDS
 from tasks.safe_json import json_loads
 
@@ -103,20 +102,6 @@ def _text(inlines: list) -> str:
         elif t in ("Span", "Link", "Image", "Quoted"):
             out.append(_text(c[1] if t != "Link" and t != "Image" else c[1]))
     return "".join(out)
-
-
-def ast(markdown: str) -> list[dict]:
-    """The top-level blocks of pandoc's JSON AST of ``markdown`` (read as route B reads it);
-    ``[]`` when pandoc cannot read it."""
-    kept, key = kept_runs(), ("ast", markdown)
-    if kept is not None and key in kept:
-        return json_loads(kept[key]).get("blocks", [])
-    run = run_pandoc(["-f", READ_FORMAT, "-t", "json"], stdin=markdown.encode("utf-8"), timeout=30)
-    if run.returncode != 0:
-        return []
-    if kept is not None:  # within one route B reading (tasks.read.sandbox.reusing_runs)
-        kept[key] = run.stdout
-    return json_loads(run.stdout).get("blocks", [])
 
 
 def _opening(text: str, found: Found, plain: bool = False) -> None:
