@@ -40,10 +40,13 @@ def out_lock(out: Path, wait: float | None = None):
     out.mkdir(parents=True, exist_ok=True)
     wait = LOCK_WAIT if wait is None else wait
     try:
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as e:
         raise (refused(e, out) or InputError(str(out), f"cannot lock --out ({e.strerror or e}): nothing in --out was "
                                                        "replaced")) from None
+    st = os.fstat(fd)
+    if st.st_uid == os.getuid() and st.st_mode & 0o077:  # readable by others, others can hold it (attack17 C22)
+        os.fchmod(fd, 0o600)
     try:
         deadline = time.monotonic() + wait
         while True:

@@ -251,3 +251,18 @@ def test_the_console_filter_drops_only_a_task_runs_input_error():
     assert keep.filter(record("prefect.task_runs", "Task run failed with exception: KeyError('x')", KeyError("x")))
     assert keep.filter(record("prefect.task_runs", "Finished in state Failed('... KeyError: x')"))
     assert keep.filter(record("prefect.flow_runs", f"flow failed: {err!r}", err))
+
+
+def test_the_publishing_lock_is_this_users_alone(tmp_path):
+    """attack17 C22: the lock file was made 0644, so another user could open it and hold the
+    lock (flock needs only read access): every publish then waited 120 s and was refused."""
+    import os
+
+    from tasks.write.publish import LOCK, out_lock
+
+    out = tmp_path / "out"
+    with out_lock(out, wait=1):
+        assert os.stat(out / LOCK).st_mode & 0o777 == 0o600
+    os.chmod(out / LOCK, 0o644)  # a lock an older version made
+    with out_lock(out, wait=1):
+        assert os.stat(out / LOCK).st_mode & 0o777 == 0o600
