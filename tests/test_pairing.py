@@ -266,3 +266,20 @@ def test_the_stream_pairs_the_first_sheet_without_reading_the_others(tmp_path, m
     first = next(iter(stream))
     assert (first.source.name, first.solutions.name) == ("week00.tex", "week00_solutions.tex")
     assert set(touched) <= {"week00.tex", "week00_solutions.tex"}, touched
+
+
+def test_a_solutions_name_written_decomposed_pairs_with_its_sheet_written_composed(tmp_path):
+    """attack17 C17: a Mac writes 'café' decomposed (NFD); beside 'café.md' written composed
+    (NFC) its solutions were not found, and a folder run read the key as a sheet of its own."""
+    import unicodedata
+
+    from tasks.convert.pairing import FolderPairs, find_solutions, pair_folder
+
+    sheet = tmp_path / unicodedata.normalize("NFC", "café.md")
+    key = tmp_path / unicodedata.normalize("NFD", "café_solutions.md")
+    sheet.write_text("## Question 1\n\nBrew at 93 C. How long?\n")
+    key.write_text("## Question 1\n\nFour minutes.\n")
+    assert sheet.name != key.name[: len(sheet.stem)] + ".md"  # the names really differ in bytes
+    assert find_solutions(sheet) == key
+    assert [(p.source, p.solutions) for p in pair_folder(tmp_path)] == [(sheet, key)]
+    assert [(p.source, p.solutions) for p in FolderPairs(tmp_path)] == [(sheet, key)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,12 @@ def named_as_solutions(name: str) -> bool:
     ``Sheet_Sol.md``)? A sheet read under such a name with no other solutions holds its
     answers in place (:func:`tasks.read.choose.route_b_task`)."""
     return Path(name).stem.lower().endswith(NAMED_AS_SOLUTIONS)
+
+
+def folded(stem: str) -> str:
+    """A file name's stem as pairing compares it: Unicode NFC (a Mac writes ``café`` decomposed,
+    NFD, another system composed: the same name to the user; attack17 C17) and lower case."""
+    return unicodedata.normalize("NFC", stem).lower()
 
 
 def find_solutions(source: Path, seen: dict | None = None) -> Path | None:
@@ -69,7 +76,7 @@ class _Listing:
             self.entries = None
         self.by_name: dict[tuple[str, str], list[Path]] = {}
         for p in self.entries or []:
-            self.by_name.setdefault((p.stem.lower(), p.suffix.lower()), []).append(p)
+            self.by_name.setdefault((folded(p.stem), p.suffix.lower()), []).append(p)
         self._solutions_dirs: list[Path] | None = None
 
     def solutions_dirs(self) -> list[Path]:
@@ -120,7 +127,7 @@ def _in_solutions_folder(source: Path, seen: dict | None = None) -> Path | None:
 
 def _beside(source: Path, seen: dict | None = None) -> Path | None:
     source = Path(source)
-    stem = source.stem.lower()
+    stem = folded(source.stem)
     suffix = source.suffix.lower()
     wanted = {stem + s: rank for rank, s in enumerate(SOLUTIONS_SUFFIXES)}
     # A leading underscore keeps a file out of a Quarto or Jupyter Book site's render: the
@@ -219,7 +226,7 @@ def pair_folder(folder: Path, suffixes: tuple[str, ...] = FORMAT_PREFERENCE) -> 
     files = [p for p in files if not (p.is_symlink() and p.resolve() in real)]  # a second name of a sheet here: once
     by_stem: dict[str, list[Path]] = {}
     for p in files:
-        by_stem.setdefault(p.stem.lower(), []).append(p)
+        by_stem.setdefault(folded(p.stem), []).append(p)
     order = {s: i for i, s in enumerate(FORMAT_PREFERENCE)}
     chosen = {stem: min(ps, key=lambda p: order.get(p.suffix.lower(), 99)) for stem, ps in by_stem.items()}
     seen: dict = {}  # each folder listed once for all the sheets
@@ -283,7 +290,7 @@ class FolderPairs:
         odd = _not_regular(folder)  # a folder named x.md, a FIFO: never counted (tasks.convert.tree.not_sheet_files)
         for p in listing.entries:  # names only: no file is opened or stat'ed yet
             if p.name not in odd and p.suffix.lower() in wanted and not p.name.startswith(".") and not p.stem.upper().startswith(NOT_SHEETS):
-                self._by_stem.setdefault(p.stem.lower(), []).append(p)
+                self._by_stem.setdefault(folded(p.stem), []).append(p)
         for ps in self._by_stem.values():
             ps.sort(key=lambda p: (self._order.get(p.suffix.lower(), 99), p.name))
         self._valid: dict[Path, bool] = {}
@@ -308,7 +315,7 @@ class FolderPairs:
 
     def _bases(self, p: Path) -> Iterator[str]:
         """The stems of which ``p`` is named the solutions (:data:`SOLUTIONS_SUFFIXES`)."""
-        stem = p.stem.lower()
+        stem = folded(p.stem)
         for s in SOLUTIONS_SUFFIXES:
             if stem.endswith(s) and len(stem) > len(s):
                 base = stem[:-len(s)]
