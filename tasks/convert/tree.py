@@ -112,6 +112,14 @@ def real_folders(root: Path, skipped: list[str] | None = None) -> list[Path]:
     for top, dirs, _ in os.walk(root, followlinks=False):
         for name in sorted(dirs):
             d = Path(top) / name
+            try:
+                os.lstat(d)
+            except OSError as e:  # a path too long to name (attack17 C06: 400 folders deep), gone, unreadable
+                dirs.remove(name)
+                if skipped is not None:
+                    skipped.append(f"{str(d)[:200]}{'…' if len(str(d)) > 200 else ''}: cannot be read "
+                                   f"({e.strerror or e}): skipped, with what is under it")
+                continue
             if not d.is_symlink() and leaves(d, root):  # a mount point inside the root: never entered
                 dirs.remove(name)
                 if skipped is not None:

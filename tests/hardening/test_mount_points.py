@@ -106,3 +106,23 @@ def test_a_real_bind_mount_is_found_in_the_mount_table(course, tmp_path):
     finally:
         subprocess.run(["umount", str(course / "c1" / "priv")], timeout=20)
         tree._MOUNTS = (-tree.MOUNTS_READ_EVERY, frozenset())
+
+
+def test_a_folder_chain_too_deep_to_name_is_a_skipped_line_not_a_traceback(tmp_path):
+    """attack17 C06: a chain of 400 folders (a path of 8,030 bytes, past PATH_MAX) in a sweep's
+    root stopped the whole sweep with ENAMETOOLONG from the walk; the course beside it unbuilt."""
+    root = tmp_path / "root"
+    (root / "course").mkdir(parents=True)
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(400):  # made through descriptors: no path this long can be named
+            os.mkdir("d" * 19, dir_fd=fd)
+            nxt = os.open("d" * 19, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+    finally:
+        os.close(fd)
+    skipped: list[str] = []
+    found = tree.real_folders(root, skipped)
+    assert root / "course" in found
+    assert len(skipped) == 1 and "cannot be read" in skipped[0] and len(skipped[0]) < 400
