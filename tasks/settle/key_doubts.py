@@ -43,10 +43,14 @@ def _words(inlines: list) -> str:
 def answers_lead(block: dict) -> bool:
     """Is the pandoc JSON ``block`` a key's lead-in: a paragraph of at most :data:`LEAD_CHARS`
     characters ending in a colon, an answer word among its first two words?"""
-    if block.get("t") not in ("Para", "Plain"):
-        return False
-    text = " ".join(_words(block.get("c") or []).replace("\u00a0", " ").split())
-    if len(text) > LEAD_CHARS or not text.endswith(":"):
+    return block.get("t") in ("Para", "Plain") and _leads(_words(block.get("c") or []))
+
+
+def _leads(text: str) -> bool:
+    """The lead-in rule on a text: at most :data:`LEAD_CHARS` characters (spaces collapsed),
+    ending in a colon, an answer word among its first two words."""
+    text = " ".join(text.replace("\u00a0", " ").split())
+    if not text or len(text) > LEAD_CHARS or not text.endswith(":"):
         return False
     return any(w in ANSWER_WORDS for w in re.findall(r"[^\W\d_]+", text.lower())[:2])
 
@@ -58,10 +62,7 @@ _ITEM = re.compile(r"^\d+[.)]\s")
 def lead_line(line: str) -> bool:
     """Is the markdown ``line`` a key's lead-in on a line of its own (``Solutions:``,
     ``**Answers to the questions above:**``; emphasis marks and a trailing break read through)?"""
-    text = " ".join(_MARKUP.sub(" ", line).replace("\u00a0", " ").split())
-    if not text or len(text) > LEAD_CHARS or not text.endswith(":"):
-        return False
-    return any(w in ANSWER_WORDS for w in re.findall(r"[^\W\d_]+", text.lower())[:2])
+    return _leads(_MARKUP.sub(" ", line))
 
 
 def key_list_ended(later: str, listed: bool) -> tuple[bool, bool]:
