@@ -110,12 +110,6 @@ def text_problem(path: Path) -> str | None:
 def _many_questions(text: str) -> str | None:
     """More questions of one kind than a set can hold (:func:`tasks.convert.openings.count_openings`,
     :func:`tasks.convert.bounds.check_openings`'s words), or ``None``."""
-    from tasks.convert.openings import MAX_MATHS, count_maths, count_openings, maths_line
+    from tasks.convert.openings import count_problem
 
-    n, kind = count_openings(text)
-    if n > MAX_QUESTIONS:
-        return f"holds {n:,} {kind}, more than the {MAX_QUESTIONS:,} questions a set can have"
-    maths = count_maths(text)
-    if maths > MAX_MATHS:
-        return maths_line(maths)
-    return None
+    return count_problem(text, MAX_QUESTIONS)

@@ -38,7 +38,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from tasks.convert.openings import MAX_MATHS, count_maths, count_openings, maths_line
+from tasks.convert.openings import count_problem
 from tasks.errors import InputError
 from tasks.safe_json import MAX_JSON_DEPTH, json_depth, json_loads  # noqa: F401 - the bounds of JSON, said here too
 
@@ -190,13 +190,12 @@ def check_openings(name: str, text: str) -> None:
     filters read such a document into their time limits, one candidate layout after another,
     before the reading's own count refused it (attack 11, C37: 30,000 ``## Question N`` in
     1 MB answered after 110 s), or more than :data:`tasks.convert.openings.MAX_MATHS` maths spans
-    (:func:`tasks.convert.openings.count_maths`). :class:`InputError` naming the file, the count and its kind."""
-    n, kind = count_openings(text)
-    if n > MAX_QUESTIONS:
-        raise InputError(name, f"holds {n:,} {kind}, more than the {MAX_QUESTIONS:,} questions a set can have")
-    maths = count_maths(text)
-    if maths > MAX_MATHS:  # each route B reading of 60,000 took pandoc 10-16 s and 600 MB (attack13 C26)
-        raise InputError(name, maths_line(maths))
+    (:func:`tasks.convert.openings.count_maths`), or more than :data:`tasks.convert.openings.MAX_NOTES`
+    footnote and link-reference definitions (:func:`tasks.convert.openings.count_notes`).
+    :class:`InputError` naming the file, the count and its kind."""
+    line = count_problem(text, MAX_QUESTIONS)
+    if line:
+        raise InputError(name, line)
 
 
 def check_zip(zf: zipfile.ZipFile, name: str) -> None:

@@ -28,6 +28,14 @@ route B reading of 60,000 (a 1.4 MB sheet) cost pandoc 10-16 s and 600 MB, one r
 (attack13 C26)."""
 
 
+_NOTE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]{1,999}\]:", re.M)
+MAX_NOTES = 1_000
+"""Most footnote and link-reference definitions (``[^1]: …``, ``[label]: https://…``) a document
+may hold: the corpora's most is 1 (270 text sheets of ../shared/corpus and tests/corpus). A
+1.1 MB sheet citing 20,000 footnotes and 20,000 reference links ran the markdown stage and then
+route B into its 60 s limit, 330 s before its one line (attack17 C07)."""
+
+
 def count_openings(text: str) -> tuple[int, str]:
     """The most question openings of one kind in markdown ``text``, and that kind in words:
     lines (outside fenced code) opening with a question word and a number (``## Question 12``,
@@ -49,7 +57,29 @@ def count_maths(text: str) -> int:
     return len(_MATHS.findall(_FENCED.sub("", text)))
 
 
-def maths_line(n: int) -> str:
-    """The one line for a document of ``n`` maths spans, past :data:`MAX_MATHS`."""
-    return (f"holds {n:,} maths spans, more than the {MAX_MATHS:,} a sheet is read with (a sheet has hundreds; "
-            "each reading of so many takes pandoc minutes): split it")
+def count_notes(text: str) -> int:
+    """The footnote and link-reference definitions of markdown ``text`` outside fenced code:
+    lines opening (after at most three spaces) with ``[label]:`` or ``[^label]:``; compared
+    with :data:`MAX_NOTES`. A regular expression over the whole text (about 0.05 s for 1 MB)."""
+    return len(_NOTE_DEFINITION.findall(_FENCED.sub("", text)))
+
+
+def count_problem(text: str, max_questions: int) -> str | None:
+    """What is wrong with markdown ``text``'s counts, in the words of its one line (after the
+    file's name), or ``None``: more than ``max_questions`` openings of one kind
+    (:func:`count_openings`), more than :data:`MAX_MATHS` maths spans (:func:`count_maths`) or
+    more than :data:`MAX_NOTES` footnote and link definitions (:func:`count_notes`). The one
+    rule under :func:`tasks.convert.bounds.check_openings` and the command line's checks before
+    Prefect starts (:mod:`commandline.sheet_checks`)."""
+    n, kind = count_openings(text)
+    if n > max_questions:
+        return f"holds {n:,} {kind}, more than the {max_questions:,} questions a set can have"
+    maths = count_maths(text)
+    if maths > MAX_MATHS:  # each route B reading of 60,000 took pandoc 10-16 s and 600 MB (attack13 C26)
+        return (f"holds {maths:,} maths spans, more than the {MAX_MATHS:,} a sheet is read with (a sheet has "
+                "hundreds; each reading of so many takes pandoc minutes): split it")
+    notes = count_notes(text)
+    if notes > MAX_NOTES:  # 40,000 ran into route B's time limit after 330 s (attack17 C07)
+        return (f"holds {notes:,} footnote and link definitions, more than the {MAX_NOTES:,} a sheet is read "
+                "with (a sheet has a few): split it")
+    return None

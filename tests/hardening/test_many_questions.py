@@ -12,7 +12,7 @@ import pytest
 
 from commandline import sheet_checks
 from tasks.convert import bounds, markdown
-from tasks.convert.openings import MAX_MATHS, QUESTION_WORDS, count_maths, count_openings
+from tasks.convert.openings import MAX_MATHS, MAX_NOTES, QUESTION_WORDS, count_maths, count_notes, count_openings
 from tasks.errors import InputError
 from tests.hardening.support import SHEET_MD, cli_in_fresh_python, tex
 
@@ -112,3 +112,42 @@ def test_a_command_line_refuses_many_maths_before_prefect(tmp_path):
     assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
     assert lines[0].startswith(f"maths.md: holds {M:,} maths spans"), lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["maths.md"]  # nothing written
+
+
+# attack17 C07: one question citing 20,000 footnotes and 20,000 reference links, their 40,000
+# definitions after it (1.1 MB, under the size bound): the markdown stage and route B ran into
+# the 60 s limit, 330 s before the one line. Definitions are counted before pandoc reads the sheet.
+# (A LaTeX sheet's footnotes become `$^{n}$` marks in its markdown: the maths bound counts them.)
+K = MAX_NOTES + 1
+NOTES = {
+    "footnotes": "## Question 1\n\nSee " + "".join(f"[^n{i}]" for i in range(K)) + ".\n\n"
+                 + "".join(f"[^n{i}]: Note {i}.\n" for i in range(K)),
+    "references": "## Question 1\n\nRead " + " ".join(f"[w{i}][r{i}]" for i in range(K)) + ".\n\n"
+                  + "".join(f"[r{i}]: https://example.org/{i}\n" for i in range(K)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NOTES))
+def test_more_note_definitions_than_a_sheet_holds_are_refused_unread(kind, monkeypatch):
+    def no_pandoc(*a, **k):
+        raise AssertionError("pandoc ran on a document the count refuses")
+
+    monkeypatch.setattr(markdown, "run_pandoc", no_pandoc)
+    with pytest.raises(InputError) as e:
+        markdown.to_markdown("notes.md", NOTES[kind].encode(), "questions")
+    assert str(e.value).startswith(f"notes.md: holds {K:,} footnote and link definitions"), str(e.value)
+
+
+def test_notes_up_to_the_bound_and_in_code_are_read():
+    at_bound = "## Question 1\n\nSee.\n\n" + "".join(f"[^n{i}]: Note {i}.\n" for i in range(MAX_NOTES))
+    bounds.check_openings("s.md", at_bound)
+    code = "```markdown\n" + "[x]: y\n" * K + "```\n"
+    assert count_notes(code + SHEET_MD) == 0 and count_notes("text [a] : b\n    [c]: d\n") == 0
+
+
+def test_a_command_line_refuses_many_notes_before_prefect(tmp_path):
+    (tmp_path / "notes.md").write_text(NOTES["footnotes"], encoding="utf-8")
+    lines, last = cli_in_fresh_python(["document", "notes.md"], tmp_path, ("prefect", "pydantic"))
+    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
+    assert lines[0].startswith(f"notes.md: holds {K:,} footnote and link definitions"), lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]  # nothing written
