@@ -1,12 +1,16 @@
 """Kinds of batch 14's sheets the reader now reads, each on a small sheet written for its test
 (filters/library/general.lua): bullets closing a question that each end in a colon before the
 answer they ask for are its parts (steps of one construction stay its text), and a part typed
-``T / F`` before its statement offers those two options."""
+``T / F`` before its statement offers those two options; a question with no parts whose text
+holds such bullets is doubted (:mod:`tasks.settle.task_lists`)."""
 
 from __future__ import annotations
 
+from schemas.sheet import SheetSet
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters
+from tasks.settle.audit import audit
+from tasks.settle.task_lists import example_part_flags, task_list_flags
 
 GENERAL = library_filters()["general"]
 
@@ -75,3 +79,48 @@ def test_words_split_by_a_slash_that_are_no_truth_values_are_no_options():
     (q,) = _read(md)
     assert all(p.options == [] for p in q.parts)
 
+
+def _set(*mains: str) -> SheetSet:
+    return SheetSet.model_validate([{"title": "", "main_text": m, "parts": []} for m in mains])
+
+
+def test_tasks_written_as_bullets_and_read_as_the_text_are_doubted_on_their_question():
+    tasks = ("Write the code for each operation:\n\n- Return the second column of `shop`:\n"
+             "- Which rows have a price over 10?\n\nUse the table from the first question.")
+    steps = ("Build the table as below.\n\n- Make a vector for each column.\n- Put the vectors together.")
+    nested = ("Build the plot:\n\n- Read the file:\n- Draw the plot line by line:\n  - Add a title:\n")
+    coded = ("Run this first:\n\n```\n- Return the second column:\n- Remove the first row:\n```\n")
+    flags = task_list_flags(_set(steps, tasks, nested, coded))
+    assert [(f.field, f.kind) for f in flags] == [("q2", "structure")]
+    assert "Return the second column" in flags[0].reason
+    # read with parts, the same question raises nothing
+    parted = SheetSet.model_validate([{"title": "", "main_text": "Write the code:", "parts": [
+        {"content": "Return the second column of `shop`:"}, {"content": "Remove the first row:"}]}])
+    assert task_list_flags(parted) == []
+
+
+def test_the_doubt_is_raised_in_a_run_on_a_list_the_reader_leaves_in_the_text():
+    # the list does not close the question (a note follows it), so the reader keeps it as text
+    md = ("### Tables\n\n1.  Using the `shop` table, write the code for each of these:\n\n"
+          "- Return only the `price` column:\n- Keep the rows with a price over 10:\n\n"
+          "The table is the one you built before.\n\n### Plots\n\n2.  Draw the sales as a bar chart.\n")
+    questions, _ = read_and_pair_inferred(GENERAL, md, None)
+    assert all(len(q.normalised_parts()) == 0 for q in questions.root)
+    assert [f.field for f in audit(questions, md)] == ["q1"]
+
+
+def test_parts_that_only_show_a_caption_and_code_are_doubted_as_examples():
+    md = ("# T1: Grammar\n\nWrite a grammar for a small language. Some examples it must accept:\n\n"
+          "1.  Examples of loops:\n\n    ``` python\n    while x > 0:\n        x = x - 1\n    ```\n\n"
+          "2.  Example of a function:\n\n    ``` python\n    def f():\n        return 1\n    ```\n\n"
+          "# T2: Parser\n\nBuild a parser for the grammar.\n\n1.  Write the scanner:\n\n"
+          "    ``` python\n    def scan(text):\n        pass\n    ```\n\n"
+          "2.  Write the parser, using the scanner:\n\n    ``` python\n    def parse(tokens):\n        pass\n    ```\n")
+    questions, _ = read_and_pair_inferred(GENERAL, md, None)
+    assert [len(q.parts) for q in questions.root] == [2, 2]
+    flags = example_part_flags(questions)
+    # the second task's parts ask (a verb, a clause): only the first question is doubted
+    assert [f.field for f in flags] == ["q1"] and "Examples of loops:" in flags[0].reason
+    answered = questions.root[0].model_copy(update={"parts": [
+        p.model_copy(update={"worked_solution": "It loops."}) for p in questions.root[0].parts]})
+    assert example_part_flags(SheetSet.model_validate([answered])) == []
