@@ -1,7 +1,8 @@
 """Kinds of batch 14's sheets the reader now reads, each on a small sheet written for its test
 (filters/library/general.lua): bullets closing a question that each end in a colon before the
 answer they ask for are its parts (steps of one construction stay its text), and a part typed
-``T / F`` before its statement offers those two options; a question with no parts whose text
+``T / F`` before its statement offers those two options, and parts a Word sheet indents (a quote
+in pandoc's reading) are parts; a question with no parts whose text
 holds such bullets is doubted (:mod:`tasks.settle.task_lists`)."""
 
 from __future__ import annotations
@@ -79,6 +80,19 @@ def test_words_split_by_a_slash_that_are_no_truth_values_are_no_options():
     (q,) = _read(md)
     assert all(p.options == [] for p in q.parts)
 
+
+
+def test_parts_indented_in_word_and_read_as_a_quote_are_parts():
+    # pandoc reads a Word paragraph's indent as a block quote: labelled paragraphs in sequence
+    # there are the question's parts; a quote that is not so labelled stays a quote
+    md = ("1\\. Consider the method below.\n\n> a\\. (5 points) Give its best case.\n>\n"
+          "> b\\. (5 points) Give its worst case.\n\n2\\. Read the remark first.\n\n"
+          "> Remember that n is the length of the list.\n\na\\. Give the average case.\n\n"
+          "> b\\. Give the case of a sorted list.\n")
+    first, second = _read(md)
+    assert [p.content for p in first.parts] == ["(5 points) Give its best case.", "(5 points) Give its worst case."]
+    assert [p.content for p in second.parts] == ["Give the average case.", "Give the case of a sorted list."]
+    assert "> Remember that n is the length" in second.main_text
 
 def _set(*mains: str) -> SheetSet:
     return SheetSet.model_validate([{"title": "", "main_text": m, "parts": []} for m in mains])

@@ -1484,6 +1484,21 @@ local function lone_number_is_text(sub, from)
   sub[from] = { k = 'text', text = head.whole }
 end
 
+-- A quote whose paragraphs each open with a part label, the labels in sequence (`> a\. (5
+-- points) Give …`, `> b\. …`): a Word sheet's indented parts (pandoc reads an indent as a
+-- quote), read as if not indented.
+local function quoted_parts(b)
+  if #b.content == 0 then return false end
+  local prev = nil
+  for _, c in ipairs(b.content) do
+    if c.t ~= 'Para' and c.t ~= 'Plain' then return false end
+    local l = line_label(trim(sheet.lines(sheet.text_of(c))[1] or ''))
+    if not l or (prev and not sequence_step(prev, l)) then return false end
+    prev = l
+  end
+  return true
+end
+
 local function block_units(b, units)
   if html_capture then
     local text = sheet.text_of(b)
@@ -1804,6 +1819,10 @@ local function block_units(b, units)
     end
     -- any other raw block (page breaks, scripts, blank answer space) is chrome
   elseif b.t == 'BlockQuote' then
+    if ROLE == 'questions' and quoted_parts(b) then
+      for _, c in ipairs(b.content) do block_units(c, units) end
+      return
+    end
     local text = sheet.text(b.content)
     local label = text:match('^`(%w+)`[%.%)]') or text:match('^(%d+)[%.%)]%s') or text:match('^%((%l+)%)')
     -- a sheet's quote is shown as a quote (its `>` marks kept); a solution's opening
