@@ -11,6 +11,7 @@ from schemas.sheet import SheetSet
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters
 from tasks.settle.audit import audit
+from tasks.settle.coverage import field_texts, uncovered
 from tasks.settle.task_lists import example_part_flags, task_list_flags
 
 GENERAL = library_filters()["general"]
@@ -93,6 +94,9 @@ def test_parts_indented_in_word_and_read_as_a_quote_are_parts():
     assert [p.content for p in first.parts] == ["(5 points) Give its best case.", "(5 points) Give its worst case."]
     assert [p.content for p in second.parts] == ["Give the average case.", "Give the case of a sorted list."]
     assert "> Remember that n is the length" in second.main_text
+    # the lifted lines are quoted by the parts: no line of the sheet is left in no field
+    questions, _ = read_and_pair_inferred(GENERAL, md, None)
+    assert not [line for _, line in uncovered(md, field_texts(questions)) if line.startswith(">")]
 
 def _set(*mains: str) -> SheetSet:
     return SheetSet.model_validate([{"title": "", "main_text": m, "parts": []} for m in mains])
