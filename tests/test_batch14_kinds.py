@@ -142,3 +142,14 @@ def test_parts_that_only_show_a_caption_and_code_are_doubted_as_examples():
     answered = questions.root[0].model_copy(update={"parts": [
         p.model_copy(update={"worked_solution": "It loops."}) for p in questions.root[0].parts]})
     assert example_part_flags(SheetSet.model_validate([answered])) == []
+
+
+def test_a_code_brace_typed_as_a_paragraph_closes_no_item():
+    # a Word sheet types its code line by line, so `}` is a paragraph repeated under each
+    # question: it says nothing, so it is no quiz bank's closing paragraph (the `Feedback` kind)
+    from tasks.read.discovery import ast, closing_paragraphs
+    code = "int f(int n) {\n\nreturn n;\n\n}\n\n"
+    md = "".join(f"{n}\\. Consider the method below.\n\n{code}a\\. Give its running time.\n\n" for n in (1, 2, 3))
+    assert closing_paragraphs(ast(md)) == []
+    bank = "".join(f"Question {n}: name a prime.\n\nfeedback\n\n" for n in (1, 2, 3))
+    assert closing_paragraphs(ast(bank)) == ["feedback"]
