@@ -148,8 +148,8 @@ def test_a_code_brace_typed_as_a_paragraph_closes_no_item():
     # a Word sheet types its code line by line, so `}` is a paragraph repeated under each
     # question: it says nothing, so it is no quiz bank's closing paragraph (the `Feedback` kind)
     from tasks.read.discovery import ast, closing_paragraphs
-    code = "int f(int n) {\n\nreturn n;\n\n}\n\n"
-    md = "".join(f"{n}\\. Consider the method below.\n\n{code}a\\. Give its running time.\n\n" for n in (1, 2, 3))
+    md = "".join(f"{n}\\. Consider the method below.\n\nint {name}(int n) {{\n\nreturn {name}Of(n);\n\n}}\n\n"
+                 "a\\. Give its running time.\n\n" for n, name in ((1, "square"), (2, "cube"), (3, "half")))
     assert closing_paragraphs(ast(md)) == []
     bank = "".join(f"Question {n}: name a prime.\n\nfeedback\n\n" for n in (1, 2, 3))
     assert closing_paragraphs(ast(bank)) == ["feedback"]
