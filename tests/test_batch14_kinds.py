@@ -153,3 +153,11 @@ def test_a_code_brace_typed_as_a_paragraph_closes_no_item():
     assert closing_paragraphs(ast(md)) == []
     bank = "".join(f"Question {n}: name a prime.\n\nfeedback\n\n" for n in (1, 2, 3))
     assert closing_paragraphs(ast(bank)) == ["feedback"]
+
+
+def test_a_marker_number_followed_by_a_no_break_space_is_a_marker():
+    # Word keeps the no-break space a lecturer typed after the number: `Question 1 (30 points)`
+    from tasks.settle.markers import marker_number, question_markers
+    assert marker_number("Question 1\u00a0(30 points)") == "1"
+    md = "# Question 1\u00a0(30 points)\n\nFind a prime.\n\n# Q2: Sums (40 points)\n\nAdd two numbers.\n"
+    assert [m.number for m in question_markers(md)] == ["1", "2"]
