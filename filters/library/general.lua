@@ -84,7 +84,8 @@ item by item when both have as many items: each answer is read as a `solution` d
 they are half or more of the lists restarting at 1, the sheet is no paragraph layout and each
 item is a question (:func:`paragraph_layout`). A bullet list closing a question whose items each
 ask something is its parts, after a lead-in ending in a colon too when every item asks a question
-of its own (`- Does it hold? If not, …`; :func:`closing_prompts`).
+of its own (`- Does it hold? If not, …`) or ends in a colon before its answer (`- Remove the first
+row:`; :func:`closing_prompts`).
 
 One solution right after a list of two or more tasks none of which has its own answers
 them all, and so do its continuations (a notebook's `Solution, Part 2` box).
@@ -809,17 +810,24 @@ end
 
 -- A bullet list whose items each ask something: one paragraph each, a sentence of four
 -- words or more (`- Interpret the slope in context.`, `- Does the intercept mean anything?`),
--- no item opening with a bold or linked word (`- **Null:** …`, `- [AE 3](…)`): the items'
--- texts and whole items, else nil. They are parts when they close a question
--- (:func:`closing_prompts`).
+-- or every item a request of its own that ends in a colon, the answer to follow it (`- Return
+-- the second column using `[]`:`, opening with a capital: no continuation of the lead-in), no
+-- item opening with a bold or linked word (`- **Null:** …`, `- [AE 3](…)`): the items' texts
+-- and whole items (`own`: each ends in a colon), else nil. They are parts when they close a
+-- question (:func:`closing_prompts`).
 local function prompt_items(b)
   if b.t ~= 'BulletList' or #b.content < 2 then return nil end
-  local out = {}
+  local out, colons = {}, true
   for _, item in ipairs(b.content) do
     if #item ~= 1 or (item[1].t ~= 'Plain' and item[1].t ~= 'Para') then return nil end
     local t = trim(sheet.text_of(item[1]))
-    if words_in(t) < 4 or not t:match('[%.%?!]$') or t:match('^[%*_%[]') then return nil end
+    if not (t:match(':$') and t:match('^%u')) then colons = false end
+    if words_in(t) < 4 or not t:match('[%.%?!:]$') or t:match('^[%*_%[]') then return nil end
     out[#out + 1] = { text = t, whole = sheet.text(item) }
+  end
+  for _, p in ipairs(out) do
+    if not colons and p.text:match(':$') then return nil end
+    p.own = colons
   end
   return out
 end
@@ -855,14 +863,26 @@ local function option_text(text, bold)
   return text
 end
 
+-- The words of a truth value a choice may be typed as (`T / F`, `True/False`, `Yes/No`).
+local TRUTH_WORDS = { ['true'] = true, ['false'] = true, ['t'] = true, ['f'] = true, ['yes'] = true, ['no'] = true }
+
 -- A part opening with its answer choices in brackets, `( T / F ) statement`,
--- `(True / False) …`, `[Yes/No] …`: the alternatives (two to four, a word or two each,
--- separated by `/`), which of them are set in bold (a key's mark), and the rest of the
--- text; nil otherwise.
+-- `(True / False) …`, `[Yes/No] …`, or typed bare as a pair of truth words (`T / F If …`,
+-- `True/False: …`): the alternatives (two to four, a word or two each, separated by `/`),
+-- which of them are set in bold (a key's mark), the rest of the text, and whether they were
+-- typed bare (true); nil otherwise.
 local function inline_choices(text)
   local t = trim(text or '')
   local inside, rest = t:match('^%(%s*([^%(%)]-)%s*%)%s+(%S.*)$')
   if not inside then inside, rest = t:match('^%[%s*([^%[%]]-)%s*%]%s+(%S.*)$') end
+  if not inside then
+    -- typed with no brackets (`T / F If …`, `True/False: …`): only a pair of truth words,
+    -- each as written, and the statement after them
+    local a, b, after = t:match('^(%a+)%s*/%s*(%a+)%s*[:%.]?%s+(%S.*)$')
+    if a and TRUTH_WORDS[a:lower()] and TRUTH_WORDS[b:lower()] and a:lower():sub(1, 1) ~= b:lower():sub(1, 1) then
+      return { a, b }, { false, false }, after, true
+    end
+  end
   if not inside or not inside:find('/', 1, true) then return nil end
   local alts, bold = {}, {}
   for alt in (inside .. '/'):gmatch('%s*(.-)%s*/') do
@@ -876,8 +896,9 @@ local function inline_choices(text)
 end
 
 -- Parts that open with the same bracketed choices (`( T / F ) statement`; two parts or
--- more: the sheet's way of setting out true/false items) hold them as their options, the
--- statement as their content. In a key the alternative set in bold is the right one, and
+-- more: the sheet's way of setting out true/false items), or a part opening with a bare typed
+-- pair of truth words (`T / F If …`: its choices, whatever its neighbours), hold them as their
+-- options, the statement as their content. In a key the alternative set in bold is the right one, and
 -- the statement it restates is no solution.
 local function inline_choice_parts(parts)
   local count = {}
@@ -889,9 +910,9 @@ local function inline_choice_parts(parts)
     end
   end
   for _, p in ipairs(parts) do
-    local alts, bold, rest = nil, nil, nil
-    if #p.options == 0 then alts, bold, rest = inline_choices(p.texts[1]) end
-    if alts and count[table.concat(alts, '/'):lower()] >= 2 then
+    local alts, bold, rest, typed = nil, nil, nil, nil
+    if #p.options == 0 then alts, bold, rest, typed = inline_choices(p.texts[1]) end
+    if alts and (typed or count[table.concat(alts, '/'):lower()] >= 2) then
       p.options, p.texts[1] = alts, rest
       if ROLE == 'solutions' or INLINE then
         local marked = {}
@@ -1009,7 +1030,6 @@ end
 -- options, not its parts — each item one
 -- short line that asks nothing, carries no points and tells the student to do nothing, as
 -- :func:`ordered_choices` reads an ordered list of them. Units in, units out.
-local TRUTH_WORDS = { ['true'] = true, ['false'] = true, ['t'] = true, ['f'] = true, ['yes'] = true, ['no'] = true }
 local function typed_letter(u)
   if u.k == 'open' and (u.form == 'alpha' or u.form == 'alpha_or_roman') and #u.label == 1 then
     -- only the typed `a.` style: `(a)` and `a)` are a sheet's part labels; a capital with
@@ -1032,6 +1052,8 @@ local function choice_item(t)
   t = trim(t or ''):gsub('%s*\\$', '')
   if t == '' or t:find('\n') or t:match('%?%**$') or points_opening(t) or words_in(t) > 40 then return false end
   if t:match('[%.!?]%s+%u') or t:match('[,;:]$') then return false end
+  -- an item offering choices of its own (`T / F If …`) is a statement to judge, a part
+  if inline_choices(t) then return false end
   return true
 end
 -- `…, which statement below is not correct:` asks (a determiner: `which` before a noun or
@@ -1462,6 +1484,21 @@ local function lone_number_is_text(sub, from)
   sub[from] = { k = 'text', text = head.whole }
 end
 
+-- A quote whose paragraphs each open with a part label, the labels in sequence (`> a\. (5
+-- points) Give …`, `> b\. …`): a Word sheet's indented parts (pandoc reads an indent as a
+-- quote), read as if not indented.
+local function quoted_parts(b)
+  if #b.content == 0 then return false end
+  local prev = nil
+  for _, c in ipairs(b.content) do
+    if c.t ~= 'Para' and c.t ~= 'Plain' then return false end
+    local l = line_label(trim(sheet.lines(sheet.text_of(c))[1] or ''))
+    if not l or (prev and not sequence_step(prev, l)) then return false end
+    prev = l
+  end
+  return true
+end
+
 local function block_units(b, units)
   if html_capture then
     local text = sheet.text_of(b)
@@ -1782,6 +1819,10 @@ local function block_units(b, units)
     end
     -- any other raw block (page breaks, scripts, blank answer space) is chrome
   elseif b.t == 'BlockQuote' then
+    if ROLE == 'questions' and quoted_parts(b) then
+      for _, c in ipairs(b.content) do block_units(c, units) end
+      return
+    end
     local text = sheet.text(b.content)
     local label = text:match('^`(%w+)`[%.%)]') or text:match('^(%d+)[%.%)]%s') or text:match('^%((%l+)%)')
     -- a sheet's quote is shown as a quote (its `>` marks kept); a solution's opening
@@ -2010,8 +2051,9 @@ end
 -- part of its own asks each prompt as a part (`## Exercise 3` over two bulleted questions),
 -- unless the text just before the list asks or leads into it as a question does its
 -- choices (`Which holds?`, `Choose one:`); a list with text after it is the stem's. Prompts
--- that each ask a question of their own (`- Does it hold? If not, why?`) are no choices: after
--- a lead-in (`Answer the following:`) they are parts still.
+-- that each ask a question of their own (`- Does it hold? If not, why?`), or each end in a
+-- colon before the answer they ask for (`- Remove the first row:`), are no choices: after a
+-- lead-in (`Do the following operations:`) they are parts still.
 local function closing_prompts(units)
   local last = #units
   for _, u in ipairs(units) do
@@ -2022,7 +2064,7 @@ local function closing_prompts(units)
   local before = units[last - 1] and trim(units[last - 1].text) or ''
   local asking = true
   for _, p in ipairs(list.prompts) do
-    if not p.text:find('?', 1, true) then asking = false end
+    if not (p.own or p.text:find('?', 1, true)) then asking = false end
   end
   if before:match('%?$') or (before:match(':$') and not asking) then return units end
   local out = { table.unpack(units, 1, last - 1) }

@@ -263,9 +263,9 @@ def discover(blocks: list[dict]) -> Found:
 
 def _closing_key(b: dict) -> str | None:
     """A paragraph's words as a closing paragraph is known (lower case, no closing stop) when it
-    is short (at most three words, no digit), not set whole in bold or italics (a callout, an
-    answer slot) and not wholly in square brackets (room left for the student's answer), else
-    ``None``."""
+    is short (at most three words, no digit) and holds a word, not set whole in bold or italics
+    (a callout, an answer slot) and not wholly in square brackets (room left for the student's
+    answer), else ``None``; punctuation alone (code's ``}`` typed as text) closes no item."""
     if b.get("t") not in ("Para", "Plain"):
         return None
     if len(b["c"]) == 1 and b["c"][0].get("t") in ("Strong", "Emph"):
@@ -275,6 +275,8 @@ def _closing_key(b: dict) -> str | None:
         return None  # room left for the student's answer (`[Your comment here]`)
     text = re.sub(r"[:.]$", "", raw).lower()
     if not text or len(text.split()) > 3 or len(text) > 30 or re.search(r"\d", text):
+        return None
+    if not re.search(r"[^\W\d_]", text):
         return None
     return text
 

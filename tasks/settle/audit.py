@@ -43,6 +43,9 @@ their reasons joined:
   before it and more (its section read as a question);
 - **options read as parts** (:mod:`tasks.settle.audit_choices`): short unanswered one-line
   parts under a stem that asks, or parts that are only True/False;
+- **tasks written as bullets read as the text** (:mod:`tasks.settle.task_lists`): a question
+  with no parts whose main text holds bullets that each end in ``:`` or ``?`` (its parts?), or
+  parts that are each a caption and code alone (examples read as parts?);
 - **the sheet's question section in no field** (:mod:`tasks.settle.section_doubts`) while
   questions are read outside it;
 - **a section's list read one question per item** (:mod:`tasks.settle.headed_lists`): items numbered
@@ -109,6 +112,7 @@ from tasks.settle.restated_doubts import restated_flags
 from tasks.settle.audit_choices import choice_flags, options_as_parts_flags, unmarked_flags
 from tasks.settle.closing_doubts import unanswered_item_flags
 from tasks.settle.key_doubts import unkeyed_flags
+from tasks.settle.task_lists import example_part_flags, task_list_flags
 from tasks.settle.source_lines import question_at
 
 __all__ = ["audit", "audited", "merged", "question_at", "labels_in_text"]
@@ -143,7 +147,8 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + headless_flags(questions, questions_md)
                   + unmarked_flags(questions) + options_as_parts_flags(questions)
                   + unanswered_item_flags(questions, questions_md)
-                  + unkeyed_flags(questions, questions_md, solutions_md))
+                  + unkeyed_flags(questions, questions_md, solutions_md)
+                  + task_list_flags(questions) + example_part_flags(questions))
 
 
 def merged(flags: list[Flag]) -> list[Flag]:

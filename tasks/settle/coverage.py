@@ -107,6 +107,9 @@ _BULLET_LABEL = re.compile(r"^(\s*[-*+]\s+)\d+[a-z][.):]?\s+(?:[(\[]\s*\d+\s*(?:
 _ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\)|[a-z]\\\.(?=\s)"
                             r"|(\*\*|__)(?:\((?:[A-Za-z]|[ivx]+)\)|(?:[A-Za-z]|[ivx]+)[.)])\4)\s*")
 r"""`\(a\)`, `a\)`, `a\.`, and a part label set in bold (`**A.**`, `**(b)**`): the reader cuts them."""
+_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+"""A quote's marks: cut before a part label (``> a\. Give …``), as the reader lifts a quote of
+labelled paragraphs (a Word sheet's indented parts) out of the quote."""
 _BOLD_LETTER = re.compile(r"^(\s*)(?:(\*\*|__)[A-Za-z]\2|`<(b|strong)>`\{=html\}[A-Za-z]`</\3>`\{=html\}|<(b|strong)>[A-Za-z]</\4>)[.)]\s*")
 """A part letter in bold with its period or parenthesis after the bold (`**A**.`, HTML bold as pandoc
 keeps it in Markdown: `` `<b>`{=html}B`</b>`{=html}. ``, or as written: `<b>B</b>.`): the reader cuts it as it cuts `**A.**`."""
@@ -239,8 +242,8 @@ def markers_removed(markdown: str) -> str:
     """``markdown`` with the markers a reader drops rather than copies cut, line by line
     (the line count is kept): a task-list box (``- [x] A`` → ``- A``), a notebook part
     label and its points (``* 1a (2pt) Text`` → ``* Text``), an escaped label (``\\(a\\)
-    Text`` → ``Text``), a true/false item's bracketed choices (``(a) ( T / F ) Text`` →
-    ``(a) Text``), a bold question marker and its points (``**Q1.** (3 marks) Text``
+    Text`` → ``Text``; also after a quote's marks, ``> a\\. Text`` → ``Text``), a true/false
+    item's bracketed choices (``(a) ( T / F ) Text`` → ``(a) Text``), a bold question marker and its points (``**Q1.** (3 marks) Text``
     → ``Text``; a title in parentheses after it is a piece of its own, see :data:`PIECES`),
     HTML tags at either end (``<div class="answer">`` → an empty line, ``text <br>`` →
     ``text``), a line of inline parts cut at its labels (:func:`_inline_labels_cut`), and
@@ -252,6 +255,9 @@ def markers_removed(markdown: str) -> str:
     in_display = False
     for line in _page_chrome_blanked(_unshown_blanked(markdown)).split("\n"):
         line, in_display = _display_label_cut(line, in_display)
+        quoted = _QUOTE.match(line)
+        if quoted and (_ESCAPED_LABEL.match(line[quoted.end():]) or _LABEL.match(line[quoted.end():])):
+            line = line[quoted.end():]
         line = _TASK_BOX.sub(r"\1", line)
         line = _BULLET_LABEL.sub(r"\1", line)
         line = _ESCAPED_LABEL.sub(r"\1", line)

@@ -65,7 +65,8 @@ def marker_number(text: str, words: tuple[str, ...] = QUESTION_WORDS) -> str | N
     if text.lower().rstrip(" :.") in QUESTION_WORDS[:6]:
         return ""  # ``#### Question``: a question marker with no number
     m = _WORD_NUMBER.match(text)
-    if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0] in " \t.:),;"):
+    # any space closes the number, a no-break one too (`Question 1\u00a0(30 points)`, Word's)
+    if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0].isspace() or m.group(3)[0] in ".:),;"):
         return m.group(2).rstrip(".")
     m = _PART_NAMED.match(text)
     if m and m.group(1).lower() in words:
