@@ -108,7 +108,7 @@ _ESCAPED_LABEL = re.compile(r"^(\s*)(?:\\\(([a-z]+|[0-9]+)\\\)|([a-z]+)\\\)|[a-z
                             r"|(\*\*|__)(?:\((?:[A-Za-z]|[ivx]+)\)|(?:[A-Za-z]|[ivx]+)[.)])\4)\s*")
 r"""`\(a\)`, `a\)`, `a\.`, and a part label set in bold (`**A.**`, `**(b)**`): the reader cuts them."""
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
-"""A quote's marks: cut before a part label (``> a\. Give …``), as the reader lifts a quote of
+r"""A quote's marks: cut before a part label (``> a\. Give …``), as the reader lifts a quote of
 labelled paragraphs (a Word sheet's indented parts) out of the quote."""
 _BOLD_LETTER = re.compile(r"^(\s*)(?:(\*\*|__)[A-Za-z]\2|`<(b|strong)>`\{=html\}[A-Za-z]`</\3>`\{=html\}|<(b|strong)>[A-Za-z]</\4>)[.)]\s*")
 """A part letter in bold with its period or parenthesis after the bold (`**A**.`, HTML bold as pandoc
