@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from schemas.sheet import Part, Question, SheetSet
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.part_headings import headings, part_sections
 from tasks.read.route_b import library_filters
@@ -68,7 +69,6 @@ def test_each_part_heading_of_the_sheet_opens_its_answer_in_an_unnumbered_soluti
     assert "plt.plot" in parts[2].worked_solution
     # the notebook's own closing section answers nothing
     assert not any("textbook" in p.worked_solution for p in parts)
-    assert pairing.how == "number"
 
 
 def test_a_comment_in_code_is_no_heading():
@@ -78,11 +78,27 @@ def test_a_comment_in_code_is_no_heading():
 def test_a_label_the_sheet_repeats_goes_to_the_next_questions_part_in_order():
     sheet = "# Q1\n\n## (a)\n\nOne.\n\n## (b)\n\nTwo.\n\n# Q2\n\n## (a)\n\nThree.\n"
     key = "#### (a)\n\nfirst\n\n#### (b)\n\nsecond\n\n#### (a)\n\nthird\n"
-    reading, numbers = part_sections(sheet, [("1", ["a", "b"]), ("2", ["a"])], key)
-    assert numbers == [("1", ["a", "b"]), ("2", ["a"])]
+    questions = SheetSet([Question(parts=[Part(content="One."), Part(content="Two.")]),
+                          Question(parts=[Part(content="Three.")])])
+    reading = part_sections(sheet, questions, [("1", ["a", "b"]), ("2", ["a"])], key)
     assert [[p.worked_solution for p in q.parts] for q in reading.root] == [["first", "second"], ["third"]]
 
 
 def test_one_matching_heading_is_not_enough_to_pair_by():
     sheet = "# Q1\n\n## Task a\n\nOne.\n\n## Task b\n\nTwo.\n"
-    assert part_sections(sheet, [("1", ["a", "b"])], "## Task a\n\nonly this\n\n## Notes\n\nmore\n") is None
+    questions = SheetSet([Question(parts=[Part(content="One."), Part(content="Two.")])])
+    assert part_sections(sheet, questions, [("1", ["a", "b"])], "## Task a\n\nonly this\n\n## Notes\n\nmore\n") is None
+
+
+def test_titled_sections_restated_in_the_key_pair_by_title_and_a_solution_heading_closes_nothing():
+    sheet = ("# Gases\n\nSome words on gases.\n\n## Pressure\n\nFind the pressure.\n\n## Volume\n\n"
+             "Find the volume.\n\n# Heat\n\nFind the heat released.\n")
+    key = ("# Gases: key\n\n## Pressure\n\nRestated.\n\n## Solution\n\n$p = 2$ bar.\n\n"
+           "## Volume\n\n$V = 3$ L.\n\n# Heat\n\n$Q = 5$ J.\n")
+    questions = SheetSet([Question(title="Gases", main_text="Some words on gases.",
+                                   parts=[Part(content="Pressure\n\nFind the pressure."),
+                                          Part(content="Volume\n\nFind the volume.")]),
+                          Question(title="Heat", parts=[Part(content="Find the heat released.")])])
+    reading = part_sections(sheet, questions, None, key)
+    got = [[p.worked_solution for p in q.parts] for q in reading.root]
+    assert got == [["Restated.\n\n## Solution\n\n$p = 2$ bar.", "$V = 3$ L."], ["$Q = 5$ J."]]

@@ -405,8 +405,8 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
         s_numbers = numbering(source, solutions_md, "solutions", **limits)
     if renamed and len(solutions) == len(best.questions):
         flags += retitled_flags(renamed)
-    elif parted := at_part_headings(questions_md, best.numbers, solutions_md, s_numbers):
-        solutions, s_numbers = parted  # answers headed by the sheet's part headings, no numbers
+    elif parted := at_part_headings(questions_md, best.questions, best.numbers, solutions_md, s_numbers):
+        solutions, s_numbers = parted, None  # answers under the sheet's own part headings, laid out as the sheet
     cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
     flags += answered_together(solutions, cut, s_numbers, best.numbers)
     merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)

@@ -25,6 +25,10 @@ _MARKER = re.compile(r"^(?:[^\W\d_]+\s+)?\(?([a-z]|[ivx]{1,4}|\d{1,2}(?:\.\d{1,2
 """A part heading: an optional word, then the label (``Task a``, ``(b)``, ``Part 2.1: Title``)."""
 
 
+SOLUTION_WORDS = ("solution", "solutions", "answer", "answers")
+"""First words of a heading over a section's own answer (``## Solution``), which closes nothing."""
+
+
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[*_`]", "", text).casefold().split()).rstrip(":.")
 
@@ -48,36 +52,54 @@ def headings(md: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _part_headings(questions_md: str, q_numbers: Numbers) -> list[tuple[str, int, str]]:
-    """The sheet's headings that open its parts, in order: ``(folded text, question index, label)``.
-    A heading opens the next part (in reading order) whose label its last word is."""
-    order = [(qi, lab) for qi, (_, labs) in enumerate(q_numbers) for lab in labs if lab]
+def _first_line(text: str) -> str:
+    return _norm(text.strip().split("\n", 1)[0]) if text.strip() else ""
+
+
+def _part_headings(questions_md: str, questions: SheetSet, q_numbers: Numbers | None) -> list[tuple[str, int, int]]:
+    """The sheet's headings that open its parts, in order: ``(folded text, question index, part
+    index)``. A heading opens the next part (in reading order) whose label is its last word
+    (``Task a``), or whose content opens with the heading's words (a titled sub-section the
+    reader kept in the part); a heading that is the title of a question of one part or none
+    opens that part."""
+    labels = [labs for _, labs in q_numbers] if q_numbers and len(q_numbers) == len(questions.root) else []
+    order = []
+    for qi, q in enumerate(questions.root):
+        if len(q.parts) <= 1:
+            order.append((qi, 0, "", _norm(q.title)))
+        for pi, p in enumerate(q.parts):
+            lab = labels[qi][pi] if qi < len(labels) and pi < len(labels[qi]) else ""
+            order.append((qi, pi, lab.casefold().strip("()."), _first_line(p.content)))
     out, at = [], 0
     for _, _, text in headings(questions_md):
         m = _MARKER.match(text)
-        if not m:
-            continue
-        label = m.group(1)
         for k in range(at, len(order)):
-            if order[k][1].casefold().strip("().") == label:
-                out.append((text, order[k][0], order[k][1]))
+            qi, pi, lab, first = order[k]
+            if (m and lab and lab == m.group(1)) or (first and first == text):
+                out.append((text, qi, pi))
                 at = k + 1
                 break
     return out
 
 
-def part_sections(questions_md: str, q_numbers: Numbers, solutions_md: str) -> tuple[SheetSet, Numbers] | None:
-    """The solutions read at the sheet's part headings (see the module): a reading with one
-    question per question answered (numbered as the sheet numbers it), each holding the
-    sections of its parts as worked solutions (the lines under the heading, verbatim), and its
-    numbering; ``None`` when fewer than two of the sheet's part headings open a section of the
-    solutions."""
-    wanted = _part_headings(questions_md, q_numbers)
+def _closes(text: str) -> bool:
+    """Does a heading close the section before it? A ``Solution`` or ``Answer`` heading is the
+    section's own answer, not the next section."""
+    return text.split(" ", 1)[0].rstrip(":.") not in SOLUTION_WORDS
+
+
+def part_sections(questions_md: str, questions: SheetSet, q_numbers: Numbers | None,
+                  solutions_md: str) -> SheetSet | None:
+    """The solutions read at the sheet's part headings (see the module): a reading laid out as
+    ``questions`` (one question per question, as many parts), each part found holding its
+    section as worked solution (the lines under the heading, verbatim), the others empty; so it
+    pairs by position. ``None`` when fewer than two of the sheet's part headings open a section."""
+    wanted = _part_headings(questions_md, questions, q_numbers)
     if len(wanted) < 2:
         return None
     lines = solutions_md.split("\n")
     found = headings(solutions_md)
-    opened: list[tuple[int, int, int, str]] = []  # (position in found, level, question, label)
+    opened: list[tuple[int, int, int, int]] = []  # (position in found, level, question, part)
     at = 0
     for f, (_, level, text) in enumerate(found):
         for k in range(at, len(wanted)):
@@ -85,33 +107,27 @@ def part_sections(questions_md: str, q_numbers: Numbers, solutions_md: str) -> t
                 opened.append((f, level, wanted[k][1], wanted[k][2]))
                 at = k + 1
                 break
-    if len(opened) < 2:
-        return None
     starts = {f for f, *_ in opened}
-    pieces: dict[int, list[tuple[str, str]]] = {}
-    for f, level, qi, label in opened:
+    out = SheetSet([Question(parts=[Part() for _ in q.parts] or [Part()]) for q in questions.root])
+    put = 0
+    for f, level, qi, pi in opened:
         end = len(lines)
         for g in range(f + 1, len(found)):
-            if g in starts or found[g][1] <= level:
+            if g in starts or (found[g][1] <= level and _closes(found[g][2])):
                 end = found[g][0]
                 break
         text = "\n".join(lines[found[f][0] + 1:end]).strip()
         if text:
-            pieces.setdefault(qi, []).append((label, text))
-    if sum(len(v) for v in pieces.values()) < 2:
-        return None
-    reading = SheetSet([Question(parts=[Part(worked_solution=t) for _, t in v]) for _, v in sorted(pieces.items())])
-    numbers = [(q_numbers[qi][0], [lab for lab, _ in v]) for qi, v in sorted(pieces.items())]
-    return reading, numbers
+            out.root[qi].parts[pi].worked_solution = text
+            put += 1
+    return out if put >= 2 else None
 
 
-def at_part_headings(questions_md: str, q_numbers: Numbers, solutions_md: str,
-                     s_numbers: Numbers | None) -> tuple[SheetSet, Numbers] | None:
-    """:func:`part_sections` when the solutions reading has nothing better to pair by: the
-    sheet numbers every question (so the sections pair by number), and the solutions' own
-    numbering neither pairs by number nor labels a part; else ``None``."""
-    if not pairs_by_number(q_numbers, q_numbers):  # the sheet does not number each question once
-        return None
+def at_part_headings(questions_md: str, questions: SheetSet, q_numbers: Numbers | None, solutions_md: str,
+                     s_numbers: Numbers | None) -> SheetSet | None:
+    """:func:`part_sections` when the solutions reading has nothing better to pair by: its own
+    numbering neither pairs by number (:func:`tasks.read.route_b.pairs_by_number`) nor labels a
+    part; else ``None``."""
     if pairs_by_number(q_numbers, s_numbers) or any(lab for _, labs in s_numbers or [] for lab in labs):
         return None
-    return part_sections(questions_md, q_numbers, solutions_md)
+    return part_sections(questions_md, questions, q_numbers, solutions_md)
