@@ -42,7 +42,7 @@ from tasks.errors import FilterError
 from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
                                   one_task_list, repeated_words)
 from tasks.read.closing_chrome import without_closing_chrome
-from tasks.read.labelled_pieces import split_solutions
+from tasks.read.labelled_pieces import split_solutions, split_whole_solutions
 from tasks.read.lecture import lead_into_next, lecture_sections
 from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.named_sections import named_sections, unread
@@ -407,6 +407,7 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
         flags += retitled_flags(renamed)
     elif parted := at_part_headings(questions_md, best.questions, best.numbers, solutions_md, s_numbers):
         solutions, s_numbers = parted, None  # answers under the sheet's own part headings, laid out as the sheet
+    solutions, s_numbers = split_whole_solutions(solutions, s_numbers, best.questions, best.numbers)
     cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
     flags += answered_together(solutions, cut, s_numbers, best.numbers)
     merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)
