@@ -72,3 +72,24 @@ def test_a_heading_straight_over_its_numbered_list_is_a_group_title_over_questio
           "3. Say where the field is strongest and why.\n")
     out = read_and_pair_inferred(GENERAL, md, None)[0]
     assert len(out.root) == 5  # no stem under either heading: its items are questions, not its parts
+
+
+def test_a_separate_key_naming_the_lettered_parts_in_bold_openings_is_cut_one_piece_per_part():
+    sheet = ("**Question 7.1**\n\n**A**. Sketch the phase portrait of the system.\n\n**B**. Find its fixed points.\n\n"
+             "**C**. Say which fixed point is stable.\n\n**Question 7.2**\n\nFit the model to the data.\n")
+    key = ("**Question 7.1**\n\n**`<span>`{=html}Part A`</span>`{=html}**.\n\nThe portrait spirals inward.\n\n"
+           "**`<span>`{=html}Part B`</span>`{=html}**.\n\nThe origin and $(1, 1)$.\n\n"
+           "**`<span>`{=html}Part C`</span>`{=html}**.\n\nThe origin.\n\n**Question 7.2**\n\nThe fit gives $k = 3$.\n")
+    reading, pairing = read_and_pair_inferred(GENERAL, sheet, key)
+    first = [p.answer + p.worked_solution for p in reading.root[0].parts]
+    assert len(first) == 3
+    assert "spirals" in first[0] and "(1, 1)" not in first[0]
+    assert "(1, 1)" in first[1] and "The origin.\n" not in first[1] + "\n"
+    assert first[2].rstrip().endswith("The origin.")
+    assert not any("names none of its" in f.reason for f in pairing.flags)
+
+
+def test_a_letter_in_a_bold_opening_names_a_part_only_when_letters_are_asked_for():
+    text = "**Part A**. First.\n\n**Part B**. Second."
+    assert split_labelled(text, ["A", "B"]) is None
+    assert split_labelled(text, ["a", "b"], letters=True) == {"a": "**Part A**. First.", "b": "**Part B**. Second."}

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 
-from schemas.sheet import Question
+from schemas.sheet import Part, Question, SheetSet
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _CODE_LABEL = re.compile(r"^\s*(?:#|//|%|--)\s*(\d{1,2})\s*[.)]?\s*$")
-_BOLD_LABEL = re.compile(r"^\s*\*\*\s*(?:[^\W\d_]+\s+)?(\d{1,2})\s*[.):]?\s*\*\*")
+_BOLD_LABEL = re.compile(r"^\s*\*\*\s*(?:[^\W\d_]+\s+)?\(?(\d{1,2}|[A-Za-z])\)?\s*[.):]?\s*\*\*")
+_RAW_HTML = re.compile(r"`<[^`>]*>`\{=html\}")
+"""An inline raw HTML tag as pandoc writes it (``**`<normal>`{=html}Part A`</normal>`{=html}**``)."""
 
 
 def blocks(text: str) -> list[str]:
@@ -51,15 +53,16 @@ def blocks(text: str) -> list[str]:
     return out
 
 
-def labels_of(block: str) -> list[str]:
-    """The task numbers a block names as what it answers (module docstring), in order."""
+def labels_of(block: str, letters: bool = False) -> list[str]:
+    """The task numbers a block names as what it answers (module docstring), in order; with
+    ``letters`` also a single letter in a bold opening (``**Part A**.``)."""
     if _FENCE.match(block):
         return [m.group(1) for line in block.split("\n")[1:-1] if (m := _CODE_LABEL.match(line))]
-    m = _BOLD_LABEL.match(block)
-    return [m.group(1)] if m else []
+    m = _BOLD_LABEL.match(_RAW_HTML.sub("", block))
+    return [m.group(1)] if m and (letters or m.group(1).isdigit()) else []
 
 
-def split_labelled(text: str, labels: list[str]) -> dict[str, str] | None:
+def split_labelled(text: str, labels: list[str], letters: bool = False) -> dict[str, str] | None:
     """``text`` (one solution) as pieces per task label of ``labels`` (the question's parts'
     labels, numbers), or ``None`` when it names fewer than two of them, names a number the
     question does not have, or names them out of order."""
@@ -67,12 +70,13 @@ def split_labelled(text: str, labels: list[str]) -> dict[str, str] | None:
     lead: list[str] = []
     last: str | None = None
     for block in blocks(text):
-        found = labels_of(block)
+        found = labels_of(block, letters)
         if not found:
             (lead if last is None else named[last]).append(block)
             continue
         for x in found:
-            if x not in labels or (last is not None and int(x) <= int(last)):
+            x = next((lb for lb in labels if lb.casefold() == x.casefold()), x)
+            if x not in labels or (last is not None and labels.index(x) <= labels.index(last)):
                 return None
             named[x] = [block]
             last = x
@@ -84,17 +88,19 @@ def split_labelled(text: str, labels: list[str]) -> dict[str, str] | None:
     return {k: "\n\n".join(v) for k, v in named.items()}
 
 
-def split_solutions(q: Question, labels: list[str]) -> Question:
+def split_solutions(q: Question, labels: list[str], letters: bool = False) -> Question:
     """``q`` with a solution that names its tasks' numbers (module docstring) cut into pieces,
-    each on the part of that label. ``labels``: the parts' labels as printed (one per part)."""
-    if len(labels) != len(q.parts) or len(q.parts) < 2 or not all(lb.isdigit() for lb in labels):
+    each on the part of that label. ``labels``: the parts' labels as printed (one per part),
+    numbers, or with ``letters`` also single letters (``**Part A**.``, ``**(b)**``)."""
+    kind = (lambda lb: lb.isdigit() or len(lb) == 1 and lb.isalpha()) if letters else str.isdigit
+    if len(labels) != len(q.parts) or len(q.parts) < 2 or not all(kind(lb) for lb in labels):
         return q
     for field in ("worked_solution", "answer"):
         texts = {getattr(p, field) for p in q.parts if getattr(p, field).strip()}
         if len(texts) != 1:
             continue
         text = texts.pop()
-        pieces = split_labelled(text, labels)
+        pieces = split_labelled(text, labels, letters)
         if pieces is None:
             continue
         parts = []
@@ -105,3 +111,36 @@ def split_solutions(q: Question, labels: list[str]) -> Question:
             parts.append(p.model_copy(update={field: pieces.get(lb, "")}))
         return q.model_copy(update={"parts": parts})
     return q
+
+
+def split_whole_solutions(solutions: SheetSet, s_numbers: list | None, questions: SheetSet,
+                          q_numbers: list | None) -> tuple[SheetSet, list | None]:
+    """A separate solutions reading with each one-piece solution of a question of several
+    labelled parts cut where it names them in its own writing (bold openings ``**Part A**.``,
+    ``**2.**``, a code comment ``# 2``: :func:`split_solutions` with letters), so each piece
+    pairs with its part by label instead of sitting whole on the first. Solutions go to
+    questions by number when :func:`tasks.read.route_b.pairs_by_number`, else by position;
+    ``s_numbers`` gets the labels of each split solution. The inputs are not changed."""
+    from tasks.read.route_b import pairs_by_number
+
+    if not q_numbers or len(q_numbers) != len(questions.root):
+        return solutions, s_numbers
+    by_number = pairs_by_number(q_numbers, s_numbers)
+    index = {n: i for i, (n, _) in enumerate(q_numbers)}
+    out, numbers = solutions.model_copy(deep=True), [list(x) for x in s_numbers] if s_numbers else None
+    for si, sq in enumerate(out.root):
+        own = s_numbers[si] if s_numbers and si < len(s_numbers) else ("", [])
+        qi = index.get(own[0]) if by_number else si
+        if qi is None or qi >= len(questions.root) or len(sq.parts) != 1 or any(own[1]):
+            continue
+        labels = q_numbers[qi][1]
+        if len(labels) < 2 or len(labels) != len(questions.root[qi].parts):
+            continue
+        probe = Question(parts=[sq.parts[0]] + [Part() for _ in labels[1:]])
+        split = split_solutions(probe, labels, letters=True)
+        if split is probe:
+            continue
+        out.root[si] = sq.model_copy(update={"parts": split.parts})
+        if numbers is not None and si < len(numbers):
+            numbers[si] = (own[0], list(labels))
+    return out, [tuple(x) for x in numbers] if numbers is not None else None

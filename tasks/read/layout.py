@@ -42,10 +42,11 @@ from tasks.errors import FilterError
 from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
                                   one_task_list, repeated_words)
 from tasks.read.closing_chrome import without_closing_chrome
-from tasks.read.labelled_pieces import split_solutions
+from tasks.read.labelled_pieces import split_solutions, split_whole_solutions
 from tasks.read.lecture import lead_into_next, lecture_sections
 from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.named_sections import named_sections, unread
+from tasks.read.part_headings import at_part_headings
 from tasks.read.restated import without_restatements
 from tasks.read.retitled import retitled, retitled_flags
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
@@ -404,6 +405,9 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
         s_numbers = numbering(source, solutions_md, "solutions", **limits)
     if renamed and len(solutions) == len(best.questions):
         flags += retitled_flags(renamed)
+    elif parted := at_part_headings(questions_md, best.questions, best.numbers, solutions_md, s_numbers):
+        solutions, s_numbers = parted, None  # answers under the sheet's own part headings, laid out as the sheet
+    solutions, s_numbers = split_whole_solutions(solutions, s_numbers, best.questions, best.numbers)
     cut = without_restatements(solutions, best.questions, s_numbers, best.numbers)
     flags += answered_together(solutions, cut, s_numbers, best.numbers)
     merged, pairing = merge_solutions(best.questions, cut, best.numbers, s_numbers)

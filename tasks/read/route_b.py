@@ -116,6 +116,12 @@ def _mostly_named(s_numbers: Numbers | None, q_numbers: Numbers) -> bool:
     return sum(1 for n, _ in s_numbers if n and n in names) * 2 > len(s_numbers)
 
 
+def pairs_by_number(q_numbers: Numbers | None, s_numbers: Numbers | None) -> bool:
+    """Do the two numberings pair by number (:func:`merge_solutions`): every question numbered,
+    no number twice, and the solutions numbered so too or mostly naming a question."""
+    return _numbered(q_numbers) and (_numbered(s_numbers) or _mostly_named(s_numbers, q_numbers))
+
+
 def _put(part: Part, solution: Part) -> None:
     if solution.answer:
         part.answer = solution.answer
@@ -286,7 +292,7 @@ def merge_solutions(
         return questions.model_copy(deep=True), Pairing()
     if q_numbers and s_numbers:  # "Problem 1a", "Problem 1b": question 1's parts (tasks.read.joined_labels)
         solutions, s_numbers = split_joined(solutions, s_numbers, q_numbers)
-    if _numbered(q_numbers) and (_numbered(s_numbers) or _mostly_named(s_numbers, q_numbers)):
+    if pairs_by_number(q_numbers, s_numbers):
         merged, flags = merge_by_number(questions, q_numbers, solutions, s_numbers)
         return split_run_on(merged), Pairing("number", flags)
     flags = []
