@@ -205,11 +205,13 @@ def test_an_unnumbered_display_environment_in_dollars_becomes_what_katex_renders
         "kites.ipynb",
         md("**Question 1.** Find the tension.\n\n$$\\begin{align*}\nT\\cos\\theta &= W \\label{w}\\\\\n"
            "T\\sin\\theta &= D\n\\end{align*}$$\n\nand $$\\begin{equation*} x^2 = 4 \\end{equation*}$$ too, "
-           "while $$\\begin{align} y = 1 \\end{align}$$ keeps its number's environment."),
+           "while $$\\begin{align} y &= 1 \\label{y} \\end{align}$$ shows no number either (MathJax's default), "
+           "and $$\\begin{gather} z = 2 \\tag{A} \\end{gather}$$ keeps its tag."),
     )
     assert "\\begin{aligned}" in text and "\\end{aligned}" in text and "align*" not in text, text
     assert "\\label" not in text and "T\\sin\\theta &= D" in text
-    assert "$$ x^2 = 4 $$" in text and "\\begin{align} y = 1 \\end{align}" in text
+    assert "$$ x^2 = 4 $$" in text and " ".join("\\begin{aligned} y &= 1  \\end{aligned}".split()) in " ".join(text.split())
+    assert "\\begin{gather} z = 2 \\tag{A} \\end{gather}" in text, text
 
 
 def test_an_eqnarray_in_dollars_becomes_an_array_katex_renders():

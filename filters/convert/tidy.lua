@@ -17,9 +17,10 @@ cannot render and never adds or rewrites a word of the sheet:
   their attributes ({reference-type="ref" …}); code blocks keep only their language
   (```` ``` html ````, not ```` ``` {.html language="HTML"} ````);
 - `\ensuremath` inside maths is cut (its argument stays, as LaTeX prints it there);
-- an unnumbered display environment inside `$$` (`\begin{align*}`, `gather*`, `multline*`,
-  `flalign*`, `equation*`), as markdown-family sheets write it, becomes what KaTeX renders
-  there (aligned, gathered, or its body), as structure.lua does for a .tex sheet; so does
+- a display environment inside `$$` (`\begin{align*}`, `gather*`, `multline*`, `flalign*`,
+  `equation*`, and the numbered ones, which MathJax shows unnumbered by default), as
+  markdown-family sheets write it, becomes what KaTeX renders there (aligned, gathered, or
+  its body), as structure.lua does for a .tex sheet; so does
   `eqnarray` (starred or not: array{rcl}), which KaTeX does not render in any form;
 - maths spanning several lines: a continuation line that could start a markdown block
   (list item, heading, quote, fence, setext underline, HTML, table, div) is indented by
@@ -118,15 +119,19 @@ local function risky(line)
   return false
 end
 
--- The environment KaTeX renders inside `$$` in place of an unnumbered display environment
--- written inside `$$` in a markdown-family sheet (`$$\begin{align*}…\end{align*}$$`, which
--- MathJax accepts): the mapping structure.lua applies to a .tex sheet's displays. A numbered
--- one is left (its numbers are structure.lua's business in a .tex sheet).
+-- The environment KaTeX renders inside `$$` in place of a display environment written inside
+-- `$$` in a markdown-family sheet (`$$\begin{align*}…\end{align*}$$`, which MathJax accepts):
+-- the mapping structure.lua applies to a .tex sheet's displays. A numbered one (`align`,
+-- `gather`, `equation`) shows no number there either: MathJax numbers nothing unless the page
+-- asks (its `tags` option is 'none' by default, as Jupyter, pandoc's HTML and Quarto leave it),
+-- so the student reads it as the starred one. One holding `\tag` is left (KaTeX takes a tag
+-- only at the top of a display). A .tex sheet's reach here already rewritten by structure.lua.
 -- eqnarray, starred or not, is one KaTeX has no form of at all (red source on the platform):
 -- it becomes array{rcl}, its look, as structure.lua makes a .tex sheet's (its rows' numbers,
 -- which MathJax shows only when the page asks for them, are cut with its labels).
 local UNNUMBERED = { ["align*"] = "aligned", ["flalign*"] = "aligned", ["gather*"] = "gathered",
-  ["multline*"] = "gathered", ["equation*"] = "", ["eqnarray*"] = "array", eqnarray = "array" }
+  ["multline*"] = "gathered", ["equation*"] = "", ["eqnarray*"] = "array", eqnarray = "array",
+  align = "aligned", flalign = "aligned", gather = "gathered", multline = "gathered", equation = "" }
 
 local function katex_display(el)
   if el.mathtype ~= "DisplayMath" then return false end
@@ -137,6 +142,7 @@ local function katex_display(el)
   if not body:find(close) then return false end
   body = body:gsub(close, ""):gsub("\\label%s*{[^}]*}", ""):gsub("\\nonumber", ""):gsub("\\notag", "")
   if body:find("\\begin{" .. env:gsub("%*", "%%*") .. "}") then return false end
+  if body:find("\\tag%f[^%a]") then return false end
   local cols = inner == "array" and "{rcl}" or ""
   el.text = inner == "" and body or ("\\begin{" .. inner .. "}" .. cols .. body .. "\\end{" .. inner .. "}")
   return true
