@@ -4,10 +4,12 @@ tasks/read/discovery.py, the audit's tasks/settle/markers.py): a marker closed b
 colon (``**Problem 1：**``, typed with a CJK input method), a bold number sign before a bare number
 (``**\\#4**``, a textbook exercise's number), a marker that names the question's number with
 the part's letter (``### Problem 1a``, ``**Problem 1 b)**``, ``**2(a)**``: one question, its
-parts a, b …)."""
+parts a, b …), and the exam class's title box before ``\\begin{questions}`` (chrome, not a
+question: tasks/convert/tex_unknown.py's ``is_block``)."""
 
 from __future__ import annotations
 
+from tasks.convert.markdown import to_markdown
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters
 from tasks.settle.markers import marker_number, question_markers
@@ -67,3 +69,13 @@ def test_a_marker_with_a_number_and_no_letter_is_unchanged():
     assert marker_number("Problem 3.2") == "3.2"
     assert marker_number("Problem 4 is short") == "4"
 
+
+def test_the_exam_class_title_box_before_the_questions_stays_text_before_them():
+    src = ("\\documentclass{exam}\n\\begin{document}\n\\begin{center}\n\\fbox{\\fbox{\\parbox{5in}{\\centering\n"
+           "Geometry - Quiz two \\\\\nShade the right answer.\n}}}\n\\end{center}\n\n\\begin{questions}\n"
+           "\\question What is the sum of the angles of a triangle?\n\\question How many sides has a hexagon?\n"
+           "\\end{questions}\n\\end{document}\n")
+    text = to_markdown("q.tex", src.encode(), "questions").text
+    assert text.startswith("Geometry - Quiz two")  # no list item around the box (was `1.  2.` over it)
+    got = _read(text)
+    assert [q.main_text for q in got] == ["What is the sum of the angles of a triangle?", "How many sides has a hexagon?"]
