@@ -12,7 +12,9 @@ Questions open at
     ending in that marker word with no number (`**Programming Problem.**`); after the
     last of them, a paragraph opening with a bold bonus label (`**Extra Credit. [1 point]**
     Show …`), titled by the label (anywhere, when the label names its problem: `**Extra
-    Credit A.**`); `**Problem 2(a)**`, `**Problem 2(b)**`: parts a, b of question 2;
+    Credit A.**`); `**Problem 2(a)**`, `**Problem 2(b)**`: parts a, b of question 2, and so
+    `### Problem 1a`, `**Problem 1 b)**`, `**1(c)**`, `**1d)**`; a marker typed in fullwidth
+    forms (`**Problem 1：**`) as in ASCII; a bold number sign and number (`**\#4**`);
     a bold sentence opening with a bare number (`**65 minutes. No book.**`) is none;
   * with neither in the document, a top-level ordered list item (one question each;
     a heading that is no marker before such a list is the group title of its
@@ -239,9 +241,24 @@ local function marker_of(text)
   -- a no-break space is a space to the reader (Word puts one between `Question 1` and
   -- its points: `Question 1 (30 points)`)
   text = trim((text:gsub('\u{A0}', ' ')))
-  -- a number sign before the number is no part of it: `Problem #3.4`, `Problem No. 2`
+  -- fullwidth forms are their ASCII characters (`Problem 1：`, `Ｑ２`: typed with a CJK input
+  -- method), an ideographic space a space
+  text = trim((text:gsub('\u{3000}', ' '):gsub('\xEF[\xBC\xBD][\x80-\xBF]', function(c)
+    local cp = utf8.codepoint(c)
+    if cp >= 0xFF01 and cp <= 0xFF5E then return string.char(cp - 0xFEE0) end
+  end)))
+  -- a number sign before the number is no part of it: `Problem #3.4`, `Problem No. 2`,
+  -- nor of a bare number: `#4` (a textbook exercise's number set in bold, `**\#4**`)
+  text = text:gsub('^\\?#%s*(%d)', '%1')
   text = text:gsub('^([%a\128-\255]+)%s+\\?#%s*(%d)', '%1 %2'):gsub('^([%a\128-\255]+)%s+[Nn][or]%.%s*(%d)', '%1 %2')
   local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
+  -- `Problem 1a`, `Problem 1b)`, `Problem 1 (c)`, `Problem 1 d)`: part a of question 1 named
+  -- in the marker, as `Problem 2(a)` below (one question, its parts a, b …)
+  if word and is_question_word(word) then
+    local n, l, after = text:match('^[%a\128-\255]+%.?%s*(%d+)(%l)%)?(.*)$')
+    if not n then n, l, after = text:match('^[%a\128-\255]+%.?%s*(%d+)%s+%(?(%l)%)(.*)$') end
+    if n and (after == '' or after:match('^[%s%.:,;]')) then return n .. '(' .. l .. ')', clean_title(after) end
+  end
   if word and is_question_word(word) and (rest == '' or rest:match('^[%s%.:%),;]')) then
     return (num:gsub('%.$', '')), clean_title(rest)
   end
@@ -319,7 +336,14 @@ local function bold_marker(b)
   if (b.t ~= 'Para' and b.t ~= 'Plain') or not b.content[1] or b.content[1].t ~= 'Strong' then
     return nil
   end
-  local num, title, prompt = marker_of(pandoc.utils.stringify(b.content[1]))
+  local bold = pandoc.utils.stringify(b.content[1])
+  local num, title, prompt = marker_of(bold)
+  if not num then
+    -- `**1(a)**`, `**1a)**`: a bold label naming question 1's part a, the whole bold run
+    local n, l = trim(bold):match('^(%d+)%s*%((%l)%)[%.:]?$')
+    if not n then n, l = trim(bold):match('^(%d+)(%l)[%)%.:]?$') end
+    if n then num, title, prompt = n .. '(' .. l .. ')', '', '' end
+  end
   if not num then return nil end
   local text = sheet.text_of(b)
   if prompt and prompt ~= '' then
@@ -2999,7 +3023,16 @@ local function segment(blocks)
       if listed and (not after_heading or #qs == 0) then flush_lead(cur) end
       local num, title, prompt = heading_marker(b)
       if num and markers and headings_seen == 0 and numbered_title(blocks, b) then num = nil end
-      if num and markers then
+      local joined_n, joined_l = (num or ''):match('^(%d+)%((%l)%)$')
+      if joined_n and markers then
+        -- `### Problem 1b`: a part of question 1, which the heading of its part (a) opened;
+        -- the text under it is the part's
+        if not cur or cur.number ~= joined_n then
+          cur = new_question(qs, joined_n, '', b.level)
+          flush_stem(cur, b.level)
+        end
+        cur.units[#cur.units + 1] = { k = 'open', label = joined_l, form = 'alpha', text = title, heading = true }
+      elseif num and markers then
         cur = new_question(qs, num, title, b.level)
         flush_stem(cur, b.level)
         -- a heading holding the whole prompt: the question's text (a solution restates it)

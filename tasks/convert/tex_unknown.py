@@ -180,10 +180,15 @@ def length_group(g: LatexGroupNode) -> bool:
     return bool(text) and bool(re.fullmatch(r"-?[\d.]+\s*(?:[a-z]{2}|\\[a-z]+)?", text))
 
 
+_PAR = re.compile(r"\\par(?![A-Za-z@])")
+
+
 def is_block(groups: list[LatexGroupNode]) -> bool:
-    """Do the groups hold a block: a paragraph break, ``\\par`` or an environment?"""
+    """Do the groups hold a block: a paragraph break, ``\\par`` or an environment? (``\\par``
+    as a command of its own: ``\\parbox``, ``\\paragraph`` open no paragraph here.)"""
     text = "".join(g.latex_verbatim() for g in groups)
-    return "\n\n" in "\n".join(line.strip() for line in text.split("\n")) or "\\begin{" in text or "\\par" in text
+    return ("\n\n" in "\n".join(line.strip() for line in text.split("\n")) or "\\begin{" in text
+            or _PAR.search(text) is not None)
 
 
 def _sequences(nodes):

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from tasks.read.pandoc_ast import ast  # noqa: F401 - read here by the discovery, and imported from here
-from tasks.settle.markers import LABEL, QUESTION_WORDS
+from tasks.settle.markers import LABEL, QUESTION_WORDS, folded_marker
 from tasks.safe_json import json_loads
 
 _WORD_NUMBER = re.compile(r"^([^\W\d_]+)\.?\s*(?:\\?#\s*|[Nn][or]\.\s*)?(\d+)((?:\.\d+)*)(?:\.?[a-z]?)(?=$|[\s.:),;])", re.UNICODE)
@@ -105,7 +105,8 @@ def _text(inlines: list) -> str:
 
 
 def _opening(text: str, found: Found, plain: bool = False) -> None:
-    m = (_PLAIN_OPENING if plain else _WORD_NUMBER).match(text.strip())
+    text = folded_marker(text)
+    m = (_PLAIN_OPENING if plain else _WORD_NUMBER).match(text)
     if m:
         w = m.group(1).lower()
         (found.plain if plain else found.words).setdefault(w, []).append(int(m.group(2)))

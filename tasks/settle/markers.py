@@ -26,9 +26,11 @@ _PAREN_ITEM = re.compile(r"^\((\d+)\)(?:\s+|$)")
 _WORD_NUMBER = re.compile(r"^([A-Za-z]+)\.?\s*(\d+(?:\.\d+)*[a-z]?)(.*)$")
 _BARE_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)[.):]?(?:\s+(.*))?$")
 _NUMBER_TITLE = re.compile(r"^(\d+)\.(?=[A-Za-z]{2})")
-_PART_NAMED = re.compile(r"^([A-Za-z]+)\.?\s*(\d+)\(([a-z])\)(?=[\s.:,;]|$)")
-"""``Problem 2(a)``: a marker naming part (a) of question 2 (the reader's ``**Problem 2(b)**``
-goes on in question 2)."""
+_PART_NAMED = re.compile(r"^([A-Za-z]+)\.?\s*(\d+)(?:\(([a-z])\)|([a-z])\)?|\s+\(?([a-z])\))(?=[\s.:,;]|$)")
+"""``Problem 2(a)``, ``Problem 2a``, ``Problem 2 b)``: a marker naming part (a) of question 2
+(the reader's ``**Problem 2(b)**`` goes on in question 2)."""
+_BARE_PART = re.compile(r"^(\d+)(?:\s*\(([a-z])\)|([a-z])\)?)[.:]?$")
+"""``1(a)``, ``1a)``: a bold run that is only question 1's part label (the reader's ``**1(b)**``)."""
 _DATE = re.compile(r"^\d{1,2}\.?\s+[^\W\d_]{3,}\.?,?\s+\d{2,4}\b")
 """A heading opening with a date (``5 Sep 23 - Activity``, ``31 August 2024``): a day, a month's
 name and a year, not a question number followed by a title."""
@@ -55,22 +57,36 @@ class Marker:
     """(a numbered item) A heading comes between it and the item before it."""
 
 
+_FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_NUMBER_SIGN = re.compile(r"^\\?#\s*(?=\d)")
+
+
+def folded_marker(text: str) -> str:
+    """A marker text as the reader reads it (``filters/library/general.lua``'s ``marker_of``):
+    fullwidth forms as their ASCII characters (``Problem 1：``, typed with a CJK input method;
+    Unicode's Halfwidth and Fullwidth Forms block, U+FF01–U+FF5E, is ASCII shifted by 0xFEE0),
+    an ideographic space a space, and a number sign before a bare number left out (``\\#4``: a
+    textbook exercise's number set in bold)."""
+    return _NUMBER_SIGN.sub("", text.strip().translate(_FULLWIDTH))
+
+
 def marker_number(text: str, words: tuple[str, ...] = QUESTION_WORDS) -> str | None:
     """The number a marker text names (``Question 3`` → ``3``, ``Q1.`` → ``1``, ``2) Energy``
-    → ``2``, ``1.lambda`` → ``1``; ``""`` for a question word alone, ``Question``), or ``None``
-    when the text is no marker. ``words`` are the marker words."""
-    text = text.strip()
+    → ``2``, ``1.lambda`` → ``1``, ``Problem 2：`` → ``2``, ``\\#4`` → ``4``; ``""`` for a
+    question word alone, ``Question``), or ``None`` when the text is no marker. ``words`` are
+    the marker words."""
+    text = folded_marker(text)
     if _DATE.match(text):
         return None
     if text.lower().rstrip(" :.") in QUESTION_WORDS[:6]:
         return ""  # ``#### Question``: a question marker with no number
+    m = _PART_NAMED.match(text)
+    if m and m.group(1).lower() in words:
+        return m.group(2)
     m = _WORD_NUMBER.match(text)
     # any space closes the number, a no-break one too (`Question 1\u00a0(30 points)`, Word's)
     if m and m.group(1).lower() in words and (not m.group(3) or m.group(3)[0].isspace() or m.group(3)[0] in ".:),;"):
         return m.group(2).rstrip(".")
-    m = _PART_NAMED.match(text)
-    if m and m.group(1).lower() in words:
-        return m.group(2)
     m = _BARE_NUMBER.match(text)
     if m and (not (m.group(2) or "").startswith(tuple("0123456789")) or _DELIMITED.match(text)):
         return m.group(1).rstrip(".")  # ``1. 2021 Season``: a delimiter closes the number
@@ -190,7 +206,9 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
             text = _ATTRIBUTES.sub("", h.group(2))
             number = marker_number(text, words)
             group = _WORD_NUMBER.match(text)
-            if number is not None:
+            if number is not None and found and found[-1].number == number and _PART_NAMED.match(folded_marker(text)):
+                pass  # ``### Problem 1b`` after ``### Problem 1a``: a part of the same question
+            elif number is not None:
                 found.append(Marker(n, number, line.strip()))
                 headed.append("marker")
                 marker_level = marker_level or len(h.group(1))
@@ -201,9 +219,12 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
                     marker_level is None or len(h.group(1)) <= marker_level):
                 answers_at = n
         elif previous_blank and _BOLD.match(line):
-            number = marker_number(_BOLD.match(line).group(1), words)
-            if number is not None and found and found[-1].number == number and _PART_NAMED.match(
-                    _BOLD.match(line).group(1)):
+            bold = _BOLD.match(line).group(1)
+            number = marker_number(bold, words)
+            if number is None and (part := _BARE_PART.match(folded_marker(bold))):
+                number = part.group(1)  # ``**1(a)**``: question 1, opened at its part (a)
+            if number is not None and found and found[-1].number == number and (
+                    _PART_NAMED.match(folded_marker(bold)) or _BARE_PART.match(folded_marker(bold))):
                 pass  # ``**Problem 2(b)**`` after ``**Problem 2(a)**``: a part of the same question
             elif number is not None:
                 found.append(Marker(n, number, line.strip()))
