@@ -62,8 +62,7 @@ def run_folder(
     replies: Path | None = None,
     offline: bool = False,
     spec: BackendSpec | None = None,
-    tries: int = 3,
-    verbose: bool = True,
+    tries: int = 3, verbose: bool = True,
     progress_id=None,
     done: list[int] | None = None,
     total: list[int] | None = None,
@@ -321,7 +320,8 @@ def run_folder(
             slots.free(slot_of.pop(key))
         finished(pair, row)
         release([*run.futures().values(), *run.box_futures()])  # what Prefect keeps of its task runs
-        shutil.rmtree(run.media_dir, ignore_errors=True)
+        for done in (run.media_dir, f"{run.media_dir}-images"):  # its docx media and the images it read
+            shutil.rmtree(done, ignore_errors=True)
         launch()
 
     try:
