@@ -58,7 +58,8 @@ from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import visible, InputError, system_problem  # noqa: E402
-from tasks.write.artifacts import artifact_key  # noqa: E402
+from tasks.write.artifacts import artifact_key, as_written  # noqa: E402
+from tasks.write.fence import fenced  # noqa: E402
 from tasks.write.publish import write_atomic  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim, taken_by_run  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -334,12 +335,12 @@ def sweep_flow(
         recorded, scope = gate_scope(recorded, [str(j[0].resolve().relative_to(base_dir.resolve())) for j in jobs])
         say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
+    said = short_table(rows, base_dir) + [""] + [f"stale accepted: {s}" for s in stale] + (  # sheets' and
+        [f"gate FAILED: {w}" for w in worse[:GATE_LINES]] if recorded is not None and worse else  # files' names:
+        ([f"gate passed against {baseline}"] if recorded is not None else []))  # fenced (attack17 C20)
     create_markdown_artifact(key=artifact_key(base_dir.resolve().name, "sweep-summary"), markdown="\n".join(
-        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
-         changes.line().split(None, 1)[1], "", "```"]
-        + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
-        + ([f"- gate FAILED: {w}" for w in worse[:GATE_LINES]] if recorded is not None and worse else
-           ([f"- gate passed against {baseline}"] if recorded is not None else []))))
+        [f"# Sweep of {as_written(str(base_dir))}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
+         as_written(changes.line().split(None, 1)[1]), "", fenced("\n".join(said), "")]))
     began, since = runtime.run_started(t0)
     try:
         publish_end(out_dir, df, record, baseline_of(rows, base_dir), run_json(  # all or nothing (attack15 C29)

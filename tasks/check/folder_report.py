@@ -173,39 +173,29 @@ def ui_rows(df: pl.DataFrame, base: Path) -> list[dict]:
     return [{k: shown(row[k]) if k in paths else row[k] for k in order} for row in df.to_dicts()]
 
 
-def table_cell(text: str, limit: int = 400) -> str:
-    """``text`` as one cell of a markdown table, read by a person: its line breaks shown as
-    ``⏎`` (a cell holds one line; blank lines left out), ``|`` escaped, cut to ``limit`` characters with ``…``;
-    every other character as written (``\\rho`` stays ``\\rho``, an em dash an em dash)."""
-    one_line = " ⏎ ".join(line.strip() for line in text.splitlines() if line.strip())
-    if len(one_line) > limit:
-        one_line = one_line[: limit - 1] + "…"
-    return one_line.replace("|", "\\|")
-
-
 def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
-    """Every flag of every sheet as markdown: the field, the kind and reason, and the two
-    routes' texts side by side (a table row each)."""
+    """Every flag of every sheet as markdown: a heading per sheet, then each flag as the
+    document run's ``<set>-flags`` artifact shows it (:func:`tasks.write.artifacts.flag_sections`:
+    the field, kind and whole reason, both routes' texts fenced, so a sheet's image or HTML
+    is text in every viewer, attack17 C20)."""
+    from schemas.flags import Flag
+    from tasks.write.artifacts import as_written, flag_sections
+
     lines = ["# Flags", ""]
     for sheet, flags in flags_by_sheet.items():
-        lines += [f"## {sheet}", ""]
+        lines += [f"## {as_written(sheet)}", ""]
         if not flags:
             lines += ["No field needs a person.", ""]
             continue
-        lines += ["| field | kind | reason | route A | route B |", "|---|---|---|---|---|"]
-        for f in flags:
-            cells = [f["field"], f["kind"], f["reason"], f.get("a") or "", f.get("b") or ""]
-            cells = [table_cell(c) for c in cells]
-            lines.append("| " + " | ".join(cells) + " |")
-        lines.append("")
+        lines += flag_sections([Flag.model_validate(f) for f in flags], level=3)
     return "\n".join(lines)
 
 
 def write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
               lua: str | None, roots: list[str] | None = None) -> None:
     """A folder run's own files in ``out`` at its end: ``report.csv``/``report.parquet``
-    (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then a
-    ``- skipped: …`` line for each of ``skipped``) and, given ``lua``, the folder's filter
+    (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then
+    ``skipped``, a line each, fenced) and, given ``lua``, the folder's filter
     ``filter.lua``; published together (:func:`tasks.write.publish.publish_files`: a full disk is
     one line, the last good run's files kept), through ``out`` :func:`pinned` with ``roots``."""
     from tasks.write.publish import publish_files
@@ -223,9 +213,12 @@ def end_files(rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipp
     df = with_totals(frame(rows))
     parquet = io.BytesIO()
     df.write_parquet(parquet)
-    links = "".join(f"- skipped: {line}\n" for line in skipped)
+    from tasks.write.fence import fenced
+
+    said = "\n".join(skipped)  # the skipped lines name the folder's files: fenced as the routes' texts
+    links = f"\n## Skipped\n\n{fenced(said, '')}\n" if skipped else ""
     files = {"report.csv": shown_csv(df).write_csv().encode(), "report.parquet": parquet.getvalue(),
-             "flags.md": (flags_markdown(flags_by_sheet) + ("\n" + links if links else "")).encode()}
+             "flags.md": (flags_markdown(flags_by_sheet) + links).encode()}
     if lua is not None:
         files["filter.lua"] = lua.encode()
     return files
