@@ -52,7 +52,7 @@ from tasks.check.sweep_files import GATE_LINES, gate_message, publish_end, read_
 from commandline.logs import say  # noqa: E402
 from commandline.options import form_problem, parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
 from commandline.out_paths import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
+    OUTPUT_MANIFEST, foreign_manifest, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
@@ -88,6 +88,8 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
             if skipped is not None:
                 skipped.append(f"{shown_name(d)}: the name is not UTF-8: skipped")
             continue
+        if skipped is not None and (planted := foreign_manifest(d)) is not None:
+            skipped.append(planted)  # another user's manifest: a line, and the course is read
         if any(holds_outputs(root.joinpath(*rel[:i + 1])) for i in range(len(rel))):
             if skipped is not None and holds_outputs(d):  # one line for the output folder, none per sheet in it
                 skipped.append(f"{d}: a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: skipped")

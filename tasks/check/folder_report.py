@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from schemas.folder import SheetRow
 from schemas.outcome import DocumentOutcome
 from schemas.report import Counts
-from tasks.convert.pairing import SheetPair
+from tasks.convert.pairing import FolderPairs, SheetPair
+from tasks.errors import InputError
 
 # polars is imported where it is used, not at import: importing it starts native threads,
 # and the warm runner (commandline/warm.py) imports this module before it forks a command.
@@ -91,11 +92,22 @@ ROWS_SO_FAR = ".sheet2lambda-rows.csv"
 published; a run stopped half-way leaves it, the last good ``report.csv`` untouched."""
 
 
-def make_out(out: Path) -> None:
+def make_out(out: Path, suffixes: tuple[str, ...] | None = None) -> None:
     """Make ``out`` with its parents; a full disk or a folder that refuses new entries is
-    :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`)."""
+    :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`).
+
+    Given a folder run's ``suffixes``, an existing ``out`` that is no run's outputs
+    (:func:`commandline.out_paths.holds_outputs`) and holds a sheet of its own is refused in one
+    line, before anything is written: the manifest written there would make every later sweep
+    skip that course as "a previous run's outputs" (attack17 C18: ``folder c1 --out root/c2``)."""
+    from commandline.out_paths import holds_outputs
     from tasks.write.publish import refused
 
+    if suffixes is not None and out.is_dir() and not holds_outputs(out):
+        sheet = next(iter(FolderPairs(out, suffixes)), None)
+        if sheet is not None:
+            raise InputError(str(out), f"holds sheets of its own ({sheet.source.name}), whose course every later sweep "
+                                       "would skip as a run's outputs: choose an --out apart from every course")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
