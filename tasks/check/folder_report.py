@@ -38,15 +38,27 @@ def frame(rows: list[SheetRow]) -> pl.DataFrame:
     return pl.DataFrame([r.model_dump() for r in rows], schema=schema)
 
 
-def shown_csv(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` with every text cell's control characters escaped (:func:`tasks.errors.visible`):
-    ``report.csv`` is read in terminals and spreadsheets, and a file name's ESC or BEL is
-    shown as ``\\x1b``, never kept raw (``report.parquet`` keeps the names as they are)."""
-    import polars as pl
+FORMULA_OPENINGS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet may take a cell opening with for a formula (OWASP, "CSV Injection")."""
 
+
+def csv_cell(text: str) -> str:
+    """A text cell of ``report.csv``: its control characters escaped (:func:`tasks.errors.visible`;
+    a file name's ESC or BEL is shown as ``\\x1b``, never kept raw), and ``'`` put before a cell
+    opening with one of :data:`FORMULA_OPENINGS`, so a sheet named ``=HYPERLINK(…).md`` is text
+    in a spreadsheet, never a formula (OWASP's advice; attack17 C02)."""
     from tasks.errors import visible
 
-    return df.with_columns(pl.col(pl.Utf8).map_elements(visible, return_dtype=pl.Utf8))
+    shown = visible(text)
+    return "'" + shown if shown.startswith(FORMULA_OPENINGS) else shown
+
+
+def shown_csv(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with every text cell as :func:`csv_cell` shows it: ``report.csv`` is read in
+    terminals and spreadsheets (``report.parquet`` and ``report.json`` keep the names as they are)."""
+    import polars as pl
+
+    return df.with_columns(pl.col(pl.Utf8).map_elements(csv_cell, return_dtype=pl.Utf8))
 
 
 def with_totals(df: pl.DataFrame, label: str = "total", by: str | None = None) -> pl.DataFrame:
