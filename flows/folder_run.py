@@ -103,7 +103,7 @@ def run_folder(
     overlap = out_over_inputs(out, {"--replies": replies}, {"--filter": filter_path}, equal_ok=("--replies",))
     if overlap:  # its outputs among the saved replies or beside the filter it reads
         raise InputError(str(out), overlap)
-    folder_report.make_out(out, suffixes)  # a full disk, or sheets in it: one line (attack15 C29b, attack17 C18)
+    folder_report.make_out(out, None if holds_outputs(out) else suffixes)  # full, or sheets in it: one line (C18)
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
     skipped: list[str] = not_sheet_files(folder, suffixes, root_dir)  # a FIFO, a folder named x.md: a line each

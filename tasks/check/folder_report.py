@@ -108,14 +108,14 @@ def make_out(out: Path, suffixes: tuple[str, ...] | None = None) -> None:
     """Make ``out`` with its parents; a full disk or a folder that refuses new entries is
     :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`).
 
-    Given a folder run's ``suffixes``, an existing ``out`` that is no run's outputs
-    (:func:`commandline.out_paths.holds_outputs`) and holds a sheet of its own is refused in one
-    line, before anything is written: the manifest written there would make every later sweep
-    skip that course as "a previous run's outputs" (attack17 C18: ``folder c1 --out root/c2``)."""
-    from commandline.out_paths import holds_outputs
+    Given a folder run's ``suffixes`` (its caller gives them for an ``out`` that is no run's
+    outputs: :func:`commandline.out_paths.holds_outputs`), an existing ``out`` holding a sheet of
+    its own is refused in one line, before anything is written: the manifest written there would
+    make every later sweep skip that course as "a previous run's outputs" (attack17 C18:
+    ``folder c1 --out root/c2``)."""
     from tasks.write.publish import refused
 
-    if suffixes is not None and out.is_dir() and not holds_outputs(out):
+    if suffixes is not None and out.is_dir():
         sheet = next(iter(FolderPairs(out, suffixes)), None)
         if sheet is not None:
             raise InputError(str(out), f"holds sheets of its own ({sheet.source.name}), whose course every later sweep "
