@@ -40,7 +40,11 @@ def deployment_roots() -> list[Path]:
     ``SHEET2LAMBDA_ROOT``, else its default ``base``) when this is a deployment's run, and
     ``SHEET2LAMBDA_ROOT`` of the environment when set. ``[]``: not confined. Raises
     :class:`InputError` for a deployment run whose deployment names no root at all."""
+    from commandline.path_names import root_problem
+
     roots: list[Path] = []
+    if (problem := root_problem(os.environ.get(ROOT_VARIABLE))) is not None:  # refused, never unconfined
+        raise InputError(ROOT_VARIABLE, problem)
     if os.environ.get(ROOT_VARIABLE):
         roots.append(Path(os.environ[ROOT_VARIABLE]))
     dep_id = _deployment_id()
@@ -53,6 +57,8 @@ def deployment_roots() -> list[Path]:
             dep = client.read_deployment(UUID(str(dep_id)))
         env = (dep.job_variables or {}).get("env") or {}
         served = not getattr(dep, "work_pool_name", None)  # a served run takes no job variables
+        if (problem := root_problem(env.get(ROOT_VARIABLE))) is not None:
+            raise InputError(f"deployment {dep.name}", f"{ROOT_VARIABLE} of its job variables {problem}")
         fixed = env.get(ROOT_VARIABLE) or (None if served and roots else (dep.parameters or {}).get("base"))
         if not fixed and roots:  # a served deployment: its root is the serving process's environment
             return roots

@@ -235,10 +235,11 @@ def under_root(root: str, path: str, base: str | None = None) -> str:
 def _problems(command: str, args: argparse.Namespace) -> list[str]:
     """The one-line problems of ``args`` that the standard library can see (first: a ``.env``
     that is not this user's alone, :func:`tasks.dotenv_trust.dotenv_problem`)."""
-    from commandline.path_names import odd_new_folder, outside_root
+    from commandline.path_names import odd_new_folder, outside_root, root_problem
     from tasks.dotenv_trust import dotenv_problem
 
-    out: list[str] = [line for line in [dotenv_problem()] if line]
+    root = root_problem(os.environ.get("SHEET2LAMBDA_ROOT"))  # set but empty or relative (attack17 C23)
+    out: list[str] = [line for line in [dotenv_problem(), root and f"SHEET2LAMBDA_ROOT {root}"] if line]
     for sfx in getattr(args, "suffixes", None) or []:  # attack16 C18: `--suffix env` ran nothing and said nothing
         if "." + sfx.lstrip(".").lower() not in DOCUMENT_SUFFIXES:
             out.append(f"--suffix {sfx!r}: no sheet format has it; one of "

@@ -26,8 +26,26 @@ def inside(path: str | Path, folder: str | Path) -> bool:
 
 
 def holds_outputs(folder: str | Path) -> bool:
-    """Whether ``folder`` is a previous run's output folder (its manifest is there)."""
-    return (Path(folder) / OUTPUT_MANIFEST).is_file()
+    """Whether ``folder`` is a previous run's output folder: its manifest is there, a regular
+    file of this user's (or root's). One another user owns is no run's of ours (:func:`foreign_manifest`)."""
+    return (Path(folder) / OUTPUT_MANIFEST).is_file() and foreign_manifest(folder) is None
+
+
+def foreign_manifest(folder: str | Path) -> str | None:
+    """The line for a manifest in ``folder`` that another user (not root) owns, as saved replies'
+    owners are judged (:func:`tasks.convert.folder_inputs.reply_not_ours`), else ``None``: a
+    co-user's ``{}`` dropped into a shared course made every sweep skip the course for ever
+    (attack17 C18); it is not taken, and the folder's sheets are read."""
+    import os
+
+    path = Path(folder) / OUTPUT_MANIFEST
+    try:
+        owner = os.stat(path).st_uid
+    except OSError:
+        return None
+    if owner in (os.getuid(), 0):
+        return None
+    return f"{path}: a run manifest of another user (uid {owner}), not this user's run: not taken, its sheets read"
 
 
 def default_folder_out(folder: str, base: str | None = None) -> Path:

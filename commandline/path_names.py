@@ -1,6 +1,7 @@
 """Paths a command line names, judged before anything is read: a new output folder's name
 no one means (:func:`odd_new_folder`), and a path outside ``SHEET2LAMBDA_ROOT``
-(:func:`outside_root`), said before whether the path exists. Standard library only: checked
+(:func:`outside_root`), said before whether the path exists, and a root that names no fixed
+folder (:func:`root_problem`). Standard library only: checked
 before Prefect is imported."""
 
 from __future__ import annotations
@@ -28,9 +29,26 @@ def outside_root(path: str) -> str | None:
     (attack16 C12: a missing file outside was 'no such baseline', an existing one 'outside the
     root'). The flows confine again (:func:`commandline.confine.confine`), with the same words."""
     root = os.environ.get("SHEET2LAMBDA_ROOT")
-    if not root or not path:
+    if not root or not path or root_problem(root) is not None:  # a root no folder names: said once, first
         return None
     real, real_root = Path(path).resolve(), Path(root).resolve()
     if real == real_root or real_root in real.parents:
         return None
     return f"{path}: is outside this deployment's root {root} (every path of a deployed run stays inside it)"
+
+
+def root_problem(root: str | None) -> str | None:
+    """What is wrong (a phrase, after the variable's name) with a deployment's root ``root``
+    (``SHEET2LAMBDA_ROOT``'s value) that is set but names no folder that stays the same: empty or
+    blank (what ``prefect.yaml``'s ``"{{ $PWD }}"`` gives when the variable is unset) or relative
+    (it would depend on the worker's working folder); ``None`` when it is absolute or unset
+    (``None``: no root). Such a root once turned confinement off, or confined to ``./root`` of
+    whatever folder the worker ran in, with no line (attack17 C23): the run is refused instead."""
+    if root is None:
+        return None
+    if not root.strip():
+        return "is set but empty: give the deployment's root as an absolute folder, or unset it (no root)"
+    if not Path(root).is_absolute():
+        return (f"is a relative folder ({root!r}), which would depend on the worker's working folder: give the "
+                "deployment's root as an absolute folder")
+    return None

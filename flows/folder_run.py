@@ -62,8 +62,7 @@ def run_folder(
     replies: Path | None = None,
     offline: bool = False,
     spec: BackendSpec | None = None,
-    tries: int = 3,
-    verbose: bool = True,
+    tries: int = 3, verbose: bool = True,
     progress_id=None,
     done: list[int] | None = None,
     total: list[int] | None = None,
@@ -104,7 +103,7 @@ def run_folder(
     overlap = out_over_inputs(out, {"--replies": replies}, {"--filter": filter_path}, equal_ok=("--replies",))
     if overlap:  # its outputs among the saved replies or beside the filter it reads
         raise InputError(str(out), overlap)
-    folder_report.make_out(out)  # a full disk: one line (attack15 C29b)
+    folder_report.make_out(out, None if holds_outputs(out) else suffixes)  # full, or sheets in it: one line (C18)
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
     skipped: list[str] = not_sheet_files(folder, suffixes, root_dir)  # a FIFO, a folder named x.md: a line each
@@ -321,7 +320,8 @@ def run_folder(
             slots.free(slot_of.pop(key))
         finished(pair, row)
         release([*run.futures().values(), *run.box_futures()])  # what Prefect keeps of its task runs
-        shutil.rmtree(run.media_dir, ignore_errors=True)
+        for done in (run.media_dir, f"{run.media_dir}-images"):  # its docx media and the images it read
+            shutil.rmtree(done, ignore_errors=True)
         launch()
 
     try:

@@ -52,13 +52,14 @@ from tasks.check.sweep_files import GATE_LINES, gate_message, publish_end, read_
 from commandline.logs import say  # noqa: E402
 from commandline.options import form_problem, parser, resolve, shown_name, under_root, utf8_name  # noqa: E402
 from commandline.out_paths import (  # noqa: E402
-    OUTPUT_MANIFEST, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
+    OUTPUT_MANIFEST, foreign_manifest, holds_outputs, inside as lies_inside, out_above, out_inside, out_over_inputs)
 from commandline.terminal import Bar, folder_next_line, short_table  # noqa: E402
 from schemas.llm import BackendChoice  # noqa: E402
 from schemas.folder import FolderOutcome, SheetRow  # noqa: E402
 from tasks.check import changes as sweep_changes, folder_report  # noqa: E402
 from tasks.errors import visible, InputError, system_problem  # noqa: E402
-from tasks.write.artifacts import artifact_key  # noqa: E402
+from tasks.write.artifacts import artifact_key, as_written  # noqa: E402
+from tasks.write.fence import fenced  # noqa: E402
 from tasks.write.publish import write_atomic  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, claim, taken_by_run  # noqa: E402
 from tasks.llm.select import backend_line, no_model_line, select_backend, spec_of  # noqa: E402
@@ -87,6 +88,8 @@ def sheet_folders(root: Path, suffixes: tuple[str, ...], skipped: list[str] | No
             if skipped is not None:
                 skipped.append(f"{shown_name(d)}: the name is not UTF-8: skipped")
             continue
+        if skipped is not None and (planted := foreign_manifest(d)) is not None:
+            skipped.append(planted)  # another user's manifest: a line, and the course is read
         if any(holds_outputs(root.joinpath(*rel[:i + 1])) for i in range(len(rel))):
             if skipped is not None and holds_outputs(d):  # one line for the output folder, none per sheet in it
                 skipped.append(f"{d}: a previous run's outputs ({OUTPUT_MANIFEST}), not sheets: skipped")
@@ -334,12 +337,12 @@ def sweep_flow(
         recorded, scope = gate_scope(recorded, [str(j[0].resolve().relative_to(base_dir.resolve())) for j in jobs])
         say(scope)
     worse = gate(rows, base_dir, recorded) if recorded is not None else []
+    said = short_table(rows, base_dir) + [""] + [f"stale accepted: {s}" for s in stale] + (  # sheets' and
+        [f"gate FAILED: {w}" for w in worse[:GATE_LINES]] if recorded is not None and worse else  # files' names:
+        ([f"gate passed against {baseline}"] if recorded is not None else []))  # fenced (attack17 C20)
     create_markdown_artifact(key=artifact_key(base_dir.resolve().name, "sweep-summary"), markdown="\n".join(
-        [f"# Sweep of {base_dir}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
-         changes.line().split(None, 1)[1], "", "```"]
-        + short_table(rows, base_dir) + ["```", ""] + [f"- stale accepted: {s}" for s in stale]
-        + ([f"- gate FAILED: {w}" for w in worse[:GATE_LINES]] if recorded is not None and worse else
-           ([f"- gate passed against {baseline}"] if recorded is not None else []))))
+        [f"# Sweep of {as_written(str(base_dir))}", "", f"{len(folders)} folders, {len(rows)} sheets", "",
+         as_written(changes.line().split(None, 1)[1]), "", fenced("\n".join(said), "")]))
     began, since = runtime.run_started(t0)
     try:
         publish_end(out_dir, df, record, baseline_of(rows, base_dir), run_json(  # all or nothing (attack15 C29)

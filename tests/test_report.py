@@ -22,15 +22,16 @@ def test_a_two_route_run_opens_with_the_set():
     assert lines[0].startswith("set ") and not any("CROSS-CHECKED" in line for line in lines)
 
 
-def test_the_folder_flags_table_shows_each_text_as_written_on_one_line():
-    from tasks.check.folder_report import flags_markdown, table_cell
+def test_the_folder_flags_show_each_text_as_written_as_the_document_artifact_does():
+    from tasks.check.folder_report import flags_markdown
 
     md = flags_markdown({"sheet.md": [{"field": "q1.p2.content", "kind": "disputed", "reason": "routes differ — read both",
-                                       "a": "Find $\\rho$ | the density\n\n$$x^2$$", "b": None}]})
-    row = [line for line in md.splitlines() if line.startswith("| q1.p2")][0]
-    assert "routes differ — read both" in row and "$\\rho$" in row and "\\\\rho" not in row
-    assert "\\| the density ⏎ $$x^2$$" in row and "\\u2014" not in md
-    assert table_cell("ab" * 300, limit=10) == "ababababa…"
+                                       "a": "Find $\\rho$ | the density\n\n$$x^2$$", "b": None}],
+                         "other.md": []})
+    assert "## sheet\\.md" in md and "### 1. q1.p2.content — disputed" in md
+    assert "routes differ — read both" in md and "\\u2014" not in md
+    assert "```text\nFind $\\rho$ | the density\n\n$$x^2$$\n```" in md  # whole, every character as written
+    assert "No field needs a person." in md
 
 
 def test_artifact_keys_of_sets_named_in_other_scripts_stay_apart():

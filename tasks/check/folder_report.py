@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from schemas.folder import SheetRow
 from schemas.outcome import DocumentOutcome
 from schemas.report import Counts
-from tasks.convert.pairing import SheetPair
+from tasks.convert.pairing import FolderPairs, SheetPair
+from tasks.errors import InputError
 
 # polars is imported where it is used, not at import: importing it starts native threads,
 # and the warm runner (commandline/warm.py) imports this module before it forks a command.
@@ -37,15 +38,27 @@ def frame(rows: list[SheetRow]) -> pl.DataFrame:
     return pl.DataFrame([r.model_dump() for r in rows], schema=schema)
 
 
-def shown_csv(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` with every text cell's control characters escaped (:func:`tasks.errors.visible`):
-    ``report.csv`` is read in terminals and spreadsheets, and a file name's ESC or BEL is
-    shown as ``\\x1b``, never kept raw (``report.parquet`` keeps the names as they are)."""
-    import polars as pl
+FORMULA_OPENINGS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet may take a cell opening with for a formula (OWASP, "CSV Injection")."""
 
+
+def csv_cell(text: str) -> str:
+    """A text cell of ``report.csv``: its control characters escaped (:func:`tasks.errors.visible`;
+    a file name's ESC or BEL is shown as ``\\x1b``, never kept raw), and ``'`` put before a cell
+    opening with one of :data:`FORMULA_OPENINGS`, so a sheet named ``=HYPERLINK(…).md`` is text
+    in a spreadsheet, never a formula (OWASP's advice; attack17 C02)."""
     from tasks.errors import visible
 
-    return df.with_columns(pl.col(pl.Utf8).map_elements(visible, return_dtype=pl.Utf8))
+    shown = visible(text)
+    return "'" + shown if shown.startswith(FORMULA_OPENINGS) else shown
+
+
+def shown_csv(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with every text cell as :func:`csv_cell` shows it: ``report.csv`` is read in
+    terminals and spreadsheets (``report.parquet`` and ``report.json`` keep the names as they are)."""
+    import polars as pl
+
+    return df.with_columns(pl.col(pl.Utf8).map_elements(csv_cell, return_dtype=pl.Utf8))
 
 
 def with_totals(df: pl.DataFrame, label: str = "total", by: str | None = None) -> pl.DataFrame:
@@ -91,11 +104,22 @@ ROWS_SO_FAR = ".sheet2lambda-rows.csv"
 published; a run stopped half-way leaves it, the last good ``report.csv`` untouched."""
 
 
-def make_out(out: Path) -> None:
+def make_out(out: Path, suffixes: tuple[str, ...] | None = None) -> None:
     """Make ``out`` with its parents; a full disk or a folder that refuses new entries is
-    :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`)."""
+    :func:`tasks.write.publish.refused`'s one line (:class:`tasks.errors.InputError`).
+
+    Given a folder run's ``suffixes`` (its caller gives them for an ``out`` that is no run's
+    outputs: :func:`commandline.out_paths.holds_outputs`), an existing ``out`` holding a sheet of
+    its own is refused in one line, before anything is written: the manifest written there would
+    make every later sweep skip that course as "a previous run's outputs" (attack17 C18:
+    ``folder c1 --out root/c2``)."""
     from tasks.write.publish import refused
 
+    if suffixes is not None and out.is_dir():
+        sheet = next(iter(FolderPairs(out, suffixes)), None)
+        if sheet is not None:
+            raise InputError(str(out), f"holds sheets of its own ({sheet.source.name}), whose course every later sweep "
+                                       "would skip as a run's outputs: choose an --out apart from every course")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -173,39 +197,29 @@ def ui_rows(df: pl.DataFrame, base: Path) -> list[dict]:
     return [{k: shown(row[k]) if k in paths else row[k] for k in order} for row in df.to_dicts()]
 
 
-def table_cell(text: str, limit: int = 400) -> str:
-    """``text`` as one cell of a markdown table, read by a person: its line breaks shown as
-    ``⏎`` (a cell holds one line; blank lines left out), ``|`` escaped, cut to ``limit`` characters with ``…``;
-    every other character as written (``\\rho`` stays ``\\rho``, an em dash an em dash)."""
-    one_line = " ⏎ ".join(line.strip() for line in text.splitlines() if line.strip())
-    if len(one_line) > limit:
-        one_line = one_line[: limit - 1] + "…"
-    return one_line.replace("|", "\\|")
-
-
 def flags_markdown(flags_by_sheet: dict[str, list[dict]]) -> str:
-    """Every flag of every sheet as markdown: the field, the kind and reason, and the two
-    routes' texts side by side (a table row each)."""
+    """Every flag of every sheet as markdown: a heading per sheet, then each flag as the
+    document run's ``<set>-flags`` artifact shows it (:func:`tasks.write.artifacts.flag_sections`:
+    the field, kind and whole reason, both routes' texts fenced, so a sheet's image or HTML
+    is text in every viewer, attack17 C20)."""
+    from schemas.flags import Flag
+    from tasks.write.artifacts import as_written, flag_sections
+
     lines = ["# Flags", ""]
     for sheet, flags in flags_by_sheet.items():
-        lines += [f"## {sheet}", ""]
+        lines += [f"## {as_written(sheet)}", ""]
         if not flags:
             lines += ["No field needs a person.", ""]
             continue
-        lines += ["| field | kind | reason | route A | route B |", "|---|---|---|---|---|"]
-        for f in flags:
-            cells = [f["field"], f["kind"], f["reason"], f.get("a") or "", f.get("b") or ""]
-            cells = [table_cell(c) for c in cells]
-            lines.append("| " + " | ".join(cells) + " |")
-        lines.append("")
+        lines += flag_sections([Flag.model_validate(f) for f in flags], level=3)
     return "\n".join(lines)
 
 
 def write_end(out: Path, rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipped: list[str],
               lua: str | None, roots: list[str] | None = None) -> None:
     """A folder run's own files in ``out`` at its end: ``report.csv``/``report.parquet``
-    (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then a
-    ``- skipped: …`` line for each of ``skipped``) and, given ``lua``, the folder's filter
+    (``rows``, then the totals: :func:`write`), ``flags.md`` (:func:`flags_markdown`, then
+    ``skipped``, a line each, fenced) and, given ``lua``, the folder's filter
     ``filter.lua``; published together (:func:`tasks.write.publish.publish_files`: a full disk is
     one line, the last good run's files kept), through ``out`` :func:`pinned` with ``roots``."""
     from tasks.write.publish import publish_files
@@ -223,9 +237,12 @@ def end_files(rows: list[SheetRow], flags_by_sheet: dict[str, list[dict]], skipp
     df = with_totals(frame(rows))
     parquet = io.BytesIO()
     df.write_parquet(parquet)
-    links = "".join(f"- skipped: {line}\n" for line in skipped)
+    from tasks.write.fence import fenced
+
+    said = "\n".join(skipped)  # the skipped lines name the folder's files: fenced as the routes' texts
+    links = f"\n## Skipped\n\n{fenced(said, '')}\n" if skipped else ""
     files = {"report.csv": shown_csv(df).write_csv().encode(), "report.parquet": parquet.getvalue(),
-             "flags.md": (flags_markdown(flags_by_sheet) + ("\n" + links if links else "")).encode()}
+             "flags.md": (flags_markdown(flags_by_sheet) + links).encode()}
     if lua is not None:
         files["filter.lua"] = lua.encode()
     return files

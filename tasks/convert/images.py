@@ -4,6 +4,7 @@ refused with a warning (a ``conversion_loss`` flag naming the link), a bound on 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from urllib.parse import unquote
@@ -15,18 +16,20 @@ IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pdf", ".svg", ".gif", ".eps")
 """Tried in this order when an image link has no extension (LaTeX ``\\includegraphics{fig}``)."""
 
 
-def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | None = None) -> Markdown:
+def resolve_images(markdown: Markdown, base_dir: str | None, media_dir: str | None = None,
+                   keep: str | None = None) -> Markdown:
     """A copy of ``markdown`` with every image link resolved again (files may have moved).
 
     Links of a ``.docx`` or ``.pdf`` are resolved against ``media_dir``'s parent (where
     :func:`to_markdown` linked them from), others against ``base_dir``. Never raises for a
-    missing file: its ``path`` is ``None``.
+    missing file: its ``path`` is ``None``. ``keep``: a folder of the run's own into which
+    each image is copied as it is read (:func:`resolve_links`).
     """
     if markdown.suffix in (".docx", ".pdf", ".ipynb"):
         base = str(Path(media_dir).parent) if media_dir else None
     else:
         base = base_dir
-    images, refused = resolve_links([i.link for i in markdown.images], base)
+    images, refused = resolve_links([i.link for i in markdown.images], base, keep)
     kept = [w for w in markdown.warnings if not (w.kind == "FileRefused" and w.message.startswith(_IMAGE_REFUSED))]
     return markdown.model_copy(update={"images": images, "warnings": kept + refused})
 
@@ -37,28 +40,52 @@ MAX_IMAGES_BYTES = 64 << 20
 """Most bytes of images one document may link in all (64 MiB); past it an image is refused."""
 
 
-def resolve_links(links: list[str], base_dir: str | None) -> tuple[list[ImageLink], list[ConversionWarning]]:
+def resolve_links(links: list[str], base_dir: str | None,
+                  keep: str | None = None) -> tuple[list[ImageLink], list[ConversionWarning]]:
     """Each image link with the file found for it (:func:`image_file`), and one
     ``FileRefused`` warning (a ``conversion_loss`` flag naming the link) per link whose file
     exists but may not be read: hidden, under ``/proc``, ``/dev`` or ``/sys``, not a regular
     file, over :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`, outside the sheet's folder,
-    or past :data:`MAX_IMAGES_BYTES` in all."""
+    or past :data:`MAX_IMAGES_BYTES` in all.
+
+    ``keep``: a folder of the run's own. Given, each image is read through one open and judged
+    on what was opened (:func:`image_data`), and those bytes are written to
+    ``keep/<sha256>/<its name>``, which becomes the link's ``path`` (``digest`` its sha256):
+    nothing later reads the sheet's folder again, so a file swapped for a link out after the
+    check never reaches the set (attack17 C27, C32). Without it the files are only located."""
     images: list[ImageLink] = []
     refused: list[ConversionWarning] = []
     total = 0
     for link in links:
-        path, why = image_file(link, base_dir)
+        data, digest = None, None
+        if keep is None:
+            path, why = image_file(link, base_dir)
+            size = Path(path).stat().st_size if path is not None else 0
+        else:
+            path, data, why = image_data(link, base_dir)
+            size = len(data) if data is not None else 0
         if path is not None:
-            size = Path(path).stat().st_size
             if total + size > MAX_IMAGES_BYTES:
                 path, why = None, f"the document's images pass {MAX_IMAGES_BYTES >> 20} MiB in all"
             else:
                 total += size
+        if path is not None and data is not None:
+            path, digest = _kept(Path(keep), Path(path).name, data)
         if why is not None:
             refused.append(ConversionWarning(kind="FileRefused", text=link,
                                              message=f"{_IMAGE_REFUSED}{quoted(link)} not read: {why}"))
-        images.append(ImageLink(link=link, path=path))
+        images.append(ImageLink(link=link, path=path, digest=digest))
     return images, refused
+
+
+def _kept(keep: Path, name: str, data: bytes) -> tuple[str, str]:
+    """``data`` written as ``keep/<sha256>/name`` (once per content): its path and sha256."""
+    digest = hashlib.sha256(data).hexdigest()
+    target = keep / digest / name
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return str(target), digest
 
 
 ADDRESS = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^[/\\]{2}")
@@ -87,25 +114,13 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
     The link is percent-decoded and taken relative to ``base_dir``; a link without an
     extension tries :data:`IMAGE_EXTENSIONS` in turn. URLs (``http:``, ``data:``, ``file:`` …),
     protocol-relative links (``//host/x.png``), links holding a backslash (:func:`is_address`)
-    and links with no ``base_dir`` find no file.
+    and links with no ``base_dir`` find no file. This locates the file by its name; what a run
+    copies into a set is read by :func:`image_data`.
     """
     from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
 
-    if not base_dir or not link or is_address(link) or "\\" in link:
-        return None, None  # an address (a scheme, //host/…) or a backslash: never a file of the sheet
-    base = Path(base_dir).resolve()
-    target = base / unquote(link)
-    candidates = [target]
-    if not Path(unquote(link)).suffix:
-        candidates += [target.with_name(target.name + ext) for ext in IMAGE_EXTENSIONS]
-    for c in candidates:
-        try:
-            there = c.exists() or c.is_symlink()
-        except OSError:
-            continue
-        if not there:
-            continue
-        why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
+    for c in _candidates(link, base_dir):
+        why = refusal(c, [Path(base_dir).resolve()], MAX_IMAGE_BYTES, tex=False)
         if why is None and c.suffix.lower() == ".svg" and c.resolve().is_file():
             why = svg_refusal(c)
         if why is not None:
@@ -115,12 +130,61 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
     return None, None
 
 
-def svg_refusal(path: Path) -> str | None:
-    """Why an SVG figure is not copied into the set (:func:`tasks.convert.svg_check.svg_problem`:
+def image_data(link: str, base_dir: str | None) -> tuple[str | None, bytes | None, str | None]:
+    """``(real path, bytes, None)`` of the file an image ``link`` names, read through one open
+    (:func:`tasks.convert.opener.read_opened`) and judged on what was opened: inside
+    ``base_dir``, a regular file, no other user's hard link, its real path not hidden nor under
+    ``/proc`` (:func:`tasks.convert.tex_files.place_refusal`), at most
+    :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`, an SVG checked on those bytes. ``(None,
+    None, why)`` when refused, ``(None, None, None)`` when no file exists (as :func:`image_file`)."""
+    from tasks.convert.opener import FileRefused, read_opened
+    from tasks.convert.tex_files import MAX_IMAGE_BYTES, place_refusal, refusal
+
+    for c in _candidates(link, base_dir):
+        base = Path(base_dir).resolve()
+        why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
+        if why is not None:
+            return None, None, why
+        try:
+            real, data = read_opened(c, [base], MAX_IMAGE_BYTES)
+        except FileRefused as e:
+            return None, None, e.why
+        except OSError:
+            continue  # gone (or unreadable) since it was found: no file, as image_file says
+        why = place_refusal(real, [base], tex=False)
+        if why is None and len(data) > MAX_IMAGE_BYTES:
+            why = f"larger than {MAX_IMAGE_BYTES >> 20} MiB"
+        if why is None and real.suffix.lower() == ".svg":
+            why = svg_refusal(data)
+        return (None, None, why) if why is not None else (str(real), data, None)
+    return None, None, None
+
+
+def _candidates(link: str, base_dir: str | None) -> list[Path]:
+    """The files that exist (or are links) for image ``link`` under ``base_dir`` (the link,
+    then with each of :data:`IMAGE_EXTENSIONS` when it has none); none for an address."""
+    if not base_dir or not link or is_address(link) or "\\" in link:
+        return []  # an address (a scheme, //host/…) or a backslash: never a file of the sheet
+    target = Path(base_dir).resolve() / unquote(link)
+    candidates = [target]
+    if not Path(unquote(link)).suffix:
+        candidates += [target.with_name(target.name + ext) for ext in IMAGE_EXTENSIONS]
+    found = []
+    for c in candidates:
+        try:
+            if c.exists() or c.is_symlink():
+                found.append(c)
+        except OSError:
+            continue
+    return found
+
+
+def svg_refusal(data: Path | bytes) -> str | None:
+    """Why an SVG figure (its file, or the bytes read of it) is not copied into the set (:func:`tasks.convert.svg_check.svg_problem`:
     it would make the platform load or run something from elsewhere), or ``None``."""
     from tasks.convert.svg_check import svg_problem
 
-    why = svg_problem(path)
+    why = svg_problem(data)
     return None if why is None else (f"an SVG holding {why}: the platform would load or run it from there; "
                                      "replace it with a figure that names nothing else")
 

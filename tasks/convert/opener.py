@@ -103,6 +103,15 @@ def read_file(path: Path | str, place: Path | str | list | None = None, max_byte
     caller, which knows the file's kind, says what is too large). Raises :class:`FileRefused`
     when refused, ``OSError`` when it cannot be opened or read (``FileNotFoundError`` when
     missing)."""
+    return read_opened(path, place, max_bytes)[1]
+
+
+def read_opened(path: Path | str, place: Path | str | list | None = None,
+                max_bytes: int | None = None) -> tuple[Path, bytes]:
+    """:func:`read_file`, with the real path of what was opened (``/proc/self/fd``: the file
+    the bytes came from, whatever ``path`` names by now), for a caller that judges that path
+    further (hidden, never read) or names the file by it; the path as given when ``place`` is
+    ``None``. Raises as :func:`read_file`."""
     path = Path(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
@@ -127,7 +136,7 @@ def read_file(path: Path | str, place: Path | str | list | None = None, max_byte
             chunks.append(chunk)
             if left is not None:
                 left -= len(chunk)
-        return b"".join(chunks)
+        return real, b"".join(chunks)
     finally:
         os.close(fd)
 

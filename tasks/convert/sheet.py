@@ -2,7 +2,9 @@
 
 The markdown stage (:func:`tasks.convert.markdown.markdown_task`) is cached by the
 documents' bytes; where the images sit, and their bytes, are read anew each run here, so
-that the build is keyed by the images' content and a moved folder still finds them.
+that the build is keyed by the images' content and a moved folder still finds them. Each image
+is read once, through one open, and its bytes kept in the run's own folder beside ``media_dir``
+(``<media_dir>-images``): the build copies those, never the sheet's file again (attack17 C27).
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from pathlib import Path
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from schemas.markdown import Converted, ImageLink, Markdown, SheetText
-from tasks.convert.inputs import file_digest
+from schemas.markdown import Converted, Markdown, SheetText
 from tasks.convert.images import resolve_images
 from tasks.convert.markdown import restore_media
 from tasks.convert.mathpix_maths import mathpix_style
@@ -24,9 +25,7 @@ def _localised(conv: Converted, path: Path, media_dir: str) -> Markdown:
     if conv.error or conv.markdown is None:
         raise InputError(str(path), conv.error or "could not be converted")
     restore_media(conv, media_dir)
-    md = resolve_images(conv.markdown, str(path.resolve().parent), media_dir)
-    images = [ImageLink(link=i.link, path=i.path, digest=file_digest(i.path)) for i in md.images]
-    return md.model_copy(update={"images": images})
+    return resolve_images(conv.markdown, str(path.resolve().parent), media_dir, keep=f"{media_dir}-images")
 
 
 def conversion_error(converted: list[tuple[Converted, str]]) -> str | None:

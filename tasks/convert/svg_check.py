@@ -59,8 +59,8 @@ class _Found(Exception):
     """Raised by a handler at the first problem: nothing more is read (an entity is never expanded)."""
 
 
-def svg_problem(path: str | Path) -> str | None:
-    """Why the SVG at ``path`` may not go into a set (one phrase), or ``None``: it names a
+def svg_problem(path: str | Path | bytes) -> str | None:
+    """Why the SVG at ``path`` (or of these bytes, as a run read them once) may not go into a set (one phrase), or ``None``: it names a
     resource elsewhere (a ``href``/``src`` other than ``#id`` or a raster ``data:`` picture, a
     CSS ``@import`` or ``url(…)``), holds a script (``<script>``, an ``on…`` attribute,
     ``<foreignObject>``), declares entities, or is not well-formed XML. Reads the file whole
@@ -120,7 +120,7 @@ def svg_problem(path: str | Path) -> str | None:
     parser.ProcessingInstructionHandler = instruction
     parser.buffer_text = True
     try:
-        parser.Parse(Path(path).read_bytes(), True)
+        parser.Parse(path if isinstance(path, bytes) else Path(path).read_bytes(), True)
     except _Found:
         pass
     except expat.ExpatError as e:

@@ -48,7 +48,7 @@ from pathlib import Path
 from schemas.markdown import ConversionWarning
 from tasks.convert.effort import current
 from tasks.convert.pairing import another_sheets_file
-from tasks.convert.opener import FileRefused, link_refusal, read_file
+from tasks.convert.opener import FileRefused, link_refusal, read_file, read_opened
 from tasks.errors import quoted
 
 MAX_FILE_BYTES = 2 << 20
@@ -110,24 +110,10 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
         real = path.resolve()
     except (OSError, RuntimeError):
         return "its path cannot be resolved"
-    for bad in FORBIDDEN:
-        if real == bad or bad in real.parents:
-            return f"{bad} is never read"
-    if not real.exists():
+    if not real.exists() and not any(real == bad or bad in real.parents for bad in FORBIDDEN):
         return None  # nothing to read: pandoc, which reads nothing itself, reports it missing
-    inside = None
-    for root in roots:
-        r = Path(root).resolve()
-        if real == r or r in real.parents:
-            inside = r
-            break
-    if inside is None:
-        if not tex:
-            return "outside the sheet's folder"
-        return "outside the sheet's folder" + (" and --tex-root" if len(roots) > 1 else "") + \
-            " (a course's shared folder: give it with --tex-root DIR)"
-    if any(part.startswith(".") for part in real.relative_to(inside).parts):
-        return "a hidden file"
+    if (why := place_refusal(real, roots, tex)) is not None:
+        return why
     try:
         st = real.stat()
     except OSError:
@@ -138,6 +124,26 @@ def refusal(path: Path, roots: list[Path], max_bytes: int = MAX_FILE_BYTES, tex:
         return link_refusal(st)
     if st.st_size > max_bytes:
         return f"larger than {max_bytes >> 20} MiB"
+    return None
+
+
+def place_refusal(real: Path, roots: list[Path], tex: bool = True) -> str | None:
+    """The part of :func:`refusal` that judges a real path by its place alone (one phrase, or
+    ``None``): under ``/proc``, ``/dev`` or ``/sys``, outside every root, or hidden under its
+    root. Applied again to the path of what was opened
+    (:func:`tasks.convert.opener.read_opened`), so a file swapped after :func:`refusal` for a
+    link elsewhere is judged where it really is (attack17 C27, C31)."""
+    for bad in FORBIDDEN:
+        if real == bad or bad in real.parents:
+            return f"{bad} is never read"
+    inside = next((r for r in (Path(root).resolve() for root in roots) if real == r or r in real.parents), None)
+    if inside is None:
+        if not tex:
+            return "outside the sheet's folder"
+        return "outside the sheet's folder" + (" and --tex-root" if len(roots) > 1 else "") + \
+            " (a course's shared folder: give it with --tex-root DIR)"
+    if any(part.startswith(".") for part in real.relative_to(inside).parts):
+        return "a hidden file"
     return None
 
 
@@ -219,9 +225,15 @@ class _Inliner:
                 self.refuse(command, name, why)
                 return None
             try:
-                if not c.resolve().is_file():
+                checked = c.resolve()
+                if not checked.is_file():
                     continue
-                data = read_file(c, self.roots)  # the one opener: judged again on what it opened
+                real, data = read_opened(c, self.roots, MAX_FILE_BYTES)  # one open, judged on what it opened
+                why = place_refusal(real, self.roots) or (another_sheets_file(real) if real != checked else None)
+                if why is None and len(data) > MAX_FILE_BYTES:
+                    why = f"larger than {MAX_FILE_BYTES >> 20} MiB"
+                if why is not None:
+                    raise FileRefused(c, why)
             except FileRefused as e:
                 self.refuse(command, name, e.why)
                 return None
@@ -232,7 +244,7 @@ class _Inliner:
                 return None
             self.total += len(data)
             self.effort.reads += 1
-            self.files[str(c.resolve())] = hashlib.sha256(data).hexdigest()
+            self.files[str(real)] = hashlib.sha256(data).hexdigest()
             return data.decode("utf-8", "replace").replace("\r\n", "\n")
         return None
 

@@ -13,7 +13,6 @@ and an equation note need text: they are taken on the review page, which writes 
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, create_model
@@ -36,9 +35,9 @@ def field_name(flag: int) -> str:
 
 
 def _fenced(text: str) -> list[str]:
-    text = text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
-    fence = "~" * max(4, max((len(run) for run in re.findall("~+", text)), default=0) + 1)
-    return [fence + "text", text, fence]
+    from tasks.write.fence import fenced  # the one fence of every markdown a run writes
+
+    return [fenced(text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…")]
 
 
 def description(form: ReviewForm, total: int, page_url: str | None, out: str) -> str:

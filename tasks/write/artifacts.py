@@ -27,6 +27,7 @@ from pathlib import Path
 
 from schemas.flags import ROUTE_TEXT_KINDS, Flag
 from schemas.report import Report
+from tasks.write.fence import fenced
 
 CELL = 400
 """Characters of a route's text shown in one cell of the flags table."""
@@ -68,21 +69,27 @@ def as_written(text: str) -> str:
 
 
 def flags_markdown(set_name: str, flags: list[Flag]) -> str:
-    """The ``<set>-flags`` artifact: a heading per flag (number, field, kind), its reason
-    whole, then each route's text where it has one, quoted."""
+    """The ``<set>-flags`` artifact: a heading per flag (:func:`flag_sections`)."""
     if not flags:
-        return f"# Flags of {set_name}\n\nNo flags: nothing to read.\n"
-    out = [f"# Flags of {set_name}\n", f"{len(flags)} to read (`sheet2lambda review OUT` decides them).\n"]
+        return f"# Flags of {as_written(set_name)}\n\nNo flags: nothing to read.\n"
+    out = [f"# Flags of {as_written(set_name)}\n", f"{len(flags)} to read (`sheet2lambda review OUT` decides them).\n"]
+    return "\n".join(out + flag_sections(flags))
+
+
+def flag_sections(flags: list[Flag], level: int = 2) -> list[str]:
+    """Markdown per flag: a heading of ``level`` (number, field, kind), its reason whole (as
+    written: :func:`as_written`), then each route's text where it has one, fenced
+    (:func:`tasks.write.fence.fenced`: a sheet's image or HTML shows as text, never loads)."""
+    out = []
     for i, (flag, row) in enumerate(zip(flags, flag_rows(flags)), start=1):
-        out.append(f"## {i}. {row['field']} — {row['kind']}\n\n{as_written(row['reason'])}\n")
+        out.append(f"{'#' * level} {i}. {row['field']} — {row['kind']}\n\n{as_written(row['reason'])}\n")
         texts = ((FLAG_COLUMNS["a"], FLAG_COLUMNS["b"]) if flag.kind in ROUTE_TEXT_KINDS
                  else (FLAG_COLUMNS["a"],))
         for who in texts:
             if row[who]:  # as written (a code block: the UI's markdown would eat a backslash)
                 what = who if flag.kind in ROUTE_TEXT_KINDS else "the passage"
-                text = row[who].replace("```", "`\u200b``")
-                out.append(f"**{what}**\n\n```text\n{text}\n```\n")
-    return "\n".join(out)
+                out.append(f"**{what}**\n\n{fenced(row[who])}\n")
+    return out
 
 
 def _flags(n: int) -> str:
@@ -123,7 +130,8 @@ def publish_document(set_name: str, out: Path, report: Report | None, flags: lis
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
     keys = [artifact_key(set_name, "summary")]
-    create_markdown_artifact(key=keys[0], markdown=f"# {set_name}\n\n```\n" + "\n".join(lines) + "\n```\n",
+    said = fenced("\n".join(lines), "")  # the printed lines quote the sheet (the first few flags)
+    create_markdown_artifact(key=keys[0], markdown=f"# {as_written(set_name)}\n\n{said}\n",
                              description=f"summary of the run of {set_name}")
     if report is None:
         return keys
@@ -151,6 +159,7 @@ def publish_review(set_name: str, lines: list[str]) -> str:
     from prefect.artifacts import create_markdown_artifact
 
     key = artifact_key(set_name, "review")
-    create_markdown_artifact(key=key, markdown=f"# Review of {set_name}\n\n```\n" + "\n".join(lines) + "\n```\n",
+    said = fenced("\n".join(lines), "")
+    create_markdown_artifact(key=key, markdown=f"# Review of {as_written(set_name)}\n\n{said}\n",
                              description=f"a person's review of the flags of {set_name}")
     return key
