@@ -181,14 +181,68 @@ def _parent(pid: int) -> int:
         return 0
 
 
-def _home_of(pid: int) -> Path | None:
+def _environ(pid: int) -> dict[bytes, bytes]:
     try:
         raw = Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
-        return None
-    env = dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+        return {}
+    return dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+
+
+def _home_of(pid: int) -> Path | None:
+    env = _environ(pid)
     home = env.get(b"PREFECT_HOME") or (env.get(b"HOME", b"") and env[b"HOME"] + b"/.prefect")
-    return Path(os.fsdecode(home)).expanduser().resolve() if home else None
+    if not home:
+        return None
+    path = Path(os.fsdecode(home)).expanduser()
+    if not path.is_absolute():  # relative to that process's working folder, not ours
+        try:
+            path = Path(os.readlink(f"/proc/{pid}/cwd")) / path
+        except OSError:
+            return None
+    return path.resolve()
+
+
+KEPT_MARK = "SHEET2LAMBDA_KEPT_SERVER"
+"""Set (to ``1``) in the environment of the kept server this project starts: with its arguments
+(``server start``) and its ``PREFECT_HOME`` it tells the server apart from ``sheet2lambda server
+start``, the command, whose arguments end the same (:func:`home_servers`)."""
+
+
+def _is_prefect_server(pid: int) -> bool:
+    from commandline import procs
+
+    if not procs.runs(pid, ("server", "start")):
+        return False
+    args = procs.command_line(pid) or []
+    named = any(os.path.basename(a) == "prefect" for a in args[:2]) or procs.runs(pid, ("-m", "prefect"))
+    return named or _environ(pid).get(KEPT_MARK.encode()) == b"1"
+
+
+def home_servers(home: Path) -> list[int]:
+    """The pids of this user's Prefect servers of ``home`` running now, listening or not (still
+    migrating a new database): processes whose arguments hold ``server start`` after a ``prefect``
+    command (or whose environment holds :data:`KEPT_MARK`), whose ``PREFECT_HOME`` (else
+    ``$HOME/.prefect``) is ``home``; a child of one found is left out (uvicorn's), this process too;
+    oldest first. ``[]`` without ``/proc``. Finds a kept server whose record was lost: its command
+    killed (``kill -9`` of its group, a closed terminal) while it started it (attack17 C21)."""
+    from commandline import procs
+
+    if not os.path.isdir("/proc/self/fd"):
+        return []
+    want, uid, found = home.resolve(), os.getuid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        pid = int(name)
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+        except OSError:
+            continue
+        if _is_prefect_server(pid) and procs._running(pid) and _home_of(pid) == want:
+            found.append(pid)
+    return sorted((p for p in found if _parent(p) not in found), key=lambda p: procs.started(p) or 0)
 
 
 def home_server(url: str, home: Path) -> int | None:
