@@ -34,13 +34,14 @@ LOCK_WAIT = 120.0
 
 
 @contextmanager
-def out_lock(out: Path, wait: float | None = None):
-    """Hold ``out``'s publishing lock (:data:`LOCK`), waiting up to ``wait`` seconds
-    (default :data:`LOCK_WAIT`) for another run; raises :class:`InputError` past it."""
+def out_lock(out: Path, wait: float | None = None, name: str = LOCK):
+    """Hold ``out``'s publishing lock (:data:`LOCK`; another lock file of ``out`` by ``name``,
+    as a review's), waiting up to ``wait`` seconds (default :data:`LOCK_WAIT`) for another
+    run; raises :class:`InputError` past it."""
     out.mkdir(parents=True, exist_ok=True)
     wait = LOCK_WAIT if wait is None else wait
     try:
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(out / name, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as e:
         raise (refused(e, out) or InputError(str(out), f"cannot lock --out ({e.strerror or e}): nothing in --out was "
                                                        "replaced")) from None
