@@ -129,10 +129,11 @@ def holds_unix_socket(pid: int, path: str) -> bool | None:
     return bool(inodes) and _holds(pid, inodes)
 
 
-def listener_is_ours(url: str, pid: int) -> bool | None:
+def listener_is_ours(url: str, pid: int, inodes: set[str] | None = None) -> bool | None:
     """Whether the process listening on ``url``'s port (a ``127.0.0.1`` or ``localhost`` URL)
     is ``pid`` or a descendant of it (``/proc/<pid>/task/*/children``); ``False`` for any other host, or when none of this
-    user's processes listens there; ``None`` when there is no ``/proc`` to tell."""
+    user's processes listens there; ``None`` when there is no ``/proc`` to tell. ``inodes``: the
+    port's listening sockets as the caller read them (else read here)."""
     if not os.path.isdir("/proc/self/fd"):
         return None
     try:
@@ -142,7 +143,7 @@ def listener_is_ours(url: str, pid: int) -> bool | None:
         return False
     if parts.hostname not in ("127.0.0.1", "localhost") or not port:
         return False
-    inodes = _listening_inodes(port)
+    inodes = _listening_inodes(port) if inodes is None else inodes
     if not inodes:
         return False
     todo, seen = [pid], set()
@@ -161,17 +162,18 @@ def port_holder(url: str, pid: int) -> str | None:
     """Who listens on ``url``'s port: ``"ours"`` (``pid`` or a descendant, :func:`listener_is_ours`),
     ``"other"`` (some other process, any user's: another ``PREFECT_HOME``'s server that won a race for
     the port), ``"none"`` (nobody yet); ``None`` when there is no ``/proc`` to tell. A server this
-    command started is sent its password only once it is ``"ours"`` (attack14 C01b)."""
-    mine = listener_is_ours(url, pid)
-    if mine is None:
+    command started is sent its password only once it is ``"ours"`` (attack14 C01b). The port's
+    sockets are read once, so a server that binds between two looks is never taken for another's."""
+    if not os.path.isdir("/proc/self/fd"):
         return None
-    if mine:
-        return "ours"
     try:
         port = urllib.parse.urlsplit(url).port
     except ValueError:
         return "other"
-    return "other" if port and _listening_inodes(port) else "none"
+    inodes = _listening_inodes(port) if port else set()
+    if not inodes:
+        return "none"
+    return "ours" if listener_is_ours(url, pid, inodes) else "other"
 
 
 def _parent(pid: int) -> int:

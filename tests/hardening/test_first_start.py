@@ -110,7 +110,7 @@ def _never_a_second(*args, **kwargs):
 
 @pytest.mark.parametrize("record", ["recorded", "record lost"])
 def test_a_server_left_starting_by_a_killed_command_is_waited_for_never_doubled(home, monkeypatch, capsys, record):
-    pid, state = _left_server(home, delay=4.0)
+    pid, state = _left_server(home, delay=8.0)  # (binding late enough for a loaded machine)
     try:
         if record == "record lost":  # killed between starting it and writing its record
             server.state_file().unlink()
@@ -129,7 +129,7 @@ def test_a_server_left_starting_by_a_killed_command_is_waited_for_never_doubled(
 def test_a_left_server_that_dies_before_answering_is_replaced_by_one(home, monkeypatch, capsys):
     script = str(home.parent / "fake_prefect.py")
     server.private_home()  # its record lost: found by its arguments and PREFECT_HOME alone
-    left = subprocess.Popen([sys.executable, script, "1.5", "exit", "server", "start", "--port", "1"],
+    left = subprocess.Popen([sys.executable, script, "5", "exit", "server", "start", "--port", "1"],
                             env={**os.environ, KEPT_MARK: "1"}, start_new_session=True)
     try:
         monkeypatch.setattr(server, "prefect_command", lambda: [sys.executable, script, "0", "serve"])
@@ -209,3 +209,14 @@ def test_ctrl_c_while_the_command_imports_its_flows_is_one_line_exit_130(home):
     os.killpg(cmd.pid, signal.SIGINT)
     out, err = cmd.communicate(timeout=60)
     assert cmd.returncode == 130 and err.strip().splitlines() == ["interrupted: the run stopped before it began"], err
+
+
+def test_a_server_binding_its_port_while_it_is_looked_at_is_never_taken_for_another(monkeypatch):
+    """The full hardening run: a left server bound its port between the two looks of
+    ``port_holder`` (ours? no one listens; anyone? now someone does) and was stopped as having
+    "lost its port to another process". The port's sockets are read once."""
+    from commandline import ownership
+
+    looks = iter([set(), {"4242"}, {"4242"}])
+    monkeypatch.setattr(ownership, "_listening_inodes", lambda port: next(looks))
+    assert ownership.port_holder("http://127.0.0.1:4242/api", os.getpid()) == "none"
