@@ -35,8 +35,27 @@ USAGE = ("usage: sheet2lambda {document,folder,sweep,review,compare,server} ...\
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to a command's ``main``; returns its exit status (1: bad command line)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Dispatch to a command's ``main``; returns its exit status (1: bad command line; 130:
+    Ctrl-C before the command's run began, one line, never a traceback)."""
+    try:  # the command line checked, the server chosen, the command's module imported (Prefect: 5-20 s)
+        found = _prepare(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second one interrupts not the line
+        print("interrupted: the run stopped before it began", file=sys.stderr)
+        return 130
+    if isinstance(found, int):
+        return found
+    command, module, rest = found
+    if command in ("review", "compare"):
+        return module.main(rest, prog=f"sheet2lambda {command}")
+    return module.main(rest)
+
+
+def _prepare(argv: list[str]):
+    """Everything before a command's ``main``: its exit status when it ends here, else
+    ``(command, its module, its arguments)``."""
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, end="")
         return 0 if argv else 1
@@ -63,10 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
             print(visible(problem), file=sys.stderr)
             return 1
-    module = importlib.import_module(MODULES[command])
-    if command in ("review", "compare"):
-        return module.main(rest, prog=f"sheet2lambda {command}")
-    return module.main(rest)
+    return command, importlib.import_module(MODULES[command]), rest
 
 
 if __name__ == "__main__":

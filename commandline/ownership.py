@@ -129,10 +129,11 @@ def holds_unix_socket(pid: int, path: str) -> bool | None:
     return bool(inodes) and _holds(pid, inodes)
 
 
-def listener_is_ours(url: str, pid: int) -> bool | None:
+def listener_is_ours(url: str, pid: int, inodes: set[str] | None = None) -> bool | None:
     """Whether the process listening on ``url``'s port (a ``127.0.0.1`` or ``localhost`` URL)
     is ``pid`` or a descendant of it (``/proc/<pid>/task/*/children``); ``False`` for any other host, or when none of this
-    user's processes listens there; ``None`` when there is no ``/proc`` to tell."""
+    user's processes listens there; ``None`` when there is no ``/proc`` to tell. ``inodes``: the
+    port's listening sockets as the caller read them (else read here)."""
     if not os.path.isdir("/proc/self/fd"):
         return None
     try:
@@ -142,7 +143,7 @@ def listener_is_ours(url: str, pid: int) -> bool | None:
         return False
     if parts.hostname not in ("127.0.0.1", "localhost") or not port:
         return False
-    inodes = _listening_inodes(port)
+    inodes = _listening_inodes(port) if inodes is None else inodes
     if not inodes:
         return False
     todo, seen = [pid], set()
@@ -161,17 +162,18 @@ def port_holder(url: str, pid: int) -> str | None:
     """Who listens on ``url``'s port: ``"ours"`` (``pid`` or a descendant, :func:`listener_is_ours`),
     ``"other"`` (some other process, any user's: another ``PREFECT_HOME``'s server that won a race for
     the port), ``"none"`` (nobody yet); ``None`` when there is no ``/proc`` to tell. A server this
-    command started is sent its password only once it is ``"ours"`` (attack14 C01b)."""
-    mine = listener_is_ours(url, pid)
-    if mine is None:
+    command started is sent its password only once it is ``"ours"`` (attack14 C01b). The port's
+    sockets are read once, so a server that binds between two looks is never taken for another's."""
+    if not os.path.isdir("/proc/self/fd"):
         return None
-    if mine:
-        return "ours"
     try:
         port = urllib.parse.urlsplit(url).port
     except ValueError:
         return "other"
-    return "other" if port and _listening_inodes(port) else "none"
+    inodes = _listening_inodes(port) if port else set()
+    if not inodes:
+        return "none"
+    return "ours" if listener_is_ours(url, pid, inodes) else "other"
 
 
 def _parent(pid: int) -> int:
@@ -181,14 +183,68 @@ def _parent(pid: int) -> int:
         return 0
 
 
-def _home_of(pid: int) -> Path | None:
+def _environ(pid: int) -> dict[bytes, bytes]:
     try:
         raw = Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
-        return None
-    env = dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+        return {}
+    return dict(item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+
+
+def _home_of(pid: int) -> Path | None:
+    env = _environ(pid)
     home = env.get(b"PREFECT_HOME") or (env.get(b"HOME", b"") and env[b"HOME"] + b"/.prefect")
-    return Path(os.fsdecode(home)).expanduser().resolve() if home else None
+    if not home:
+        return None
+    path = Path(os.fsdecode(home)).expanduser()
+    if not path.is_absolute():  # relative to that process's working folder, not ours
+        try:
+            path = Path(os.readlink(f"/proc/{pid}/cwd")) / path
+        except OSError:
+            return None
+    return path.resolve()
+
+
+KEPT_MARK = "SHEET2LAMBDA_KEPT_SERVER"
+"""Set (to ``1``) in the environment of the kept server this project starts: with its arguments
+(``server start``) and its ``PREFECT_HOME`` it tells the server apart from ``sheet2lambda server
+start``, the command, whose arguments end the same (:func:`home_servers`)."""
+
+
+def _is_prefect_server(pid: int) -> bool:
+    from commandline import procs
+
+    if not procs.runs(pid, ("server", "start")):
+        return False
+    args = procs.command_line(pid) or []
+    named = any(os.path.basename(a) == "prefect" for a in args[:2]) or procs.runs(pid, ("-m", "prefect"))
+    return named or _environ(pid).get(KEPT_MARK.encode()) == b"1"
+
+
+def home_servers(home: Path) -> list[int]:
+    """The pids of this user's Prefect servers of ``home`` running now, listening or not (still
+    migrating a new database): processes whose arguments hold ``server start`` after a ``prefect``
+    command (or whose environment holds :data:`KEPT_MARK`), whose ``PREFECT_HOME`` (else
+    ``$HOME/.prefect``) is ``home``; a child of one found is left out (uvicorn's), this process too;
+    oldest first. ``[]`` without ``/proc``. Finds a kept server whose record was lost: its command
+    killed (``kill -9`` of its group, a closed terminal) while it started it (attack17 C21)."""
+    from commandline import procs
+
+    if not os.path.isdir("/proc/self/fd"):
+        return []
+    want, uid, found = home.resolve(), os.getuid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        pid = int(name)
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+        except OSError:
+            continue
+        if _is_prefect_server(pid) and procs._running(pid) and _home_of(pid) == want:
+            found.append(pid)
+    return sorted((p for p in found if _parent(p) not in found), key=lambda p: procs.started(p) or 0)
 
 
 def home_server(url: str, home: Path) -> int | None:

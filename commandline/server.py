@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import contextmanager
-from typing import Iterator
 import subprocess
 import sys
 import time
@@ -37,9 +35,10 @@ from pathlib import Path
 
 from commandline import procs
 from commandline.runtime import DEFAULTS
-from commandline.ownership import ancestor_problem, home_server, listener_is_ours
+from commandline.ownership import KEPT_MARK, ancestor_problem, home_server, listener_is_ours
 from commandline.procs import prefect_command
 from commandline.server_auth import exposed_line
+from commandline import server_start
 from commandline.server_wait import await_own, free_port, healthy, port_free as _free  # noqa: F401 (re-exported)
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
@@ -201,26 +200,9 @@ def _own(url: str) -> bool:
     return state.get("url") == url and procs.ours(pid, state.get("start")) and listener_is_ours(url, pid) is not False
 
 
-@contextmanager
-def starting() -> Iterator[None]:
-    """Hold ``$PREFECT_HOME/sheet2lambda-server.lock`` (an exclusive ``flock``) while a server
-    is looked for and started: two commands started at once with no server running would
-    each start one on the same SQLite database (both crashed migrating a new one; on an
-    old one, the second server was never recorded and outlived ``server stop``). The second
-    waits for the first's server and reuses it. Where ``fcntl`` is missing, no lock."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX
-        yield
-        return
-    home = prefect_home()
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / "sheet2lambda-server.lock", "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+def starting():
+    """The lock of a start on this ``PREFECT_HOME`` (:func:`commandline.server_start.starting`)."""
+    return server_start.starting(prefect_home())
 
 
 def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
@@ -228,9 +210,11 @@ def start(port: int = 4200, timeout: float = START_TIMEOUT) -> str:
     taken) in its own session, record it, and wait until it answers; another command
     starting one at the same time waits for it and reuses it (:func:`starting`). Returns
     its API address; raises ``RuntimeError`` (naming the log) when it exits first or does
-    not answer in ``timeout`` seconds (the process is then stopped)."""
-    with starting():
-        url = _start(port, timeout)
+    not answer in ``timeout`` seconds (the process is then stopped). This home's server already
+    running unanswering (its command killed while it started it) is waited for, never doubled
+    (:func:`commandline.server_start.adopt`); Ctrl-C or SIGTERM meanwhile stops the server being
+    started: one line, ``SystemExit(130)`` (:func:`commandline.server_start.start_or_exit`)."""
+    url = server_start.start_or_exit(_start, port, timeout, prefect_home(), state_file(), running)
     use_auth(url)  # this process (and the warm runner it starts) talks to the server it started
     return url
 
@@ -243,7 +227,7 @@ repossessor frees an expired lease's slots."""
 
 
 def _start(port: int, timeout: float) -> str:
-    url = running()
+    url = running() or server_start.adopt(prefect_home(), state_file(), recorded, timeout)  # a server of this home left starting: waited for, never a second one
     if url:
         return url
     if not _free(port):
@@ -274,6 +258,7 @@ def _launch(port: int):
     env.setdefault("PREFECT_SERVER_CONCURRENCY_LEASE_STORAGE", LEASES)
     env.update({"PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api", "PREFECT_SERVER_API_AUTH_STRING": auth_string()})
     env.pop("PREFECT_API_URL", None)
+    env.update({"PREFECT_HOME": str(home.resolve()), KEPT_MARK: "1"})  # found by these if its record is lost
     old = os.umask(0o077)  # its database and log: this user's only
     try:
         with open(log, "ab") as fh:
@@ -296,10 +281,17 @@ def stop(timeout: float = 15.0) -> bool:
     server still listening on its address: this home's ``prefect server start`` holding the
     recorded port (:func:`commandline.ownership.home_server`) is stopped instead, with a line
     (attack15 C14: it kept running, and the next start made a second server of the same
-    database). Returns whether a server was running."""
+    database). Then any server of this home still running without a record (its command killed
+    while it started it, attack17 C21) is stopped, a line each
+    (:func:`commandline.server_start.stop_unrecorded`). Returns whether a server was running."""
     from commandline import warm
 
     warm.stop()
+    recorded_one = _stop_recorded(timeout)
+    return bool(server_start.stop_unrecorded(prefect_home())) or recorded_one
+
+
+def _stop_recorded(timeout: float) -> bool:
     state = recorded()
     try:
         state_file().unlink()
@@ -404,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     from commandline import warm
 
     url = running()
-    print(f"running at {url}" if url else "not running")
+    print(f"running at {url}" if url else server_start.left_running(prefect_home()) or "not running")
     print(warm.status(url))
     return 0
 

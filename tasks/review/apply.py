@@ -32,6 +32,7 @@ from tasks.review.decisions import apply_decision, decide
 from tasks.review.form import REVIEW, ReviewRun, load_run
 from tasks.write.build import write_set
 from tasks.write.outputs import publish, staging_dir
+from tasks.write.publish import out_lock
 
 
 def summarise(run: ReviewRun, decisions: list[Decision]) -> ReviewSummary:
@@ -130,13 +131,33 @@ class Decider:
         return d
 
 
+REVIEW_LOCK = ".sheet2lambda-review.lock"
+"""Held (``flock``, 0600, in ``OUT``) while a review reads ``review.json`` again, rebuilds the set
+and publishes it: two review pages on one ``OUT`` deciding at the same moment each checked that
+the record had not changed, then each wrote its own, and one decision, confirmed to its person,
+was lost (attack17 C14). Under the lock the record is read again and the decision merged in."""
+
+
 def apply_decisions(run: ReviewRun, decisions: list[Decision]) -> ReviewResult:
-    """Record ``decisions`` (:func:`merged` into the recorded ones) and rebuild the set:
+    """Record ``decisions`` (:func:`merged` into the recorded ones, as ``review.json`` holds them
+    when the set is rebuilt: another review's decisions meanwhile are kept) and rebuild the set:
     :func:`rebuild`."""
-    return rebuild(run, merged(run.log.decisions, decisions), decisions)
+    return rebuild(run, merged(run.log.decisions, decisions), decisions, remerge=True)
 
 
-def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> ReviewResult:
+def remerged(earlier: list[Decision], now: list[Decision], made: list[Decision]) -> list[Decision] | None:
+    """The record to write when ``review.json`` went from ``earlier`` (as this review read it) to
+    ``now`` (another review's decisions) before ``made`` were recorded: ``made`` merged into
+    ``now`` (:func:`merged`), or ``None`` when a decision added or taken back meanwhile is on a
+    field one of ``made`` changes (each was taken on that field's text as it was: refused, to be
+    taken again)."""
+    changed = [d for d in now if d not in earlier] + [d for d in earlier if d not in now]
+    if {d.field for d in changed} & {d.field for d in made}:
+        return None
+    return merged(now, made)
+
+
+def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision], remerge: bool = False) -> ReviewResult:
     """Write ``kept`` as the whole of ``review.json`` and rebuild the set from it (the
     review page's undo passes the record with a decision taken back); ``made`` are the
     decisions made now (the result's ``decisions``).
@@ -144,42 +165,57 @@ def rebuild(run: ReviewRun, kept: list[Decision], made: list[Decision]) -> Revie
     No model call: each decision carries its resulting text. Writes ``review.json``, the
     set's folder and zip, ``report.json`` (``review``: :func:`summarise`; ``katex_warnings``
     of the rebuilt set) and ``katex.json`` (when the rebuilt set has warnings); every other
-    entry of the folder is kept as the run wrote it. Raises :class:`InputError` when
-    ``review.json`` changed since ``run`` was read (another review ran meanwhile), or
+    entry of the folder is kept as the run wrote it. The record is read again, the set built
+    and published under ``OUT``'s :data:`REVIEW_LOCK`: when another review changed it since
+    ``run`` was read, ``made`` are merged into it with ``remerge`` (:func:`remerged`). Raises
+    :class:`InputError` when that cannot be (``remerge`` false, or a decision of the other
+    review on a field of ``made``; or ``review.json`` changed by a run that holds no lock), or
     when publishing is refused (:func:`tasks.write.outputs.publish`).
     """
     out, record = run.out, run.record
     decisions = made
-    log = ReviewLog(source=run.log.source, set_name=run.log.set_name, decisions=kept)
-    questions = record.questions
-    for d in log.decisions:
-        questions = apply_decision(questions, d)
-    summary = summarise(run, log.decisions)
     with staging_dir(out, run.roots) as staging:
         here = staging.parent  # out as checked: through its descriptor in a deployment's run
-        built = write_set(questions, record.set_name, staging, media_files(run), record.boxes, record.description)
-        rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
-        for name in run.entries:
-            if name in rebuilt or not (here / name).exists():
-                continue
-            src = here / name
-            if src.is_dir() and not src.is_symlink():
-                shutil.copytree(src, staging / name, symlinks=True)
-            else:
-                shutil.copy2(src, staging / name, follow_symlinks=False)
-        report = run.report.model_copy(update={"katex_warnings": len(built.katex_warnings), "review": summary})
-        (staging / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
-        if built.katex_warnings:
-            (staging / "katex.json").write_text(
-                json.dumps([w.model_dump() for w in built.katex_warnings], indent=1, ensure_ascii=False), encoding="utf-8")
-        (staging / REVIEW).write_text(log.model_dump_json(indent=1), encoding="utf-8")
-        before = run.log.model_dump_json()
-        now = load_run(out).log.model_dump_json() if (out / REVIEW).exists() else ReviewLog(
-            source=run.log.source, set_name=run.log.set_name).model_dump_json()
-        if now != before:
-            raise InputError(str(out / REVIEW), "changed while this review ran (another review?): run it again")
-        files = publish(staging, out, run.source, run.roots)
+        with out_lock(here, name=REVIEW_LOCK):
+            now = _record_now(run)
+            if now.model_dump_json() != run.log.model_dump_json():
+                kept = remerged(run.log.decisions, now.decisions, made) if remerge else None
+                if kept is None:
+                    raise InputError(str(out / REVIEW), "changed while this review ran (another review?): run it again")
+            log = ReviewLog(source=run.log.source, set_name=run.log.set_name, decisions=kept)
+            questions = record.questions
+            for d in log.decisions:
+                questions = apply_decision(questions, d)
+            summary = summarise(run, log.decisions)
+            built = write_set(questions, record.set_name, staging, media_files(run), record.boxes, record.description)
+            rebuilt = {record.set_name, f"{record.set_name}.zip", "report.json", "katex.json", REVIEW}
+            for name in run.entries:
+                if name in rebuilt or not (here / name).exists():
+                    continue
+                src = here / name
+                if src.is_dir() and not src.is_symlink():
+                    shutil.copytree(src, staging / name, symlinks=True)
+                else:
+                    shutil.copy2(src, staging / name, follow_symlinks=False)
+            report = run.report.model_copy(update={"katex_warnings": len(built.katex_warnings), "review": summary})
+            (staging / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
+            if built.katex_warnings:
+                (staging / "katex.json").write_text(
+                    json.dumps([w.model_dump() for w in built.katex_warnings], indent=1, ensure_ascii=False),
+                    encoding="utf-8")
+            (staging / REVIEW).write_text(log.model_dump_json(indent=1), encoding="utf-8")
+            if _record_now(run).model_dump_json() != now.model_dump_json():  # a writer that holds no review lock
+                raise InputError(str(out / REVIEW), "changed while this review ran (another review?): run it again")
+            files = publish(staging, out, run.source, run.roots)
     return ReviewResult(decisions=decisions, summary=summary, files=files, katex_warnings=len(built.katex_warnings))
+
+
+def _record_now(run: ReviewRun) -> ReviewLog:
+    """``review.json`` as it is now (stale decisions left out, as :func:`load_run` reads it), or
+    an empty record when there is none."""
+    if (run.out / REVIEW).exists():
+        return load_run(run.out).log
+    return ReviewLog(source=run.log.source, set_name=run.log.set_name)
 
 
 def review(out: str | Path, form: ReviewForm, backend: Backend, roots: list[str] | None = None) -> ReviewResult:

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tasks.errors import InputError, system_error, system_problem
+from tasks.errors import InputError, system_error, system_problem, visible
 from tasks.pids import alive
 from tasks.write.manifest import MANIFEST, OUTPUT_NAMES, check_out, entry_kind, our_entries, source_id, usable
 
@@ -34,13 +34,14 @@ LOCK_WAIT = 120.0
 
 
 @contextmanager
-def out_lock(out: Path, wait: float | None = None):
-    """Hold ``out``'s publishing lock (:data:`LOCK`), waiting up to ``wait`` seconds
-    (default :data:`LOCK_WAIT`) for another run; raises :class:`InputError` past it."""
+def out_lock(out: Path, wait: float | None = None, name: str = LOCK):
+    """Hold ``out``'s publishing lock (:data:`LOCK`; another lock file of ``out`` by ``name``,
+    as a review's), waiting up to ``wait`` seconds (default :data:`LOCK_WAIT`) for another
+    run; raises :class:`InputError` past it."""
     out.mkdir(parents=True, exist_ok=True)
     wait = LOCK_WAIT if wait is None else wait
     try:
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(out / name, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as e:
         raise (refused(e, out) or InputError(str(out), f"cannot lock --out ({e.strerror or e}): nothing in --out was "
                                                        "replaced")) from None
@@ -147,14 +148,28 @@ rename(2): EPERM, EACCES): one line, as a read-only or full file system is (atta
 ``chattr +i`` on ``--out`` gave a 37-line traceback)."""
 
 
+BUSY = {
+    errno.EBUSY: "is in use and cannot be replaced (a mount point on it, or a file system's own busy entry)",
+    errno.ETXTBSY: "is a program being run and cannot be replaced",
+}
+"""The ``OSError`` numbers of an old output that cannot be moved aside (rename(2): EBUSY for a
+mount point, ETXTBSY): the old set is kept (:func:`_swap` puts back what it moved) and the
+refusal is one line naming the entry (attack17 C08: Prefect's 25-line traceback came first)."""
+
+
 def refused(err: OSError, out: Path | str) -> InputError | None:
     """The one line for an ``OSError`` of the machine's refusal while writing into ``out``
     (:data:`tasks.errors.SYSTEM_ERRNOS`): :func:`full_disk`'s for a full disk or a spent quota,
-    ``out`` and what refused for a folder that takes no new file (:data:`WRITE_REFUSED`), else
-    the file and what was refused (a file-size limit, a read-only file system, too many
-    open files), saying nothing in --out was replaced; ``None`` for any other error."""
+    ``out`` and what refused for a folder that takes no new file (:data:`WRITE_REFUSED`), the
+    entry that is busy (:data:`BUSY`), else the file and what was refused (a file-size limit,
+    a read-only file system, too many open files), saying nothing in --out was replaced;
+    ``None`` for any other error."""
     if no_space(err):
         return full_disk(out)
+    if err.errno in BUSY:
+        entry = Path(os.fsdecode(err.filename)).name if err.filename else "an entry"
+        return InputError(str(out), f"{visible(entry)} {BUSY[err.errno]} ({errno.errorcode[err.errno]}) while "
+                                    "writing the new outputs: nothing in --out was replaced")
     if err.errno in WRITE_REFUSED:
         return InputError(str(out), f"{WRITE_REFUSED[err.errno]} ({errno.errorcode[err.errno]}) while writing the "
                                     "new outputs: nothing in --out was replaced")
