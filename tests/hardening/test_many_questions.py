@@ -29,17 +29,32 @@ KINDS = {  # a sheet of N openings of each kind, and the kind the line names
 }
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
-def test_more_openings_of_one_kind_than_a_set_holds_are_refused_unread(kind, monkeypatch):
-    text, said = KINDS[kind]
 
+def refused_unread(monkeypatch, name: str, text: str) -> str:
+    """The one line ``markdown.to_markdown`` refuses document ``name`` of ``text`` with; pandoc must not run."""
     def no_pandoc(*a, **k):
         raise AssertionError("pandoc ran on a document the count refuses")
 
     monkeypatch.setattr(markdown, "run_pandoc", no_pandoc)
     with pytest.raises(InputError) as e:
-        markdown.to_markdown("many.md", text.encode(), "questions")
-    assert str(e.value).startswith(f"many.md: holds {N:,} {said}") and "1,000 questions a set can have" in str(e.value)
+        markdown.to_markdown(name, text.encode(), "questions")
+    return str(e.value)
+
+
+def refused_before_prefect(tmp_path, name: str, text: str) -> str:
+    """The one line a command line gives for sheet ``name`` of ``text``, before Prefect or pydantic is
+    imported, with nothing written beside it."""
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    lines, last = cli_in_fresh_python(["document", name], tmp_path, ("prefect", "pydantic"))
+    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # nothing written
+    return lines[0]
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_more_openings_of_one_kind_than_a_set_holds_are_refused_unread(kind, monkeypatch):
+    text, said = KINDS[kind]
+    line = refused_unread(monkeypatch, "many.md", text)
+    assert line.startswith(f"many.md: holds {N:,} {said}") and "1,000 questions a set can have" in line
 
 
 def test_a_latex_sheet_is_counted_once_converted():
@@ -65,11 +80,8 @@ def test_the_words_counted_are_the_readers_words():
 
 
 def test_a_command_line_refuses_it_before_prefect(tmp_path):
-    (tmp_path / "many.md").write_text(KINDS["headed words"][0], encoding="utf-8")
-    lines, last = cli_in_fresh_python(["document", "many.md"], tmp_path, ("prefect", "pydantic"))
-    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
-    assert lines[0].startswith(f"many.md: holds {N:,} question openings"), lines
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["many.md"]  # nothing written
+    line = refused_before_prefect(tmp_path, "many.md", KINDS["headed words"][0])
+    assert line.startswith(f"many.md: holds {N:,} question openings"), line
 
 
 # attack13 C26: one question holding tens of thousands of maths spans (1.4 MB, under the size bound);
@@ -84,13 +96,8 @@ MATHS = {
 
 @pytest.mark.parametrize("kind", sorted(MATHS))
 def test_more_maths_spans_than_a_sheet_holds_are_refused_unread(kind, monkeypatch):
-    def no_pandoc(*a, **k):
-        raise AssertionError("pandoc ran on a document the count refuses")
-
-    monkeypatch.setattr(markdown, "run_pandoc", no_pandoc)
-    with pytest.raises(InputError) as e:
-        markdown.to_markdown("maths.md", MATHS[kind].encode(), "questions")
-    assert str(e.value).startswith(f"maths.md: holds {M:,} maths spans, more than the {MAX_MATHS:,}"), str(e.value)
+    line = refused_unread(monkeypatch, "maths.md", MATHS[kind])
+    assert line.startswith(f"maths.md: holds {M:,} maths spans, more than the {MAX_MATHS:,}"), line
 
 
 def test_a_latex_sheet_of_too_many_maths_spans_is_counted_once_converted():
@@ -107,11 +114,8 @@ def test_maths_up_to_the_bound_and_in_code_are_read():
 
 
 def test_a_command_line_refuses_many_maths_before_prefect(tmp_path):
-    (tmp_path / "maths.md").write_text(MATHS["inline"], encoding="utf-8")
-    lines, last = cli_in_fresh_python(["document", "maths.md"], tmp_path, ("prefect", "pydantic"))
-    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
-    assert lines[0].startswith(f"maths.md: holds {M:,} maths spans"), lines
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["maths.md"]  # nothing written
+    line = refused_before_prefect(tmp_path, "maths.md", MATHS["inline"])
+    assert line.startswith(f"maths.md: holds {M:,} maths spans"), line
 
 
 # attack17 C07: one question citing 20,000 footnotes and 20,000 reference links, their 40,000
@@ -129,13 +133,8 @@ NOTES = {
 
 @pytest.mark.parametrize("kind", sorted(NOTES))
 def test_more_note_definitions_than_a_sheet_holds_are_refused_unread(kind, monkeypatch):
-    def no_pandoc(*a, **k):
-        raise AssertionError("pandoc ran on a document the count refuses")
-
-    monkeypatch.setattr(markdown, "run_pandoc", no_pandoc)
-    with pytest.raises(InputError) as e:
-        markdown.to_markdown("notes.md", NOTES[kind].encode(), "questions")
-    assert str(e.value).startswith(f"notes.md: holds {K:,} footnote and link definitions"), str(e.value)
+    line = refused_unread(monkeypatch, "notes.md", NOTES[kind])
+    assert line.startswith(f"notes.md: holds {K:,} footnote and link definitions"), line
 
 
 def test_notes_up_to_the_bound_and_in_code_are_read():
@@ -146,8 +145,5 @@ def test_notes_up_to_the_bound_and_in_code_are_read():
 
 
 def test_a_command_line_refuses_many_notes_before_prefect(tmp_path):
-    (tmp_path / "notes.md").write_text(NOTES["footnotes"], encoding="utf-8")
-    lines, last = cli_in_fresh_python(["document", "notes.md"], tmp_path, ("prefect", "pydantic"))
-    assert last == "EXIT 1 PREFECT False PYDANTIC False" and len(lines) == 1, (lines, last)
-    assert lines[0].startswith(f"notes.md: holds {K:,} footnote and link definitions"), lines
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]  # nothing written
+    line = refused_before_prefect(tmp_path, "notes.md", NOTES["footnotes"])
+    assert line.startswith(f"notes.md: holds {K:,} footnote and link definitions"), line
