@@ -5,7 +5,8 @@ markers it finds in the markdown (docs: the contract between conversion and the 
 Questions open at
   * a heading naming a question: `Question 3`, `Problem 2.`, `Exercise 4 (5 pts), Title`,
     `Q1`, `Aufgabe 2`, `3) Title`, `1.1 Title` (title: the words after the number and
-    any points); in the solutions role also `Solution N` / `Answer N`;
+    any points); in the solutions role also `Solution N` / `Answer N`; also when it opens a
+    fenced div that frames its question (`::: {.question}` over `#### Question 3`);
   * a paragraph opening with a bold marker: `**Question 3**`, `**Q1.**`,
     `**Problem 2.** (Title)`, `**Problem #3.4 in the book**` (a number sign is no part of
     the number; a marker that is all its question has is its main text); a bold label
