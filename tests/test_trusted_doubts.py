@@ -213,3 +213,14 @@ def test_tasks_a_colon_leads_into_are_parts_not_options():
     choose = SheetSet([Question(main_text="Pick the model that fits:", parts=[
         Part(content="y = a + b x"), Part(content="y = a x^2")])])
     assert fields(options_as_parts_flags(choose)) == ["q1"]
+
+
+def test_formulas_a_stem_says_to_choose_one_of_are_doubted_as_options():
+    one = SheetSet([Question(main_text="A seed sprouts or not.\n\nChoose *one* of the following models for it, "
+                             "and say why.", parts=[
+        Part(content="$Y \\sim N(p, s^2)$"), Part(content="$Y \\sim Bernoulli(p)$"),
+        Part(content="$Y = a + b x$\n\nWe fit the model you chose to the data below.")])])
+    assert fields(options_as_parts_flags(one)) == ["q1"]
+    each = SheetSet([Question(main_text="Choose a step size and solve the following.", parts=[
+        Part(content="$y' = y$"), Part(content="$y' = -2y$")])])
+    assert options_as_parts_flags(each) == []  # a choice of step, then parts to solve each

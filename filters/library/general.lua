@@ -5,7 +5,8 @@ markers it finds in the markdown (docs: the contract between conversion and the 
 Questions open at
   * a heading naming a question: `Question 3`, `Problem 2.`, `Exercise 4 (5 pts), Title`,
     `Q1`, `Aufgabe 2`, `3) Title`, `1.1 Title` (title: the words after the number and
-    any points); in the solutions role also `Solution N` / `Answer N`;
+    any points); in the solutions role also `Solution N` / `Answer N`; also when it opens a
+    fenced div that frames its question (`::: {.question}` over `#### Question 3`);
   * a paragraph opening with a bold marker: `**Question 3**`, `**Q1.**`,
     `**Problem 2.** (Title)`, `**Problem #3.4 in the book**` (a number sign is no part of
     the number; a marker that is all its question has is its main text); a bold label
@@ -3394,6 +3395,23 @@ local function has_text(qs)
   return false
 end
 
+-- A question set in a fenced div that its own heading opens (R Markdown's and Quarto's
+-- `::: {.question}` over `#### Question 3`, an `.exercise` or `.problem` box): the div only
+-- frames the question, so its blocks are read where it stands, the heading a marker like any
+-- other. Answer divs and part divs keep their meaning; a div opening with no heading is left.
+local function framed_questions_opened(blocks)
+  local out = {}
+  for _, b in ipairs(blocks) do
+    if b.t == 'Div' and not is_answer_class(b.classes) and not has_part_class(b.classes)
+        and b.content[1] and b.content[1].t == 'Header' then
+      for _, c in ipairs(b.content) do out[#out + 1] = c end
+    else
+      out[#out + 1] = b
+    end
+  end
+  return out
+end
+
 -- A bullet list each of whose items opens with a bold question marker (`- **Q1**. Report …`,
 -- one list per question when an answer slot stands between them): the items are the
 -- questions, written as bullets; their blocks are read as if at the top level.
@@ -3619,7 +3637,7 @@ end
 function Pandoc(doc)
   doc.blocks = answered_lists(doc.blocks)
   ROLE = sheet.role(doc)
-  doc.blocks = marked_bullets_lifted(doc.blocks)
+  doc.blocks = marked_bullets_lifted(framed_questions_opened(doc.blocks))
   PART_WORDS = discover_part_words(doc.blocks)
   GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)

@@ -51,6 +51,8 @@ their reasons joined:
 - **a section's list read one question per item** (:mod:`tasks.settle.headed_lists`): items numbered
   from 1 under each heading, one list read as questions while another is read as one question's parts,
   or the section's context read into its first item's question alone;
+- **a list of rules read as questions** (:mod:`tasks.settle.rule_lists`): a top-level numbered
+  list none of whose items asks, before a list numbered from 1 again whose items mostly do;
 - **solutions numbered for no question**: a solutions document whose markers
   (``Solution 4``, ``**Answer 2.**``, ``## Question 3``) name a number the questions
   document does not (left out unless route B's pairing already said so);
@@ -95,6 +97,7 @@ from tasks.settle.audit_markers import (
 )
 from tasks.settle.doubts import continued_title_flags, doubt_flags, subsection_flags
 from tasks.settle.headed_lists import headed_list_flags
+from tasks.settle.rule_lists import rule_list_flags
 from tasks.settle.section_doubts import section_flags, unread_section_flags
 from tasks.settle.step_sections import step_section_flags
 from tasks.settle.pairing_doubts import (partly_answered_flags, referral_flags, short_numbering_flags, shown_solution_flags,
@@ -130,6 +133,7 @@ def audit(questions: SheetSet, questions_md: str, solutions_md: str | None = Non
                   + part_label_flags(questions, questions_md)
                   + field_flags(questions) + doubt_flags(questions) + subsection_flags(questions)
                   + continued_title_flags(questions) + headed_list_flags(questions, questions_md)
+                  + rule_list_flags(questions, questions_md)
                   + empty_solution_flags(questions, questions_md)
                   + heading_flags(questions, questions_md) + blank_flags(questions) + title_flags(questions, questions_md)
                   + restated_flags(questions) + shared_stem_flags(questions, questions_md)

@@ -118,6 +118,10 @@ def _outside_code(markdown: str) -> list[tuple[int, str]]:
     return out
 
 
+outside_code = _outside_code
+"""The lines outside code and display maths (:func:`_outside_code`), for the other audits."""
+
+
 def restarting_lists(markdown: str) -> list[list[Marker]]:
     """The top-level numbered lists of a document whose numbering restarts at 1 after a
     paragraph with no heading between (the reader's paragraph layout) while elsewhere the
