@@ -1,9 +1,10 @@
 """Folder and sweep runs stay inside their root: a symbolic link that leaves it is skipped.
 
-A folder run's root is its folder (or, inside a sweep, the sweep's root); a sheet, a
-solutions document, a saved filter, an export or a subfolder whose real path (links
-followed) is outside the root is never read, and each one skipped is a line of the run's
-report (:func:`skipped_line`). A sweep walks real folders only (:func:`real_folders`): a link
+A folder run's root is its folder, inside a sweep too (the sweep's root is only where its
+LaTeX sheets may read); a sheet, a saved filter or reply, an export or a subfolder whose real
+path (links followed) is outside the folder, or a solutions document outside the place the
+document rule allows (:func:`solutions_skip`), is never read, and each one skipped is a line of
+the run's report (:func:`skipped_line`). A sweep walks real folders only (:func:`real_folders`): a link
 to a folder inside the root (``loop -> .``, ``week2 -> week1``) is not entered either, so
 each folder is swept once, under its own name. A mount point inside the root (a bind mount of
 an outside folder, another file system) is skipped the same way, with a line (:func:`mounted_at`).
