@@ -43,7 +43,7 @@ from tasks.check.folder_report import built_row, failed_row  # noqa: E402
 from tasks.convert.folder_inputs import find_export, given_filter, read_accepted, replies_for, reply_link_leaving, reply_not_ours  # noqa: E402
 from tasks.convert.inputs import read_inputs  # noqa: E402
 from tasks.convert.pairing import FORMAT_PREFERENCE, FolderPairs, SheetPair, find_solutions  # noqa: E402
-from tasks.convert.tree import found_skip, leaves, not_sheet_files, skipped_line  # noqa: E402
+from tasks.convert.tree import found_skip, leaves, not_sheet_files, skipped_line, solutions_skip  # noqa: E402
 from tasks.errors import InputError, visible  # noqa: E402
 from tasks.read.choose import folder_filter_task  # noqa: E402
 from tasks.write.outputs import FOLDER_OUTPUT_NAMES, check_set_name, claim, taken_by_run  # noqa: E402
@@ -86,9 +86,9 @@ def run_folder(
     sheets finished and listed across folders (a sweep: ``total`` a one-item list, which the run
     lowers by each sheet it skips) for the progress line and artifact. An entry named as a sheet
     that is no regular file (a FIFO, a folder ``x.md``, a link to nothing) is a skipped line. ``root``
-    (default ``folder``) is what the run stays inside: LaTeX sheets may read files in it,
-    and a sheet, solutions, export or filter that is a link leaving it is skipped (a line in
-    ``FolderOutcome.skipped_links`` and in ``flags.md``). ``bar`` shows the
+    (default ``folder``): LaTeX sheets may read files in it; a sheet, export, filter, saved
+    reply or ``accepted.txt`` found leaving ``folder``, or solutions leaving the place the document
+    rule allows (:func:`tasks.convert.tree.solutions_skip`), is skipped (a line in ``flags.md``). ``bar`` shows the
     sheets finished (:class:`commandline.terminal.Bar`; default a printed line per sheet);
     ``fresh_ocr`` converts PDFs with Mathpix again. ``pairs_found``: the caller's pairs (default
     :class:`tasks.convert.pairing.FolderPairs`: each sheet paired, and checked, as it is started,
@@ -106,7 +106,7 @@ def run_folder(
     folder_report.make_out(out, None if holds_outputs(out) else suffixes)  # full, or sheets in it: one line (C18)
     claim(out, FOLDER_OUTPUT_NAMES, str(folder))  # a user's report.csv or flags.md in --out is never overwritten
     root_dir = root or folder
-    skipped: list[str] = not_sheet_files(folder, suffixes, root_dir)  # a FIFO, a folder named x.md: a line each
+    skipped: list[str] = not_sheet_files(folder, suffixes, folder)  # a FIFO, a folder named x.md: a line each
     dropped: set[str] = set()  # sheets whose solutions were skipped: read_inputs looks again and says why
     stream = FolderPairs(folder, suffixes) if pairs_found is None else pairs_found
     source = iter(stream)
@@ -132,10 +132,10 @@ def run_folder(
         if pair.solutions is not None and not utf8_name(pair.solutions):
             skipped.append(f"{shown_name(pair.solutions)}: the name is not UTF-8: skipped")
             pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
-        if (line := found_skip(pair.source, root_dir)) is not None:  # found, not named: the opener's rule
+        if (line := found_skip(pair.source, folder)) is not None:  # found, not named: the opener's rule
             skipped.append(line)
             return None
-        if pair.solutions is not None and (line := found_skip(pair.solutions, root_dir)) is not None:
+        if pair.solutions is not None and (line := solutions_skip(pair.source, pair.solutions, root_dir)) is not None:
             skipped.append(line)
             pair = SheetPair(pair.source, None, lone=pair.lone, alternates=pair.alternates)
             dropped.add(key)
@@ -149,18 +149,18 @@ def run_folder(
         passing, i = passing + (checked(pair) is not None), i + 1
     single = passing == 1
     export = find_export(folder)
-    if export is not None and leaves(export, root_dir):
-        skipped.append(skipped_line(export, root_dir))
+    if export is not None and leaves(export, folder):
+        skipped.append(skipped_line(export, folder))
         export = None
     if export is not None and not single:
         export = None  # a target is one sheet and its export
     root = replies or folder
-    chosen, saved = given_filter(folder, filter_path, replies, root_dir, skipped)  # a refused one: a skipped line
+    chosen, saved = given_filter(folder, filter_path, replies, folder, skipped)  # a refused one: a skipped line
     found_accepted = (saved.parent / "accepted.txt") if saved else (folder / "accepted.txt")
-    if accepted_file is None and found_accepted.exists() and (line := found_skip(found_accepted, root_dir)):
+    if accepted_file is None and found_accepted.exists() and (line := found_skip(found_accepted, folder)):
         skipped.append(line)  # found, not named: only the tree's own files
         found_accepted = None
-    accepted = read_accepted(accepted_file or found_accepted, None if accepted_file else root_dir)
+    accepted = read_accepted(accepted_file or found_accepted, None if accepted_file else folder)
     done = done if done is not None else [0]
     count = total if total is not None else [len(stream)]  # a sweep's is every folder's
     mine = [len(stream)]  # this folder's part of it
@@ -221,10 +221,10 @@ def run_folder(
             return f"{pair.source}: {taken}"
         try:
             where = replies_for(pair, root, single=single)
-            away = reply_link_leaving(where, replies or root_dir) if where is not None else None
+            away = reply_link_leaving(where, replies or folder) if where is not None else None
             foreign = reply_not_ours(where) if where is not None and replies is None else None  # found, not named
             if away is not None or foreign:  # a saved reply linked from elsewhere, or a co-user's: never read
-                skipped.append(foreign or skipped_line(away, replies or root_dir))
+                skipped.append(foreign or skipped_line(away, replies or folder))
                 where = None
             inputs = read_inputs(str(pair.source), str(pair.solutions) if pair.solutions else None, None,
                                  str(where) if where else None, str(export) if export else None,
@@ -246,11 +246,11 @@ def run_folder(
         """The same sheet in its next format (tex → docx → md), when the folder holds one."""
         while pair.alternates:
             alt = pair.alternates[0]
-            if found_skip(alt, root_dir) is not None:
+            if found_skip(alt, folder) is not None:
                 pair = SheetPair(pair.source, pair.solutions, pair.lone, pair.alternates[1:])
                 continue
             sol = None if pair.lone else find_solutions(alt)
-            if sol is not None and found_skip(sol, root_dir) is not None:
+            if sol is not None and solutions_skip(alt, sol, root_dir) is not None:
                 sol = None
                 dropped.add(str(alt))  # read_inputs looks again and says why it is not read
             nxt = SheetPair(alt, sol, pair.lone, pair.alternates[1:])

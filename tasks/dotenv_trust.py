@@ -22,6 +22,8 @@ import os
 import stat
 from pathlib import Path
 
+from tasks.owners import foreign_file
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 """The project's root: its ``.env`` is read when the working folder has none."""
 
@@ -102,21 +104,19 @@ def dotenv_problem() -> str | None:
     path = dotenv_candidate()
     if path is None:
         return None
-    uid = os.getuid()
     try:
-        sts = [os.lstat(path), os.stat(path)]
+        st = os.stat(path)
     except OSError:
         return None
-    if (shape := _shape(path, sts[1])) is not None:  # the project's own .env: the same bound
+    if (shape := _shape(path, st)) is not None:  # the project's own .env: the same bound
         return shape
-    for st in sts:
-        if st.st_uid != uid:
-            return (f"{path}: refused: this .env belongs to another user (uid {st.st_uid}), who could choose "
-                    "where keys and sheets are sent: remove it, or run from a folder of your own")
-    mode = stat.S_IMODE(sts[1].st_mode)
-    if mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return (f"{path}: refused: this .env is writable by other users (mode {mode:o}), who could choose where "
+    found = foreign_file(path, {os.getuid()})
+    if found is not None and found.kind == "mode":
+        return (f"{path}: refused: this .env is writable by other users (mode {found.mode:o}), who could choose where "
                 f"keys and sheets are sent: chmod go-w {path}")
+    if found is not None:  # the file, or a link to it, another user's
+        return (f"{path}: refused: this .env belongs to another user (uid {found.uid}), who could choose "
+                "where keys and sheets are sent: remove it, or run from a folder of your own")
     return _text_problem(path)
 
 

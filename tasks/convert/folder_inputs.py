@@ -51,23 +51,24 @@ def reply_link_leaving(folder: Path, root: Path) -> Path | None:
 
 def reply_not_ours(folder: Path, names: tuple[str, ...] = REPLY_FILES) -> str | None:
     """The report's line for saved replies found beside a sheet (the files of ``names`` in
-    ``folder``) that belong to another user (not root), or that group or others may write: ``<path>: a saved reply of another user (uid N) …: not read``; else
+    ``folder``) that belong to another user (not root), are links another user owns, or that group
+    or others may write (:func:`tasks.owners.foreign_file`): ``<path>: a saved reply of another user (uid N) …: not read``; else
     ``None``. A saved reply sets a set's answers (or, ``filter.lua``, its reading) with no model
     call, so a folder or sweep run reads only this user's own unless named with ``--replies``
     (attack16 C29, C30: a co-user's ``areas.json`` in a shared 1777 course folder marked every
     multiple-choice answer and cleared the flags, with no line)."""
     import os
-    import stat
+
+    from tasks.owners import foreign_file
 
     for path in (folder / n for n in names):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if st.st_uid not in (os.getuid(), 0):
-            return f"{path}: a saved reply of another user (uid {st.st_uid}), which would set this sheet's set: not read"
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return f"{path}: a saved reply other users may write (mode {stat.S_IMODE(st.st_mode):o}): not read"
+        found = foreign_file(path, {os.getuid(), 0}) if os.path.lexists(path) else None
+        if found is not None and found.kind == "link":  # whatever it points to (attack18 C19)
+            return f"{path}: a link of another user (uid {found.uid}), which would set this sheet's set: not read"
+        if found is not None and found.kind == "owner":
+            return f"{path}: a saved reply of another user (uid {found.uid}), which would set this sheet's set: not read"
+        if found is not None:
+            return f"{path}: a saved reply other users may write (mode {found.mode:o}): not read"
     return None
 
 

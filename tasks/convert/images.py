@@ -46,7 +46,8 @@ def resolve_links(links: list[str], base_dir: str | None,
     ``FileRefused`` warning (a ``conversion_loss`` flag naming the link) per link whose file
     exists but may not be read: hidden, under ``/proc``, ``/dev`` or ``/sys``, not a regular
     file, over :data:`tasks.convert.tex_files.MAX_IMAGE_BYTES`, outside the sheet's folder,
-    or past :data:`MAX_IMAGES_BYTES` in all.
+    or past :data:`MAX_IMAGES_BYTES` in all; and one per ``data:`` URI of an SVG the file rule
+    would refuse (:func:`data_svg_refusal`).
 
     ``keep``: a folder of the run's own. Given, each image is read through one open and judged
     on what was opened (:func:`image_data`), and those bytes are written to
@@ -71,6 +72,8 @@ def resolve_links(links: list[str], base_dir: str | None,
                 total += size
         if path is not None and data is not None:
             path, digest = _kept(Path(keep), Path(path).name, data)
+        if why is None and path is None:  # an SVG written into the sheet as a data: URI: the same check
+            why = data_svg_refusal(link)
         if why is not None:
             refused.append(ConversionWarning(kind="FileRefused", text=link,
                                              message=f"{_IMAGE_REFUSED}{quoted(link)} not read: {why}"))
@@ -185,6 +188,19 @@ def svg_refusal(data: Path | bytes) -> str | None:
     from tasks.convert.svg_check import svg_problem
 
     why = svg_problem(data)
+    return None if why is None else (f"an SVG holding {why}: the platform would load or run it from there; "
+                                     "replace it with a figure that names nothing else")
+
+
+def data_svg_refusal(link: str) -> str | None:
+    """:func:`svg_refusal`'s line for an image ``link`` that is a ``data:`` URI of an SVG naming or
+    running something elsewhere (:func:`tasks.convert.svg_check.data_uri_problem`; as written, and
+    with HTML's character references undone, as a browser reads an ``<img src>``), else ``None``."""
+    from html import unescape
+
+    from tasks.convert.svg_check import data_uri_problem
+
+    why = data_uri_problem(link) or data_uri_problem(unescape(link))
     return None if why is None else (f"an SVG holding {why}: the platform would load or run it from there; "
                                      "replace it with a figure that names nothing else")
 

@@ -128,13 +128,13 @@ def read_inputs(
     :func:`tasks.convert.pairing.find_solutions`; none found is not an error (the run goes on with
     empty answers and says so in ``solutions_note``), nor is one found that is a link leading
     out of the sheet's folder, a hard link owned by another user, or a file of a user who owns
-    neither the sheet nor this run (:func:`_planted`), which is not read (the note says so).
+    neither the sheet nor this run (:func:`tasks.convert.tree.planted_note`), which is not read (the note says so).
     """
     from tasks.boxes.export import areas_of_members
     from tasks.boxes.propose import read_saved
     from tasks.check.compare import export_of, read_export_files
     from tasks.convert.pairing import allowed_place, find_solutions
-    from tasks.convert.tree import leaves
+    from tasks.convert.tree import leaves, planted_note
 
     src = Path(source)
     place = Path(found_in) if found_in else None
@@ -144,14 +144,14 @@ def read_inputs(
         if not root.is_dir():
             raise InputError(str(root), "--tex-root is not a folder")
         inputs.tex_roots = [str(root.resolve())]
-    if solutions and place is not None and (planted := _planted(Path(solutions), src)):
+    if solutions and place is not None and (planted := planted_note(Path(solutions), src)):
         inputs.solutions_note = planted  # found by a folder run beside another user's sheet
     elif solutions:
         sol = Path(solutions)
         inputs.solutions, inputs.solutions_bytes = sol, _read_bytes(sol, "solutions document", place)
     else:
         found = find_solutions(src) if look_for_solutions else None
-        if found is not None and (planted := _planted(found, src)):
+        if found is not None and (planted := planted_note(found, src)):
             inputs.solutions_note = planted
         elif found is not None and leaves(found, allowed_place(src, found)):
             # found by its name, not named by the user: a link leading out of the place the rule
@@ -190,20 +190,6 @@ def read_inputs(
         inputs.export = export_of(files, export)
         inputs.export_boxes, inputs.export_rtol = areas_of_members(files, export)
     return inputs
-
-
-def _planted(found: Path, sheet: Path) -> str | None:
-    """The note when a solutions document found beside ``sheet`` by its name belongs to a user
-    who owns neither the sheet nor this run (nor is root): someone else's file dropped beside
-    it in a shared folder would become the set's worked solutions (attack16 C31); else ``None``."""
-    try:
-        owner, sheet_owner = os.stat(found).st_uid, os.stat(sheet).st_uid
-    except OSError:
-        return None
-    if owner in (os.getuid(), 0, sheet_owner):
-        return None
-    return (f"{found.name} beside the sheet belongs to another user (uid {owner}) than the sheet's: not read (name "
-            "it with --solutions to use it); answers left empty")
 
 
 def _saved(replies: Path, name: str) -> Path | None:

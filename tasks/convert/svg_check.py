@@ -11,13 +11,18 @@ JavaScript), and rewriting a figure would be writing, not copying: an SVG holdin
 is **refused** (not copied; a ``conversion_loss`` flag names it, :mod:`tasks.convert.images`), the
 person replaces it with a plain figure. It is read with the standard library's expat, which
 reads no external entity and no DTD from elsewhere; a document declaring entities, or not
-well-formed, is refused too (an entity can spell an address the scan would not see).
+well-formed, is refused too (an entity can spell an address the scan would not see). The same
+SVG given as a ``data:`` URI in the sheet's text (a markdown image, an HTML ``<img>``) is decoded
+and checked the same way (:func:`data_uri_problem`; attack18 C04: it went into the set unflagged).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from pathlib import Path
+from urllib.parse import unquote_to_bytes
 from xml.parsers import expat
 
 LINK_ATTRIBUTES = {"href", "src"}
@@ -128,3 +133,27 @@ def svg_problem(path: str | Path | bytes) -> str | None:
     except OSError as e:
         return f"cannot be read ({e.strerror or e})"
     return found[0] if found else None
+
+
+DATA_URI = re.compile(r"^\s*data:([^,]*),(.*)$", re.I | re.S)
+"""A ``data:`` URI (RFC 2397): ``data:[<media type>][;base64],<data>``."""
+
+
+def data_uri_problem(link: str) -> str | None:
+    """Why an image ``link`` that is a ``data:`` URI of an SVG or other XML media type (``image/svg+xml``,
+    ``text/xml`` …) may not go into a set (:func:`svg_problem` on its decoded bytes; percent-escapes
+    undone, then base64 when it says so; data that is not base64 is refused as not well-formed),
+    else ``None``: any other link, a raster ``data:`` picture, or an SVG naming nothing elsewhere."""
+    m = DATA_URI.match(link)
+    if m is None:
+        return None
+    params = [p.strip().lower() for p in m.group(1).split(";")]
+    if "svg" not in params[0] and "xml" not in params[0]:
+        return None
+    data = unquote_to_bytes(m.group(2))
+    if "base64" in params[1:]:
+        try:
+            data = base64.b64decode(re.sub(rb"\s+", b"", data), validate=True)
+        except (binascii.Error, ValueError):
+            return "not a well-formed SVG (its data: URI is not base64)"
+    return svg_problem(data)

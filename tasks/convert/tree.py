@@ -1,9 +1,10 @@
 """Folder and sweep runs stay inside their root: a symbolic link that leaves it is skipped.
 
-A folder run's root is its folder (or, inside a sweep, the sweep's root); a sheet, a
-solutions document, a saved filter, an export or a subfolder whose real path (links
-followed) is outside the root is never read, and each one skipped is a line of the run's
-report (:func:`skipped_line`). A sweep walks real folders only (:func:`real_folders`): a link
+A folder run's root is its folder, inside a sweep too (the sweep's root is only where its
+LaTeX sheets may read); a sheet, a saved filter or reply, an export or a subfolder whose real
+path (links followed) is outside the folder, or a solutions document outside the place the
+document rule allows (:func:`solutions_skip`), is never read, and each one skipped is a line of
+the run's report (:func:`skipped_line`). A sweep walks real folders only (:func:`real_folders`): a link
 to a folder inside the root (``loop -> .``, ``week2 -> week1``) is not entered either, so
 each folder is swept once, under its own name. A mount point inside the root (a bind mount of
 an outside folder, another file system) is skipped the same way, with a line (:func:`mounted_at`).
@@ -101,6 +102,41 @@ def found_skip(path: Path, root: Path) -> str | None:
         return skipped_line(path, root)
     why = found_refusal(path, root)
     return None if why is None else f"{path}: {why}: skipped"
+
+
+def solutions_skip(source: Path, solutions: Path, root: Path) -> str | None:
+    """:func:`found_skip` for a solutions document found for ``source``: inside ``root`` and inside
+    the place the document rule allows (:func:`tasks.convert.pairing.allowed_place`: the sheet's
+    folder, or its parent for a ``solutions/`` folder beside it). A sweep's root holds its sibling
+    courses: a link ``c1/w1_solutions.md -> ../c2/…`` or ``c1/solutions -> ../c2/solutions`` stays
+    inside it, yet is another course's answers (attack18 C09, C26), which the folder run refuses.
+    Then the document run's owner rule (:func:`planted_note`: a file, or a
+    link on the way, of a user who owns neither the sheet nor the run; attack18 C19), its note the line."""
+    from tasks.convert.pairing import allowed_place
+
+    return (found_skip(solutions, root) or found_skip(solutions, allowed_place(source, solutions))
+            or planted_note(solutions, source))
+
+
+def planted_note(found: Path, sheet: Path) -> str | None:
+    """The note when a solutions document found beside ``sheet`` by its name belongs to a user
+    who owns neither the sheet nor this run (nor is root), or is reached through a link such a
+    user owns, whatever its target (:func:`tasks.owners.foreign_file`): someone else's file dropped
+    beside it in a shared folder would become the set's worked solutions (attack16 C31), and a
+    co-user's link to the owner's other sheet's solutions the same (attack18 C19); else ``None``."""
+    from tasks.convert.pairing import allowed_place
+    from tasks.owners import foreign_file
+
+    try:
+        sheet_owner = os.stat(sheet).st_uid
+    except OSError:
+        return None
+    why = foreign_file(found, {os.getuid(), 0, sheet_owner}, mode=False, below=allowed_place(sheet, found))
+    if why is None:
+        return None
+    what = f"{why.where} is a link of" if why.kind == "link" else f"{found} beside the sheet belongs to"
+    return (f"{what} another user (uid {why.uid}) than the sheet's: not read (name it with --solutions to use it); "
+            "answers left empty")
 
 
 def real_folders(root: Path, skipped: list[str] | None = None) -> list[Path]:
