@@ -1,4 +1,4 @@
-"""7. A field's long run of blanks is read in linear time by the checks (attack18 C24): an R
+"""2. A field's long run of blanks is read in linear time by the checks (attack18 C24): an R
 Markdown sheet's question of 25,000 code chunks, each left one blank by the choice check,
 held a run for over 16 minutes in that check's ``^\\s*…\\(?\\s*`` searches (cubic in a run of
 blanks). Now a run of blanks is made one first; what the check finds is unchanged."""
@@ -13,7 +13,7 @@ import pytest
 from tasks.settle.audit_choices import offered
 from tests.conftest import ROOT
 
-CATEGORY = "7 bounded inputs"
+CATEGORY = "2 bounds"
 
 PROBE = ("from tasks.settle.audit_choices import offered\n"
          "text = 'Which is it?\\n\\n' + ''.join('```r\\nx%d <- %d\\n```\\n\\n' % (i, i) for i in range(25000))\n"
