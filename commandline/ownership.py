@@ -55,6 +55,25 @@ def link_problem(home: Path) -> str | None:
             "elsewhere: set PREFECT_HOME to a folder of your own")
 
 
+def unwritable_problem(home: Path) -> str | None:
+    """One line when ``home`` (an existing ``PREFECT_HOME``) or Prefect's database in it cannot
+    be written: a read-only file system (``statvfs``'s ``ST_RDONLY``) or no write permission
+    (``os.access``); else ``None``. Checked before any server starts: a read-only home was two
+    minutes and 632 lines of Prefect's database tracebacks (attack18 C12)."""
+    try:
+        readonly = bool(os.statvfs(home).f_flag & os.ST_RDONLY)
+    except OSError:
+        return None
+    if readonly:
+        return (f"PREFECT_HOME {home} is on a read-only file system: Prefect keeps its database and results there; "
+                "set PREFECT_HOME to a folder you can write, or remount that one read-write")
+    for where in (home, home / "prefect.db"):
+        if where.exists() and not os.access(where, os.W_OK):
+            return (f"PREFECT_HOME {home}: {where.name} cannot be written by this user: Prefect keeps its database "
+                    "and results there; make it writable, or set PREFECT_HOME to a folder of your own")
+    return None
+
+
 def peer_is_ours(sock) -> bool:
     """Whether the process at the other end of the connected unix socket ``sock`` runs as this
     user (``SO_PEERCRED``, unix(7)); ``False`` when it cannot be told. A socket file another user

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from commandline import procs
 from commandline.runtime import DEFAULTS
-from commandline.ownership import ancestor_problem, home_server, listener_is_ours
+from commandline.ownership import unwritable_problem, ancestor_problem, home_server, listener_is_ours
 from commandline.procs import prefect_command
 from commandline.server_auth import exposed_line
 from commandline.server_wait import await_own, free_port, healthy, port_free as _free  # noqa: F401 (re-exported)
@@ -110,7 +110,7 @@ def home_problem() -> str | None:
                 or os.path.islink(home / name):
             return (f"PREFECT_HOME {home}: {name} is not this user's own file (another user's, or a link): "
                     "remove it, or set PREFECT_HOME to a folder of your own")
-    return None
+    return unwritable_problem(home)  # a read-only home: 632 lines of database tracebacks (attack18 C12)
 
 
 def private_home() -> Path:
