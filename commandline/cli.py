@@ -77,7 +77,9 @@ def _prepare(argv: list[str]):
 
         from tasks.dotenv_trust import dotenv_problem
 
-        problem = home_problem() or dotenv_problem()  # Prefect, which these import, reads its settings from PREFECT_HOME
+        from commandline.reach import foreign_api
+
+        problem = home_problem() or dotenv_problem() or foreign_api()  # Prefect, which these import, reads its settings from PREFECT_HOME
         if problem:
             from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
             print(visible(problem), file=sys.stderr)

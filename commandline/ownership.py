@@ -55,6 +55,25 @@ def link_problem(home: Path) -> str | None:
             "elsewhere: set PREFECT_HOME to a folder of your own")
 
 
+def unwritable_problem(home: Path) -> str | None:
+    """One line when ``home`` (an existing ``PREFECT_HOME``) or Prefect's database in it cannot
+    be written: a read-only file system (``statvfs``'s ``ST_RDONLY``) or no write permission
+    (``os.access``); else ``None``. Checked before any server starts: a read-only home was two
+    minutes and 632 lines of Prefect's database tracebacks (attack18 C12)."""
+    try:
+        readonly = bool(os.statvfs(home).f_flag & os.ST_RDONLY)
+    except OSError:
+        return None
+    if readonly:
+        return (f"PREFECT_HOME {home} is on a read-only file system: Prefect keeps its database and results there; "
+                "set PREFECT_HOME to a folder you can write, or remount that one read-write")
+    for where in (home, home / "prefect.db"):
+        if where.exists() and not os.access(where, os.W_OK):
+            return (f"PREFECT_HOME {home}: {where.name} cannot be written by this user: Prefect keeps its database "
+                    "and results there; make it writable, or set PREFECT_HOME to a folder of your own")
+    return None
+
+
 def peer_is_ours(sock) -> bool:
     """Whether the process at the other end of the connected unix socket ``sock`` runs as this
     user (``SO_PEERCRED``, unix(7)); ``False`` when it cannot be told. A socket file another user
@@ -81,6 +100,58 @@ def _listening_inodes(port: int) -> set[str]:
             if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
                 inodes.add(fields[9])  # state 0A: LISTEN
     return inodes
+
+
+def _listener_uids(port: int) -> set[int]:
+    """The owners (uids) of the sockets listening on TCP ``port`` (``/proc/net/tcp``'s and
+    ``tcp6``'s ``uid`` column, proc(5)); empty when none listens or there is no ``/proc``."""
+    uids: set[int] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            try:
+                if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    uids.add(int(fields[7]))
+            except ValueError:
+                continue
+    return uids
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (a URL's hostname) names this machine: ``localhost`` or an address of
+    127.0.0.0/8 or ``::1`` (where every local user may listen)."""
+    import ipaddress
+
+    if not host:
+        return False
+    if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def foreign_listener(url: str) -> int | None:
+    """The uid of another user (not this one, not root) whose socket listens on ``url``'s port
+    when ``url`` names this machine (:func:`is_loopback`), else ``None`` (another host, nobody
+    listening, this user's or root's listener, no ``/proc``). Whoever listens on a loopback port
+    is sent whatever a client sends there, the kept server's password included: a
+    ``PREFECT_API_URL`` left exported after the kept server stopped, its port then taken by
+    another user, must not be asked anything (attack18 C17)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    if not is_loopback(parts.hostname):
+        return None
+    others = sorted(u for u in _listener_uids(port) if u not in (os.getuid(), 0))
+    return others[0] if others else None
 
 
 def _children(pid: int) -> list[int]:

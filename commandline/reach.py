@@ -183,6 +183,23 @@ def _prefect_identity(url: str, timeout: float) -> str | None:
     return None
 
 
+def foreign_api(url: str | None = None) -> str | None:
+    """One line when ``url`` (default: ``PREFECT_API_URL``) names a port of this machine on
+    which another user listens (:func:`commandline.ownership.foreign_listener`), else ``None``.
+    Checked before any request goes there: the request would carry ``PREFECT_API_AUTH_STRING``
+    (the kept server's password, when the README's exports are left in the shell after that
+    server stopped) and then every sheet of the run (attack18 C17)."""
+    from commandline.ownership import foreign_listener
+
+    url = url if url is not None else os.environ.get("PREFECT_API_URL")
+    uid = foreign_listener(url) if url else None
+    if uid is None:
+        return None
+    return (f"PREFECT_API_URL {url}: another user (uid {uid}) listens on that port of this machine, so nothing was "
+            "sent there (not PREFECT_API_AUTH_STRING, not a sheet); the server it named is gone: unset PREFECT_API_URL "
+            "and PREFECT_API_AUTH_STRING (a kept server is then started or reused), or point it at your own server")
+
+
 def api_problem(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
     """One line when the Prefect API at ``url`` (``PREFECT_API_URL``) is not an http(s)
     address, or does not answer its ``/health`` within ``timeout`` seconds, or answers it
@@ -195,6 +212,8 @@ def api_problem(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
     line = None
     if urllib.parse.urlsplit(url).scheme not in ("http", "https") or not urllib.parse.urlsplit(url).hostname:
         line = f"PREFECT_API_URL {url}: not an http(s) address of a Prefect API (e.g. http://127.0.0.1:4200/api)"
+    elif (foreign := foreign_api(url)) is not None:  # asked nothing: it would get the password and the sheets
+        line = foreign
     else:
         try:
             _request(url.rstrip("/") + "/health", None, timeout)

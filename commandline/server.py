@@ -35,7 +35,7 @@ from pathlib import Path
 
 from commandline import procs
 from commandline.runtime import DEFAULTS
-from commandline.ownership import KEPT_MARK, ancestor_problem, home_server, listener_is_ours
+from commandline.ownership import KEPT_MARK, ancestor_problem, home_server, listener_is_ours, unwritable_problem
 from commandline.procs import prefect_command
 from commandline.server_auth import exposed_line
 from commandline import server_start
@@ -109,7 +109,7 @@ def home_problem() -> str | None:
                 or os.path.islink(home / name):
             return (f"PREFECT_HOME {home}: {name} is not this user's own file (another user's, or a link): "
                     "remove it, or set PREFECT_HOME to a folder of your own")
-    return None
+    return unwritable_problem(home)  # a read-only home: 632 lines of database tracebacks (attack18 C12)
 
 
 def private_home() -> Path:

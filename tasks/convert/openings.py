@@ -36,6 +36,30 @@ may hold: the corpora's most is 1 (270 text sheets of ../shared/corpus and tests
 route B into its 60 s limit, 330 s before its one line (attack17 C07)."""
 
 
+SLOW_OPENERS = (("[", re.compile(r"\["), 3_000, "'[' brackets"),
+                ("![", re.compile(r"!\["), 1_000, "'![' image openers"),
+                ("<", re.compile(r"<[A-Za-z/!?]"), 5_000, "'<' tag openers"),
+                ("|", re.compile(r"\|"), 20_000, "'|' table cell bars"))
+"""Characters pandoc's markdown reader backtracks over, with the most a document may hold:
+the corpora's most (434 distinct texts: sheets of ../shared/corpus and tests/corpus and their
+built ``source.md``) is 219 ``[``, 25 ``![``, 2,426 ``<`` and 1,585 ``|`` (a README's tables).
+Pandoc alone took over 120 s on 10,000 unclosed ``[``, ``<a `` or ``![`` (attack18 C07: 150,000
+``[``, 60,000 ``<a ``, 50,000 ``![`` and a 400 x 400 pipe table each ran route B's readings
+into their time limits, ~5 min before the one line)."""
+
+
+def count_slow(text: str) -> tuple[int, int, str] | None:
+    """The first of :data:`SLOW_OPENERS` that markdown ``text`` (outside fenced code) holds more
+    of than its bound: ``(count, bound, what)``, else ``None``. A regular expression each (about
+    0.05 s for 1 MB)."""
+    text = _FENCED.sub("", text)
+    for _, rx, bound, what in SLOW_OPENERS:
+        n = len(rx.findall(text))
+        if n > bound:
+            return n, bound, what
+    return None
+
+
 def count_openings(text: str) -> tuple[int, str]:
     """The most question openings of one kind in markdown ``text``, and that kind in words:
     lines (outside fenced code) opening with a question word and a number (``## Question 12``,
@@ -82,4 +106,8 @@ def count_problem(text: str, max_questions: int) -> str | None:
     if notes > MAX_NOTES:  # 40,000 ran into route B's time limit after 330 s (attack17 C07)
         return (f"holds {notes:,} footnote and link definitions, more than the {MAX_NOTES:,} a sheet is read "
                 "with (a sheet has a few): split it")
+    slow = count_slow(text)
+    if slow:  # pandoc backtracks over each: minutes per reading (attack18 C07)
+        return (f"holds {slow[0]:,} {slow[2]}, more than the {slow[1]:,} a sheet is read with (a sheet has at most "
+                "a few hundred; pandoc takes minutes over so many): split it")
     return None

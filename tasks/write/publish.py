@@ -142,9 +142,12 @@ def no_space(err: OSError) -> bool:
 WRITE_REFUSED = {
     errno.EPERM: "--out refuses new files (an immutable folder, chattr +i, or one of /proc or /sys)",
     errno.EACCES: "--out refuses new files (no permission to write in it)",
+    errno.EXDEV: ("--out's old outputs cannot be moved aside within its file system (an overlay's lower layer, a "
+                  "container's image: rename gives EXDEV); give --out a new folder, or one made since the container "
+                  "started"),
 }
 """The ``OSError`` numbers of a folder that will not take a new file (open(2), mkdir(2),
-rename(2): EPERM, EACCES): one line, as a read-only or full file system is (attack7 row 22:
+rename(2): EPERM, EACCES; rename's EXDEV on overlayfs, attack18 C03): one line, as a read-only or full file system is (attack7 row 22:
 ``chattr +i`` on ``--out`` gave a 37-line traceback)."""
 
 
