@@ -88,24 +88,11 @@ def peer_is_ours(sock) -> bool:
     return struct.unpack("3i", creds)[1] == os.getuid()
 
 
-def _listening_inodes(port: int) -> set[str]:
-    inodes: set[str] = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(fields[9])  # state 0A: LISTEN
-    return inodes
-
-
-def _listener_uids(port: int) -> set[int]:
-    """The owners (uids) of the sockets listening on TCP ``port`` (``/proc/net/tcp``'s and
-    ``tcp6``'s ``uid`` column, proc(5)); empty when none listens or there is no ``/proc``."""
-    uids: set[int] = set()
+def _listening_rows(port: int) -> list[list[str]]:
+    """The rows of ``/proc/net/tcp`` and ``tcp6`` (proc(5)) of sockets listening (state ``0A``) on TCP
+    ``port``, each split into its fields (``[3]`` the state, ``[7]`` the uid, ``[9]`` the inode);
+    empty when none listens or there is no ``/proc``."""
+    rows: list[list[str]] = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             lines = Path(table).read_text().splitlines()[1:]
@@ -115,10 +102,20 @@ def _listener_uids(port: int) -> set[int]:
             fields = line.split()
             try:
                 if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    uids.add(int(fields[7]))
+                    rows.append(fields)
             except ValueError:
                 continue
-    return uids
+    return rows
+
+
+def _listening_inodes(port: int) -> set[str]:
+    return {fields[9] for fields in _listening_rows(port)}
+
+
+def _listener_uids(port: int) -> set[int]:
+    """The owners (uids) of the sockets listening on TCP ``port`` (``/proc/net/tcp``'s and
+    ``tcp6``'s ``uid`` column, proc(5)); empty when none listens or there is no ``/proc``."""
+    return {int(fields[7]) for fields in _listening_rows(port) if fields[7].isdigit()}
 
 
 def is_loopback(host: str | None) -> bool:
