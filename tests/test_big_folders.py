@@ -259,7 +259,10 @@ def test_the_first_sheet_is_submitted_before_the_folder_is_checked_and_each_shee
     (folder / "week2_solutions.md").write_text("## Question 1\n\n(a) $v = 3$\n")
     log: list[tuple[str, str]] = []
     skip, submit, find = folder_run.found_skip, folder_run.submit_markdown, pairing.find_solutions
+    sol_skip = folder_run.solutions_skip
     monkeypatch.setattr(folder_run, "found_skip", lambda path, root: log.append(("checked", path.name)) or skip(path, root))
+    monkeypatch.setattr(folder_run, "solutions_skip",  # a found solutions file is checked by the document rule
+                        lambda src, sol, root: log.append(("checked", sol.name)) or sol_skip(src, sol, root))
     monkeypatch.setattr(folder_run, "submit_markdown",
                         lambda inputs, *a, **k: log.append(("submitted", inputs.source.name)) or submit(inputs, *a, **k))
     monkeypatch.setattr(pairing, "find_solutions", lambda src, seen=None: log.append(("looked", src.name)) or find(src, seen))
