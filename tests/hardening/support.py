@@ -36,6 +36,18 @@ def route_a_reply() -> str:
     }]})
 
 
+def as_another_users(path: Path, monkeypatch) -> None:
+    """``path`` owned by another user: chown'd to uid 1001 when the tests run as root, else this
+    process made to look like another user (``os.getuid`` one more) to the ownership checks."""
+    import os
+
+    if os.getuid() == 0:
+        os.chown(path, 1001, 1001)
+    else:
+        real = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: real + 1)
+
+
 def write_sheet(folder: Path, stem: str = "cart", solutions: bool = True) -> Path:
     """Write the markdown sheet (and its solutions) into ``folder``; returns the sheet."""
     folder.mkdir(parents=True, exist_ok=True)

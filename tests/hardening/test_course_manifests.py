@@ -5,26 +5,15 @@ swept), and a folder run never writes its manifest into a folder that holds shee
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from commandline.out_paths import OUTPUT_MANIFEST, foreign_manifest, holds_outputs
 from tasks.errors import InputError
-from tests.hardening.support import write_sheet
+from tests.hardening.support import as_another_users, write_sheet
 
 CATEGORY = "16 links out of folders"
-
-
-def _another_users(path: Path, monkeypatch) -> None:
-    """``path`` owned by another user: chown'd when the tests run as root, else this process
-    made to look like another user to the check."""
-    if os.getuid() == 0:
-        os.chown(path, 1001, 1001)
-    else:
-        real = os.getuid()
-        monkeypatch.setattr(os, "getuid", lambda: real + 1)
 
 
 @pytest.fixture
@@ -40,7 +29,7 @@ def test_a_co_users_manifest_in_a_course_does_not_drop_it_from_a_sweep(root, mon
 
     planted = root / "c3" / OUTPUT_MANIFEST
     planted.write_text("{}")
-    _another_users(planted, monkeypatch)
+    as_another_users(planted, monkeypatch)
     skipped: list[str] = []
     found = sheet_folders(root, (".md",), skipped)
     assert root / "c3" in found and root / "c1" in found

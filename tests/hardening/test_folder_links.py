@@ -10,7 +10,7 @@ import pytest
 
 from tasks.check.compare import read_export_files
 from tasks.errors import InputError
-from tests.hardening.support import route_a_reply, tree_text, write_sheet
+from tests.hardening.support import as_another_users, route_a_reply, tree_text, write_sheet
 
 CATEGORY = "16 links out of folders"
 
@@ -76,19 +76,6 @@ def test_an_exported_sets_file_linked_from_outside_is_one_line(planted, tmp_path
     assert "link leaving" in str(e.value) and CANARY not in str(e.value)
 
 
-def _as_another_users(path, monkeypatch):
-    """``path`` owned by another user: chown'd when the tests run as root, else this process
-    made to look like another user to the check."""
-    import os
-
-    if os.getuid() == 0:
-        os.chown(path, 1001, 1001)
-    else:
-        from tasks.convert import folder_inputs  # noqa: F401 - the check reads os.getuid there
-        real = os.getuid()
-        monkeypatch.setattr(os, "getuid", lambda: real + 1)
-
-
 def test_a_co_users_saved_reply_in_a_shared_course_folder_is_never_read(planted, tmp_path, prefect_server, capsys,
                                                                         monkeypatch):
     """attack16 C29/C30: another user's areas.json (or route-a.json) beside a sheet in a shared
@@ -97,7 +84,7 @@ def test_a_co_users_saved_reply_in_a_shared_course_folder_is_never_read(planted,
     folder, _ = planted
     (folder / "replies").mkdir()
     (folder / "replies" / "route-a.json").write_text(route_a_reply().replace("Question 1", CANARY))
-    _as_another_users(folder / "replies" / "route-a.json", monkeypatch)
+    as_another_users(folder / "replies" / "route-a.json", monkeypatch)
     code, printed = _run(folder, tmp_path / "out", capsys)
     assert code == 0, printed
     assert CANARY not in tree_text(tmp_path / "out")
