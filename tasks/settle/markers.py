@@ -94,7 +94,7 @@ def marker_number(text: str, words: tuple[str, ...] = QUESTION_WORDS) -> str | N
     return m.group(1) if m else None
 
 
-def _outside_code(markdown: str) -> list[tuple[int, str]]:
+def outside_code(markdown: str) -> list[tuple[int, str]]:
     """``(line number, line)`` of the lines outside fenced code and ``$$`` display maths. A fence
     line that no later bare fence closes opens nothing (a chunk's fence inside an indented block,
     as pandoc writes an R Markdown chunk a list item broke): it would hide the rest."""
@@ -118,8 +118,6 @@ def _outside_code(markdown: str) -> list[tuple[int, str]]:
     return out
 
 
-outside_code = _outside_code
-"""The lines outside code and display maths (:func:`_outside_code`), for the other audits."""
 
 
 def restarting_lists(markdown: str) -> list[list[Marker]]:
@@ -136,7 +134,7 @@ def restarting_lists(markdown: str) -> list[list[Marker]]:
     heading_since_item = False
     restarts = False
     numbered_on = False  # the sheet numbers items on across a heading, or from other than 1
-    for n, line in _outside_code(markdown):
+    for n, line in outside_code(markdown):
         if _HEADING.match(line):
             heading_since_item = True
             continue
@@ -160,7 +158,7 @@ def restarting_lists(markdown: str) -> list[list[Marker]]:
 def _explicit_markers(markdown: str) -> bool:
     """Has the document a heading or bold question marker?"""
     previous_blank = True
-    for _, line in _outside_code(markdown):
+    for _, line in outside_code(markdown):
         h = _HEADING.match(line)
         if h and marker_number(_ATTRIBUTES.sub("", h.group(2))) is not None:
             return True
@@ -192,7 +190,7 @@ def question_markers(markdown: str, solutions: bool = False) -> list[Marker]:
     answers_at = None  # a Solutions / Answers heading after question markers
     bonus: list[Marker] = []  # bold bonus labels (``**Extra Credit. [1 point]**``)
     in_answer = None  # the fence of an answer div set in a questions document (`::: {.solution}`)
-    for n, line in _outside_code(markdown):
+    for n, line in outside_code(markdown):
         if not solutions:
             # an answer set in the sheet (a notebook's solution cells): its `**Question 2**` over
             # the reply marks no question of the sheet
@@ -274,7 +272,7 @@ def _letter_words(markdown: str) -> tuple[str, ...]:
     numbers (``## P1.1 Title``, ``## P1.2 Title``: a question word's initial): the sheet's own
     marker word, as the reader discovers it (lower case); ``()`` when none."""
     seen: dict[str, list[tuple[int, ...]]] = {}
-    for _, line in _outside_code(markdown):
+    for _, line in outside_code(markdown):
         h = _HEADING.match(line)
         m = h and _LETTER_NUMBER.match(_ATTRIBUTES.sub("", h.group(2)))
         if m:
