@@ -31,7 +31,9 @@ def test_a_route_that_fails_after_its_retries_exits_2_and_says_so_first(tmp_path
     monkeypatch.setenv("SHEET2LAMBDA_LLM_ATTEMPTS", "1")
     with StageServer(mode="fail") as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
-        code = main([str(sheet), "--backend", "openai", "--model", "local", "--out", str(tmp_path / "out")])
+        # A model name of its own: a good reply another test of this worker cached for the same
+        # sheet and model would be replayed, and no call would fail.
+        code = main([str(sheet), "--backend", "openai", "--model", "local-deadroute", "--out", str(tmp_path / "out")])
     printed = capsys.readouterr()
     assert code == 2
     summary = printed.out.split("ROUTE FAILED", 1)
@@ -48,7 +50,8 @@ def test_a_live_route_a_reply_that_is_not_json_exits_2_and_says_so_first(tmp_pat
     monkeypatch.chdir(tmp_path)
     with StageServer(mode="prose") as fake:
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base)
-        code = main([str(sheet), "--backend", "openai", "--model", "local", "--out", str(tmp_path / "out")])
+        # Its own model name, so no reply cached by another test is replayed (the call is the subject).
+        code = main([str(sheet), "--backend", "openai", "--model", "local-prose", "--out", str(tmp_path / "out")])
         asked = fake.count("route-a")
     printed = capsys.readouterr()
     assert asked == 2  # asked again once with the error, as the README says
