@@ -321,7 +321,7 @@ def publish(staging: Path, out: Path, source: str | None = None,
     and a manifest written by another document's run is refused when ``source`` is given).
 
     Crash-safe: the new entries are synced to disk first; when ``staging`` is on another file
-    system than ``out`` they are first copied (and synced) into a :func:`staging_dir` of
+    system (or mount: :func:`_renames_into`) than ``out`` they are first copied (and synced) into a :func:`staging_dir` of
     ``out``; only then are the old entries renamed aside, the new ones renamed in and the
     manifest replaced by a rename. A process killed before that point leaves ``out`` exactly
     as it was (its leftovers are removed by the next run); a full disk is one line
@@ -342,7 +342,7 @@ def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> l
     with out_lock(out), PUBLISHING:
         check_out(out, names, source, {e.name: entry_kind(e) for e in staging.iterdir()})
         _sweep_leftovers(out, staging)
-        if staging.parent.resolve() != out.resolve() and os.stat(staging).st_dev != os.stat(out).st_dev:
+        if staging.parent.resolve() != out.resolve() and not _renames_into(staging, out):
             with staging_dir(out) as near:
                 for entry in staging.iterdir():
                     if entry.is_dir() and not entry.is_symlink():
@@ -357,6 +357,24 @@ def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> l
             if line is not None:
                 raise line from None
             raise
+
+
+def _renames_into(staging: Path, out: Path) -> bool:
+    """Whether ``staging``'s entries can be renamed into ``out``: the same ``st_dev`` and a probe
+    renamed there without EXDEV (a bind mount keeps ``st_dev``, yet rename(2) across mounts gives
+    EXDEV: round 19). Any other refusal is left to the renames themselves (one line, old set kept)."""
+    if os.stat(staging).st_dev != os.stat(out).st_dev:
+        return False
+    probe = f"{STAGING_PREFIX}{os.getpid()}-probe"
+    try:
+        (staging / probe).touch()
+        os.rename(staging / probe, out / probe)
+        os.unlink(out / probe)
+    except OSError as e:
+        return e.errno != errno.EXDEV
+    finally:
+        (staging / probe).unlink(missing_ok=True)
+    return True
 
 
 def _swap(staging: Path, out: Path, source: str | None) -> list[str]:
