@@ -147,9 +147,8 @@ def _scratch(path: Path, data: bytes, mode: str, out: Path) -> None:
     C29, polars' ENOSPC was a traceback and left an empty file in ``--out``."""
     from tasks.write.publish import refused
 
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "ab" else os.O_TRUNC)
     try:
-        with os.fdopen(os.open(path, flags, 0o644), "wb") as fh:  # 0644 whatever the umask (round 19)
+        with open(path, mode, opener=lambda p, flags: os.open(p, flags, 0o644)) as fh:  # 0644 whatever the umask
             fh.write(data)
     except OSError as e:
         path.unlink(missing_ok=True)

@@ -54,7 +54,7 @@ def make_folders(path: Path) -> None:
         if part.is_dir():
             continue
         try:
-            os.mkdir(part, FOLDER_MODE)
+            part.mkdir(mode=FOLDER_MODE)
         except FileExistsError:
             if not part.is_dir():
                 raise
