@@ -22,6 +22,7 @@ import os
 import urllib.parse
 from pathlib import Path
 
+from tasks.hosts import is_loopback, local_addresses  # noqa: F401 - is_loopback: the spelling rule, here as before
 from tasks.owners import foreign_folder, foreign_link
 
 
@@ -118,34 +119,23 @@ def _listener_uids(port: int) -> set[int]:
     return {int(fields[7]) for fields in _listening_rows(port) if fields[7].isdigit()}
 
 
-def is_loopback(host: str | None) -> bool:
-    """Whether ``host`` (a URL's hostname) names this machine: ``localhost`` or an address of
-    127.0.0.0/8 or ``::1`` (where every local user may listen)."""
-    import ipaddress
-
-    if not host:
-        return False
-    if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def foreign_listener(url: str) -> int | None:
     """The uid of another user (not this one, not root) whose socket listens on ``url``'s port
-    when ``url`` names this machine (:func:`is_loopback`), else ``None`` (another host, nobody
-    listening, this user's or root's listener, no ``/proc``). Whoever listens on a loopback port
-    is sent whatever a client sends there, the kept server's password included: a
-    ``PREFECT_API_URL`` left exported after the kept server stopped, its port then taken by
-    another user, must not be asked anything (attack18 C17)."""
+    when ``url``'s host is this machine, else ``None`` (another host, nobody listening, this
+    user's or root's listener, no ``/proc``). The host is resolved and every address it resolves
+    to is judged (:func:`tasks.hosts.local_addresses`): ``127.1``, ``0.0.0.0``,
+    ``[::ffff:127.0.0.1]``, the machine's name or one of its own addresses are this machine as
+    ``127.0.0.1`` is (round 19). Whoever listens on a port of this machine is sent whatever a
+    client sends there, the kept server's password included: a ``PREFECT_API_URL`` left exported
+    after the kept server stopped, its port then taken by another user, must not be asked
+    anything (attack18 C17). Raises ``OSError`` (``socket.gaierror``) or ``UnicodeError`` when
+    the host does not resolve: then nothing may be sent either (the caller says so in one line)."""
     try:
         parts = urllib.parse.urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
         return None
-    if not is_loopback(parts.hostname):
+    if not parts.hostname or not local_addresses(parts.hostname, port):
         return None
     others = sorted(u for u in _listener_uids(port) if u not in (os.getuid(), 0))
     return others[0] if others else None

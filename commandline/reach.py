@@ -185,14 +185,22 @@ def _prefect_identity(url: str, timeout: float) -> str | None:
 
 def foreign_api(url: str | None = None) -> str | None:
     """One line when ``url`` (default: ``PREFECT_API_URL``) names a port of this machine on
-    which another user listens (:func:`commandline.ownership.foreign_listener`), else ``None``.
+    which another user listens (:func:`commandline.ownership.foreign_listener`: however the host
+    is spelled), or its host does not resolve, else ``None``.
     Checked before any request goes there: the request would carry ``PREFECT_API_AUTH_STRING``
     (the kept server's password, when the README's exports are left in the shell after that
     server stopped) and then every sheet of the run (attack18 C17)."""
     from commandline.ownership import foreign_listener
 
     url = url if url is not None else os.environ.get("PREFECT_API_URL")
-    uid = foreign_listener(url) if url else None
+    try:
+        uid = foreign_listener(url) if url else None
+    except (OSError, UnicodeError) as e:  # no address to judge: none is asked (round 19)
+        host = urllib.parse.urlsplit(url).hostname
+        why = getattr(e, "strerror", None) or type(e).__name__
+        return (f"PREFECT_API_URL {url}: its host {host} does not resolve ({why}), so nothing was sent there (not "
+                "PREFECT_API_AUTH_STRING, not a sheet): correct the address (the kept server's is "
+                "http://127.0.0.1:PORT/api), or unset PREFECT_API_URL")
     if uid is None:
         return None
     return (f"PREFECT_API_URL {url}: another user (uid {uid}) listens on that port of this machine, so nothing was "

@@ -47,6 +47,7 @@ from flows.pool import DEFAULT_WAIT_MINUTES, PoolTimeout, run_on_pool  # noqa: E
 from commandline.runners import Threads  # noqa: E402
 
 from flows.folder import DEFAULT_THREADS, on_dask, run_folder, task_runner  # noqa: E402
+from tasks.write.publish import make_folders  # noqa: E402
 from tasks.check.folder_report import run_json  # noqa: E402
 from tasks.check.sweep_files import GATE_LINES, gate_message, publish_end, read_baseline  # noqa: E402
 from commandline.logs import say  # noqa: E402
@@ -267,7 +268,7 @@ def sweep_flow(
     except InputError as e:
         say(str(e), echo=False, level=logging.ERROR)
         return failed_state(str(e))
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folders(out_dir)  # not shared-writable whatever the umask (round 19)
     try:
         claim(out_dir, FOLDER_OUTPUT_NAMES, str(base_dir))  # a user's report.csv in --out is never overwritten
     except InputError as e:

@@ -8,6 +8,7 @@ versions side by side, for the Prefect UI.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,7 +83,9 @@ def with_totals(df: pl.DataFrame, label: str = "total", by: str | None = None) -
 
 def write(df: pl.DataFrame, out: Path, stem: str = "report") -> list[Path]:
     """``<stem>.csv`` and ``<stem>.parquet`` in ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
+    from tasks.write.publish import make_folders
+
+    make_folders(out)
     csv, parquet = out / f"{stem}.csv", out / f"{stem}.parquet"
     shown_csv(df).write_csv(csv)
     df.write_parquet(parquet)
@@ -113,7 +116,7 @@ def make_out(out: Path, suffixes: tuple[str, ...] | None = None) -> None:
     its own is refused in one line, before anything is written: the manifest written there would
     make every later sweep skip that course as "a previous run's outputs" (attack17 C18:
     ``folder c1 --out root/c2``)."""
-    from tasks.write.publish import refused
+    from tasks.write.publish import make_folders, refused
 
     if suffixes is not None and out.is_dir():
         sheet = next(iter(FolderPairs(out, suffixes)), None)
@@ -121,7 +124,7 @@ def make_out(out: Path, suffixes: tuple[str, ...] | None = None) -> None:
             raise InputError(str(out), f"holds sheets of its own ({sheet.source.name}), whose course every later sweep "
                                        "would skip as a run's outputs: choose an --out apart from every course")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_folders(out)
     except OSError as e:
         raise (refused(e, out) or e) from None
 
@@ -145,7 +148,7 @@ def _scratch(path: Path, data: bytes, mode: str, out: Path) -> None:
     from tasks.write.publish import refused
 
     try:
-        with open(path, mode) as fh:
+        with open(path, mode, opener=lambda p, flags: os.open(p, flags, 0o644)) as fh:  # 0644 whatever the umask
             fh.write(data)
     except OSError as e:
         path.unlink(missing_ok=True)

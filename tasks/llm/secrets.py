@@ -106,6 +106,8 @@ def base_for_key(base_name: str, key_names: tuple[str, ...], default: str | None
     value = setting(base_name) if base_name in Settings.model_fields else _lookup(base_name)
     if not value:
         return default
+    if (plain := plain_http_line(base_name, value, key_names)) is not None:
+        raise ValueError(plain)
     if where_set(base_name) == "environment":
         return value
     host = (urlsplit(value).hostname or "").lower()
@@ -116,6 +118,31 @@ def base_for_key(base_name: str, key_names: tuple[str, ...], default: str | None
         raise ValueError(f"{base_name} in {dotenv_file()} would send {from_env[0]} from the environment to "
                          f"{host or value}: set {base_name} in the environment too, or put the key in that .env")
     return value
+
+
+def plain_http_line(base_name: str, value: str, key_names: tuple[str, ...]) -> str | None:
+    """One line when base URL ``value`` (of setting ``base_name``) is plain ``http://`` to a host
+    that is not spelled as this machine's loopback (:func:`tasks.hosts.is_loopback`) while a key
+    of ``key_names`` is set (environment or ``.env``): that key would cross the network
+    unencrypted (round 19: a ``.env``'s ``http://api.anthropic.com``, the provider's own host,
+    passed the same-host rule). The line names where the setting is; else ``None``. A loopback
+    fake or local server over ``http://`` is fine (nothing leaves the machine), and so is a
+    server asked with no key at all."""
+    from tasks.hosts import is_loopback
+
+    try:
+        parts = urlsplit(value.strip())
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme.lower() != "http" or is_loopback(host):
+        return None
+    keys = [k for k in key_names if _lookup(k)]
+    if not keys:
+        return None
+    where = "the environment" if where_set(base_name) == "environment" else str(dotenv_file())
+    return (f"{base_name} in {where} is plain HTTP (http://) to {host}: {keys[0]} would cross the network "
+            "unencrypted, so nothing was sent; use https://, or http:// only to 127.0.0.1 or localhost")
 
 
 def secret(name: str) -> str | None:

@@ -21,6 +21,8 @@ from schemas.sheet import SheetSet
 from tasks.errors import InputError, validation_line
 from tasks.review.decisions import apply_decision, choices_for, get_field, stale_decisions
 from tasks.review.notes import display_equations
+from tasks.owners import foreign_file, not_alone
+from tasks.write.manifest import MANIFEST
 from tasks.write.outputs import REVIEW, written_by, written_entries
 
 SETTLED = "settled.json"
@@ -100,6 +102,7 @@ def load_run(out: str | Path, roots: list[str] | None = None) -> ReviewRun:
     out = Path(out)
     if not out.is_dir():
         raise InputError(str(out), "no such output folder")
+    ours_alone(out)
     source = written_by(out)
     entries = written_entries(out)
     if source is None or not entries:
@@ -126,6 +129,37 @@ def load_run(out: str | Path, roots: list[str] | None = None) -> ReviewRun:
         log = log.model_copy(update={"decisions": [d for d in log.decisions if d not in stale]})
     return ReviewRun(out=out, source=source, record=record, log=log, report=report, sources=sources, entries=entries,
                      stale=stale, roots=list(roots or []), build=build)
+
+
+READ = (MANIFEST, SETTLED, "report.json", REVIEW, "source.md", "solutions.md")
+"""The files of an output folder a review reads (and rebuilds the set from)."""
+
+
+def ours_alone(out: Path) -> None:
+    """Refuse, before anything of it is read, an output folder that is not this user's alone
+    (:func:`tasks.owners.not_alone`: it, a folder above it, or a link on the way another user's,
+    or the folder writable by others and not sticky) or a file of :data:`READ` in it that another
+    user owns or others may write (:func:`tasks.owners.foreign_file`, links followed): whoever
+    could write them could plant decisions in ``review.json`` or flags in ``settled.json``, and
+    the review would rebuild this user's set from them (round 19). Raises :class:`InputError`,
+    one line naming the folder or file."""
+    import os
+
+    found = not_alone(out, itself=True)
+    for name in READ if found is None else ():
+        if (found := foreign_file(out / name, {os.getuid()}, below=out)) is not None:
+            break
+    if found is None:
+        return
+    where = str(found.where)
+    if found.kind == "link":
+        why = f"is a link another user (uid {found.uid}) owns, who could point it elsewhere"
+    elif found.kind == "owner":
+        why = f"belongs to another user (uid {found.uid})"
+    else:
+        why = f"is writable by other users (mode {found.mode:o}), who could change it (chmod go-w)"
+    raise InputError(where, f"not reviewed: it {why}; a review reads and rebuilds only an output folder of your own, "
+                            "whose decisions and flags no one else could have written")
 
 
 def build_id(out: Path) -> str:

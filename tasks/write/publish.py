@@ -10,6 +10,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -33,12 +34,38 @@ LOCK_WAIT = 120.0
 """Seconds a run waits for another run publishing into the same ``--out``."""
 
 
+FOLDER_MODE = 0o755
+"""The mode an output folder is made with (:func:`make_folders`): writable by its owner alone,
+whatever the umask (mkdir(2) clears the umask's bits from it, never adds any)."""
+
+SHARED_WRITE = stat.S_IWGRP | stat.S_IWOTH
+"""The bits no output has (:func:`_sync_tree` clears them): under ``umask 000`` every output was
+0777/0666, which the ownership checks (:func:`tasks.write.manifest.usable`, a review's) then
+refused for ever (round 19)."""
+
+
+def make_folders(path: Path) -> None:
+    """Make ``path`` and each missing folder above it with :data:`FOLDER_MODE` (so none is
+    writable by group or others, whatever the umask; ``Path.mkdir(parents=True)`` makes the
+    parents 0777 less the umask); an existing folder is left as it is. Raises ``OSError``
+    (``FileExistsError`` when a part is a file)."""
+    path = Path(path)
+    for part in [*reversed(path.parents), path]:
+        if part.is_dir():
+            continue
+        try:
+            part.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:
+            if not part.is_dir():
+                raise
+
+
 @contextmanager
 def out_lock(out: Path, wait: float | None = None, name: str = LOCK):
     """Hold ``out``'s publishing lock (:data:`LOCK`; another lock file of ``out`` by ``name``,
     as a review's), waiting up to ``wait`` seconds (default :data:`LOCK_WAIT`) for another
     run; raises :class:`InputError` past it."""
-    out.mkdir(parents=True, exist_ok=True)
+    make_folders(out)
     wait = LOCK_WAIT if wait is None else wait
     try:
         fd = os.open(out / name, os.O_RDWR | os.O_CREAT, 0o600)
@@ -94,7 +121,7 @@ def pinned(out: Path, roots: Sequence[Path | str] | None = None) -> Iterator[Pat
     if not inside_roots(out, roots):  # nothing made outside: checked before the folder is made
         raise outside_root(out, roots)
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_folders(out)
         fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         raise (refused(e, out) or InputError(str(out), f"cannot open --out ({e.strerror or e})")) from None
@@ -198,7 +225,7 @@ def staging_dir(out: Path, roots: Sequence[Path | str] | None = None):
     usable(out)
     if not roots:
         try:
-            out.mkdir(parents=True, exist_ok=True)
+            make_folders(out)
         except OSError as e:
             raise (refused(e, out) or InputError(str(out), f"cannot make --out: {e.strerror}")) from None
     with pinned(out, roots) as here:
@@ -220,12 +247,15 @@ def staging_dir(out: Path, roots: Sequence[Path | str] | None = None):
 
 def _sync_tree(root: Path) -> None:
     """``fsync`` every file and folder under ``root`` (and ``root``): the new outputs are on
-    disk before any old one is replaced."""
+    disk before any old one is replaced; each one group or others may write loses those bits
+    (:data:`SHARED_WRITE`) first, whatever umask made it."""
     for p in sorted(root.rglob("*"), reverse=True) + [root]:
         if p.is_symlink():
             continue
         fd = os.open(p, os.O_RDONLY | (os.O_DIRECTORY if p.is_dir() else 0))
         try:
+            if (mode := os.fstat(fd).st_mode) & SHARED_WRITE:  # made under a umask that let them be (round 19)
+                os.fchmod(fd, stat.S_IMODE(mode) & ~SHARED_WRITE)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -291,7 +321,7 @@ def publish(staging: Path, out: Path, source: str | None = None,
     and a manifest written by another document's run is refused when ``source`` is given).
 
     Crash-safe: the new entries are synced to disk first; when ``staging`` is on another file
-    system than ``out`` they are first copied (and synced) into a :func:`staging_dir` of
+    system (or mount: :func:`_renames_into`) than ``out`` they are first copied (and synced) into a :func:`staging_dir` of
     ``out``; only then are the old entries renamed aside, the new ones renamed in and the
     manifest replaced by a rename. A process killed before that point leaves ``out`` exactly
     as it was (its leftovers are removed by the next run); a full disk is one line
@@ -312,7 +342,7 @@ def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> l
     with out_lock(out), PUBLISHING:
         check_out(out, names, source, {e.name: entry_kind(e) for e in staging.iterdir()})
         _sweep_leftovers(out, staging)
-        if staging.parent.resolve() != out.resolve() and os.stat(staging).st_dev != os.stat(out).st_dev:
+        if staging.parent.resolve() != out.resolve() and not _renames_into(staging, out):
             with staging_dir(out) as near:
                 for entry in staging.iterdir():
                     if entry.is_dir() and not entry.is_symlink():
@@ -327,6 +357,24 @@ def _publish(staging: Path, out: Path, names: set[str], source: str | None) -> l
             if line is not None:
                 raise line from None
             raise
+
+
+def _renames_into(staging: Path, out: Path) -> bool:
+    """Whether ``staging``'s entries can be renamed into ``out``: the same ``st_dev`` and a probe
+    renamed there without EXDEV (a bind mount keeps ``st_dev``, yet rename(2) across mounts gives
+    EXDEV: round 19). Any other refusal is left to the renames themselves (one line, old set kept)."""
+    if os.stat(staging).st_dev != os.stat(out).st_dev:
+        return False
+    probe = f"{STAGING_PREFIX}{os.getpid()}-probe"
+    try:
+        (staging / probe).touch()
+        os.rename(staging / probe, out / probe)
+        os.unlink(out / probe)
+    except OSError as e:
+        return e.errno != errno.EXDEV
+    finally:
+        (staging / probe).unlink(missing_ok=True)
+    return True
 
 
 def _swap(staging: Path, out: Path, source: str | None) -> list[str]:

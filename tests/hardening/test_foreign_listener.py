@@ -69,8 +69,15 @@ def test_another_users_listener_is_asked_nothing(monkeypatch):
 
 
 def test_another_host_is_not_looked_up(monkeypatch):
+    import socket
+
+    def unresolved(host, *a, **k):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", unresolved)
     monkeypatch.setattr(ownership, "_listener_uids", lambda port: pytest.fail("a remote port is not on this machine"))
-    assert ownership.foreign_listener("https://prefect.example.org/api") is None
+    with pytest.raises(OSError):  # no address: the caller refuses it in one line, nothing sent
+        ownership.foreign_listener("https://prefect.example.org/api")
 
 
 def _other_users_logger():
