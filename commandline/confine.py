@@ -94,4 +94,28 @@ def confine(paths: dict[str, str | None], base: str | None, roots: list[Path] | 
             if real != real_root and real_root not in real.parents:
                 raise InputError(str(path), f"{name} is outside this deployment's root {root} "
                                             "(every path of a deployed run stays inside it)")
+            if name.lower().lstrip("-") == "out" and (why := written_problem(real, real_root)) is not None:
+                raise InputError(str(path), f"{name} {why}")
     return [str(r) for r in roots]
+
+
+PROJECT = Path(__file__).resolve().parents[1]
+"""sheet2lambda's own folder (its source, filters, tests, ``.venv``)."""
+
+OWN_FOLDERS = ("baselines", "commandline", "deployments", "examples", "filters", "flows", "schemas", "tasks", "tests")
+"""The project's own folders under :data:`PROJECT`: a run's outputs never go into them."""
+
+
+def written_problem(real: Path, root: Path) -> str | None:
+    """Why a confined run may not write its outputs at ``real`` (a resolved path inside the
+    resolved ``root``), or ``None``: inside a hidden folder below the root (``.venv/``,
+    ``.git/``, a ``.config/``), or the project itself or inside one of its own folders
+    (:data:`OWN_FOLDERS`) when the root holds it: a deployment rooted at the repository
+    otherwise let the UI's ``out`` overwrite the product's source or its environment (attack19)."""
+    below = real.relative_to(root).parts if real != root else ()
+    if any(part.startswith(".") for part in below):
+        return "is inside a hidden folder: a deployed run never writes there"
+    project = PROJECT.resolve()
+    if real == project or any(real == project / f or (project / f) in real.parents for f in OWN_FOLDERS):
+        return f"is sheet2lambda's own folder ({project}): a deployed run never writes into its source"
+    return None

@@ -94,7 +94,7 @@ def text_problem(path: Path) -> str | None:
     except OSError:
         return None
     if suffix == ".ipynb":
-        return _notebook_problem(data)
+        return _notebook_problem(data) or _notebook_questions(data)
     nul = data.find(b"\x00")
     if nul >= 0:
         return f"holds a NUL byte (at byte {nul:,}): not a text file in UTF-8"
@@ -105,6 +105,19 @@ def text_problem(path: Path) -> str | None:
     if not text.removeprefix("\ufeff").strip():
         return "empty file (only blank space)"
     return _controls(text) or (_many_questions(text) if suffix != ".tex" else None)
+
+
+def _notebook_questions(data: bytes) -> str | None:
+    """:func:`_many_questions` of a notebook's markdown cells
+    (:func:`tasks.convert.openings.notebook_markdown`), or ``None`` (also for JSON that does not
+    parse: the run says why)."""
+    from tasks.convert.openings import notebook_markdown
+
+    try:
+        nb = json_loads(data)
+    except ValueError:
+        return None
+    return _many_questions(notebook_markdown(nb))
 
 
 def _many_questions(text: str) -> str | None:

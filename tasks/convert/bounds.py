@@ -38,7 +38,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from tasks.convert.openings import count_problem
+from tasks.convert.openings import count_problem, notebook_markdown
 from tasks.errors import InputError
 from tasks.safe_json import MAX_JSON_DEPTH, json_depth, json_loads  # noqa: F401 - the bounds of JSON, said here too
 
@@ -184,7 +184,7 @@ def check_converted_text(name: str, text: str) -> None:
     check_openings(name, text)
 
 
-def check_openings(name: str, text: str) -> None:
+def check_openings(name: str, text: str) -> str:
     """Refuse a document whose converted markdown opens more than :data:`MAX_QUESTIONS`
     questions of one kind (:func:`tasks.convert.openings.count_openings`): a sheet has tens, and the library
     filters read such a document into their time limits, one candidate layout after another,
@@ -192,10 +192,24 @@ def check_openings(name: str, text: str) -> None:
     1 MB answered after 110 s), or more than :data:`tasks.convert.openings.MAX_MATHS` maths spans
     (:func:`tasks.convert.openings.count_maths`), or more than :data:`tasks.convert.openings.MAX_NOTES`
     footnote and link-reference definitions (:func:`tasks.convert.openings.count_notes`).
-    :class:`InputError` naming the file, the count and its kind."""
+    :class:`InputError` naming the file, the count and its kind; else ``text`` itself."""
     line = count_problem(text, MAX_QUESTIONS)
     if line:
         raise InputError(name, line)
+    return text
+
+
+def check_notebook(name: str, nb: bytes) -> bytes:
+    """:func:`check_openings` for a notebook's bytes (``nb``), before pandoc's ipynb reader
+    runs: its markdown cells' sources (:func:`tasks.convert.openings.notebook_markdown`); a
+    notebook of 30,000 ``## Question N`` cells otherwise ran minutes before its line (attack19).
+    JSON that does not parse is left to the reader (it says why). Returns ``nb``."""
+    try:
+        parsed = json_loads(nb)
+    except ValueError:
+        return nb
+    check_openings(name, notebook_markdown(parsed))
+    return nb
 
 
 def check_zip(zf: zipfile.ZipFile, name: str) -> None:

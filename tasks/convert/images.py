@@ -61,7 +61,10 @@ def resolve_links(links: list[str], base_dir: str | None,
         data, digest = None, None
         if keep is None:
             path, why = image_file(link, base_dir)
-            size = Path(path).stat().st_size if path is not None else 0
+            try:
+                size = Path(path).stat().st_size if path is not None else 0
+            except (OSError, RuntimeError) as e:  # gone or swapped since it was found (attack19)
+                path, why, size = None, changed(e), 0
         else:
             path, data, why = image_data(link, base_dir)
             size = len(data) if data is not None else 0
@@ -120,17 +123,37 @@ def image_file(link: str, base_dir: str | None) -> tuple[str | None, str | None]
     and links with no ``base_dir`` find no file. This locates the file by its name; what a run
     copies into a set is read by :func:`image_data`.
     """
-    from tasks.convert.tex_files import MAX_IMAGE_BYTES, refusal
+    from tasks.convert.opener import FileRefused, read_file
+    from tasks.convert.tex_files import MAX_IMAGE_BYTES, place_refusal, refusal
 
     for c in _candidates(link, base_dir):
-        why = refusal(c, [Path(base_dir).resolve()], MAX_IMAGE_BYTES, tex=False)
-        if why is None and c.suffix.lower() == ".svg" and c.resolve().is_file():
-            why = svg_refusal(c)
-        if why is not None:
-            return None, why
-        if c.resolve().is_file():
-            return str(c.resolve()), None
+        try:  # each step may find the file gone or swapped since the last (attack17 C27, attack19)
+            base = Path(base_dir).resolve()
+            why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
+            if why is not None:
+                return None, why
+            real = c.resolve()
+            if not real.is_file():
+                continue
+            why = place_refusal(real, [base], tex=False)  # where it leads now, not where it led when checked
+            if why is None and ".svg" in (c.suffix.lower(), real.suffix.lower()):
+                why = svg_refusal(read_file(real, [base], MAX_IMAGE_BYTES))
+            return (None, why) if why is not None else (str(real), None)
+        except FileRefused as e:
+            return None, e.why
+        except FileNotFoundError:
+            continue  # gone since it was found: no file
+        except (OSError, RuntimeError) as e:
+            return None, changed(e)
     return None, None
+
+
+def changed(e: BaseException) -> str:
+    """The phrase for an image whose path stopped resolving between two steps of reading it
+    (``e``: the ``OSError``, or the ``RuntimeError`` pathlib raises for a link loop): it was
+    swapped while the run read it (attack19), so it is not read."""
+    what = getattr(e, "strerror", None) or "a link loop"
+    return f"changed while it was read ({what}): not read"
 
 
 def image_data(link: str, base_dir: str | None) -> tuple[str | None, bytes | None, str | None]:
@@ -144,16 +167,18 @@ def image_data(link: str, base_dir: str | None) -> tuple[str | None, bytes | Non
     from tasks.convert.tex_files import MAX_IMAGE_BYTES, place_refusal, refusal
 
     for c in _candidates(link, base_dir):
-        base = Path(base_dir).resolve()
-        why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
-        if why is not None:
-            return None, None, why
         try:
+            base = Path(base_dir).resolve()
+            why = refusal(c, [base], MAX_IMAGE_BYTES, tex=False)
+            if why is not None:
+                return None, None, why
             real, data = read_opened(c, [base], MAX_IMAGE_BYTES)
         except FileRefused as e:
             return None, None, e.why
-        except OSError:
-            continue  # gone (or unreadable) since it was found: no file, as image_file says
+        except FileNotFoundError:
+            continue  # gone since it was found: no file, as image_file says
+        except (OSError, RuntimeError) as e:
+            return None, None, changed(e)
         why = place_refusal(real, [base], tex=False)
         if why is None and len(data) > MAX_IMAGE_BYTES:
             why = f"larger than {MAX_IMAGE_BYTES >> 20} MiB"
@@ -168,7 +193,10 @@ def _candidates(link: str, base_dir: str | None) -> list[Path]:
     then with each of :data:`IMAGE_EXTENSIONS` when it has none); none for an address."""
     if not base_dir or not link or is_address(link) or "\\" in link:
         return []  # an address (a scheme, //host/…) or a backslash: never a file of the sheet
-    target = Path(base_dir).resolve() / unquote(link)
+    try:
+        target = Path(base_dir).resolve() / unquote(link)
+    except (OSError, RuntimeError):
+        return []  # the sheet's folder itself no longer resolves (a link loop): no file of it
     candidates = [target]
     if not Path(unquote(link)).suffix:
         candidates += [target.with_name(target.name + ext) for ext in IMAGE_EXTENSIONS]

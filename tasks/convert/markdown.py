@@ -81,7 +81,7 @@ from schemas.markdown import ConversionWarning, Converted, Markdown, Role
 from tasks.cache import stage
 from tasks.errors import InputError
 from tasks.convert import checks, tex_preamble
-from tasks.convert.bounds import ast_loads, check_converted_text, check_mark_runs, check_openings
+from tasks.convert.bounds import ast_loads, check_converted_text, check_mark_runs, check_notebook, check_openings
 from tasks.convert.effort import one_effort
 from tasks.convert.images import resolve_image, resolve_links
 from tasks.convert.pandoc import READ_FORMAT, WRITE_FORMAT, run_pandoc
@@ -177,10 +177,10 @@ def to_markdown(
         text, warnings, links = _convert_latex(name, source, base_dir, roots)
         base = base_dir
     elif suffix in CHUNKED:
-        text, warnings, links = _convert_quarto(name, knitr_text(_decode(name, data)))
+        text, warnings, links = _convert_quarto(name, check_openings(name, knitr_text(_decode(name, data))))
         base = base_dir
     elif suffix == ".ipynb" or suffix in SCRIPTS:  # a script: the notebook Jupytext reads (tasks.convert.scripts)
-        nb = data if suffix == ".ipynb" else script_notebook(name, _decode(name, data), suffix)
+        nb = check_notebook(name, data if suffix == ".ipynb" else script_notebook(name, _decode(name, data), suffix))
         text, warnings, links = _convert_docx(name, nb, media_dir, "ipynb")
         base = str(Path(media_dir).parent) if media_dir else None
     else:

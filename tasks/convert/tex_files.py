@@ -237,7 +237,7 @@ class _Inliner:
             except FileRefused as e:
                 self.refuse(command, name, e.why)
                 return None
-            except OSError:
+            except (OSError, RuntimeError):  # gone, or swapped for a link loop, since its check (attack19)
                 continue
             if self.total + len(data) > MAX_TOTAL_BYTES:
                 self.refuse(command, name, f"the sheet's files pass {MAX_TOTAL_BYTES >> 20} MiB in all")
@@ -263,7 +263,7 @@ class _Inliner:
             except FileRefused as e:
                 self.refuse(command, name, e.why)
                 return
-            except OSError:
+            except (OSError, RuntimeError):  # gone, or swapped for a link loop, since its check (attack19)
                 continue
 
     def path(self, name: str) -> Path:
