@@ -17,18 +17,18 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from commandline.server import free_port, healthy
 from tests.conftest import ROOT
+from tests.prefect_api import artifacts, deployment, ended, run_log
 
 PREFECT = str(Path(sys.executable).with_name("prefect"))
-WAIT = {"timeout": 600, "poll_interval": 0.5}
-"""How a test waits for a run it started: up to 10 minutes, asking for its state every half
-second (``run_deployment`` asks every 5 s by default: each run took a multiple of 5 s)."""
 SHEET = "## Question 1\n\nA ball is dropped from a height $h$.\n\n(a) Find its speed at the ground.\n"
 
 
@@ -53,9 +53,44 @@ def _stop(proc: subprocess.Popen, sig=signal.SIGTERM, wait: float = 30) -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, migrated_database):
+def scheduled_sweep():
+    """What :func:`_watch_scheduled_sweep` (started by ``served``) saw of the served sweep's schedule:
+    its first run comes at the next minute, a wait the module's other tests now fill (28 s idle)."""
+    return {"ended": threading.Event(), "stop": threading.Event()}
+
+
+def _watch_scheduled_sweep(url: str, seen: dict) -> None:
+    """Until the served sweep's first scheduled run has completed (or 600 s): its deployment, its
+    runs, the completed ones; then the deployment is paused (no sweep every minute beside the rest
+    of the module: pausing deletes the runs scheduled ahead, none that started)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: url}):
+            dep = seen["deployment"] = deployment("sweep/served", timeout=300)
+            deadline = time.monotonic() + 600
+            with get_client(sync_client=True) as client:
+                while not seen["stop"].is_set():
+                    runs = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[dep.id])))
+                    done = [r for r in runs if r.state and r.state.is_completed()]
+                    if done or time.monotonic() > deadline:
+                        break
+                    seen["stop"].wait(2)
+                seen["runs"], seen["done"] = runs, done
+                client.pause_deployment(dep.id)
+    except Exception as e:  # noqa: BLE001 (shown by the test)
+        seen["error"] = repr(e)
+    finally:
+        seen["ended"].set()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, migrated_database, scheduled_sweep):
     """A Prefect server (on a migrated database: its first start is not what is tested here) and
-    ``deployments.serve`` on it; yields ``(api_url, base folder)``."""
+    ``deployments.serve`` on it, its scheduled sweep watched from the start
+    (:func:`_watch_scheduled_sweep`); yields ``(api_url, base folder, tmp folder)``."""
     tmp = tmp_path_factory.mktemp("deploy")
     home, base = tmp / "prefect-home", tmp / "base"
     migrated_database(home)
@@ -70,7 +105,7 @@ def served(tmp_path_factory, migrated_database):
     server_log = open(tmp / "server.log", "wb")
     server = subprocess.Popen([PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)],
                               stdout=server_log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    serve = None
+    serve = watcher = None
     try:
         deadline = time.monotonic() + 600
         while not healthy(url, 1.0):
@@ -83,11 +118,16 @@ def served(tmp_path_factory, migrated_database):
             cwd=tmp, stdout=serve_log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**env, "PREFECT_API_URL": url, "PREFECT_RUNNER_POLL_FREQUENCY": "2",
                  "PYTHONPATH": str(ROOT)})
+        watcher = threading.Thread(target=_watch_scheduled_sweep, args=(url, scheduled_sweep), daemon=True)
+        watcher.start()
         from prefect.settings import PREFECT_API_URL, temporary_settings
 
         with temporary_settings(updates={PREFECT_API_URL: url}):
             yield url, base, tmp
     finally:
+        scheduled_sweep["stop"].set()
+        if watcher is not None:
+            watcher.join(timeout=30)
         if serve is not None:
             _stop(serve, signal.SIGINT, STOP_WAIT)
         _stop(server)
@@ -95,39 +135,11 @@ def served(tmp_path_factory, migrated_database):
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _deployment(name: str, timeout: float = 120):
-    from prefect.client.orchestration import get_client
-
-    deadline = time.monotonic() + timeout
-    with get_client(sync_client=True) as client:
-        while True:
-            try:
-                return client.read_deployment_by_name(name)
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(1)
-
-
 def _start(name: str, parameters: dict):
     """A run of deployment ``name`` created now, not waited for (its id)."""
     from prefect.deployments import run_deployment
 
     return run_deployment(name, parameters=parameters, timeout=0).id
-
-
-def _ended(run_id, timeout: float = WAIT["timeout"]):
-    """The flow run once its state is final (asked every ``WAIT["poll_interval"]`` seconds), as
-    ``run_deployment`` returns it; as it is after ``timeout`` seconds if it has not ended."""
-    from prefect.client.orchestration import get_client
-
-    deadline = time.monotonic() + timeout
-    with get_client(sync_client=True) as client:
-        while True:
-            run = client.read_flow_run(run_id)
-            if (run.state and run.state.is_final()) or time.monotonic() > deadline:
-                return run
-            time.sleep(WAIT["poll_interval"])
 
 
 OUTSIDE_ROOT = {
@@ -153,8 +165,8 @@ def served_runs(served):
     (base / "mixed").mkdir()
     (base / "mixed" / "good.md").write_text(SHEET)
     (base / "mixed" / "broken.md").write_bytes(b"## Question 1\n\n\xff\xfe broken\n")
-    _deployment("document/served")
-    _deployment("folder/served")
+    deployment("document/served")
+    deployment("folder/served")
     runs = {"ad hoc": _start("document/served", {"source": "sheet.md", "backend": "none"}),
             "failed": _start("document/served", {"source": "nosuch.tex", "backend": "none"}),
             "folder": _start("folder/served", {"folder": "mixed", "offline": True})}
@@ -168,7 +180,7 @@ def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifact
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, LogFilter, LogFilterFlowRunId
 
     url, base, tmp = served
-    run = _ended(served_runs["ad hoc"])
+    run = ended(served_runs["ad hoc"])
     assert run.state.is_completed(), (run.state, (tmp / "serve.log").read_text()[-3000:])
     assert run.name == "sheet"  # named after the sheet in the UI, not Prefect's two random words
     # The relative path resolved against the deployment's base, not the serving process's folder.
@@ -192,30 +204,17 @@ def test_an_ad_hoc_document_run_through_the_api_completes_and_publishes_artifact
     assert "route B    ran" in text and "set        sheet:" in text, text[-2000:]
 
 
-def _run_log(run_id, until: str, timeout: float = 60) -> str:
-    """The run's log as the UI shows it, once a line holding ``until`` has arrived (or ``timeout``)."""
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
-
-    deadline = time.monotonic() + timeout
-    with get_client(sync_client=True) as client:
-        while True:
-            logs = client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run_id])))
-            text = "\n".join(log.message for log in logs)
-            if until in text or time.monotonic() > deadline:
-                return text
-            time.sleep(1)
-
-
 def test_a_failed_run_ends_failed_with_its_line_and_no_traceback_in_its_log(served_runs):
     """A bad ``source`` through the API: the run ends Failed with the one line; its log in the
     UI says it and holds no traceback (Prefect 3.9 logged ``TypeError: Unexpected result for
     failed state`` when the state's data was the outcome)."""
-    run = _ended(served_runs["failed"])
+    run = ended(served_runs["failed"])
     assert run.state.is_failed() and "nosuch.tex" in run.state.message, run.state
-    _run_log(run.id, "no such document")
-    time.sleep(5)  # Prefect's engine logs a failed run's exception after the run's own lines
-    text = _run_log(run.id, "no such document")
+    run_log(run.id, "no such document")
+    # Prefect's engine logs a failed run's exception after the run's own lines: 5 s after its end
+    # (this run was created with the module's other runs, and mostly ended long before this test).
+    time.sleep(max(0.0, 5 - (datetime.now(timezone.utc) - run.end_time).total_seconds()))
+    text = run_log(run.id, "no such document")
     assert "nosuch.tex: no such document" in text, text[-2000:]
     assert "Traceback" not in text and "Unexpected result" not in text and "unexpected exception" not in text, text
 
@@ -225,7 +224,7 @@ def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(se
     """The deployment's root is fixed in its job variables when served (here: the base), read
     back from the deployment by the run: no parameter of the form moves it (issue 23, kind 2)."""
     url, base, tmp = served
-    run = _ended(served_runs[case])
+    run = ended(served_runs[case])
     assert run.state.is_failed() and "outside this deployment's root" in run.state.message, run.state
     assert "\n" not in run.state.message
     assert not Path("/tmp/elsewhere").exists() and not (base.parent / "outside" / "out").exists()
@@ -234,13 +233,13 @@ def test_a_run_naming_a_path_outside_the_deployments_root_fails_with_one_line(se
 def test_a_folder_run_with_a_failed_sheet_ends_built_with_failures(served_runs):
     """As the command line exits 2, the UI shows the run's state named "Built with failures",
     its message naming the failed sheet; the run's outcome stays readable."""
-    run = _ended(served_runs["folder"])
+    run = ended(served_runs["folder"])
     assert run.state.is_completed() and run.state.name == "Built with failures", run.state
     assert run.state.message.startswith("1 of 2 sheets failed: broken.md")
 
 
 def test_the_folder_form_describes_each_parameter(served):
-    dep = _deployment("folder/served")
+    dep = deployment("folder/served")
     props = dep.parameter_openapi_schema["properties"]
     assert "folder of sheets" in props["folder"]["description"]
     assert all(props[name].get("description") for name in props), [n for n in props if not props[n].get("description")]
@@ -248,34 +247,6 @@ def test_the_folder_form_describes_each_parameter(served):
     # backend is a choice list in the run form (an enum in the flow's signature), not a text box
     schema = json.dumps(dep.parameter_openapi_schema)
     assert '"claude-code"' in schema and '"openrouter"' in schema and '"enum"' in schema
-
-
-def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served):
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
-
-    url, base, tmp = served
-    dep = _deployment("sweep/served")
-    assert [s.schedule.cron for s in dep.schedules] == ["* * * * *"]
-    limit = dep.global_concurrency_limit.limit if dep.global_concurrency_limit else dep.concurrency_limit
-    assert limit == 1
-    deadline = time.monotonic() + 300
-    with get_client(sync_client=True) as client:
-        while True:
-            runs = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[dep.id])))
-            done = [r for r in runs if r.state and r.state.is_completed()]
-            if done or time.monotonic() > deadline:
-                break
-            time.sleep(3)
-        # One scheduled run is what this asks: no sweep every minute beside the rest of the module
-        # (a Python process each); pausing deletes the runs scheduled ahead, none that started.
-        client.pause_deployment(dep.id)
-    assert runs, "the scheduler created no run of the sweep"
-    assert done, ([(r.name, r.state.name if r.state else None) for r in runs], (tmp / "serve.log").read_text()[-3000:])
-    assert done[0].parameters["root"] == "corpus" and done[0].parameters["out"] == "sweep-out"
-    assert "offline" not in done[0].parameters and "baseline" not in done[0].parameters  # as the environment allows
-    changes = json.loads((base / "sweep-out" / "report.json").read_text())["changes"]
-    assert changes["new"] + changes["changed"] + changes["unchanged"] == 1 and changes["failed"] == 0, changes
 
 
 def test_the_scheduled_sweep_defaults_to_the_users_courses_not_the_projects_corpus(tmp_path, monkeypatch):
@@ -328,23 +299,14 @@ def test_prefect_yaml_deploys_to_a_process_work_pool(pooled):
     """``prefect deploy --all`` with deployments/prefect.yaml: three deployments on the pool,
     the sweep with concurrency 1, no schedule (the served route is the one that schedules it),
     the user's courses as its root and ``base`` the folder deployed from."""
-    doc, sweep = _deployment("document/pool"), _deployment("sweep/pool")
-    _deployment("folder/pool")
+    doc, sweep = deployment("document/pool"), deployment("sweep/pool")
+    deployment("folder/pool")
     assert doc.work_pool_name == "sheet2lambda" and doc.parameters["base"] == str(ROOT)
     assert sweep.schedules == []
     # Its own folder: a sweep run by hand here never writes into the served sweep's out/sweep.
     assert sweep.parameters["root"] == "sheets" and sweep.parameters["out"] == "out/sweep-pool"
     limit = sweep.global_concurrency_limit.limit if sweep.global_concurrency_limit else sweep.concurrency_limit
     assert limit == 1 and "baseline" not in sweep.parameters
-
-
-def _artifacts(run_id) -> dict:
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
-
-    with get_client(sync_client=True) as client:
-        arts = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run_id])))
-    return {a.key: a for a in arts}
 
 
 @pytest.fixture(scope="module")
@@ -367,10 +329,10 @@ def test_a_worker_runs_an_ad_hoc_document_run_triggered_with_parameters(pooled, 
     """The worker of the pool picks the run up, runs the flow in a subprocess of its own, and
     the run's artifacts come back through the API."""
     url, base, tmp = pooled
-    run = _ended(pooled_runs["document"])
+    run = ended(pooled_runs["document"])
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
     assert (base / "pooled-out" / "pooled.zip").is_file()  # relative paths against the base we passed
-    by_key = _artifacts(run.id)
+    by_key = artifacts(run.id)
     assert {"pooled-summary", "pooled-flags", "pooled-report", "pooled-set"} <= set(by_key), sorted(by_key)
     assert "tower of height" in (base / "pooled-out" / "source.md").read_text()
     assert "OFFLINE" in by_key["pooled-summary"].data
@@ -383,7 +345,7 @@ def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled, pooled_runs)
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterId
 
     url, base, tmp = pooled
-    run = _ended(pooled_runs["sweep"], timeout=900)
+    run = ended(pooled_runs["sweep"], timeout=900)
     assert run.state.is_completed(), (run.state, (tmp / "worker.log").read_text()[-3000:])
     report = json.loads((base / "spread-out" / "report.json").read_text())
     assert (report["folders"], report["sheets"], report["built"]) == (2, 3, 3), report
@@ -392,7 +354,25 @@ def test_a_sweep_spreads_its_folders_over_the_pools_workers(pooled, pooled_runs)
     with get_client(sync_client=True) as client:
         # run_deployment links a child through a task run of the sweep: find the folder runs by deployment.
         children = client.read_flow_runs(deployment_filter=DeploymentFilter(id=DeploymentFilterId(
-            any_=[_deployment("folder/pool").id])))
+            any_=[deployment("folder/pool").id])))
     folders = sorted(Path(c.parameters["folder"]).name for c in children if c.parameters["folder"].startswith(str(base)))
     assert folders == ["alpha", "beta"]
     assert all(c.state.is_completed() for c in children)
+
+
+def test_the_corpus_sweep_runs_on_its_schedule_one_at_a_time(served, scheduled_sweep):
+    """Last of the module: its one scheduled run came at the minute after the module's start,
+    watched meanwhile (:func:`_watch_scheduled_sweep`), while the tests above ran."""
+    url, base, tmp = served
+    assert scheduled_sweep["ended"].wait(timeout=900), "the watcher of the sweep's schedule did not end"
+    assert "error" not in scheduled_sweep, scheduled_sweep.get("error")
+    dep, runs, done = scheduled_sweep["deployment"], scheduled_sweep["runs"], scheduled_sweep["done"]
+    assert [s.schedule.cron for s in dep.schedules] == ["* * * * *"]
+    limit = dep.global_concurrency_limit.limit if dep.global_concurrency_limit else dep.concurrency_limit
+    assert limit == 1
+    assert runs, "the scheduler created no run of the sweep"
+    assert done, ([(r.name, r.state.name if r.state else None) for r in runs], (tmp / "serve.log").read_text()[-3000:])
+    assert done[0].parameters["root"] == "corpus" and done[0].parameters["out"] == "sweep-out"
+    assert "offline" not in done[0].parameters and "baseline" not in done[0].parameters  # as the environment allows
+    changes = json.loads((base / "sweep-out" / "report.json").read_text())["changes"]
+    assert changes["new"] + changes["changed"] + changes["unchanged"] == 1 and changes["failed"] == 0, changes

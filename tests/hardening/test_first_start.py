@@ -9,7 +9,9 @@ Now the next command waits for this home's server, recorded or found by its argu
 record; an interrupted start stops its server and is one line, exit 130.
 
 No real Prefect server is started: a small script with the server's arguments stands in for it,
-binding its port only after a delay, as a server migrating a new database does."""
+binding its port (or exiting) only once the test says so, as a server migrating a new database
+does: when a file ``go`` appears beside it, else after its delay. A test whose subject is a start
+waiting for it says so once the start is waiting (:func:`_go_once_waited_for`): no fixed wait."""
 
 from __future__ import annotations
 
@@ -33,7 +35,10 @@ CATEGORY = "14 kept server and processes"
 
 SLOW_SERVER = textwrap.dedent("""
     import http.server, sys, time
-    time.sleep(float(sys.argv[1]))  # migrating its database; "exit" below: it dies there
+    from pathlib import Path
+    go, until = Path(__file__).with_name("go"), time.monotonic() + float(sys.argv[1])
+    while not go.exists() and time.monotonic() < until:  # migrating its database; "exit" below: it dies there
+        time.sleep(0.05)
     if sys.argv[2] == "exit":
         sys.exit(3)
     class H(http.server.BaseHTTPRequestHandler):
@@ -96,6 +101,20 @@ def _left_server(home, delay: float) -> tuple[int, dict]:
     return state["pid"], state
 
 
+def _go_once_waited_for(home, monkeypatch) -> None:
+    """The stand-in binds (or exits) once a start is waiting for it (``adopt`` has said so and
+    waits for it to answer), not after a fixed delay: the wait itself is what is tested."""
+    from commandline import server_start
+
+    waits = server_start.await_own
+
+    def waited_for(proc, url, timeout):
+        (home.parent / "go").touch()
+        return waits(proc, url, timeout)
+
+    monkeypatch.setattr(server_start, "await_own", waited_for)
+
+
 def _decoy(env_home, *args: str, mark: bool = False) -> subprocess.Popen:
     env = {**os.environ, "PREFECT_HOME": str(env_home)}
     if mark:
@@ -110,11 +129,12 @@ def _never_a_second(*args, **kwargs):
 
 @pytest.mark.parametrize("record", ["recorded", "record lost"])
 def test_a_server_left_starting_by_a_killed_command_is_waited_for_never_doubled(home, monkeypatch, capsys, record):
-    pid, state = _left_server(home, delay=8.0)  # (binding late enough for a loaded machine)
+    pid, state = _left_server(home, delay=120.0)  # binds once the start below waits for it
     try:
         if record == "record lost":  # killed between starting it and writing its record
             server.state_file().unlink()
         monkeypatch.setattr(server.subprocess, "Popen", _never_a_second)
+        _go_once_waited_for(home, monkeypatch)
         assert server.running() is None  # still "migrating": it does not answer yet
         assert server.start(timeout=60) == state["url"]
         assert server.running() == state["url"] and server.recorded()["pid"] == pid
@@ -129,9 +149,11 @@ def test_a_server_left_starting_by_a_killed_command_is_waited_for_never_doubled(
 def test_a_left_server_that_dies_before_answering_is_replaced_by_one(home, monkeypatch, capsys):
     script = str(home.parent / "fake_prefect.py")
     server.private_home()  # its record lost: found by its arguments and PREFECT_HOME alone
-    left = subprocess.Popen([sys.executable, script, "5", "exit", "server", "start", "--port", "1"],
+    left = subprocess.Popen([sys.executable, script, "120", "exit", "server", "start", "--port", "1"],
                             env={**os.environ, KEPT_MARK: "1"}, start_new_session=True)
     try:
+        _until(lambda: home_servers(home), 30)  # running (the start below finds it by /proc)
+        _go_once_waited_for(home, monkeypatch)  # it exits once waited for; the new one binds at once (go is there)
         monkeypatch.setattr(server, "prefect_command", lambda: [sys.executable, script, "0", "serve"])
         url = server.start(port=server.free_port(), timeout=60)
         assert server.running() == url and server.recorded()["pid"] != left.pid
