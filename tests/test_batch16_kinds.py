@@ -87,3 +87,14 @@ def test_the_hint_of_a_free_response_box_is_its_answer_and_other_hints_stay_hint
     assert "For example 101" in first.parts[0].answer + first.parts[0].worked_solution
     assert "For example 101" not in first.main_text
     assert all(not (p.answer or p.worked_solution) for p in second.parts)
+
+
+def test_a_follow_up_right_after_the_problems_list_counts_on_from_its_items():
+    text = _tex("\\begin{problem}\nIn $\\mathbb{Z}_5$ find:\n\\begin{enumerate}\n\\item $2+4=\\answer{1}$\n"
+                "\\item $2\\cdot 4=\\answer{3}$\n\\end{enumerate}\n% a comment between\n\\begin{problem}\n"
+                "Now write both roots of $x^2=4$ in increasing order:\n\\begin{enumerate}\n"
+                "\\item $x=\\answer{2}$ or $\\answer{3}$\n\\end{enumerate}\n\\end{problem}\n\\end{problem}")
+    assert "3.  Now write both roots" in text
+    (q,) = _read(text)
+    assert len(q.parts) == 3 and q.parts[2].content.startswith("Now write both roots")
+    assert "$2$" in q.parts[2].worked_solution + q.parts[2].answer

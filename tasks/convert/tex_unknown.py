@@ -40,6 +40,7 @@ from pylatexenc.macrospec import MacroSpec
 from schemas.markdown import ConversionWarning
 from tasks.convert.checks import keep
 from tasks.convert.latex import QUESTION_WORDS, START_LABEL, arg_text, end_of_args, parse_nodes
+from tasks.convert.tex_continued import nested_edits
 
 OWN = "[sheet2lambda]"
 XPARSE_DEFINERS = ("NewDocumentCommand", "RenewDocumentCommand", "DeclareDocumentCommand", "ProvideDocumentCommand")
@@ -342,11 +343,10 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
                     "was read as the rest of that question", name)
         if nested:
             ed.flush_answers(n.pos)
-            # a follow-up of a follow-up (Ximera shows each once the one before is answered): the
-            # next item of the list the one around it opened, a part of the outermost question
             again = st.open_questions.count(name) >= 2 and any(x is n for x in st.open_bodies[-1])
-            ed.edit(n.pos, begin_end, "\\item " if again else "\\begin{enumerate}\\item ")
-            ed.edit(end_start, n.pos + n.len, "" if again else "\\end{enumerate}")
+            opening, closing = nested_edits(n, st.open_bodies[-1], again)
+            ed.edit(n.pos, begin_end, opening)
+            ed.edit(end_start, n.pos + n.len, closing)
             st.once(ed, "nested:" + name, f"a {name} inside a {name} was read as a part of the one around it", name)
         st.open_questions.append(name)
         st.open_bodies.append(body)
