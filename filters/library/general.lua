@@ -6,7 +6,9 @@ Questions open at
   * a heading naming a question: `Question 3`, `Problem 2.`, `Exercise 4 (5 pts), Title`,
     `Q1`, `Aufgabe 2`, `3) Title`, `1.1 Title` (title: the words after the number and
     any points); in the solutions role also `Solution N` / `Answer N`; also when it opens a
-    fenced div that frames its question (`::: {.question}` over `#### Question 3`);
+    fenced div that frames its question (`::: {.question}` over `#### Question 3`); a
+    compound number the headings count in sequence (`## Exercise \#05-02: Title`); a
+    one-item numbered list right under it restating its number (`3.  The data …`) is its text;
   * a paragraph opening with a bold marker: `**Question 3**`, `**Q1.**`,
     `**Problem 2.** (Title)`, `**Problem #3.4 in the book**` (a number sign is no part of
     the number; a marker that is all its question has is its main text); a bold label
