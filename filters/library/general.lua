@@ -6,7 +6,9 @@ Questions open at
   * a heading naming a question: `Question 3`, `Problem 2.`, `Exercise 4 (5 pts), Title`,
     `Q1`, `Aufgabe 2`, `3) Title`, `1.1 Title` (title: the words after the number and
     any points); in the solutions role also `Solution N` / `Answer N`; also when it opens a
-    fenced div that frames its question (`::: {.question}` over `#### Question 3`);
+    fenced div that frames its question (`::: {.question}` over `#### Question 3`); a
+    compound number the headings count in sequence (`## Exercise \#05-02: Title`); a
+    one-item numbered list right under it restating its number (`3.  The data …`) is its text;
   * a paragraph opening with a bold marker: `**Question 3**`, `**Q1.**`,
     `**Problem 2.** (Title)`, `**Problem #3.4 in the book**` (a number sign is no part of
     the number; a marker that is all its question has is its main text); a bold label
@@ -237,6 +239,20 @@ local ANSWER_WORDS = {}
 for _, w in ipairs({ 'answer', 'answers', 'solution', 'solutions', 'réponse', 'réponses', 'lösung', 'lösungen',
   'solución', 'soluciones', 'risposta', 'risposte', 'antwort', 'antworten' }) do ANSWER_WORDS[w] = true end
 
+-- Compound numbers the sheet's headings count in sequence (`## Exercise #05-01`, `## Exercise
+-- #05-02`: a sheet number, a hyphen, the exercise's number): `word prefix` (lower case) → true,
+-- found by :func:`discover_compounds`. One such heading alone (`## Exercises 1-7`, a range) is no
+-- marker.
+local COMPOUND = {}
+
+-- A heading text's compound number: word, prefix, number (integers), rest; nil when none.
+local function compound_of(text)
+  text = text:gsub('^([%a\128-\255]+)%s+\\?#%s*(%d)', '%1 %2')
+  local w, p, n, rest = text:match('^([%a\128-\255]+)%s*(%d+)%-(%d+)(.*)$')
+  if w and (rest == '' or rest:match('^[%s%.:%),;]')) then return w, tonumber(p), tonumber(n), rest end
+  return nil
+end
+
 -- A marker text (a heading's text, a bold run): number, title; nil when none.
 local function marker_of(text)
   -- a no-break space is a space to the reader (Word puts one between `Question 1` and
@@ -252,6 +268,10 @@ local function marker_of(text)
   -- nor of a bare number: `#4` (a textbook exercise's number set in bold, `**\#4**`)
   text = text:gsub('^\\?#%s*(%d)', '%1')
   text = text:gsub('^([%a\128-\255]+)%s+\\?#%s*(%d)', '%1 %2'):gsub('^([%a\128-\255]+)%s+[Nn][or]%.%s*(%d)', '%1 %2')
+  local cw, cp, cn, crest = compound_of(text)
+  if cw and is_question_word(cw) and COMPOUND[cw:lower() .. ' ' .. cp] then
+    return text:match('^[%a\128-\255]+%s*(%d+%-%d+)'), clean_title(crest)
+  end
   local word, num, rest = text:match('^([%a\128-\255]+)%.?%s*(%d+[%.%d]*%a?)(.*)$')
   -- `Problem 1a`, `Problem 1b)`, `Problem 1 (c)`, `Problem 1 d)`: part a of question 1 named
   -- in the marker, as `Problem 2(a)` below (one question, its parts a, b …)
@@ -3435,6 +3455,67 @@ local function marked_bullets_lifted(blocks)
   return pandoc.Blocks(out)
 end
 
+-- A heading marker's number restated as a one-item numbered list right under it (`### Question
+-- 3 (fpp10)` ⏎ `3.  The data contains …`: a template whose headings and list items both count):
+-- the item is the question's text, no part (nor question) of its own; its blocks stand in the
+-- list's place. Not when a later list under the same heading goes on counting from it (`1.`,
+-- a code chunk, `2.`: parts split by code), where the item is the first of the parts.
+local function restated_numbers_unwrapped(blocks)
+  local out, heading_num = {}, nil
+  for bi, b in ipairs(blocks) do
+    local style = b.t == 'OrderedList' and b.listAttributes.style
+    local restated = heading_num and (style == 'Decimal' or style == 'DefaultStyle') and #b.content == 1
+      and tostring(b.listAttributes.start or 1) == heading_num
+    if restated then
+      for k = bi + 1, #blocks do
+        local c = blocks[k]
+        if c.t == 'Header' then break end
+        if c.t == 'OrderedList' and (c.listAttributes.start or 1) == (b.listAttributes.start or 1) + 1
+            and c.listAttributes.style == style then
+          restated = false; break
+        end
+      end
+    end
+    if restated then
+      for _, c in ipairs(b.content[1]) do out[#out + 1] = c end
+    else
+      out[#out + 1] = b
+    end
+    heading_num = nil
+    if b.t == 'Header' then
+      local num = marker_of(heading_text(b))
+      if num and num:match('^%d+$') then heading_num = num end
+    end
+  end
+  return pandoc.Blocks(out)
+end
+
+-- The compound numbers the headings count in sequence (:data:`COMPOUND`): a word and prefix
+-- whose headings, two or more, number on by one (`#05-01`, `#05-02`, …), Divs entered.
+local function discover_compounds(blocks)
+  local seen = {}
+  local function walk(list)
+    for _, b in ipairs(list) do
+      if b.t == 'Header' then
+        local w, p, n = compound_of(heading_text(b))
+        if w then
+          local key = w:lower() .. ' ' .. p
+          seen[key] = seen[key] or {}
+          table.insert(seen[key], n)
+        end
+      elseif b.t == 'Div' then
+        walk(b.content)
+      end
+    end
+  end
+  walk(blocks)
+  for key, ns in pairs(seen) do
+    local ok = #ns >= 2
+    for i = 2, #ns do if ns[i] ~= ns[i - 1] + 1 then ok = false end end
+    if ok then COMPOUND[key] = true end
+  end
+end
+
 -- A paragraph heading a list of answers: short, ending in a colon, an answer word among its
 -- first two words (`Solutions:`, `Some answers:`, `**Answers to the questions above:**`).
 local function answers_lead(b)
@@ -3637,7 +3718,8 @@ end
 function Pandoc(doc)
   doc.blocks = answered_lists(doc.blocks)
   ROLE = sheet.role(doc)
-  doc.blocks = marked_bullets_lifted(framed_questions_opened(doc.blocks))
+  doc.blocks = restated_numbers_unwrapped(marked_bullets_lifted(framed_questions_opened(doc.blocks)))
+  discover_compounds(doc.blocks)
   PART_WORDS = discover_part_words(doc.blocks)
   GENERATED = discover_generated(doc.blocks)
   SLOTS = find_slots(doc.blocks)

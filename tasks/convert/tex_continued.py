@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from pylatexenc.latexwalker import LatexCommentNode, LatexEnvironmentNode
+from pylatexenc.latexwalker import LatexCommentNode, LatexEnvironmentNode, LatexMacroNode
 
-from tasks.convert.latex import QUESTION_WORDS, end_of_args
+from tasks.convert.latex import QUESTION_WORDS, START_LABEL, end_of_args
 
 _OPENING = re.compile(r"\s*\(([a-z]{1,4}|\d{1,2})\)")
 _LINE_LABEL = re.compile(r"(?m)^[ \t]*\(([a-z]{1,4}|\d{1,2})\)")
@@ -59,3 +59,24 @@ def continued(sequences, src: str) -> dict[int, int]:
             labels += _LINE_LABEL.findall(body)
             prev = x
     return out
+
+
+def nested_edits(n: LatexEnvironmentNode, around: list, again: bool) -> tuple[str, str]:
+    """What a question environment ``n`` nested in another (whose nodes are ``around``) opens
+    and closes with: a part of the one around it, an ``enumerate`` item. A follow-up of a
+    follow-up (``again``: Ximera shows each once the one before is answered) is the next item
+    of the list the one around it opened; one right after an ``enumerate`` of the question
+    around it (only space or comments between) counts on from that list's items, its next
+    part."""
+    if again:
+        return "\\item ", ""
+    start = 1
+    at = next((i for i, x in enumerate(around) if x is n), 0)
+    for x in reversed(around[:at]):
+        if isinstance(x, LatexCommentNode) or (hasattr(x, "chars") and not x.chars.strip()):
+            continue
+        if isinstance(x, LatexEnvironmentNode) and x.environmentname == "enumerate":
+            start += sum(1 for y in x.nodelist if isinstance(y, LatexMacroNode) and y.macroname == "item")
+        break
+    label = f"\\label{{{START_LABEL}{start}}} " if start > 1 else ""
+    return f"\\begin{{enumerate}}\\item {label}", "\\end{enumerate}"

@@ -40,6 +40,7 @@ from pylatexenc.macrospec import MacroSpec
 from schemas.markdown import ConversionWarning
 from tasks.convert.checks import keep
 from tasks.convert.latex import QUESTION_WORDS, START_LABEL, arg_text, end_of_args, parse_nodes
+from tasks.convert.tex_continued import nested_edits
 
 OWN = "[sheet2lambda]"
 XPARSE_DEFINERS = ("NewDocumentCommand", "RenewDocumentCommand", "DeclareDocumentCommand", "ProvideDocumentCommand")
@@ -240,6 +241,7 @@ class UnknownState:
     list_items: dict[str, int] = field(default_factory=dict)
     in_list: int = 0
     open_questions: list[str] = field(default_factory=list)
+    open_bodies: list[list] = field(default_factory=list)  # the nodes of each open question, in step
     answers: list[list[tuple[int, str]]] = field(default_factory=list)  # (offset, value) per open question
     noted: set[str] = field(default_factory=set)
     listed: set[str] = field(default_factory=set)  # undefined environments read as lists
@@ -341,16 +343,26 @@ def unknown_env(ed, n: LatexEnvironmentNode, depth: int, in_math: bool) -> bool:
                     "was read as the rest of that question", name)
         if nested:
             ed.flush_answers(n.pos)
-            ed.edit(n.pos, begin_end, "\\begin{enumerate}\\item ")
-            ed.edit(end_start, n.pos + n.len, "\\end{enumerate}")
+            again = st.open_questions.count(name) >= 2 and any(x is n for x in st.open_bodies[-1])
+            opening, closing = nested_edits(n, st.open_bodies[-1], again)
+            ed.edit(n.pos, begin_end, opening)
+            ed.edit(end_start, n.pos + n.len, closing)
             st.once(ed, "nested:" + name, f"a {name} inside a {name} was read as a part of the one around it", name)
         st.open_questions.append(name)
+        st.open_bodies.append(body)
         st.answers.append([])
         ed.run(body, depth, in_math)
         ed.flush_answers(end_start)
         st.answers.pop()
         st.open_questions.pop()
+        st.open_bodies.pop()
         return True
+    if name.lower() == "freeresponse":  # Ximera's free-response box: the hint in it is its model answer
+        for x in body:
+            if isinstance(x, LatexEnvironmentNode) and x.environmentname == "hint":
+                ed.edit(x.pos, end_of_args(x), "\\begin{solution}")
+                ed.edit(x.pos + x.len - len("\\end{hint}"), x.pos + x.len, "\\end{solution}")
+        st.once(ed, "free:" + name, f"the hint in a {name} was read as its answer", name)
     if not holds_items:
         return False
     kind = list_kind(name)
