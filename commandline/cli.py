@@ -79,7 +79,7 @@ def _prepare(argv: list[str]):
 
         from commandline.reach import foreign_api
 
-        problem = home_problem() or dotenv_problem() or foreign_api()  # Prefect, which these import, reads its settings from PREFECT_HOME
+        problem = home_problem(close=True) or dotenv_problem() or foreign_api()  # Prefect, which these import, reads its settings from PREFECT_HOME
         if problem:
             from tasks.errors import visible  # a file name's ESC or BEL is never printed raw
             print(visible(problem), file=sys.stderr)

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from commandline.server import prefect_home
+from tasks.owners import shared_folder
 from tasks.safe_json import json_loads
 
 FOLDER = "sheet2lambda-review-pages"
@@ -40,8 +41,9 @@ def note(out: str | Path, url: str) -> Path | None:
     old = os.umask(0o077)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not path.parent.is_symlink() and path.parent.stat().st_uid == os.getuid():
-            os.chmod(path.parent, 0o700)
+        if path.parent.is_symlink() or shared_folder(path.parent) is not None:
+            return None  # another user's, or others may add to it: used for nothing, changed in nothing (attack20 C05)
+        os.chmod(path.parent, 0o700)
         path.unlink(missing_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -42,6 +43,7 @@ from commandline import server_start
 from commandline.server_wait import await_own, free_port, healthy, port_free as _free  # noqa: F401 (re-exported)
 from tasks.secret_names import without_secrets
 from tasks.safe_json import json_loads
+from tasks.owners import shared_folder, shared_words
 
 STATE_NAME = "sheet2lambda-server.json"
 AUTH_NAME = "sheet2lambda-auth"
@@ -60,16 +62,18 @@ def prefect_home() -> Path:
     return Path(os.environ.get("PREFECT_HOME") or Path.home() / ".prefect").expanduser()
 
 
-def home_problem() -> str | None:
+def home_problem(close: bool = False) -> str | None:
     """One line when ``PREFECT_HOME`` is not this user's alone, else ``None``: the folder (its
-    target, when a link) owned by another user, or one of this project's files in it
-    (:data:`AUTH_NAME`, :data:`STATE_NAME`, the warm runner's) a link or another user's. Whoever
-    owns the folder can replace the password file (then drive the server), the server's record
-    or Prefect's stored results, whatever their modes; so such a home is refused, not used.
-    A home of this user's that others may enter or write (0755, 1777) is made 0700 here, first;
-    then any entry in it another user owns (a ``profiles.toml`` naming another API, a ``.env``, a
-    database) is refused the same way, before Prefect, which reads its settings from there, is
-    imported."""
+    target, when a link) owned by another user, sticky or writable by group or others (``/tmp``'s
+    1777, 0777, 0770), holding an entry another user owns (a ``profiles.toml`` naming another API,
+    a ``.env``, a database: Prefect reads its settings from there), or one of this project's files
+    in it (:data:`AUTH_NAME`, :data:`STATE_NAME`, the warm runner's) a link. Whoever may add to
+    the folder can replace the password file (then drive the server), the server's record or
+    Prefect's stored results, whatever their modes; so such a home is refused, before Prefect is
+    imported, and left exactly as it was (:func:`tasks.owners.shared_folder`; attack20 C05:
+    ``PREFECT_HOME=/tmp`` made ``/tmp`` 0700 before refusing it). Nothing is changed unless
+    ``close``: then a home that passed (this user's alone, 0755 at most) is made 0700, for a
+    command that uses it; ``server status`` does not."""
     home = prefect_home()
     uid = os.getuid()
     if problem := ancestor_problem(home):  # a folder above it others may write: it can be swapped
@@ -83,21 +87,15 @@ def home_problem() -> str | None:
     if st.st_uid != uid:
         return (f"PREFECT_HOME {home} belongs to another user (uid {st.st_uid}), who could replace the kept "
                 "server's password and read every run: set PREFECT_HOME to a folder of your own")
-    if st.st_mode & 0o077:  # ours but open (0755, 1777): closed first, so nothing more can be put in it
-        try:
-            os.chmod(home, 0o700)
-        except OSError as e:
-            return f"PREFECT_HOME {home} is open to other users and cannot be made private: {e.strerror}"
-    try:
-        with os.scandir(home) as entries:
-            for entry in entries:
-                owner = entry.stat(follow_symlinks=False).st_uid
-                if owner != uid:  # profiles.toml, a .env, a database: whatever Prefect reads from here
-                    return (f"PREFECT_HOME {home}: {entry.name} belongs to another user (uid {owner}), and Prefect "
-                            "reads its settings and data from this folder: remove it, or set PREFECT_HOME to a "
-                            "folder of your own")
-    except OSError as e:
-        return f"PREFECT_HOME {home}: {e.strerror}"
+    found = shared_folder(home)
+    if found is not None and found.kind == "entry":
+        return (f"PREFECT_HOME {home}: {found.where.name} belongs to another user (uid {found.uid}), and Prefect "
+                "reads its settings and data from this folder: remove it, or set PREFECT_HOME to a "
+                "folder of your own")
+    if found is not None:  # never closed in place: it may be /tmp, which everyone needs as it is
+        return (f"PREFECT_HOME {home} {shared_words(found)}; Prefect keeps its settings, database and every "
+                "run's results there, so it is refused and left as it was: set PREFECT_HOME to a folder of "
+                "your own")
     for name in (AUTH_NAME, STATE_NAME, "sheet2lambda-warm.json", "sheet2lambda-warm"):
         try:
             entry = os.lstat(home / name)
@@ -109,7 +107,14 @@ def home_problem() -> str | None:
                 or os.path.islink(home / name):
             return (f"PREFECT_HOME {home}: {name} is not this user's own file (another user's, or a link): "
                     "remove it, or set PREFECT_HOME to a folder of your own")
-    return unwritable_problem(home)  # a read-only home: 632 lines of database tracebacks (attack18 C12)
+    if problem := unwritable_problem(home):  # a read-only home: 632 lines of database tracebacks (attack18 C12)
+        return problem
+    if close and st.st_mode & 0o077:  # this user's alone but readable by others (0755): closed before use
+        try:
+            os.chmod(home, 0o700)
+        except OSError as e:
+            return f"PREFECT_HOME {home} is readable by other users and cannot be made private: {e.strerror}"
+    return None
 
 
 def private_home() -> Path:
@@ -127,9 +132,8 @@ def private_home() -> Path:
     if problem:
         raise RuntimeError(problem)
     uid = os.getuid()
-    try:
-        os.chmod(home, 0o700)
-        (home / "storage").mkdir(mode=0o700, exist_ok=True)  # Prefect's results (the sheets' text), before it makes it 0755
+    opened: list[tuple[str, int]] = [(str(home), 0o700)]
+    try:  # everything judged first: a refusal changes no mode (attack20 C05)
         for folder, dirs, files in os.walk(home):
             for name in dirs + files:
                 path = os.path.join(folder, name)
@@ -138,11 +142,20 @@ def private_home() -> Path:
                     raise RuntimeError(f"PREFECT_HOME {home}: {path} belongs to another user (uid {st.st_uid}): "
                                        "remove it, or set PREFECT_HOME to a folder of your own")
                 if not os.path.islink(path) and st.st_mode & 0o077:
-                    os.chmod(path, st.st_mode & 0o700)
-                    if path == str(home / AUTH_NAME):  # its password was readable: said, never silently
-                        print(exposed_line(path, st.st_mode), file=sys.stderr)
+                    opened.append((path, st.st_mode))
     except OSError:
         pass
+    try:
+        (home / "storage").mkdir(mode=0o700, exist_ok=True)  # Prefect's results (the sheets' text), before it makes it 0755
+    except OSError:
+        pass
+    for path, mode in opened:
+        try:
+            os.chmod(path, stat.S_IMODE(mode) & 0o700)
+        except OSError:
+            continue
+        if path == str(home / AUTH_NAME):  # its password was readable: said, never silently
+            print(exposed_line(path, mode), file=sys.stderr)
     return home
 
 
@@ -325,7 +338,7 @@ def connect() -> tuple[str, float]:
     global KEPT
     KEPT = None
     t0 = time.monotonic()
-    problem = home_problem()
+    problem = home_problem(close=True)
     if problem:  # Prefect keeps its database, settings and stored results there, whichever server
         print(problem, file=sys.stderr)
         raise SystemExit(1)
@@ -370,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     from commandline.options import precheck
 
     args = precheck("server", argv)
-    problem = home_problem()
+    problem = home_problem(close=args.action != "status")  # status only reports: it changes nothing
     if problem:
         print(problem, file=sys.stderr)
         return 1

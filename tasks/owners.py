@@ -102,3 +102,42 @@ def foreign_file(path: Path, trusted: set[int], mode: bool = True, below: Path |
     if mode and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return Foreign(full, "mode", st.st_uid, stat.S_IMODE(st.st_mode))
     return None
+
+
+def shared_folder(folder: Path) -> Foreign | None:
+    """Why an existing ``folder`` (links followed) is not this user's alone, else ``None`` (also
+    when it is not there, or cannot be looked at): ``kind`` ``"owner"`` (another user's, root
+    included), ``"mode"`` (sticky, or group or others may write it: ``/tmp``'s 1777, 0777, 0770)
+    or ``"entry"`` (it holds an entry another user owns: ``where`` that entry). The one rule for
+    a folder the product would make private (``PREFECT_HOME``, a folder in it): judged before any
+    mode is changed, and a folder it names is refused with nothing changed in it (attack20 C05:
+    ``PREFECT_HOME=/tmp`` made ``/tmp`` 0700 before refusing it, and every other user lost it)."""
+    uid = os.getuid()
+    try:
+        st = os.stat(folder)
+        if not stat.S_ISDIR(st.st_mode):
+            return None
+        if st.st_uid != uid:
+            return Foreign(Path(folder), "owner", st.st_uid, stat.S_IMODE(st.st_mode))
+        if st.st_mode & (stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH):
+            return Foreign(Path(folder), "mode", st.st_uid, stat.S_IMODE(st.st_mode))
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                owner = entry.stat(follow_symlinks=False).st_uid
+                if owner != uid:
+                    return Foreign(Path(folder) / entry.name, "entry", owner, 0)
+    except OSError:
+        return None
+    return None
+
+
+def shared_words(found: Foreign) -> str:
+    """:func:`shared_folder`'s finding in a few words (``"is sticky and writable by other users
+    (mode 1777)"``), for a one-line refusal."""
+    if found.kind == "owner":
+        return f"belongs to another user (uid {found.uid})"
+    if found.kind == "entry":
+        return f"holds {found.where.name}, which belongs to another user (uid {found.uid})"
+    what = [w for bit, w in ((stat.S_ISVTX, "sticky"), (stat.S_IWGRP | stat.S_IWOTH, "writable by other users"))
+            if found.mode & bit]
+    return f"is {' and '.join(what)} (mode {found.mode:o}), a folder others share"

@@ -300,11 +300,15 @@ def test_an_entry_another_user_put_in_prefect_home_is_refused(home, monkeypatch,
 @pytest.mark.parametrize("mode", [0o755, 0o1777, 0o770], ids=["0755", "1777", "0770"])
 def test_an_open_prefect_home_of_ones_own_is_closed_before_use(home, mode):
     """attack4 case 7: ``server status`` took a 0755 or 1777 home as it was (a later run
-    tightened it); now every command makes it 0700 first, so no one else can add to it."""
+    tightened it). attack20 C05: closing it in place made a shared ``/tmp`` 0700. Now a home others
+    may add to (1777, 0770) is refused by every command and left as it was; one only this user may
+    write (0755) is made 0700 by a command that uses it, never by ``status``, which changes nothing."""
     home.mkdir()
     home.chmod(mode)
-    assert server.main(["status"]) == 0
-    assert home.stat().st_mode & 0o7777 == 0o700
+    assert server.main(["status"]) == (0 if mode == 0o755 else 1)
+    assert home.stat().st_mode & 0o7777 == mode
+    assert server.main(["stop"]) == (0 if mode == 0o755 else 1)
+    assert home.stat().st_mode & 0o7777 == (0o700 if mode == 0o755 else mode)
 
 
 @pytest.mark.parametrize("command", ["review", "compare"])
