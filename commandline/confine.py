@@ -53,10 +53,14 @@ def deployment_roots() -> list[Path]:
 
         from prefect.client.orchestration import get_client
 
+        from commandline.pool_check import run_problem
+
         with get_client(sync_client=True) as client:
             dep = client.read_deployment(UUID(str(dep_id)))
+            served = not getattr(dep, "work_pool_name", None)  # a served run takes no job variables
+            if not served and (problem := run_problem(client, dep)) is not None:  # attack20 C43
+                raise InputError(f"deployment {dep.name}", problem)
         env = (dep.job_variables or {}).get("env") or {}
-        served = not getattr(dep, "work_pool_name", None)  # a served run takes no job variables
         if (problem := root_problem(env.get(ROOT_VARIABLE))) is not None:
             raise InputError(f"deployment {dep.name}", f"{ROOT_VARIABLE} of its job variables {problem}")
         fixed = env.get(ROOT_VARIABLE) or (None if served and roots else (dep.parameters or {}).get("base"))

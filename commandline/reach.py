@@ -243,16 +243,22 @@ def pool_problem(url: str, pool: str, timeout: float = CONNECT_TIMEOUT) -> str |
     no deployment of the folder flow (what :func:`flows.sweep.folder_deployment` would refuse
     once Prefect started); ``None`` when it does, or when the API does not say (a reply other
     than 404 or a list: the run finds out)."""
+    from commandline.pool_check import TEMPLATE, exposed
+
     base = url.rstrip("/")
     try:
-        _request(f"{base}/work_pools/{urllib.parse.quote(pool, safe='')}", None, timeout, _auth_headers())
+        _, body, _ = _request(f"{base}/work_pools/{urllib.parse.quote(pool, safe='')}", None, timeout, _auth_headers())
+        found = json_loads(body)
     except urllib.error.HTTPError as e:
         if e.code == 404:
             return f"--pool {pool}: no such work pool on the Prefect server at {url} (create it: prefect work-pool " \
-                   "create; README, Deployments)"
+                   f"create --base-job-template {TEMPLATE}; README, Deployments)"
         return None
     except (OSError, ValueError):
         return None
+    if isinstance(found, dict) and (fields := exposed(found.get("base_job_template"))):  # attack20 C43
+        return (f"--pool {pool}: its runs' job variables may set {', '.join(fields)}, which runs code outside the "
+                f"deployment's root: prefect work-pool update --base-job-template {TEMPLATE} {pool}")
     try:
         _, body, _ = _request(f"{base}/deployments/filter", {"flows": {"name": {"any_": ["folder"]}},
                                                               "work_pools": {"name": {"any_": [pool]}}, "limit": 1},

@@ -273,7 +273,8 @@ def pooled(served):
     the end; yields ``(api_url, base folder, tmp folder)``."""
     url, base, tmp = served
     env = {**os.environ, "PREFECT_API_URL": url, "PWD": str(ROOT)}
-    subprocess.run([PREFECT, "work-pool", "create", "sheet2lambda", "--type", "process"], cwd=ROOT, env=env,
+    subprocess.run([PREFECT, "work-pool", "create", "sheet2lambda", "--type", "process", "--base-job-template",
+                    "deployments/pool-template.json"], cwd=ROOT, env=env,  # as the README makes it
                    check=True, capture_output=True, timeout=120)
     # The root every run must stay inside is fixed when deploying (prefect.yaml's job variables):
     # this module's runs name folders under tmp, so it is deployed with tmp's parent as its root.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from commandline import confine as confinement
+from commandline import pool_check
 from commandline.confine import confine
 from tasks.errors import InputError
 
@@ -76,7 +77,14 @@ def _deployed(monkeypatch, deployment: _Deployment) -> None:
         def read_deployment(self, dep_id):
             return deployment
 
+        def read_flow_run(self, run_id):  # the run's own job variables: none (commandline/pool_check.py)
+            return type("Run", (), {"job_variables": {}})()
+
+        def read_work_pool(self, name):  # the pool the README makes
+            return type("Pool", (), {"base_job_template": {"job_configuration": {"stream_output": True}}})()
+
     monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
+    monkeypatch.setattr(pool_check, "_flow_run_id", lambda: "7d0c3e2a-0000-4000-8000-000000000002")
     monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
 
 
