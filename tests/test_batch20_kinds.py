@@ -3,17 +3,22 @@ test: of two numbered lists that each number from 1, the one that asks nothing (
 is chrome (:mod:`tasks.read.competing_lists`); a stem asking for one choice among the short items
 that follow reads them as the options of one part, unless the things to choose among are problems
 (:mod:`tasks.read.choice_options`); a trailing References section is no question
-(:func:`tasks.read.closing_chrome.without_back_matter`)."""
+(:func:`tasks.read.closing_chrome.without_back_matter`); a group heading (``Part C``) over one
+unlabelled task makes it a question (:mod:`tasks.read.bare_groups`), and labels joining a question's
+number and a part's letter (``1a)``) are parts (:mod:`tasks.read.joined_parts`)."""
 
 from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
+from tasks.read.bare_groups import group_headings
 from tasks.read.choice_options import as_options, chooses_one
 from tasks.read.closing_chrome import without_back_matter
 from tasks.read.competing_lists import evidence, runs, without_instruction_runs
+from tasks.read.joined_parts import with_joined_parts
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters
 from tasks.settle.audit_choices import options_as_parts_flags
+from tasks.settle.pairing_doubts import shown_solution_flags
 
 GENERAL = library_filters()["general"]
 
@@ -142,3 +147,56 @@ def test_back_matter_is_dropped_only_when_it_is_the_last_question_and_asks_nothi
     solved = Question(title="Bibliography", parts=[Part(worked_solution="Doe, A. (2001).")])
     assert len(without_back_matter(SheetSet([task, solved]), [], solutions=True)[0].root) == 1
     assert len(without_back_matter(SheetSet([task, solved]), [])[0].root) == 2
+
+
+def test_a_group_heading_with_one_unlabelled_task_is_a_question():
+    md = ("**Lab 4**\n\n**Part A**\n\nA1. (5 points) Write a query listing every pupil.\n\n"
+          "A2. (5 points) Write a query counting the pupils of each class.\n\n**Part B**\n\n"
+          "B1. (5 points) Explain what an index is for.\n\nB2. (5 points) Explain what a view is for.\n\n"
+          "**Part C** (10 points)\n\nAnswer the review questions 3.1 and 3.2 from the book, and explain each answer.\n")
+    questions, _ = _read(md)
+    assert len(questions) == 5
+    assert questions[4].main_text.startswith("Answer the review questions 3.1")
+    assert "review questions" not in questions[3].main_text and "Part C" not in questions[3].main_text
+
+
+def test_a_group_that_asks_nothing_or_sheets_without_groups_are_left_alone():
+    groups = ("**Part A**\n\nA1. Write a query listing every pupil.\n\nA2. Write a query counting pupils.\n\n"
+              "**Part B**\n\nB1. Explain what an index is for.\n\nB2. Explain what a view is for.\n\n"
+              "**Part C**\n\nThank you for your work this term.\n")
+    questions, _ = _read(groups)
+    assert len(questions) == 4
+    assert group_headings(groups) == [(0, "A"), (6, "B"), (12, "C")]
+    assert group_headings("**Part A**\n\ntext\n\n**Part C**\n\ntext\n") == []  # labels out of sequence
+
+
+def test_answer_running_on_into_words_opens_no_solution():
+    md = ("**Part A**\n\nA1. Explain a join.\n\nA2. Explain a key.\n\n**Part B**\n\nB1. Explain a view.\n\n"
+          "B2. Explain an index.\n\n**Part C**\n\nAnswer review questions 7.1 and 7.2 from the textbook.\n\n"
+          "Then explain each of your answers in a short paragraph.\n")
+    questions, _ = _read(md)
+    assert shown_solution_flags(SheetSet(questions), md) == []
+    # an opener with its colon still opens one
+    shown = "**Question 1.** What is $2 + 2$?\n\n**Answer:**\n\nThe sum is four, as counting shows us.\n"
+    assert shown_solution_flags(SheetSet([Question(main_text="What is $2 + 2$?\n\n**Answer:**\n\nThe sum is four, "
+                                                   "as counting shows us.")]), shown) != []
+
+
+def test_labels_joining_the_questions_number_and_a_letter_are_parts():
+    md = ("Homework 3\n\nConsider the function $f(x) = x^2$.\n\n1a) Find its derivative.\n\n1b) Find its minimum.\n\n"
+          "$$f'(x) = 0$$\n\nA ball is thrown upward.\n\n2a) How high does it go?\n\n2b) When does it land?\n")
+    questions, pairing = _read(md)
+    assert [q.main_text for q in questions] == ["Homework 3\n\nConsider the function $f(x) = x^2$.",
+                                                "A ball is thrown upward."]
+    assert [[p.content for p in q.parts] for q in questions] == [
+        ["Find its derivative.", "Find its minimum.\n\n$$f'(x) = 0$$"], ["How high does it go?", "When does it land?"]]
+    assert not any("no question marker" in f.reason for f in pairing.flags)
+
+
+def test_joined_labels_out_of_sequence_are_left_as_text():
+    q = Question(main_text="Stem.\n\n1a) One.\n\n1c) Two.")
+    kept, _, changed = with_joined_parts(SheetSet([q]), [("1", [])])
+    assert not changed and kept.root[0].main_text == q.main_text
+    # a question numbered 3 whose text cites labels of question 1 keeps them as text
+    q3 = Question(main_text="See:\n\n1a) One.\n\n1b) Two.")
+    assert not with_joined_parts(SheetSet([q3]), [("3", [])])[2]

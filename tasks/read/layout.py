@@ -42,8 +42,10 @@ from tasks.errors import FilterError
 from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
                                   one_task_list, repeated_words)
 from tasks.read.closing_chrome import without_back_matter, without_closing_chrome
+from tasks.read.bare_groups import with_bare_groups
 from tasks.read.choice_options import as_options
 from tasks.read.competing_lists import without_instruction_runs
+from tasks.read.joined_parts import with_joined_parts
 from tasks.read.labelled_pieces import split_solutions, split_whole_solutions
 from tasks.read.lecture import lead_into_next, lecture_sections
 from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
@@ -359,6 +361,8 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     best.questions, best.numbers, _ = without_instruction_runs(best.questions, best.numbers,
                                                                [n for n, _ in s_numbers or [] if n] or None)
     best.questions, best.numbers = as_options(best.questions, best.numbers)  # 'choose one of the following'
+    best.questions, best.numbers = with_bare_groups(best.questions, best.numbers, questions_md)  # 'Part C' alone
+    best.questions, best.numbers, joined = with_joined_parts(best.questions, best.numbers)  # '1a)', '1b)'
     best.questions, best.numbers = without_back_matter(best.questions, best.numbers)
     best.questions = without_closing_chrome(best.questions, questions_md)
     if solutions_md is None and len(best.numbers) == len(best.questions):
@@ -371,7 +375,7 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     flags = runner_up_flags(ranked)
     said = {f.field for f in flags}
     flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]
-    if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not flags:
+    if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not (flags or joined):
         flags.append(Flag(field="q1", kind="structure", reason=(
             "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))
