@@ -10,7 +10,8 @@ is a question of its own, numbered by the group's label (:func:`with_bare_groups
 
 Group headings are found in the markdown (:func:`group_headings`): paragraphs or headings that
 open with one word and a label (a capital, a roman or arabic number), bold or as a heading, the
-word the same in two or more of them and the labels in sequence from the first.
+word the same in two or more of them and the labels in sequence from the first; the word no
+question word (``Question 2`` is a question's own marker: :data:`tasks.settle.markers.QUESTION_WORDS`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 
 from schemas.sheet import Part, Question, SheetSet
-from tasks.settle.markers import label_form, label_index
+from tasks.settle.markers import QUESTION_WORDS, label_form, label_index
 from tasks.settle.rule_lists import asks
 from tasks.settle.source_lines import SourceLines, question_starts
 
@@ -34,7 +35,9 @@ def group_headings(markdown: str) -> list[tuple[int, str]]:
         m = _HEADING.match(line.strip())
         if m and (line.startswith("#") or "**" in line or "__" in line):
             found.setdefault(m.group("word").lower(), []).append((n, m.group("label")))
-    for heads in found.values():
+    for word, heads in found.items():
+        if word in QUESTION_WORDS or word.rstrip("s") in QUESTION_WORDS:
+            continue  # (``### Question 2`` opens a question: no group)
         labels = [lb.lower() for _, lb in heads]
         form = label_form(labels) if len(labels) >= 2 else None
         if form and [label_index(lb, form) for lb in labels] == list(range(1, len(labels) + 1)):

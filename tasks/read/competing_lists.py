@@ -6,16 +6,20 @@ and the questions follow in a list of their own that numbers from 1 again; a hom
 with numbered submission instructions. A reader that opens questions at numbered items reads
 both lists as questions. Which list asks is written in its items: a question asks (``?``),
 carries points (``(3 pts)``), holds maths, has parts, is answered by the solutions, or at least
-orders a task (``Explain``, ``Find``); a rule does none of these. Each run of the chosen
-reading's questions that numbers from 1 is weighed by that evidence (:func:`evidence`, its
-mean over the run: :func:`run_evidence`); a run at either end of the sheet that shows almost
-none of it (at most :data:`CHROME_AT`) while another run shows it in most questions (at least
-:data:`QUESTIONS_AT`) is chrome and leaves the reading (:func:`without_instruction_runs`). A run
-nearly as plain that is not clearly out-asked stays, and the audit's doubt about it stands
-(:mod:`tasks.settle.rule_lists`).
+orders a task (``Explain``, ``Find``); a rule does none of these, and speaks to the reader
+(``you``, ``your``: what the reader may, must or has). Each run of the chosen reading's
+questions that numbers from 1 is weighed by that evidence (:func:`evidence`, its mean over the
+run: :func:`run_evidence`); a run at either end of the sheet that shows almost none of it (at
+most :data:`CHROME_AT`) and speaks to the reader in half its items or more, while another run
+shows it in most questions (at least :data:`QUESTIONS_AT`), is chrome and leaves the reading
+(:func:`without_instruction_runs`). A plain run that speaks to no one (``Drain the pond.``,
+``Count the snails.``: steps, or tasks) stays, and the audit's doubts about it stand
+(:mod:`tasks.settle.rule_lists`, :mod:`tasks.settle.key_doubts`).
 """
 
 from __future__ import annotations
+
+import re
 
 from schemas.sheet import Question, SheetSet
 from tasks.read.layout_score import leading_int
@@ -28,6 +32,15 @@ items ask nothing; one word such as ``find`` in ``make your answers easy to find
 
 QUESTIONS_AT = 0.6
 """The run the questions are in shows evidence of asking at least this on average."""
+
+
+_YOU = re.compile(r"\byou(?:rs?|rself)?\b", re.I)
+
+
+def speaks_to_reader(questions: list[Question]) -> bool:
+    """Do half or more of ``questions`` say ``you`` / ``your`` (a rule's voice)?"""
+    return 2 * sum(bool(_YOU.search(q.main_text + " " + " ".join(p.content for p in q.parts)))
+                   for q in questions) >= len(questions)
 
 
 def runs(numbers: Numbers) -> list[range]:
@@ -63,7 +76,7 @@ def without_instruction_runs(questions: SheetSet, numbers: Numbers,
                              solution_numbers: list[str] | None = None) -> tuple[SheetSet, Numbers, list[range]]:
     """``questions`` and their ``numbers`` without each run numbered from 1 (:func:`runs`) that
     is no list of questions: two questions or more, first or last in the sheet, mean evidence at
-    most :data:`CHROME_AT`, while another run of two questions or more shows at least
+    most :data:`CHROME_AT`, speaking to the reader (:func:`speaks_to_reader`), while another run of two questions or more shows at least
     :data:`QUESTIONS_AT` (module docstring). Also the runs left out (0-based ranges of the
     reading given). Unchanged when ``numbers`` is not one per question or there is one run."""
     if len(numbers) != len(questions) or not numbers:
@@ -76,6 +89,8 @@ def without_instruction_runs(questions: SheetSet, numbers: Numbers,
     dropped = []
     for k, r in enumerate(spans):
         if k not in (0, len(spans) - 1) or len(r) < 2 or weights[k] > CHROME_AT:
+            continue
+        if not speaks_to_reader(qs[r.start:r.stop]):
             continue
         if any(j != k and len(o) >= 2 and weights[j] >= QUESTIONS_AT for j, o in enumerate(spans)):
             dropped.append(r)
