@@ -5,18 +5,22 @@ that follow reads them as the options of one part, unless the things to choose a
 (:mod:`tasks.read.choice_options`); a trailing References section is no question
 (:func:`tasks.read.closing_chrome.without_back_matter`); a group heading (``Part C``) over one
 unlabelled task makes it a question (:mod:`tasks.read.bare_groups`), and labels joining a question's
-number and a part's letter (``1a)``) are parts (:mod:`tasks.read.joined_parts`)."""
+number and a part's letter (``1a)``) are parts (:mod:`tasks.read.joined_parts`); a repeated bold
+marker after a hard line break opens a question (:mod:`tasks.read.run_in_markers`), and a Quarto
+callout titled Solution is a worked solution (:mod:`tasks.read.callouts`)."""
 
 from __future__ import annotations
 
 from schemas.sheet import Part, Question, SheetSet
 from tasks.read.bare_groups import group_headings
+from tasks.read.callouts import solution_callouts
 from tasks.read.choice_options import as_options, chooses_one
 from tasks.read.closing_chrome import without_back_matter
 from tasks.read.competing_lists import evidence, runs, without_instruction_runs
 from tasks.read.joined_parts import with_joined_parts
 from tasks.read.layout import read_and_pair_inferred
 from tasks.read.route_b import library_filters
+from tasks.read.run_in_markers import split_at_run_in_markers
 from tasks.settle.audit_choices import options_as_parts_flags
 from tasks.settle.pairing_doubts import shown_solution_flags
 
@@ -200,3 +204,41 @@ def test_joined_labels_out_of_sequence_are_left_as_text():
     # a question numbered 3 whose text cites labels of question 1 keeps them as text
     q3 = Question(main_text="See:\n\n1a) One.\n\n1b) Two.")
     assert not with_joined_parts(SheetSet([q3]), [("3", [])])[2]
+
+
+def test_a_bold_marker_after_a_hard_break_opens_a_question():
+    md = ("**Homework 2**\\\nDue Friday.\n\n**\\#1** Find the roots of $x^2 - 4$.\n\n"
+          "**\\#2** Sketch the graph of $y = x^3$.\\\n**\\#3** Differentiate $\\sin x$.\n\n"
+          "**\\#4** Integrate $x$.  \n**\\#5** Solve $2x = 6$.\n")
+    questions, _ = _read(md)
+    assert [q.main_text for q in questions] == ["Find the roots of $x^2 - 4$.", "Sketch the graph of $y = x^3$.",
+                                                "Differentiate $\\sin x$.", "Integrate $x$.", "Solve $2x = 6$."]
+
+
+def test_a_bold_opening_the_sheet_does_not_repeat_is_left_in_its_paragraph():
+    md = "Read this first.\\\n**2019** was the year the rule changed.\n\n1.  Find the rule.\n"
+    assert split_at_run_in_markers(md) == md
+    code = "```\nx = 1\\\n**\\#1** y\n**\\#2** z\n```\n"
+    assert split_at_run_in_markers(code) == code
+    assert split_at_run_in_markers("a\\\n**\\#1** b\\\n**\\#2** c\n") == "a\n\n**\\#1** b\n\n**\\#2** c\n"
+
+
+def test_a_quarto_callout_titled_solution_is_the_worked_solution_of_its_question():
+    md = ("## Exercise 1\n\nCompute the mean of $1, 2, 3$.\n\n::: {.callout-note collapse=\"true\"}\n## Solution\n\n"
+          "The mean is $2$.\n:::\n\n## Exercise 2\n\nCompute the median of $1, 5, 9$.\n\n"
+          "::: {.callout-tip collapse=\"true\" title=\"Answer\"}\nThe median is $5$.\n:::\n\n"
+          "## Exercise 3\n\nName a prime.\n\n::: {.callout-note}\n## Hint\n\nTry a small number.\n:::\n")
+    questions, _ = _read(md)
+    assert [q.main_text for q in questions] == ["Compute the mean of $1, 2, 3$.", "Compute the median of $1, 5, 9$.",
+                                                "Name a prime."]
+    assert [[p.worked_solution for p in q.parts] for q in questions[:2]] == [["The mean is $2$."],
+                                                                             ["The median is $5$."]]
+    assert not any(p.worked_solution for p in questions[2].parts)
+
+
+def test_only_callouts_titled_as_solutions_change_and_no_line_moves():
+    md = "::: {.callout-warning}\n## Careful\n\nText.\n:::\n\n::: callout-note\n### Answer\n\n$x = 1$\n:::\n"
+    out = solution_callouts(md)
+    assert out.splitlines()[:5] == md.splitlines()[:5]
+    assert out.splitlines()[6:8] == ["::: {.solution}", ""] and len(out.splitlines()) == len(md.splitlines())
+    assert solution_callouts("::: {.note}\n## Solution\n:::\n") == "::: {.note}\n## Solution\n:::\n"

@@ -43,6 +43,7 @@ from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, h
                                   one_task_list, repeated_words)
 from tasks.read.closing_chrome import without_back_matter, without_closing_chrome
 from tasks.read.bare_groups import with_bare_groups
+from tasks.read.callouts import solution_callouts
 from tasks.read.choice_options import as_options
 from tasks.read.competing_lists import without_instruction_runs
 from tasks.read.joined_parts import with_joined_parts
@@ -53,6 +54,7 @@ from tasks.read.named_sections import named_sections, unread
 from tasks.read.part_headings import at_part_headings
 from tasks.read.restated import answered_together, without_restatements
 from tasks.read.retitled import retitled, retitled_flags
+from tasks.read.run_in_markers import split_at_run_in_markers
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
 from tasks.settle.markers import label_form, label_index
@@ -345,6 +347,9 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     :func:`tasks.read.sandbox.time_limited`). Raises
     :class:`FilterError` when the reader's own reading fails."""
     limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name, patient=True)
+    # `**\#4**` after a hard break opens a paragraph; a callout titled Solution is a solution div
+    questions_md = solution_callouts(split_at_run_in_markers(questions_md))
+    solutions_md = None if solutions_md is None else solution_callouts(split_at_run_in_markers(solutions_md))
     if inline and solutions_md is None:
         filter_source = INLINE_SWITCH + filter_source
     found = discover(ast(questions_md))
