@@ -242,3 +242,16 @@ def test_only_callouts_titled_as_solutions_change_and_no_line_moves():
     assert out.splitlines()[:5] == md.splitlines()[:5]
     assert out.splitlines()[6:8] == ["::: {.solution}", ""] and len(out.splitlines()) == len(md.splitlines())
     assert solution_callouts("::: {.note}\n## Solution\n:::\n") == "::: {.note}\n## Solution\n:::\n"
+
+
+def test_labelled_output_blocks_and_titled_question_headings_are_no_groups():
+    # bold 'Model N:' labels inside list items over printed output: no group, no question
+    md = ("1.  (2 pts) What does the first model predict?\n\n    **Model 1:**\n\n        y ~ x   est 0.5\n\n"
+          "2.  (2 pts) Compare the fits.\n\n    **Model 2:**\n\n        y ~ x + z   est 0.4 (p?)\n\n"
+          "    **Model 3:**\n\n        y ~ z   est $0.1\n\n3.  (3 pts) Which model would you keep?\n")
+    assert len(_read(md)[0]) == 3
+    # headings that title the reading's questions, one of them repeating another's table first
+    md = ("# Tasca 1: First run\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nFind the order of the jobs.\n\n"
+          "# Tasca 2: Second run\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nFind the order again, with priorities.\n\n"
+          "# Tasca 3: Compare\n\nExplain what changed between the two runs.\n")
+    assert len(_read(md)[0]) == 3
