@@ -5,6 +5,10 @@ Course pages and notebooks often open and close with the same navigation bar (``
 Contents | Next >``, an "Open in Colab" badge): at the top it is chrome before the first question,
 at the bottom the reader takes it for the last question's closing text. A paragraph the sheet
 already printed before any question is no text of that question; cut from its end.
+
+A sheet's back matter is chrome too: a last section headed ``References``, ``Bibliography``,
+``Further reading`` (:data:`BACK_MATTER`) that a reading at the sheet's headings takes for a last
+question asks nothing; it leaves the reading (:func:`without_back_matter`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,12 @@ import re
 from schemas.sheet import SheetSet
 
 _BREAK = re.compile(r"\n\s*\n")
+
+BACK_MATTER = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?\s+)?(?:references?|bibliography|literature|further reading|reading list|sources|works cited|"
+    r"citations|acknowledge?ments|literatur(?:verzeichnis)?|r[ée]f[ée]rences|bibliographie|referencias|bibliograf[íi]a)"
+    r"\s*:?", re.I)
+"""A heading naming a sheet's back matter (a number before it allowed: ``5 References``)."""
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -65,3 +75,20 @@ def without_closing_chrome(questions: SheetSet, markdown: str) -> SheetSet:
             last = last.model_copy(update={"parts": parts})
         return SheetSet(questions.root[:-1] + [last])
     return questions
+
+
+def without_back_matter(questions: SheetSet, numbers: list, solutions: bool = False) -> tuple[SheetSet, list]:
+    """``questions`` and their ``numbers`` (one each, or ``[]``) without a last question that is
+    the sheet's back matter: titled by a heading that names it whole (:data:`BACK_MATTER`), with
+    no part of its own text, no options, answer or worked solution (``solutions``: a solutions
+    document's reading, where every text is a worked solution: no part text or options).
+    Unchanged otherwise (and when it is the only question)."""
+    if len(questions.root) < 2:
+        return questions, numbers
+    last = questions.root[-1]
+    if not BACK_MATTER.fullmatch(last.title.strip().strip("*_ ")):
+        return questions, numbers
+    if any(p.content.strip() or p.options or (not solutions and (p.answer.strip() or p.worked_solution.strip()))
+           for p in last.parts):
+        return questions, numbers
+    return SheetSet(questions.root[:-1]), numbers[:-1] if len(numbers) == len(questions.root) else numbers

@@ -41,14 +41,20 @@ from schemas.sheet import SheetSet
 from tasks.errors import FilterError
 from tasks.read.discovery import (QUESTION_WORDS, TYPED, Found, ast, discover, heading_texts, mixed_levels,
                                   one_task_list, repeated_words)
-from tasks.read.closing_chrome import without_closing_chrome
+from tasks.read.closing_chrome import without_back_matter, without_closing_chrome
+from tasks.read.bare_groups import with_bare_groups
+from tasks.read.callouts import solution_callouts
+from tasks.read.choice_options import as_options
+from tasks.read.competing_lists import without_instruction_runs
+from tasks.read.joined_parts import with_joined_parts
 from tasks.read.labelled_pieces import split_solutions, split_whole_solutions
 from tasks.read.lecture import lead_into_next, lecture_sections
 from tasks.read.layout_score import AUTO_PRIOR, Layout, Reading, leading_int, lines_quoted, score
 from tasks.read.named_sections import named_sections, unread
 from tasks.read.part_headings import at_part_headings
-from tasks.read.restated import without_restatements
+from tasks.read.restated import answered_together, without_restatements
 from tasks.read.retitled import retitled, retitled_flags
+from tasks.read.run_in_markers import split_at_run_in_markers
 from tasks.read.route_b import Numbers, Pairing, merge_solutions, numbering
 from tasks.read.sandbox import run_filter
 from tasks.settle.markers import label_form, label_index
@@ -238,27 +244,6 @@ def eligible(reading: Reading, auto: Reading) -> bool:
     return reading.layout.mode == "closing" or reading.terms.get("lines", 0.0) >= auto.terms.get("lines", 0.0) + LINES_MARGIN
 
 
-def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None,
-                      q_numbers: list | None) -> list[Flag]:
-    """``structure`` flags on the questions whose solution restates each of their parts and
-    answers them once, after the last (``solutions`` before and ``cut`` after
-    :func:`tasks.read.restated.without_restatements`): the parts may be the steps of one task
-    the sheet asks as a whole. Solutions are matched to questions by number."""
-    index = {n: i for i, (n, _) in enumerate(q_numbers or []) if n}
-    flags = []
-    for si, (before, after) in enumerate(zip(solutions.root, cut.root)):
-        qi = index.get(s_numbers[si][0]) if s_numbers and si < len(s_numbers) else None
-        parts = list(zip(before.parts, after.parts))
-        if qi is None or len(parts) < 2:
-            continue
-        restated = all((b.answer or b.worked_solution) and not (a.answer or a.worked_solution) for b, a in parts[:-1])
-        if restated and (parts[-1][1].answer or parts[-1][1].worked_solution):
-            flags.append(Flag(field=f"q{qi + 1}", kind="structure", reason=(
-                f"the solutions restate the {len(parts)} parts of question {qi + 1} and answer them once, after "
-                "the last: the steps of one task read as parts?")))
-    return flags
-
-
 def may_regroup(reading: Reading, auto: Reading) -> bool:
     """Could ``reading`` be :func:`regroups` of ``auto`` (checked before its numbering is read):
     a markers or headings reading with fewer questions that quotes about as much of the sheet."""
@@ -362,6 +347,9 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     :func:`tasks.read.sandbox.time_limited`). Raises
     :class:`FilterError` when the reader's own reading fails."""
     limits = dict(timeout=timeout, memory_bytes=memory_bytes, name=name, patient=True)
+    # `**\#4**` after a hard break opens a paragraph; a callout titled Solution is a solution div
+    questions_md = solution_callouts(split_at_run_in_markers(questions_md))
+    solutions_md = None if solutions_md is None else solution_callouts(split_at_run_in_markers(solutions_md))
     if inline and solutions_md is None:
         filter_source = INLINE_SWITCH + filter_source
     found = discover(ast(questions_md))
@@ -370,9 +358,17 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
         source = solutions_layout(found, discover(ast(solutions_md))).prelude() + filter_source
         solutions = without_closing_chrome(run_filter(source, solutions_md, "solutions", **limits), solutions_md)
         s_numbers = numbering(source, solutions_md, "solutions", **limits)
+        solutions, s_numbers = without_back_matter(solutions, s_numbers, solutions=True)
     ranked = choose(filter_source, questions_md, "questions",
                     [n for n, _ in s_numbers or [] if n] or None, found=found, **limits)
     best = ranked[0]
+    # a run numbered from 1 that asks nothing beside one that asks (an exam's rules): chrome
+    best.questions, best.numbers, _ = without_instruction_runs(best.questions, best.numbers,
+                                                               [n for n, _ in s_numbers or [] if n] or None)
+    best.questions, best.numbers = as_options(best.questions, best.numbers)  # 'choose one of the following'
+    best.questions, best.numbers = with_bare_groups(best.questions, best.numbers, questions_md)  # 'Part C' alone
+    best.questions, best.numbers, joined = with_joined_parts(best.questions, best.numbers)  # '1a)', '1b)'
+    best.questions, best.numbers = without_back_matter(best.questions, best.numbers)
     best.questions = without_closing_chrome(best.questions, questions_md)
     if solutions_md is None and len(best.numbers) == len(best.questions):
         # a solution after the tasks that names the task of each of its pieces: cut there
@@ -384,7 +380,7 @@ def read_and_pair_inferred(filter_source: str, questions_md: str, solutions_md: 
     flags = runner_up_flags(ranked)
     said = {f.field for f in flags}
     flags += [f for f in interrupted_flags(best.numbers) if f.field not in said]
-    if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not flags:
+    if (best.no_marker or (best.layout.mode == "whole" and not numbered_parts(best.numbers))) and not (flags or joined):
         flags.append(Flag(field="q1", kind="structure", reason=(
             "no question marker found in the sheet (no numbered heading, bold or paragraph opening, no "
             "numbered list): it is read as one question with its text; a person must check whether it holds several")))

@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from schemas.flags import Flag
 from schemas.sheet import Part, Question, SheetSet
 
 MIN_FOLDED = 20
@@ -264,3 +265,24 @@ def without_restatements(solutions: SheetSet, questions: SheetSet,
             if only_points_elsewhere(given) or only_grading_note(given):
                 p.worked_solution = p.answer = ""
     return out
+
+
+def answered_together(solutions: SheetSet, cut: SheetSet, s_numbers: list | None,
+                      q_numbers: list | None) -> list[Flag]:
+    """``structure`` flags on the questions whose solution restates each of their parts and
+    answers them once, after the last (``solutions`` before and ``cut`` after
+    :func:`without_restatements`): the parts may be the steps of one task
+    the sheet asks as a whole. Solutions are matched to questions by number."""
+    index = {n: i for i, (n, _) in enumerate(q_numbers or []) if n}
+    flags = []
+    for si, (before, after) in enumerate(zip(solutions.root, cut.root)):
+        qi = index.get(s_numbers[si][0]) if s_numbers and si < len(s_numbers) else None
+        parts = list(zip(before.parts, after.parts))
+        if qi is None or len(parts) < 2:
+            continue
+        restated = all((b.answer or b.worked_solution) and not (a.answer or a.worked_solution) for b, a in parts[:-1])
+        if restated and (parts[-1][1].answer or parts[-1][1].worked_solution):
+            flags.append(Flag(field=f"q{qi + 1}", kind="structure", reason=(
+                f"the solutions restate the {len(parts)} parts of question {qi + 1} and answer them once, after "
+                "the last: the steps of one task read as parts?")))
+    return flags

@@ -14,6 +14,7 @@ import re
 
 from schemas.flags import Flag
 from schemas.sheet import Part, SheetSet
+from tasks.read.choice_options import chooses_one
 
 KIND = "structure"
 
@@ -114,26 +115,12 @@ def _option_like(content: str) -> bool:
             and not text.rstrip("*_ ").endswith(("?", ":")) and bool(re.search(r"\w", _SPAN.sub("", text))))
 
 
-_CHOOSE_ONE = re.compile(
-    r"\b(?:choose|select|pick|circle|tick)\b[^.?!\n]{0,30}?\b(?:one|the (?:best|correct|right))\b[^.?!\n]{0,60}?"
-    r"\bfollowing\b", re.I)
-"""A stem asking for one choice among the items that follow (``Choose *one* of the following
-models``), emphasis aside (``Which of the following are …`` may ask of each item: its parts)."""
-
-
 def _one_line(content: str) -> bool:
     """A first paragraph of one short line with no display (maths or code allowed: a listed
     formula is an option when the stem says to choose one; what follows the paragraph may be
     the sheet's next passage, run into the last item)."""
     text = re.split(r"\n\s*\n", content.strip())[0]
     return bool(text) and "\n" not in text and len(text.split()) <= 2 * SHORT_OPTION and not _DISPLAY.search(text)
-
-
-def _chooses_one(stem: str) -> bool:
-    """Does the stem's last paragraph ask the student to choose one of the items that follow
-    (:data:`_CHOOSE_ONE`)?"""
-    paragraphs = [p for p in re.split(r"\n\s*\n", stem.replace("*", "").replace("_", " ")) if p.strip()]
-    return bool(paragraphs) and bool(_CHOOSE_ONE.search(paragraphs[-1]))
 
 
 def _asks(stem: str, parts: list) -> bool:
@@ -154,14 +141,15 @@ def options_as_parts_flags(questions: SheetSet) -> list[Flag]:
     line (:func:`_option_like`), under a main text that ends by asking (:func:`_asks`), or parts
     that are only True/False (Yes/No) whatever the stem, or one-line parts, formulas too
     (:func:`_one_line`), under a stem whose last paragraph says to choose one of the following
-    (:func:`_chooses_one`). Each would become a part the student
+    (:func:`tasks.read.choice_options.chooses_one`: not when the things to choose among
+    are problems or questions, a choice of questions). Each would become a part the student
     answers on its own, where the sheet asks for one choice among them."""
     flags = []
     for qi, q in enumerate(questions.root):
         parts = q.normalised_parts()
         if len(parts) < 2 or any(p.options or p.answer.strip() or p.worked_solution.strip() for p in parts):
             continue
-        if _chooses_one(q.main_text) and all(_one_line(p.content) for p in parts):
+        if chooses_one(q.main_text) and all(_one_line(p.content) for p in parts):
             flags.append(Flag(field=f"q{qi + 1}", kind=KIND, reason=(
                 f"question {qi + 1} asks to choose one of the {len(parts)} short items that follow, read as its "
                 "parts: the options of one multiple-choice part? Set them out as options if the sheet means one "

@@ -158,9 +158,12 @@ def partly_answered_flags(questions: SheetSet, questions_md: str, solutions_md: 
 _WORDS = r"(?:solutions?|answers?|worked\s+solutions?|lösung(?:en)?|antwort(?:en)?|soluci[oó]n(?:es)?|r[ée]ponses?|corrig[ée]s?)"
 _OPENER = re.compile(
     r"<summary\b[^>]*>[^<]*\b" + _WORDS + r"\b"                       # <details><summary>Lösung</summary>
-    r"|^\W{0,4}" + _WORDS + r"\s*(?:\*\*|__)?\s*[:.]?(?:\*\*|__)?(?:\s|$)"  # Solution: / **Answer.**
+    r"|^\W{0,4}(?!answer\s+[a-z][^:\n]*$)" + _WORDS + r"\s*(?:\*\*|__)?\s*[:.]?(?:\*\*|__)?(?:\s|$)"  # Solution: / **Answer.**
     r"|^\s*:{3,}\s*\{?[^}\n]*\.?(?:solution|answer)\b",                 # ::: {.solution}
     re.I)
+"""A line that opens a solution; ``Answer`` running on into words with no colon or bold
+(``Answer review questions 7.1 and 7.2``) asks for an answer, it opens none (``Answers to the
+questions above:`` opens a key)."""
 _TAG = re.compile(r"<[^>]*>|\{[^}]*\}")
 LOST_CHARS = 10
 """Letters and digits a run needs besides its opener to be a solution lost."""
