@@ -146,3 +146,43 @@ class LocalServer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+README_POOL_TEMPLATE = {"job_configuration": {"stream_output": True}}
+"""The part of the README's pool template (``deployments/pool-template.json``) a flow start reads."""
+
+
+def answer_as_deployment(monkeypatch, deployment, run_job_variables=..., pool_template=None) -> None:
+    """Make this process's flow run belong to ``deployment`` as Prefect's API would answer it (``None``:
+    no deployment, a command line run): ``read_deployment`` gives ``deployment``, ``read_flow_run`` a run
+    whose job variables are ``run_job_variables`` (``{}`` when not given; ``None`` stays
+    ``None``) and ``read_work_pool`` a pool whose
+    base job template is ``pool_template`` (the README's by default). ``deployment`` is any object with
+    the attributes ``commandline/confine.py`` and ``commandline/pool_check.py`` read."""
+    import prefect.client.orchestration as orchestration
+
+    from commandline import confine, pool_check
+
+    run = type("Run", (), {"job_variables": {} if run_job_variables is ... else run_job_variables})()
+    pool = type("Pool", (), {"base_job_template": README_POOL_TEMPLATE if pool_template is None else pool_template})()
+
+    class Client:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read_deployment(self, dep_id):
+            return deployment
+
+        def read_flow_run(self, run_id):
+            return run
+
+        def read_work_pool(self, name):
+            return pool
+
+    ident = "7d0c3e2a-0000-4000-8000-000000000001" if deployment is not None else None
+    monkeypatch.setattr(confine, "_deployment_id", lambda: ident)
+    monkeypatch.setattr(pool_check, "_flow_run_id", lambda: "7d0c3e2a-0000-4000-8000-000000000002")
+    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())

@@ -16,6 +16,7 @@ import pytest
 from commandline import confine as confinement
 from commandline import dask_fixed
 from tasks.errors import InputError
+from tests.hardening.support import answer_as_deployment
 
 CATEGORY = "15 deployment roots"
 
@@ -31,21 +32,7 @@ class _Deployment:
 
 def _deployed(monkeypatch, deployment: _Deployment | None) -> None:
     """This flow run belongs to ``deployment`` (as the API answers it), or to none (a command line)."""
-    import prefect.client.orchestration as orchestration
-
-    class Client:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def read_deployment(self, dep_id):
-            return deployment
-
-    ident = "7d0c3e2a-0000-4000-8000-000000000002" if deployment is not None else None
-    monkeypatch.setattr(confinement, "_deployment_id", lambda: ident)
-    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    answer_as_deployment(monkeypatch, deployment)
 
 
 @pytest.fixture(autouse=True)

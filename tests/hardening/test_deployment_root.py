@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from commandline import confine as confinement
-from commandline import pool_check
 from commandline.confine import confine
 from tasks.errors import InputError
+from tests.hardening.support import answer_as_deployment
 
 CATEGORY = "15 deployment roots"
 
@@ -64,28 +64,9 @@ class _Deployment:
 
 
 def _deployed(monkeypatch, deployment: _Deployment) -> None:
-    """This flow run belongs to a deployment that the API answers as ``deployment``."""
-    import prefect.client.orchestration as orchestration
-
-    class Client:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def read_deployment(self, dep_id):
-            return deployment
-
-        def read_flow_run(self, run_id):  # the run's own job variables: none (commandline/pool_check.py)
-            return type("Run", (), {"job_variables": {}})()
-
-        def read_work_pool(self, name):  # the pool the README makes
-            return type("Pool", (), {"base_job_template": {"job_configuration": {"stream_output": True}}})()
-
-    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
-    monkeypatch.setattr(pool_check, "_flow_run_id", lambda: "7d0c3e2a-0000-4000-8000-000000000002")
-    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    """This flow run belongs to a deployment that the API answers as ``deployment`` (its run's own job
+    variables none, its pool the README's: commandline/pool_check.py)."""
+    answer_as_deployment(monkeypatch, deployment)
 
 
 @pytest.mark.parametrize("job_variables, parameters, expected", [

@@ -23,6 +23,7 @@ from commandline import confine as confinement
 from commandline import pool_check
 from tasks.errors import InputError
 from tests.conftest import ROOT
+from tests.hardening.support import answer_as_deployment
 
 CATEGORY = "15 deployment roots"
 
@@ -102,51 +103,21 @@ def test_prefects_default_template_is_what_the_checker_calls_exposed():
     assert pool_check.exposed(TEMPLATE) == []
 
 
-class _Run:
-    def __init__(self, job_variables):
-        self.job_variables = job_variables
-
-
-class _Pool:
-    def __init__(self, template):
-        self.base_job_template = template
-
-
 class _Deployment:
     def __init__(self, job_variables):
         self.job_variables, self.parameters, self.name = job_variables, {"base": "/srv/courses"}, "document/pool"
         self.work_pool_name = "sheet2lambda"
 
 
-def _deployed(monkeypatch, dep, run, template):
-    import prefect.client.orchestration as orchestration
-
-    class Client:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def read_deployment(self, dep_id):
-            return dep
-
-        def read_flow_run(self, run_id):
-            return run
-
-        def read_work_pool(self, name):
-            return _Pool(template)
-
+def _deployed(monkeypatch, dep, run_job_variables, template):
     monkeypatch.delenv("SHEET2LAMBDA_ROOT", raising=False)
-    monkeypatch.setattr(confinement, "_deployment_id", lambda: "7d0c3e2a-0000-4000-8000-000000000001")
-    monkeypatch.setattr(pool_check, "_flow_run_id", lambda: "7d0c3e2a-0000-4000-8000-000000000002")
-    monkeypatch.setattr(orchestration, "get_client", lambda sync_client=True: Client())
+    answer_as_deployment(monkeypatch, dep, run_job_variables, template)
 
 
 @pytest.mark.parametrize("job_variables", [*OVERRIDES.values(), {"env": {"SHEET2LAMBDA_ROOT": "/"}}],
                          ids=[*OVERRIDES, "env root"])
 def test_a_run_whose_job_variables_differ_from_its_deployments_fails_at_its_start(monkeypatch, job_variables):
-    _deployed(monkeypatch, _Deployment(OWN), _Run(job_variables), TEMPLATE)
+    _deployed(monkeypatch, _Deployment(OWN), job_variables, TEMPLATE)
     with pytest.raises(InputError) as e:
         confinement.deployment_roots()
     assert "job variables" in str(e.value) and "\n" not in str(e.value)
@@ -155,14 +126,14 @@ def test_a_run_whose_job_variables_differ_from_its_deployments_fails_at_its_star
 @pytest.mark.parametrize("job_variables", [{}, None, OWN, {"env": {"SHEET2LAMBDA_ROOT": "/srv/courses"}}],
                          ids=["empty", "none", "the deployments", "a part of the deployments"])
 def test_a_run_with_the_deployments_own_job_variables_starts(monkeypatch, job_variables):
-    _deployed(monkeypatch, _Deployment(OWN), _Run(job_variables), TEMPLATE)
+    _deployed(monkeypatch, _Deployment(OWN), job_variables, TEMPLATE)
     assert [str(r) for r in confinement.deployment_roots()] == ["/srv/courses"]
 
 
 def test_a_run_on_a_pool_that_exposes_command_fails_at_its_start(monkeypatch):
     from prefect.workers.process import ProcessWorker
 
-    _deployed(monkeypatch, _Deployment(OWN), _Run({}), ProcessWorker.get_default_base_job_template())
+    _deployed(monkeypatch, _Deployment(OWN), {}, ProcessWorker.get_default_base_job_template())
     with pytest.raises(InputError) as e:
         confinement.deployment_roots()
     assert "pool-template.json" in str(e.value) and "command" in str(e.value) and "\n" not in str(e.value)
