@@ -127,14 +127,18 @@ def cli_in_fresh_python(argv: list[str], cwd: Path, modules: tuple[str, ...] = (
 
 
 class LocalServer:
-    """``handler`` (a ``BaseHTTPRequestHandler`` class) served on 127.0.0.1 at a free port by a
-    daemon thread, one thread per request: ``url`` is ``http://127.0.0.1:PORT`` + ``path``;
-    :meth:`close` (or leaving the ``with``) stops it and frees the port."""
+    """``handler`` (a ``BaseHTTPRequestHandler`` class) served at a free ``port`` of ``host`` (127.0.0.1
+    unless given; ``0.0.0.0`` or ``::`` for every address, with ``server_class`` a
+    ``ThreadingHTTPServer`` subclass for another address family) by a daemon thread, one thread per
+    request: ``url`` is ``http://HOST:PORT`` + ``path``; :meth:`close` (or leaving the ``with``) stops
+    it and frees the port."""
 
-    def __init__(self, handler: type, path: str = ""):
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    def __init__(self, handler: type, path: str = "", host: str = "127.0.0.1",
+                 server_class: type = http.server.ThreadingHTTPServer):
+        self.httpd = server_class((host, 0), handler)
         self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://{f'[{host}]' if ':' in host else host}:{self.port}{path}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self) -> None:

@@ -13,14 +13,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 from commandline import ownership, reach
 from tests.conftest import ROOT
-from tests.hardening.support import write_sheet
+from tests.hardening.support import LocalServer, write_sheet
 
 CATEGORY = "21 server answers"
 
@@ -91,16 +90,14 @@ class _DualStack:
                 self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
                 super().server_bind()
 
-        self.httpd = Server(("::", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.server = LocalServer(Handler, host="::", server_class=Server)
+        self.port = self.server.port
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.server.close()
 
 
 def _reaches(url: str) -> bool:

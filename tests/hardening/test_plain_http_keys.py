@@ -7,8 +7,7 @@ setting, and no request."""
 from __future__ import annotations
 
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -17,6 +16,7 @@ from tasks.convert.mathpix import MathpixError
 from tasks.llm import BackendError
 from tests.fakes import anthropic_api as fa
 from tests.fakes.env import CANARY, clean_env  # noqa: F401 - a fixture
+from tests.hardening.support import LocalServer
 from tests.hardening.test_credentials import BACKENDS, _request
 
 CATEGORY = "13 credentials and requests"
@@ -53,16 +53,14 @@ class _Everywhere:
             def log_message(self, *a):
                 pass
 
-        self.server = ThreadingHTTPServer(("0.0.0.0", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = LocalServer(Handler, host="0.0.0.0")
+        self.port = self.server.port
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 def _no_network(monkeypatch):
